@@ -1,0 +1,384 @@
+//! Bounds-checked little-endian reads and the byte-region bookkeeping every native reader shares.
+//!
+//! Readers never index a slice directly: every access goes through [`Bytes`], which turns an
+//! out-of-range access into an error naming what was read, where, and how long the file is.
+//! [`RegionMap`] records which structure owns which bytes, refuses partial overlaps, and turns
+//! the complement into explicit [`Gap`]s so that no byte of the input is ever thrown away.
+
+use serde::{Deserialize, Serialize};
+
+/// A read that would leave the input, or a region that does not fit in it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what} at offset {offset:#x} ({len} bytes) runs past the end of the file ({file_len:#x} bytes)")]
+pub struct OutOfBounds {
+    /// What was being read, in the format's words.
+    pub what: String,
+    /// Absolute byte offset of the read.
+    pub offset: u64,
+    /// Length of the read.
+    pub len: u64,
+    /// Length of the whole input.
+    pub file_len: u64,
+}
+
+/// Two structures claim some of the same bytes without being the same structure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{first} ({first_start:#x}..{first_end:#x}) overlaps {second} ({second_start:#x}..{second_end:#x})")]
+pub struct Overlap {
+    /// The claim that starts first.
+    pub first: String,
+    /// Start of the first claim.
+    pub first_start: u64,
+    /// End (exclusive) of the first claim.
+    pub first_end: u64,
+    /// The claim that starts inside the first.
+    pub second: String,
+    /// Start of the second claim.
+    pub second_start: u64,
+    /// End (exclusive) of the second claim.
+    pub second_end: u64,
+}
+
+/// Bytes that no decoded structure covers (padding, gaps between structures, trailing data),
+/// kept exactly where they were.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gap {
+    /// Absolute offset of the first byte.
+    pub offset: u64,
+    /// The bytes themselves.
+    #[serde(with = "hex_bytes")]
+    pub bytes: Vec<u8>,
+}
+
+impl Gap {
+    /// One past the last byte of the gap.
+    pub fn end(&self) -> u64 {
+        self.offset + self.bytes.len() as u64
+    }
+}
+
+/// A bounds-checked view of an input file.
+#[derive(Debug, Clone, Copy)]
+pub struct Bytes<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Bytes<'a> {
+    /// Wraps an input.
+    pub fn new(data: &'a [u8]) -> Self {
+        Bytes { data }
+    }
+
+    /// Length of the input.
+    pub fn len(&self) -> u64 {
+        self.data.len() as u64
+    }
+
+    /// Whether the input is empty.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The whole input.
+    pub fn all(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// Checks that `len` bytes at `offset` lie inside the input, without reading them.
+    pub fn check(&self, what: &str, offset: u64, len: u64) -> Result<(), OutOfBounds> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.len() => Ok(()),
+            _ => Err(OutOfBounds {
+                what: what.to_string(),
+                offset,
+                len,
+                file_len: self.len(),
+            }),
+        }
+    }
+
+    /// `len` bytes at `offset`.
+    pub fn slice(&self, what: &str, offset: u64, len: u64) -> Result<&'a [u8], OutOfBounds> {
+        self.check(what, offset, len)?;
+        // check() proved offset + len <= data.len(), which fits in usize.
+        Ok(&self.data[offset as usize..(offset + len) as usize])
+    }
+
+    /// A fixed-size array at `offset`.
+    pub fn array<const N: usize>(&self, what: &str, offset: u64) -> Result<[u8; N], OutOfBounds> {
+        let s = self.slice(what, offset, N as u64)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(s);
+        Ok(a)
+    }
+
+    /// A byte at `offset`.
+    pub fn u8(&self, what: &str, offset: u64) -> Result<u8, OutOfBounds> {
+        Ok(self.array::<1>(what, offset)?[0])
+    }
+
+    /// A little-endian u16 at `offset`.
+    pub fn u16(&self, what: &str, offset: u64) -> Result<u16, OutOfBounds> {
+        Ok(u16::from_le_bytes(self.array(what, offset)?))
+    }
+
+    /// A little-endian i16 at `offset`.
+    pub fn i16(&self, what: &str, offset: u64) -> Result<i16, OutOfBounds> {
+        Ok(i16::from_le_bytes(self.array(what, offset)?))
+    }
+
+    /// A little-endian u32 at `offset`.
+    pub fn u32(&self, what: &str, offset: u64) -> Result<u32, OutOfBounds> {
+        Ok(u32::from_le_bytes(self.array(what, offset)?))
+    }
+
+    /// A little-endian i32 at `offset`.
+    pub fn i32(&self, what: &str, offset: u64) -> Result<i32, OutOfBounds> {
+        Ok(i32::from_le_bytes(self.array(what, offset)?))
+    }
+
+    /// A little-endian u64 at `offset`.
+    pub fn u64(&self, what: &str, offset: u64) -> Result<u64, OutOfBounds> {
+        Ok(u64::from_le_bytes(self.array(what, offset)?))
+    }
+
+    /// A little-endian f32 at `offset`, bit pattern intact (NaN payloads and -0.0 included).
+    pub fn f32(&self, what: &str, offset: u64) -> Result<f32, OutOfBounds> {
+        Ok(f32::from_bits(self.u32(what, offset)?))
+    }
+}
+
+/// One structure's claim on a byte range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// First byte.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+    /// What owns it, for error messages and coverage maps.
+    pub label: String,
+}
+
+/// Which structure owns which bytes of one input.
+#[derive(Debug, Clone, Default)]
+pub struct RegionMap {
+    claims: Vec<Claim>,
+}
+
+impl RegionMap {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records that `label` owns `len` bytes at `start`. Empty claims are ignored.
+    /// Overlaps are found by [`RegionMap::finish`], once, after every claim is in.
+    pub fn claim(&mut self, start: u64, len: u64, label: impl Into<String>) {
+        if len > 0 {
+            self.claims.push(Claim {
+                start,
+                end: start.saturating_add(len),
+                label: label.into(),
+            });
+        }
+    }
+
+    /// Checks that no two claims overlap and returns the claims in file order together with
+    /// every unclaimed byte range of `data` as a [`Gap`].
+    pub fn finish(mut self, data: &[u8]) -> Result<(Vec<Claim>, Vec<Gap>), Overlap> {
+        self.claims
+            .sort_by(|a, b| (a.start, a.end).cmp(&(b.start, b.end)));
+        for w in self.claims.windows(2) {
+            if w[1].start < w[0].end {
+                return Err(Overlap {
+                    first: w[0].label.clone(),
+                    first_start: w[0].start,
+                    first_end: w[0].end,
+                    second: w[1].label.clone(),
+                    second_start: w[1].start,
+                    second_end: w[1].end,
+                });
+            }
+        }
+        let mut gaps = Vec::new();
+        let mut pos = 0u64;
+        let len = data.len() as u64;
+        for c in &self.claims {
+            let start = c.start.min(len);
+            if start > pos {
+                gaps.push(Gap {
+                    offset: pos,
+                    bytes: data[pos as usize..start as usize].to_vec(),
+                });
+            }
+            pos = pos.max(c.end.min(len));
+        }
+        if pos < len {
+            gaps.push(Gap {
+                offset: pos,
+                bytes: data[pos as usize..].to_vec(),
+            });
+        }
+        Ok((self.claims, gaps))
+    }
+}
+
+/// An output buffer that structures are placed into at absolute offsets.
+#[derive(Debug, Clone, Default)]
+pub struct Canvas {
+    buf: Vec<u8>,
+}
+
+impl Canvas {
+    /// An empty canvas.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A canvas of `len` zero bytes.
+    pub fn with_len(len: usize) -> Self {
+        Canvas { buf: vec![0; len] }
+    }
+
+    /// Current length.
+    pub fn len(&self) -> u64 {
+        self.buf.len() as u64
+    }
+
+    /// Whether nothing was placed yet.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// Writes `bytes` at `offset`, zero-extending the canvas if needed.
+    pub fn put(&mut self, offset: u64, bytes: &[u8]) {
+        let start = offset as usize;
+        let end = start + bytes.len();
+        if self.buf.len() < end {
+            self.buf.resize(end, 0);
+        }
+        self.buf[start..end].copy_from_slice(bytes);
+    }
+
+    /// Writes every gap back where it was.
+    pub fn put_gaps(&mut self, gaps: &[Gap]) {
+        for g in gaps {
+            self.put(g.offset, &g.bytes);
+        }
+    }
+
+    /// The finished bytes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
+/// Rounds `v` up to a multiple of `a` (a power of two).
+pub fn align(v: u64, a: u64) -> u64 {
+    (v + a - 1) & !(a - 1)
+}
+
+/// Serde helper: byte vectors as lowercase hex strings, so JSON dumps stay diffable.
+pub mod hex_bytes {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Lowercase hex of `bytes`.
+    pub fn encode(bytes: &[u8]) -> String {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut s = String::with_capacity(bytes.len() * 2);
+        for b in bytes {
+            s.push(HEX[(b >> 4) as usize] as char);
+            s.push(HEX[(b & 15) as usize] as char);
+        }
+        s
+    }
+
+    /// Parses lowercase or uppercase hex.
+    pub fn decode(s: &str) -> Result<Vec<u8>, String> {
+        if s.len() % 2 != 0 {
+            return Err(format!("hex string of odd length {}", s.len()));
+        }
+        let nib = |c: u8| -> Result<u8, String> {
+            match c {
+                b'0'..=b'9' => Ok(c - b'0'),
+                b'a'..=b'f' => Ok(c - b'a' + 10),
+                b'A'..=b'F' => Ok(c - b'A' + 10),
+                _ => Err(format!("not a hex digit: {:?}", c as char)),
+            }
+        };
+        s.as_bytes()
+            .chunks(2)
+            .map(|p| Ok(nib(p[0])? << 4 | nib(p[1])?))
+            .collect()
+    }
+
+    /// Serializes as hex.
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&encode(bytes))
+    }
+
+    /// Deserializes from hex.
+    pub fn deserialize<'de, D: Deserializer<'de>, T: From<Vec<u8>>>(d: D) -> Result<T, D::Error> {
+        let s = String::deserialize(d)?;
+        decode(&s).map(T::from).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_are_bounds_checked() {
+        let b = Bytes::new(&[1, 2, 3, 4, 5]);
+        assert_eq!(b.u32("x", 0).unwrap(), 0x0403_0201);
+        assert_eq!(b.u32("x", 1).unwrap(), 0x0504_0302);
+        let e = b.u32("slot 3", 2).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "slot 3 at offset 0x2 (4 bytes) runs past the end of the file (0x5 bytes)"
+        );
+        assert!(b.slice("huge", u64::MAX, 2).is_err());
+    }
+
+    #[test]
+    fn region_map_reports_gaps_and_overlaps() {
+        let data: Vec<u8> = (0..16).collect();
+        let mut m = RegionMap::new();
+        m.claim(2, 3, "a");
+        m.claim(8, 4, "b");
+        let (claims, gaps) = m.finish(&data).unwrap();
+        assert_eq!(claims.len(), 2);
+        assert_eq!(
+            gaps,
+            vec![
+                Gap {
+                    offset: 0,
+                    bytes: vec![0, 1]
+                },
+                Gap {
+                    offset: 5,
+                    bytes: vec![5, 6, 7]
+                },
+                Gap {
+                    offset: 12,
+                    bytes: vec![12, 13, 14, 15]
+                },
+            ]
+        );
+        let mut m = RegionMap::new();
+        m.claim(2, 4, "a");
+        m.claim(5, 4, "b");
+        let e = m.finish(&data).unwrap_err();
+        assert_eq!(e.to_string(), "a (0x2..0x6) overlaps b (0x5..0x9)");
+    }
+
+    #[test]
+    fn hex_round_trip() {
+        let v = vec![0u8, 0x7f, 0x80, 0xff];
+        assert_eq!(hex_bytes::encode(&v), "007f80ff");
+        assert_eq!(hex_bytes::decode("007F80ff").unwrap(), v);
+        assert!(hex_bytes::decode("0").is_err());
+        assert!(hex_bytes::decode("zz").is_err());
+    }
+}

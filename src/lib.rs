@@ -1,0 +1,14 @@
+//! rigtrip: lossless round trips of reverse-engineered game rigs to glTF 2.0 and back.
+//!
+//! Layers, data flowing one way through each:
+//! `bytes --read--> native structs --lift--> Rig (IR) --export--> glTF` and back.
+//! - [`native`]: one module per format, every byte on disk represented;
+//! - [`rig`]: the format-neutral IR with world matrices, inverse bind matrices and the gate;
+//! - [`ops`]: what the CLI commands do, as library functions;
+//! - [`synth`]: deterministic generators of valid files for samples, tests and benchmarks.
+
+pub mod bytes;
+pub mod native;
+pub mod ops;
+pub mod rig;
+pub mod synth;

@@ -1,0 +1,1 @@
+//! What the CLI commands do, as library functions.

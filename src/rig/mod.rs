@@ -1,0 +1,419 @@
+//! The format-neutral rig (IR): skeletons of joints with parents and local transforms, plus each
+//! format's native payload carried exactly. World matrices, inverse bind matrices and the
+//! spatial capability gate are computed here, once, for every format.
+//!
+//! Data flows `native --lift--> Rig --lower--> native`; `lower(lift(x)) == x` for every file the
+//! native reader accepts, including those whose skeletons fail the gate.
+
+pub mod dmc3;
+pub mod hie;
+
+use glam::{DMat4, DQuat, DVec3};
+use std::fmt;
+
+use crate::native::NativeFile;
+
+/// A whole rig: every skeleton of one native file, plus what the file holds besides joints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rig {
+    /// The native file with its skeleton data moved out into `skeletons` (the "shell").
+    pub source: Source,
+    /// One skeleton per native skeleton (HIE: per hierarchy, aliases read once; DMC3: one).
+    pub skeletons: Vec<Skeleton>,
+}
+
+/// The file-level remainder of a native file once its skeletons were lifted out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A DBnnHIE.BIN file whose hierarchies live in `Rig::skeletons` (same order).
+    Hie(hie::HieShell),
+    /// A DMC3 container (MOD/SCM) or any file holding a node-domain block.
+    Dmc3(dmc3::Dmc3Shell),
+}
+
+/// One skeleton: joints in native index order (`joints[k]` is native joint k).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skeleton {
+    /// A readable default name, e.g. `slot1` or `mod`.
+    pub name: String,
+    /// Joints; the vector index is the joint's stable identity (its native index).
+    pub joints: Vec<Joint>,
+    /// Whether the skeleton may be treated as a model-space hierarchy, and if not, why.
+    pub gate: Result<(), GateFailure>,
+    /// What the format keeps per skeleton besides joints.
+    pub native: SkeletonPayload,
+}
+
+/// One joint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Joint {
+    /// Display name (not native: changing it changes no byte).
+    pub name: String,
+    /// Index of the parent joint in the same skeleton, `None` for a root.
+    pub parent: Option<usize>,
+    /// Local translation from the parent's joint, native units.
+    pub translation: DVec3,
+    /// Local rotation.
+    pub rotation: DQuat,
+    /// The format's undecoded (and not-applied) fields for this joint, exactly.
+    pub native: JointPayload,
+}
+
+/// Per-skeleton native payload.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SkeletonPayload {
+    /// A DBnnHIE.BIN hierarchy.
+    Hie(hie::HieSkeleton),
+    /// A DMC3 node-domain block.
+    Dmc3(dmc3::Dmc3Skeleton),
+}
+
+/// Per-joint native payload.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JointPayload {
+    /// A DBnnHIE.BIN part.
+    Hie(hie::HieJoint),
+    /// A DMC3 node.
+    Dmc3(dmc3::Dmc3Joint),
+}
+
+/// The conditions of the spatial capability gate, across formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateCondition {
+    /// DMC3 (1): the order array is a full permutation.
+    OrderIsPermutation,
+    /// DMC3 (2): the root stands at order position 0.
+    RootFirst,
+    /// DMC3 (3): the root's parent is -1.
+    RootParentNone,
+    /// DMC3 (4) / HIE: every non-root parent was evaluated earlier.
+    ParentEvaluatedEarlier,
+    /// (5): the hierarchy is acyclic.
+    Acyclic,
+    /// (6): every local transform is complete and finite.
+    FiniteTransforms,
+    /// HIE: the first part has depth 1.
+    FirstDepthIsOne,
+    /// HIE: depth never jumps by more than one from one part to the next.
+    DepthStepAtMostOne,
+    /// HIE: every part's depth is at least 1 (depth 0 has no parent level).
+    DepthAtLeastOne,
+    /// Any format: a parent index names a joint of the skeleton.
+    ParentInRange,
+}
+
+impl GateCondition {
+    /// The condition as a sentence fragment, for messages.
+    pub fn text(self) -> &'static str {
+        match self {
+            GateCondition::OrderIsPermutation => "the order array is a full permutation",
+            GateCondition::RootFirst => "the root stands at order position 0",
+            GateCondition::RootParentNone => "the root's parent is -1",
+            GateCondition::ParentEvaluatedEarlier => {
+                "every non-root parent was evaluated at an earlier position"
+            }
+            GateCondition::Acyclic => "the hierarchy is acyclic",
+            GateCondition::FiniteTransforms => "every local transform is complete and finite",
+            GateCondition::FirstDepthIsOne => "the first part has depth 1",
+            GateCondition::DepthStepAtMostOne => "a depth is at most one more than the previous",
+            GateCondition::DepthAtLeastOne => "every depth is at least 1",
+            GateCondition::ParentInRange => "every parent index names a joint",
+        }
+    }
+
+    /// A stable machine-readable code, for `--json` output.
+    pub fn code(self) -> &'static str {
+        match self {
+            GateCondition::OrderIsPermutation => "order-not-permutation",
+            GateCondition::RootFirst => "root-not-first",
+            GateCondition::RootParentNone => "root-parent-not-none",
+            GateCondition::ParentEvaluatedEarlier => "parent-not-evaluated-earlier",
+            GateCondition::Acyclic => "cycle",
+            GateCondition::FiniteTransforms => "non-finite-transform",
+            GateCondition::FirstDepthIsOne => "first-depth-not-one",
+            GateCondition::DepthStepAtMostOne => "depth-jump",
+            GateCondition::DepthAtLeastOne => "depth-zero",
+            GateCondition::ParentInRange => "parent-out-of-range",
+        }
+    }
+}
+
+/// Why a skeleton is not a model-space hierarchy. It still round-trips byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateFailure {
+    /// The condition that does not hold.
+    pub condition: GateCondition,
+    /// The joint (native index) where it fails, when one can be named.
+    pub joint: Option<usize>,
+    /// The evaluation-order position where it fails (DMC3), when there is one.
+    pub position: Option<usize>,
+    /// Specifics, e.g. the offending values.
+    pub detail: String,
+}
+
+impl fmt::Display for GateFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "spatial gate: {} does not hold", self.condition.text())?;
+        if let Some(p) = self.position {
+            write!(f, " at order position {p}")?;
+        }
+        if let Some(j) = self.joint {
+            write!(f, " (joint {j})")?;
+        }
+        if !self.detail.is_empty() {
+            write!(f, ": {}", self.detail)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for GateFailure {}
+
+impl GateFailure {
+    /// A failure at a joint.
+    pub fn at(condition: GateCondition, joint: Option<usize>, detail: impl Into<String>) -> Self {
+        GateFailure {
+            condition,
+            joint,
+            position: None,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Checks what every format's gate shares: parents in range, no cycles, finite transforms.
+/// Format lifts run their own conditions first and this last.
+pub fn check_structure(joints: &[Joint]) -> Result<(), GateFailure> {
+    for (i, j) in joints.iter().enumerate() {
+        if let Some(p) = j.parent {
+            if p >= joints.len() {
+                return Err(GateFailure::at(
+                    GateCondition::ParentInRange,
+                    Some(i),
+                    format!("parent {p}, but there are {} joints", joints.len()),
+                ));
+            }
+        }
+        if !(j.translation.is_finite() && j.rotation.is_finite()) {
+            return Err(GateFailure::at(
+                GateCondition::FiniteTransforms,
+                Some(i),
+                format!("translation {:?}, rotation {:?}", j.translation, j.rotation),
+            ));
+        }
+    }
+    topological_order(joints).map(|_| ())
+}
+
+/// Joint indices ordered so that every parent comes before its children.
+pub fn topological_order(joints: &[Joint]) -> Result<Vec<usize>, GateFailure> {
+    // 0 = unvisited, 1 = on the current parent chain, 2 = placed.
+    let mut state = vec![0u8; joints.len()];
+    let mut order = Vec::with_capacity(joints.len());
+    let mut chain = Vec::new();
+    for start in 0..joints.len() {
+        let mut j = start;
+        loop {
+            match state[j] {
+                2 => break,
+                1 => {
+                    return Err(GateFailure::at(
+                        GateCondition::Acyclic,
+                        Some(j),
+                        format!("joint {j} is its own ancestor"),
+                    ))
+                }
+                _ => {}
+            }
+            state[j] = 1;
+            chain.push(j);
+            match joints[j].parent {
+                Some(p) if p < joints.len() => j = p,
+                Some(p) => {
+                    return Err(GateFailure::at(
+                        GateCondition::ParentInRange,
+                        Some(j),
+                        format!("parent {p}, but there are {} joints", joints.len()),
+                    ))
+                }
+                None => break,
+            }
+        }
+        while let Some(c) = chain.pop() {
+            state[c] = 2;
+            order.push(c);
+        }
+    }
+    Ok(order)
+}
+
+impl Joint {
+    /// The local matrix, column-vector convention: translation · rotation.
+    pub fn local_matrix(&self) -> DMat4 {
+        DMat4::from_rotation_translation(self.rotation, self.translation)
+    }
+}
+
+impl Skeleton {
+    /// Rest-pose world matrices in column-vector terms, `world[j] = world[parent] · local[j]`,
+    /// indexed like `joints`. Fails when the skeleton does not pass the gate.
+    pub fn world_matrices(&self) -> Result<Vec<DMat4>, GateFailure> {
+        self.gate.clone()?;
+        let order = topological_order(&self.joints)?;
+        let mut world = vec![DMat4::IDENTITY; self.joints.len()];
+        for j in order {
+            let local = self.joints[j].local_matrix();
+            world[j] = match self.joints[j].parent {
+                Some(p) => world[p] * local,
+                None => local,
+            };
+        }
+        Ok(world)
+    }
+
+    /// Rest-pose world positions (native units), indexed like `joints`.
+    pub fn world_positions(&self) -> Result<Vec<DVec3>, GateFailure> {
+        Ok(self
+            .world_matrices()?
+            .iter()
+            .map(|m| m.w_axis.truncate())
+            .collect())
+    }
+
+    /// Inverse bind matrices: the inverse of each joint's rest world matrix.
+    pub fn inverse_bind_matrices(&self) -> Result<Vec<DMat4>, GateFailure> {
+        Ok(self.world_matrices()?.iter().map(|m| m.inverse()).collect())
+    }
+
+    /// Indices of the root joints.
+    pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.joints
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.parent.is_none())
+            .map(|(i, _)| i)
+    }
+}
+
+/// Why a rig cannot be lowered to its native format.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LowerError {
+    /// A joint holds something the native format cannot represent.
+    #[error("skeleton {skeleton}, joint {joint} ({name}): {field}: {problem}")]
+    Unrepresentable {
+        /// Skeleton index.
+        skeleton: usize,
+        /// Joint index.
+        joint: usize,
+        /// Joint name.
+        name: String,
+        /// The native field concerned.
+        field: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The rig's structure does not fit the format.
+    #[error("skeleton {skeleton}: {problem}")]
+    Structure {
+        /// Skeleton index.
+        skeleton: usize,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A payload belongs to another format.
+    #[error("skeleton {skeleton}: payload of another format ({found}) in a {expected} rig")]
+    WrongPayload {
+        /// Skeleton index.
+        skeleton: usize,
+        /// The source's format.
+        expected: &'static str,
+        /// What was found.
+        found: &'static str,
+    },
+}
+
+/// Lifts a native file into the IR.
+pub fn lift(file: NativeFile) -> Rig {
+    match file {
+        NativeFile::Hie(f) => hie::lift(f),
+        NativeFile::Dmc3(f) => dmc3::lift(f),
+    }
+}
+
+/// Lowers a rig back to its native file.
+pub fn lower(rig: &Rig) -> Result<NativeFile, LowerError> {
+    match &rig.source {
+        Source::Hie(_) => hie::lower(rig).map(NativeFile::Hie),
+        Source::Dmc3(_) => dmc3::lower(rig).map(NativeFile::Dmc3),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn joint(parent: Option<usize>, t: [f64; 3]) -> Joint {
+        Joint {
+            name: String::new(),
+            parent,
+            translation: DVec3::from_array(t),
+            rotation: DQuat::IDENTITY,
+            native: JointPayload::Hie(hie::HieJoint::default()),
+        }
+    }
+
+    fn skeleton(joints: Vec<Joint>) -> Skeleton {
+        let gate = check_structure(&joints);
+        Skeleton {
+            name: "s".into(),
+            joints,
+            gate,
+            native: SkeletonPayload::Hie(hie::HieSkeleton::default()),
+        }
+    }
+
+    #[test]
+    fn world_positions_follow_parents_in_any_storage_order() {
+        // Joint 0's parent is stored after it.
+        let s = skeleton(vec![
+            joint(Some(2), [1.0, 0.0, 0.0]),
+            joint(None, [0.0, 10.0, 0.0]),
+            joint(Some(1), [0.0, 0.0, 100.0]),
+        ]);
+        let p = s.world_positions().unwrap();
+        assert_eq!(p[1], DVec3::new(0.0, 10.0, 0.0));
+        assert_eq!(p[2], DVec3::new(0.0, 10.0, 100.0));
+        assert_eq!(p[0], DVec3::new(1.0, 10.0, 100.0));
+        for (w, ibm) in s
+            .world_matrices()
+            .unwrap()
+            .iter()
+            .zip(s.inverse_bind_matrices().unwrap())
+        {
+            assert!((*w * ibm).abs_diff_eq(DMat4::IDENTITY, 1e-12));
+        }
+    }
+
+    #[test]
+    fn rotation_of_parent_moves_child() {
+        let mut s = skeleton(vec![joint(None, [0.0; 3]), joint(Some(0), [1.0, 0.0, 0.0])]);
+        s.joints[0].rotation = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        let p = s.world_positions().unwrap();
+        assert!(p[1].abs_diff_eq(DVec3::new(0.0, 1.0, 0.0), 1e-12));
+    }
+
+    #[test]
+    fn gate_names_cycles_range_and_non_finite() {
+        let e = check_structure(&[joint(Some(1), [0.0; 3]), joint(Some(0), [0.0; 3])]).unwrap_err();
+        assert_eq!(e.condition, GateCondition::Acyclic);
+        let e = check_structure(&[joint(Some(5), [0.0; 3])]).unwrap_err();
+        assert_eq!(e.condition, GateCondition::ParentInRange);
+        assert_eq!(e.joint, Some(0));
+        let e = check_structure(&[joint(None, [0.0; 3]), joint(Some(0), [f64::NAN, 0.0, 0.0])])
+            .unwrap_err();
+        assert_eq!(e.condition, GateCondition::FiniteTransforms);
+        assert_eq!(e.joint, Some(1));
+        let s = skeleton(vec![joint(Some(0), [0.0; 3])]);
+        assert!(s.world_matrices().is_err());
+    }
+}

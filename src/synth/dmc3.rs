@@ -1,0 +1,1 @@
+//! Generators of DMC3 files (STUB).

@@ -1,0 +1,1 @@
+//! Generators of HIE files (STUB).
