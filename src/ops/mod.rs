@@ -1,1 +1,12 @@
-//! What the CLI commands do, as library functions.
+//! What the CLI commands do, as library functions: each command is a thin wrapper over these.
+
+pub mod inspect;
+pub mod verify;
+
+use crate::native::{Format, NativeFile, ReadError};
+use crate::rig::{self, Rig};
+
+/// Reads `data` as `format` (detected when `None`) and lifts it into the IR.
+pub fn load(format: Option<Format>, data: &[u8]) -> Result<Rig, ReadError> {
+    NativeFile::read(format, data).map(rig::lift)
+}
