@@ -6,7 +6,10 @@
 //! native reader accepts, including those whose skeletons fail the gate.
 
 pub mod dmc3;
+pub mod extras;
+mod geometry;
 pub mod hie;
+pub mod mesh;
 
 use glam::{DMat4, DQuat, DVec3};
 use std::fmt;
@@ -330,6 +333,24 @@ pub enum LowerError {
         /// What was found.
         found: &'static str,
     },
+}
+
+impl Rig {
+    /// The rig's geometry in native units (MOD/SCM meshes; HIE has none in this file).
+    pub fn meshes(&self) -> Vec<mesh::Mesh> {
+        match &self.source {
+            Source::Hie(_) => Vec::new(),
+            Source::Dmc3(shell) => geometry::dmc3_meshes(shell),
+        }
+    }
+
+    /// A short name of the native format: `hie`, `mod`, `scm` or `block`.
+    pub fn kind(&self) -> &'static str {
+        match &self.source {
+            Source::Hie(_) => "hie",
+            Source::Dmc3(shell) => geometry::dmc3_kind(shell),
+        }
+    }
 }
 
 /// Lifts a native file into the IR.
