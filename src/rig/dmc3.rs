@@ -1,29 +1,661 @@
-//! DMC3 lift/lower (STUB: being written; see the DMC3 helper's brief).
+//! DMC3 lift/lower: a node-domain block to one IR skeleton and back.
+//!
+//! Parents follow the EXE-confirmed rule (seed 000): for order position i, node = order[i] and
+//! its parent is parents[i], ALREADY A NODE INDEX. The local transform is T(tx,ty,tz) · R with
+//! R = Rz·Ry·Rx (X applied first), column-vector terms; the engine's row-vector
+//! `world[node] = local[node] · world[parent]` is `world[parent] · T · R` in column terms,
+//! which is what [`Skeleton::world_matrices`] computes.
+//!
+//! Lowering keeps every unchanged bit: a joint whose IR translation/rotation is bit-equal to
+//! what the lift computes from its raw record keeps the raw record; the raw parent/order arrays
+//! are kept whenever the IR parents are the ones they give.
 
-use super::{LowerError, Rig};
-use crate::native::dmc3::Dmc3File;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
-/// File-level remainder of a DMC3 file.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Dmc3Shell {}
+use glam::{DQuat, DVec3, EulerRot};
+use serde::{Deserialize, Serialize};
 
-/// Per-block payload.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Dmc3Skeleton {}
+use super::{
+    check_structure, GateCondition, GateFailure, Joint, JointPayload, LowerError, Rig, Skeleton,
+    SkeletonPayload, Source,
+};
+use crate::bytes::Gap;
+use crate::native::dmc3::{BlockRels, Dmc3File, NodeBlock, NodeTransform};
 
-/// Per-node payload.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Dmc3Joint {}
+/// File-level remainder of a DMC3 file: the file with its block moved out (`block` is `None`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Dmc3Shell {
+    /// The file without its block.
+    pub file: Dmc3File,
+}
 
-/// Native → IR.
-pub fn lift(_file: Dmc3File) -> Rig {
-    Rig {
-        source: super::Source::Dmc3(Dmc3Shell::default()),
-        skeletons: Vec::new(),
+/// What a node-domain block keeps besides its nodes: header fields, raw arrays, padding.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Dmc3Skeleton {
+    /// Absolute offset of the block in the file.
+    pub offset: u64,
+    /// The block header's rel fields (the truth, canonical or not).
+    pub rels: BlockRels,
+    /// Block header +0x10..+0x1F, undecoded.
+    pub unknown_10: [u8; 16],
+    /// The raw parent-by-order-position array.
+    pub parents: Vec<i8>,
+    /// The raw node-at-order-position array.
+    pub order: Vec<u8>,
+    /// The block's padding, offsets relative to the block start.
+    pub padding: Vec<Gap>,
+}
+
+/// What a node keeps besides its parent and transform: its raw record and group byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Dmc3Joint {
+    /// The raw transform record, every field as bits (+0x1C included, never touched).
+    pub record: NodeTransform,
+    /// This node's entry of the group array.
+    pub group: u8,
+}
+
+/// The local translation a record holds (tx, ty, tz widened to f64).
+pub fn local_translation(r: &NodeTransform) -> DVec3 {
+    let [x, y, z] = r.translation();
+    DVec3::new(x as f64, y as f64, z as f64)
+}
+
+/// The local rotation a record holds: R = Rz(rz)·Ry(ry)·Rx(rx), X applied first.
+/// Built from elementary rotations rather than an `EulerRot` so the convention is explicit.
+pub fn local_rotation(r: &NodeTransform) -> DQuat {
+    let [x, y, z] = r.rotation();
+    DQuat::from_rotation_z(z as f64)
+        * DQuat::from_rotation_y(y as f64)
+        * DQuat::from_rotation_x(x as f64)
+}
+
+/// (rx, ry, rz) with R = Rz·Ry·Rx for a unit quaternion: glam's intrinsic ZYX sequence,
+/// whose angles come out as (z, y, x).
+pub fn euler_xyz(q: DQuat) -> [f64; 3] {
+    let (z, y, x) = q.to_euler(EulerRot::ZYX);
+    [x, y, z]
+}
+
+/// The parent of every node by the EXE rule: node order[i] has parent parents[i] (a node
+/// index). Values outside 0..n (the root's -1 included) give `None`; a node the order array
+/// lists twice takes its first position; a node it never lists has `None`.
+pub fn node_parents(parents: &[i8], order: &[u8], n: usize) -> Vec<Option<usize>> {
+    let mut out = vec![None; n];
+    let mut seen = vec![false; n];
+    for (i, &node) in order.iter().enumerate() {
+        let node = node as usize;
+        match seen.get_mut(node) {
+            Some(s) if !*s => *s = true,
+            _ => continue,
+        }
+        let p = parents.get(i).copied().unwrap_or(-1);
+        out[node] = usize::try_from(p).ok().filter(|&p| p < n);
+    }
+    out
+}
+
+fn fail(
+    condition: GateCondition,
+    position: Option<usize>,
+    joint: Option<usize>,
+    detail: String,
+) -> GateFailure {
+    GateFailure {
+        condition,
+        joint,
+        position,
+        detail,
     }
 }
 
-/// IR → native.
-pub fn lower(_rig: &Rig) -> Result<Dmc3File, LowerError> {
-    Ok(Dmc3File::Stub)
+/// The spatial capability gate (spec §1) on the raw arrays. Conditions are tested in the
+/// order 1, 2, 3, range, 5, 4, 6: acyclicity before "evaluated earlier" because (4) implies
+/// (5), so a cycle would otherwise always be reported as a mere forward reference.
+pub fn check_gate(
+    parents: &[i8],
+    order: &[u8],
+    records: &[NodeTransform],
+) -> Result<(), GateFailure> {
+    use GateCondition::*;
+    let n = records.len();
+    if n == 0 {
+        return Err(fail(RootFirst, None, None, "the block has no nodes".into()));
+    }
+    if order.len() != n || parents.len() != n {
+        return Err(fail(
+            OrderIsPermutation,
+            None,
+            None,
+            format!(
+                "{} order entries and {} parents for {n} nodes",
+                order.len(),
+                parents.len()
+            ),
+        ));
+    }
+    // (1) a full permutation.
+    let mut pos_of = vec![usize::MAX; n];
+    for (i, &node) in order.iter().enumerate() {
+        let node = node as usize;
+        if node >= n {
+            return Err(fail(
+                OrderIsPermutation,
+                Some(i),
+                None,
+                format!("node {node} at position {i}, but there are {n} nodes"),
+            ));
+        }
+        if pos_of[node] != usize::MAX {
+            return Err(fail(
+                OrderIsPermutation,
+                Some(i),
+                Some(node),
+                format!("node {node} stands at positions {} and {i}", pos_of[node]),
+            ));
+        }
+        pos_of[node] = i;
+    }
+    // (2) no root anywhere but position 0.
+    for i in 1..n {
+        if parents[i] == -1 {
+            return Err(fail(
+                RootFirst,
+                Some(i),
+                Some(order[i] as usize),
+                format!("node {} has parent -1 at order position {i}", order[i]),
+            ));
+        }
+    }
+    // (3) the node at position 0 is a root.
+    if parents[0] != -1 {
+        return Err(fail(
+            RootParentNone,
+            Some(0),
+            Some(order[0] as usize),
+            format!("node {} at position 0 has parent {}", order[0], parents[0]),
+        ));
+    }
+    // Every non-root parent names a node.
+    let mut parent_of = vec![None; n];
+    for i in 1..n {
+        let node = order[i] as usize;
+        match usize::try_from(parents[i]).ok().filter(|&p| p < n) {
+            Some(p) => parent_of[node] = Some(p),
+            None => {
+                return Err(fail(
+                    ParentInRange,
+                    Some(i),
+                    Some(node),
+                    format!("parent {} is not a node (there are {n})", parents[i]),
+                ))
+            }
+        }
+    }
+    // (5) acyclic: walk up from every node; 1 = on the current chain, 2 = known to reach root.
+    let mut state = vec![0u8; n];
+    let mut chain = Vec::new();
+    for start in 0..n {
+        let mut j = start;
+        while state[j] == 0 {
+            state[j] = 1;
+            chain.push(j);
+            match parent_of[j] {
+                Some(p) => j = p,
+                None => break,
+            }
+        }
+        if state[j] == 1 && parent_of[j].is_some() {
+            return Err(fail(
+                Acyclic,
+                Some(pos_of[j]),
+                Some(j),
+                format!("node {j} is its own ancestor"),
+            ));
+        }
+        for c in chain.drain(..) {
+            state[c] = 2;
+        }
+    }
+    // (4) parents evaluated earlier.
+    for (i, &node) in order.iter().enumerate().skip(1) {
+        let node = node as usize;
+        if let Some(p) = parent_of[node] {
+            if pos_of[p] >= i {
+                return Err(fail(
+                    ParentEvaluatedEarlier,
+                    Some(i),
+                    Some(node),
+                    format!(
+                        "parent {p} of node {node} is evaluated at position {}",
+                        pos_of[p]
+                    ),
+                ));
+            }
+        }
+    }
+    // (6) finite local transforms (+0x0C magnitude and +0x1C are not part of the local
+    // transform the engine builds, so they may hold anything).
+    for (i, &node) in order.iter().enumerate() {
+        let r = &records[node as usize];
+        let fields = [
+            ("tx", r.tx_bits),
+            ("ty", r.ty_bits),
+            ("tz", r.tz_bits),
+            ("rx", r.rx_bits),
+            ("ry", r.ry_bits),
+            ("rz", r.rz_bits),
+        ];
+        for (name, bits) in fields {
+            if !f32::from_bits(bits).is_finite() {
+                return Err(fail(
+                    FiniteTransforms,
+                    Some(i),
+                    Some(node as usize),
+                    format!(
+                        "{name} of node {node} is {} (bits {bits:#010x})",
+                        f32::from_bits(bits)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Native → IR: one skeleton per block (none when the file has no block).
+pub fn lift(file: Dmc3File) -> Rig {
+    let name = file.kind();
+    let mut shell = file;
+    let skeletons = shell
+        .block
+        .take()
+        .map(|b| lift_block(b, name))
+        .into_iter()
+        .collect();
+    Rig {
+        source: Source::Dmc3(Dmc3Shell { file: shell }),
+        skeletons,
+    }
+}
+
+fn lift_block(b: NodeBlock, name: &str) -> Skeleton {
+    let n = b.transforms.len();
+    let parent_of = node_parents(&b.parents, &b.order, n);
+    let joints: Vec<Joint> = b
+        .transforms
+        .iter()
+        .enumerate()
+        .map(|(k, r)| Joint {
+            name: format!("{name}_{k}"),
+            parent: parent_of[k],
+            translation: local_translation(r),
+            rotation: local_rotation(r),
+            native: JointPayload::Dmc3(Dmc3Joint {
+                record: *r,
+                group: b.groups.get(k).copied().unwrap_or(0),
+            }),
+        })
+        .collect();
+    let gate =
+        check_gate(&b.parents, &b.order, &b.transforms).and_then(|_| check_structure(&joints));
+    Skeleton {
+        name: name.to_string(),
+        joints,
+        gate,
+        native: SkeletonPayload::Dmc3(Dmc3Skeleton {
+            offset: b.offset,
+            rels: b.rels,
+            unknown_10: b.unknown_10,
+            parents: b.parents,
+            order: b.order,
+            padding: b.padding,
+        }),
+    }
+}
+
+fn same_bits_vec(a: DVec3, b: DVec3) -> bool {
+    a.to_array().map(f64::to_bits) == b.to_array().map(f64::to_bits)
+}
+
+fn same_bits_quat(a: DQuat, b: DQuat) -> bool {
+    a.to_array().map(f64::to_bits) == b.to_array().map(f64::to_bits)
+}
+
+/// IR → native. Exact inverse of [`lift`] for unedited rigs; edits land only in the fields
+/// they touch (see the module doc), and what cannot be represented is refused.
+pub fn lower(rig: &Rig) -> Result<Dmc3File, LowerError> {
+    let shell = match &rig.source {
+        Source::Dmc3(s) => s,
+        Source::Hie(_) => {
+            return Err(LowerError::WrongPayload {
+                skeleton: 0,
+                expected: "dmc3",
+                found: "hie",
+            })
+        }
+    };
+    let mut file = shell.file.clone();
+    let had_block = match &file.container {
+        Some(c) => c.header.has_block(),
+        None => true,
+    };
+    match rig.skeletons.as_slice() {
+        [] if had_block => Err(LowerError::Structure {
+            skeleton: 0,
+            problem: "the file holds a node-domain block but the rig has no skeleton".into(),
+        }),
+        [] => {
+            file.block = None;
+            Ok(file)
+        }
+        [s] if had_block => {
+            let block = lower_block(s, &mut file)?;
+            if let Some(c) = &mut file.container {
+                c.header.bone_count =
+                    u8::try_from(block.node_count()).map_err(|_| LowerError::Structure {
+                        skeleton: 0,
+                        problem: format!(
+                            "{} joints, but the container header's bone count (+0x11) is a u8",
+                            block.node_count()
+                        ),
+                    })?;
+                c.header.block_offset = block.offset;
+            }
+            file.block = Some(block);
+            Ok(file)
+        }
+        [_] => Err(LowerError::Structure {
+            skeleton: 0,
+            problem: "the file has no node-domain block (header +0x11 and +0x20 are 0); adding one is not supported".into(),
+        }),
+        more => Err(LowerError::Structure {
+            skeleton: 1,
+            problem: format!(
+                "a DMC3 file holds one node-domain block, the rig has {} skeletons",
+                more.len()
+            ),
+        }),
+    }
+}
+
+/// Narrows one coordinate to f32, refusing what f32 cannot hold.
+fn to_f32(v: f64, k: usize, name: &str, field: &'static str) -> Result<f32, LowerError> {
+    let f = v as f32;
+    if f.is_finite() {
+        Ok(f)
+    } else {
+        Err(LowerError::Unrepresentable {
+            skeleton: 0,
+            joint: k,
+            name: name.to_string(),
+            field,
+            problem: if v.is_finite() {
+                format!("{v} is out of f32 range")
+            } else {
+                format!("{v} is not finite")
+            },
+        })
+    }
+}
+
+/// The record a joint lowers to: the raw record, with translation and/or rotation re-encoded
+/// only when the IR value differs (bitwise) from what the raw record lifts to.
+fn encode_record(k: usize, j: &Joint, raw: &NodeTransform) -> Result<NodeTransform, LowerError> {
+    let mut rec = *raw;
+    if !same_bits_vec(j.translation, local_translation(raw)) {
+        let tx = to_f32(j.translation.x, k, &j.name, "translation.x (+0x00 tx)")?;
+        let ty = to_f32(j.translation.y, k, &j.name, "translation.y (+0x04 ty)")?;
+        let tz = to_f32(j.translation.z, k, &j.name, "translation.z (+0x08 tz)")?;
+        // The magnitude is sqrt(tx²+ty²+tz²) of the stored f32 values; computed in f64 and
+        // rounded once so it is the correctly rounded length in nearly every case, whatever
+        // the game's tool did (its rounding is not known).
+        let (x, y, z) = (tx as f64, ty as f64, tz as f64);
+        let m = to_f32(
+            (x * x + y * y + z * z).sqrt(),
+            k,
+            &j.name,
+            "translation magnitude (+0x0C)",
+        )?;
+        rec.tx_bits = tx.to_bits();
+        rec.ty_bits = ty.to_bits();
+        rec.tz_bits = tz.to_bits();
+        rec.magnitude_bits = m.to_bits();
+    }
+    if !same_bits_quat(j.rotation, local_rotation(raw)) {
+        let q = j.rotation;
+        let len = q.length();
+        if !q.is_finite() || len <= 1e-12 {
+            return Err(LowerError::Unrepresentable {
+                skeleton: 0,
+                joint: k,
+                name: j.name.clone(),
+                field: "rotation (+0x10..+0x18)",
+                problem: format!("{q:?} is not a finite non-zero quaternion"),
+            });
+        }
+        let [rx, ry, rz] = euler_xyz(q / len);
+        rec.rx_bits = to_f32(rx, k, &j.name, "rotation x (+0x10 rx)")?.to_bits();
+        rec.ry_bits = to_f32(ry, k, &j.name, "rotation y (+0x14 ry)")?.to_bits();
+        rec.rz_bits = to_f32(rz, k, &j.name, "rotation z (+0x18 rz)")?.to_bits();
+    }
+    Ok(rec)
+}
+
+fn lower_block(s: &Skeleton, file: &mut Dmc3File) -> Result<NodeBlock, LowerError> {
+    let p = match &s.native {
+        SkeletonPayload::Dmc3(p) => p,
+        SkeletonPayload::Hie(_) => {
+            return Err(LowerError::WrongPayload {
+                skeleton: 0,
+                expected: "dmc3",
+                found: "hie",
+            })
+        }
+    };
+    let n_new = s.joints.len();
+    let n_old = p.order.len();
+    let mut transforms = Vec::with_capacity(n_new);
+    let mut groups = Vec::with_capacity(n_new);
+    for (k, j) in s.joints.iter().enumerate() {
+        let jp = match &j.native {
+            JointPayload::Dmc3(x) => x,
+            JointPayload::Hie(_) => {
+                return Err(LowerError::WrongPayload {
+                    skeleton: 0,
+                    expected: "dmc3",
+                    found: "hie",
+                })
+            }
+        };
+        transforms.push(encode_record(k, j, &jp.record)?);
+        groups.push(jp.group);
+    }
+    let ir_parents: Vec<Option<usize>> = s.joints.iter().map(|j| j.parent).collect();
+    let keep = n_new == n_old
+        && p.parents.len() == n_old
+        && ir_parents == node_parents(&p.parents, &p.order, n_old);
+    let (parents, order) = if keep {
+        (p.parents.clone(), p.order.clone())
+    } else {
+        let (parents, order) = rewrite_order(s, &ir_parents, &p.order)?;
+        check_gate(&parents, &order, &transforms).map_err(|e| LowerError::Structure {
+            skeleton: 0,
+            problem: format!("the re-parented block fails the gate: {e}"),
+        })?;
+        (parents, order)
+    };
+    let mut block = NodeBlock {
+        offset: p.offset,
+        rels: p.rels,
+        unknown_10: p.unknown_10,
+        parents,
+        order,
+        groups,
+        transforms,
+        padding: p.padding.clone(),
+    };
+    if n_new != n_old {
+        relayout(&mut block, p, n_old, file)?;
+    }
+    Ok(block)
+}
+
+/// New parent/order arrays for changed parents: parents before children, and among the joints
+/// ready at each step the one the old order evaluated first (new joints last, by index), so an
+/// edit disturbs the old evaluation order as little as a valid order allows.
+fn rewrite_order(
+    s: &Skeleton,
+    ir_parents: &[Option<usize>],
+    old_order: &[u8],
+) -> Result<(Vec<i8>, Vec<u8>), LowerError> {
+    let n = ir_parents.len();
+    if n > 256 {
+        return Err(LowerError::Structure {
+            skeleton: 0,
+            problem: format!(
+                "{n} joints, but the order array holds u8 node indices (at most 256 nodes)"
+            ),
+        });
+    }
+    let mut children = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    for (k, parent) in ir_parents.iter().enumerate() {
+        match *parent {
+            None => roots.push(k),
+            Some(q) if q >= n => {
+                return Err(LowerError::Unrepresentable {
+                    skeleton: 0,
+                    joint: k,
+                    name: s.joints[k].name.clone(),
+                    field: "parent",
+                    problem: format!("parent {q}, but there are {n} joints"),
+                })
+            }
+            Some(q) if q > i8::MAX as usize => {
+                return Err(LowerError::Unrepresentable {
+                    skeleton: 0,
+                    joint: k,
+                    name: s.joints[k].name.clone(),
+                    field: "parent",
+                    problem: format!("parent {q} does not fit the i8 parent array (at most 127)"),
+                })
+            }
+            Some(q) => children[q].push(k),
+        }
+    }
+    if roots.len() != 1 {
+        return Err(LowerError::Structure {
+            skeleton: 0,
+            problem: format!(
+                "a node-domain block has exactly one root (parent -1 at order position 0), the rig has {}: joints {roots:?}",
+                roots.len()
+            ),
+        });
+    }
+    let mut rank = vec![usize::MAX; n];
+    for (i, &node) in old_order.iter().enumerate() {
+        if let Some(r) = rank.get_mut(node as usize) {
+            if *r == usize::MAX {
+                *r = i;
+            }
+        }
+    }
+    let key = |k: usize| (rank[k], k);
+    let mut heap = BinaryHeap::new();
+    heap.push(Reverse(key(roots[0])));
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse((_, k))) = heap.pop() {
+        order.push(k);
+        for &c in &children[k] {
+            heap.push(Reverse(key(c)));
+        }
+    }
+    if order.len() < n {
+        let mut placed = vec![false; n];
+        for &k in &order {
+            placed[k] = true;
+        }
+        let stray = placed.iter().position(|p| !p).unwrap_or(0);
+        return Err(LowerError::Structure {
+            skeleton: 0,
+            problem: format!(
+                "joint {stray} ({}) does not descend from the root: the parents form a cycle",
+                s.joints.get(stray).map(|j| j.name.as_str()).unwrap_or("")
+            ),
+        });
+    }
+    let parents = order
+        .iter()
+        .map(|&k| ir_parents[k].map(|q| q as i8).unwrap_or(-1))
+        .collect();
+    // n <= 256 was checked, so every index fits a u8.
+    let order = order.into_iter().map(|k| k as u8).collect();
+    Ok((parents, order))
+}
+
+/// Lays a block whose node count changed out canonically at its old offset, if that moves no
+/// other structure: it must fit the old extent, or nothing may lie where it grows into.
+/// Freed bytes become a zero gap, or the file ends earlier when nothing follows the block.
+fn relayout(
+    block: &mut NodeBlock,
+    p: &Dmc3Skeleton,
+    n_old: usize,
+    file: &mut Dmc3File,
+) -> Result<(), LowerError> {
+    let n_new = block.node_count();
+    let structure = |problem: String| LowerError::Structure {
+        skeleton: 0,
+        problem,
+    };
+    if let Some(g) = p.padding.iter().find(|g| g.bytes.iter().any(|&b| b != 0)) {
+        return Err(structure(format!(
+            "block padding at {:#x} holds non-zero bytes that changing the node count ({n_old} -> {n_new}) would drop",
+            p.offset + g.offset
+        )));
+    }
+    let rels = BlockRels::canonical(n_new)
+        .ok_or_else(|| structure(format!("{n_new} nodes do not fit a block")))?;
+    let start = p.offset;
+    let old_end = start.saturating_add(p.rels.extent(n_old));
+    let new_end = start.saturating_add(rels.extent(n_new));
+    let claims = file
+        .claims_without_block()
+        .map_err(|e| structure(format!("the file around the block is inconsistent: {e}")))?;
+    if new_end > old_end {
+        if let Some(c) = claims.iter().find(|c| c.start < new_end && c.end > start) {
+            return Err(structure(format!(
+                "the block at {start:#x} grows from {:#x} to {:#x} bytes ({n_old} -> {n_new} nodes) and would overwrite {} at {:#x}; only a block that keeps its size or ends the file can gain nodes",
+                old_end - start,
+                new_end - start,
+                c.label,
+                c.start
+            )));
+        }
+    } else if new_end < old_end && claims.iter().any(|c| c.start >= old_end) {
+        file.gaps.push(Gap {
+            offset: new_end,
+            bytes: vec![0; (old_end - new_end) as usize],
+        });
+        file.gaps.sort_by_key(|g| g.offset);
+    }
+    block.rels = rels;
+    let a = crate::bytes::align(n_new as u64, 4);
+    let n = n_new as u64;
+    let mut padding = Vec::new();
+    for (from, to) in [
+        (rels.parent as u64 + n, rels.parent as u64 + a),
+        (rels.order as u64 + n, rels.order as u64 + a),
+        (rels.group as u64 + n, rels.transform as u64),
+    ] {
+        if n > 0 && to > from {
+            padding.push(Gap {
+                offset: from,
+                bytes: vec![0; (to - from) as usize],
+            });
+        }
+    }
+    block.padding = padding;
+    Ok(())
 }

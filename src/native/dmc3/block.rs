@@ -1,0 +1,367 @@
+//! The DMC3 node-domain block (spec §1): a 0x20-byte header of relative offsets, three byte
+//! arrays (parent by order position, node at order position, group) and one 0x20-byte transform
+//! record per node. Shared by MOD, SCM and EFM files.
+//!
+//! The rel fields are the truth: a block whose arrays are not where the canonical layout puts
+//! them is read as it is, and [`NodeBlock::is_canonical`] tells the difference. Bytes inside the
+//! block's extent that no array or record covers are the block's padding, kept as [`Gap`]s whose
+//! offsets are RELATIVE to the block start, so that a block keeps its padding when it is moved.
+
+use serde::{Deserialize, Serialize};
+
+use super::Dmc3Error;
+use crate::bytes::{align, Bytes, Gap, Overlap, RegionMap};
+
+/// Size of the block header.
+pub const BLOCK_HEADER_LEN: u64 = 0x20;
+/// Size of one transform record.
+pub const TRANSFORM_LEN: u64 = 0x20;
+
+/// The four relative offsets of the block header (+0x00..+0x0F).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BlockRels {
+    /// +0x00: parent array (i8 per order position), relative to the block start.
+    pub parent: u32,
+    /// +0x04: order array (node at order position).
+    pub order: u32,
+    /// +0x08: group ("motion group / third domain") array.
+    pub group: u32,
+    /// +0x0C: transform records, indexed by node.
+    pub transform: u32,
+}
+
+impl BlockRels {
+    /// The canonical placement for `n` nodes, or `None` when it does not fit in u32 offsets.
+    pub fn canonical(n: usize) -> Option<BlockRels> {
+        let a = align(n as u64, 4);
+        let parent = BLOCK_HEADER_LEN;
+        let order = parent.checked_add(a)?;
+        let group = order.checked_add(a)?;
+        let transform = align(group.checked_add(a)?, 16);
+        Some(BlockRels {
+            parent: u32::try_from(parent).ok()?,
+            order: u32::try_from(order).ok()?,
+            group: u32::try_from(group).ok()?,
+            transform: u32::try_from(transform).ok()?,
+        })
+    }
+
+    /// The five regions of a block of `n` nodes: (label, relative start, length).
+    /// Lengths saturate instead of overflowing; the bounds check then rejects them.
+    pub fn regions(&self, n: usize) -> [(&'static str, u64, u64); 5] {
+        let n = n as u64;
+        [
+            ("block header", 0, BLOCK_HEADER_LEN),
+            ("parent array", self.parent as u64, n),
+            ("order array", self.order as u64, n),
+            ("group array", self.group as u64, n),
+            (
+                "transform records",
+                self.transform as u64,
+                n.saturating_mul(TRANSFORM_LEN),
+            ),
+        ]
+    }
+
+    /// One past the last byte of the block, relative to its start: the header and every
+    /// non-empty region (an empty region's offset points at nothing, so it does not count).
+    pub fn extent(&self, n: usize) -> u64 {
+        self.regions(n)
+            .iter()
+            .filter(|r| r.2 > 0)
+            .map(|r| r.1.saturating_add(r.2))
+            .max()
+            .unwrap_or(BLOCK_HEADER_LEN)
+    }
+}
+
+/// One node's local transform record (0x20 bytes), every field as its f32 bit pattern so that
+/// NaN payloads and -0.0 survive comparisons and serialisation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NodeTransform {
+    /// +0x00 tx (EXE_CONFIRMED).
+    pub tx_bits: u32,
+    /// +0x04 ty.
+    pub ty_bits: u32,
+    /// +0x08 tz.
+    pub tz_bits: u32,
+    /// +0x0C translation magnitude (STRUCTURAL_CONFIRMED; not used by the local transform).
+    pub magnitude_bits: u32,
+    /// +0x10 rx, radians.
+    pub rx_bits: u32,
+    /// +0x14 ry, radians.
+    pub ry_bits: u32,
+    /// +0x18 rz, radians.
+    pub rz_bits: u32,
+    /// +0x1C PRESERVED_UNDECODED: never rewritten, never defaulted (seed 000).
+    pub w_bits: u32,
+}
+
+impl NodeTransform {
+    /// Decodes a record from its 0x20 bytes.
+    pub fn from_bytes(b: &[u8; 32]) -> Self {
+        let w = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        NodeTransform {
+            tx_bits: w(0x00),
+            ty_bits: w(0x04),
+            tz_bits: w(0x08),
+            magnitude_bits: w(0x0C),
+            rx_bits: w(0x10),
+            ry_bits: w(0x14),
+            rz_bits: w(0x18),
+            w_bits: w(0x1C),
+        }
+    }
+
+    /// Encodes the record as its 0x20 bytes.
+    pub fn to_bytes(&self) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        let fields = [
+            self.tx_bits,
+            self.ty_bits,
+            self.tz_bits,
+            self.magnitude_bits,
+            self.rx_bits,
+            self.ry_bits,
+            self.rz_bits,
+            self.w_bits,
+        ];
+        for (chunk, f) in out.chunks_exact_mut(4).zip(fields) {
+            chunk.copy_from_slice(&f.to_le_bytes());
+        }
+        out
+    }
+
+    /// (tx, ty, tz) as floats.
+    pub fn translation(&self) -> [f32; 3] {
+        [
+            f32::from_bits(self.tx_bits),
+            f32::from_bits(self.ty_bits),
+            f32::from_bits(self.tz_bits),
+        ]
+    }
+
+    /// (rx, ry, rz) in radians.
+    pub fn rotation(&self) -> [f32; 3] {
+        [
+            f32::from_bits(self.rx_bits),
+            f32::from_bits(self.ry_bits),
+            f32::from_bits(self.rz_bits),
+        ]
+    }
+
+    /// The stored translation magnitude.
+    pub fn magnitude(&self) -> f32 {
+        f32::from_bits(self.magnitude_bits)
+    }
+
+    /// The undecoded +0x1C value as a float (for display only; keep `w_bits` for writing).
+    pub fn w(&self) -> f32 {
+        f32::from_bits(self.w_bits)
+    }
+}
+
+/// A node-domain block, every byte of its extent represented.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NodeBlock {
+    /// Absolute offset of the block header in the file.
+    pub offset: u64,
+    /// +0x00..+0x0F: where the arrays are, relative to the block start.
+    pub rels: BlockRels,
+    /// +0x10..+0x1F: PRESERVED_UNDECODED.
+    pub unknown_10: [u8; 16],
+    /// parent_by_order_position: parent NODE index of the node at each order position, -1 root.
+    pub parents: Vec<i8>,
+    /// node_at_order_position.
+    pub order: Vec<u8>,
+    /// The group array (STRUCTURAL_CONFIRMED, meaning unknown). The lift hands entry k to
+    /// node k; whether the engine indexes it by node or by order position is not known.
+    pub groups: Vec<u8>,
+    /// Transform records, indexed by node.
+    pub transforms: Vec<NodeTransform>,
+    /// Bytes of the extent no region covers; offsets relative to the block start.
+    pub padding: Vec<Gap>,
+}
+
+impl NodeBlock {
+    /// Number of nodes (the length of the transform table).
+    pub fn node_count(&self) -> usize {
+        self.transforms.len()
+    }
+
+    /// Size of the block's extent (header, arrays, records and the padding between them).
+    pub fn extent(&self) -> u64 {
+        self.rels.extent(self.node_count())
+    }
+
+    /// The canonical rel offsets for this block's node count.
+    pub fn canonical_rels(&self) -> Option<BlockRels> {
+        BlockRels::canonical(self.node_count())
+    }
+
+    /// Whether the rel fields are the canonical placement (spec §1); inspect reports if not.
+    pub fn is_canonical(&self) -> bool {
+        self.canonical_rels() == Some(self.rels)
+    }
+
+    /// Checks that arrays agree in length and regions and padding neither overlap nor leave
+    /// the extent; messages carry absolute offsets.
+    pub fn check_layout(&self) -> Result<(), Dmc3Error> {
+        let n = self.node_count();
+        for (what, len) in [
+            ("parent array", self.parents.len()),
+            ("order array", self.order.len()),
+            ("group array", self.groups.len()),
+        ] {
+            if len != n {
+                return Err(Dmc3Error::Inconsistent {
+                    what: format!("node-domain block at {:#x}", self.offset),
+                    problem: format!(
+                        "{what} has {len} entries but there are {n} transform records"
+                    ),
+                });
+            }
+        }
+        let extent = self.extent();
+        let mut map = RegionMap::new();
+        for (label, start, len) in self.rels.regions(n) {
+            map.claim(start, len, label);
+        }
+        for g in &self.padding {
+            if g.end() > extent {
+                return Err(Dmc3Error::Inconsistent {
+                    what: format!("node-domain block at {:#x}", self.offset),
+                    problem: format!(
+                        "padding at rel {:#x}..{:#x} lies outside the block's extent {:#x}",
+                        g.offset,
+                        g.end(),
+                        extent
+                    ),
+                });
+            }
+            map.claim(g.offset, g.bytes.len() as u64, "block padding");
+        }
+        map.finish(&[])
+            .map(|_| ())
+            .map_err(|o| absolute_overlap(o, self.offset))
+    }
+
+    /// The block's extent as bytes. Extent bytes no padding gap covers (only possible for a
+    /// block built in code) are written as zero.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, Dmc3Error> {
+        self.check_layout()?;
+        let extent = usize::try_from(self.extent()).map_err(|_| Dmc3Error::Inconsistent {
+            what: format!("node-domain block at {:#x}", self.offset),
+            problem: "extent does not fit in memory".into(),
+        })?;
+        let mut out = vec![0u8; extent];
+        let mut put = |rel: u64, bytes: &[u8]| {
+            // check_layout proved every region and gap lies inside the extent.
+            let start = rel as usize;
+            if let Some(dst) = out.get_mut(start..start + bytes.len()) {
+                dst.copy_from_slice(bytes);
+            }
+        };
+        put(0x00, &self.rels.parent.to_le_bytes());
+        put(0x04, &self.rels.order.to_le_bytes());
+        put(0x08, &self.rels.group.to_le_bytes());
+        put(0x0C, &self.rels.transform.to_le_bytes());
+        put(0x10, &self.unknown_10);
+        let parents: Vec<u8> = self.parents.iter().map(|&p| p as u8).collect();
+        put(self.rels.parent as u64, &parents);
+        put(self.rels.order as u64, &self.order);
+        put(self.rels.group as u64, &self.groups);
+        for (k, t) in self.transforms.iter().enumerate() {
+            put(
+                self.rels.transform as u64 + k as u64 * TRANSFORM_LEN,
+                &t.to_bytes(),
+            );
+        }
+        for g in &self.padding {
+            put(g.offset, &g.bytes);
+        }
+        Ok(out)
+    }
+}
+
+/// Shifts an overlap found in block-relative coordinates to absolute file offsets.
+fn absolute_overlap(mut o: Overlap, base: u64) -> Dmc3Error {
+    o.first_start = o.first_start.saturating_add(base);
+    o.first_end = o.first_end.saturating_add(base);
+    o.second_start = o.second_start.saturating_add(base);
+    o.second_end = o.second_end.saturating_add(base);
+    Dmc3Error::Overlap(o)
+}
+
+/// Reads a block of `n` nodes whose header is at absolute `offset` of `data`.
+pub fn read_block(data: &[u8], offset: u64, n: usize) -> Result<NodeBlock, Dmc3Error> {
+    let b = Bytes::new(data);
+    let header = b.slice("node-domain block header", offset, BLOCK_HEADER_LEN)?;
+    let word =
+        |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]);
+    let rels = BlockRels {
+        parent: word(0x00),
+        order: word(0x04),
+        group: word(0x08),
+        transform: word(0x0C),
+    };
+    let mut unknown_10 = [0u8; 16];
+    unknown_10.copy_from_slice(&header[0x10..0x20]);
+
+    // Every region is bounds-checked before anything is allocated, so a huge `n` is refused
+    // by the transform table's check instead of by the allocator.
+    let regions = rels.regions(n);
+    for (label, rel, len) in regions.iter().skip(1) {
+        if *len == 0 {
+            continue;
+        }
+        let abs = offset
+            .checked_add(*rel)
+            .ok_or_else(|| crate::bytes::OutOfBounds {
+                what: format!("{label} of the block at {offset:#x} (rel {rel:#x})"),
+                offset: u64::MAX,
+                len: *len,
+                file_len: b.len(),
+            })?;
+        b.check(
+            &format!("{label} of the block at {offset:#x} (rel {rel:#x})"),
+            abs,
+            *len,
+        )?;
+    }
+    let mut map = RegionMap::new();
+    for (label, rel, len) in regions {
+        map.claim(rel, len, label);
+    }
+    let extent = rels.extent(n);
+    let body = b.slice("node-domain block", offset, extent)?;
+    let (_, padding) = map.finish(body).map_err(|o| absolute_overlap(o, offset))?;
+
+    // The bounds checks above make these slices infallible; go through `body` anyway.
+    let region = |rel: u32, len: u64| -> &[u8] {
+        let start = rel as usize;
+        body.get(start..start + len as usize).unwrap_or(&[])
+    };
+    let n64 = n as u64;
+    let parents = region(rels.parent, n64).iter().map(|&v| v as i8).collect();
+    let order = region(rels.order, n64).to_vec();
+    let groups = region(rels.group, n64).to_vec();
+    let transforms = region(rels.transform, n64 * TRANSFORM_LEN)
+        .chunks_exact(TRANSFORM_LEN as usize)
+        .map(|c| {
+            let mut a = [0u8; 32];
+            a.copy_from_slice(c);
+            NodeTransform::from_bytes(&a)
+        })
+        .collect();
+    Ok(NodeBlock {
+        offset,
+        rels,
+        unknown_10,
+        parents,
+        order,
+        groups,
+        transforms,
+        padding,
+    })
+}
