@@ -44,9 +44,10 @@ pub struct Overlap {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Gap {
     /// Absolute offset of the first byte.
+    #[serde(with = "hex_u64")]
     pub offset: u64,
-    /// The bytes themselves.
-    #[serde(with = "hex_bytes")]
+    /// The bytes themselves (base64 in JSON: gaps can be large).
+    #[serde(with = "base64_bytes")]
     pub bytes: Vec<u8>,
 }
 
@@ -324,6 +325,83 @@ pub mod hex_bytes {
     }
 }
 
+/// Serde helper: a u32 as a `0x`-prefixed hex string, so it survives JSON doubles and tools that
+/// turn integers of 2^31 and more into strings (Blender does).
+pub mod hex_u32 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serializes as `0x...`.
+    pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{v:#010x}"))
+    }
+
+    /// Deserializes from `0x...` hex.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        let s = String::deserialize(d)?;
+        let h = s
+            .strip_prefix("0x")
+            .ok_or_else(|| serde::de::Error::custom(format!("expected 0x-hex, got {s:?}")))?;
+        u32::from_str_radix(h, 16).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Serde helper: a u64 as a `0x`-prefixed hex string.
+pub mod hex_u64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serializes as `0x...`.
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{v:#x}"))
+    }
+
+    /// Deserializes from `0x...` hex.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        let s = String::deserialize(d)?;
+        let h = s
+            .strip_prefix("0x")
+            .ok_or_else(|| serde::de::Error::custom(format!("expected 0x-hex, got {s:?}")))?;
+        u64::from_str_radix(h, 16).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Serde helper: a fixed-size byte array as a hex string.
+pub mod hex_array {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serializes as hex.
+    pub fn serialize<S: Serializer, const N: usize>(v: &[u8; N], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::hex_bytes::encode(v))
+    }
+
+    /// Deserializes from hex of exactly N bytes.
+    pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(d: D) -> Result<[u8; N], D::Error> {
+        let s = String::deserialize(d)?;
+        let v = super::hex_bytes::decode(&s).map_err(serde::de::Error::custom)?;
+        let n = v.len();
+        v.try_into()
+            .map_err(|_| serde::de::Error::custom(format!("{n} bytes, expected {N}")))
+    }
+}
+
+/// Serde helper: byte vectors as standard base64 (large blobs: gaps, streams).
+pub mod base64_bytes {
+    use base64::Engine;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serializes as base64.
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+    }
+
+    /// Deserializes from base64.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let s = String::deserialize(d)?;
+        base64::engine::general_purpose::STANDARD
+            .decode(s.as_bytes())
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,6 +449,28 @@ mod tests {
         m.claim(5, 4, "b");
         let e = m.finish(&data).unwrap_err();
         assert_eq!(e.to_string(), "a (0x2..0x6) overlaps b (0x5..0x9)");
+    }
+
+    #[test]
+    fn json_forms_keep_every_bit() {
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct T {
+            #[serde(with = "hex_u32")]
+            a: u32,
+            #[serde(with = "hex_u64")]
+            b: u64,
+            #[serde(with = "hex_array")]
+            c: [u8; 3],
+        }
+        let t = T { a: 0xffff_fffe, b: 1 << 63, c: [1, 0xab, 0] };
+        let j = serde_json::to_string(&t).unwrap();
+        assert_eq!(j, r#"{"a":"0xfffffffe","b":"0x8000000000000000","c":"01ab00"}"#);
+        assert_eq!(serde_json::from_str::<T>(&j).unwrap(), t);
+        let g = Gap { offset: 0x10, bytes: vec![0, 1, 2, 0xff] };
+        let j = serde_json::to_string(&g).unwrap();
+        assert_eq!(j, r#"{"offset":"0x10","bytes":"AAEC/w=="}"#);
+        assert_eq!(serde_json::from_str::<Gap>(&j).unwrap(), g);
+        assert!(serde_json::from_str::<T>(r#"{"a":"12","b":"0x1","c":"00"}"#).is_err());
     }
 
     #[test]

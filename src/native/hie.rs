@@ -39,8 +39,10 @@ pub struct HieFile {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Hierarchy {
     /// File offset it was read from (where it stays while it fits in `span`).
+    #[serde(with = "crate::bytes::hex_u32")]
     pub offset: u32,
     /// Bytes it occupied when read; 0 for a new one (placed at the end of the file on write).
+    #[serde(with = "crate::bytes::hex_u32")]
     pub span: u32,
     /// The 0x32-byte area after the part count.
     pub byte_lists: ByteLists,
@@ -67,13 +69,15 @@ pub struct Part {
     /// +0x02, 1 for a root; the parent is the nearest earlier part whose depth is one less.
     pub depth: u16,
     /// +0x04, zero on disc; the run-time rotation quaternion (four s32) lives here.
-    #[serde(with = "hex16")]
+    #[serde(with = "crate::bytes::hex_array")]
     pub runtime: [u8; 16],
     /// +0x14, the joint's offset from the parent's joint, integer units (Y down).
     pub offset: [i32; 3],
     /// +0x20, meaning unknown (0 in DB22).
+    #[serde(with = "crate::bytes::hex_u32")]
     pub unknown_20: u32,
     /// +0x24, a model id (the loader replaces it with a pointer).
+    #[serde(with = "crate::bytes::hex_u32")]
     pub model: u32,
 }
 
@@ -677,26 +681,6 @@ mod hex_list {
             .collect()
     }
 }
-
-/// Serde helper: a 16-byte array as a hex string.
-mod hex16 {
-    use crate::bytes::hex_bytes;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    /// Serializes as hex.
-    pub fn serialize<S: Serializer>(b: &[u8; 16], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&hex_bytes::encode(b))
-    }
-
-    /// Deserializes 16 bytes of hex.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; 16], D::Error> {
-        let s = String::deserialize(d)?;
-        let v = hex_bytes::decode(&s).map_err(serde::de::Error::custom)?;
-        <[u8; 16]>::try_from(v.as_slice())
-            .map_err(|_| serde::de::Error::custom(format!("{} bytes, expected 16", v.len())))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,8 +29,10 @@ pub struct HieShell {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HieSkeleton {
     /// File offset it was read from.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub offset: u32,
     /// Bytes it occupied when read (0 for a new one).
+    #[serde(with = "crate::bytes::hex_u32")]
     pub span: u32,
     /// The header's 0x32-byte area, exactly.
     pub byte_lists: ByteLists,
@@ -42,10 +44,13 @@ pub struct HieJoint {
     /// +0x00, meaning unknown.
     pub unknown_00: u16,
     /// +0x04, zero on disc (run-time rotation).
+    #[serde(with = "crate::bytes::hex_array")]
     pub runtime: [u8; 16],
     /// +0x20, meaning unknown.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub unknown_20: u32,
     /// +0x24, model id.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub model: u32,
     /// A root's own offset: kept, never applied (the game leaves it out).
     pub root_offset: Option<[i32; 3]>,
