@@ -8,6 +8,7 @@
 //! - [`synth`]: deterministic generators of valid files for samples, tests and benchmarks.
 
 pub mod bytes;
+pub mod gltf;
 pub mod native;
 pub mod ops;
 pub mod rig;

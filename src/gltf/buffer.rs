@@ -1,0 +1,192 @@
+//! Building buffer 0: one buffer view per accessor, every view 4-byte aligned, vertex and index
+//! views with their targets (the validator hints otherwise), inverse bind matrices without one.
+
+use ::gltf_json as json;
+use json::accessor::{ComponentType, GenericComponentType, Type};
+use json::buffer::Target;
+use json::validation::{Checked, USize64};
+use json::{Accessor, Index, Root};
+use serde_json::Value;
+
+/// Accumulates binary data and the JSON objects describing it.
+#[derive(Debug, Default)]
+pub(crate) struct Builder {
+    /// The JSON document being built.
+    pub root: Root,
+    /// Buffer 0's bytes.
+    pub bin: Vec<u8>,
+}
+
+impl Builder {
+    fn align(&mut self) {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+    }
+
+    /// Appends `bytes` as a new buffer view and returns an accessor over all of it.
+    #[allow(clippy::too_many_arguments)]
+    fn accessor(
+        &mut self,
+        bytes: &[u8],
+        count: usize,
+        component: ComponentType,
+        type_: Type,
+        target: Option<Target>,
+        min_max: Option<(Value, Value)>,
+        name: &str,
+    ) -> Index<Accessor> {
+        self.align();
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        let view = self.root.push(json::buffer::View {
+            buffer: Index::new(0),
+            byte_length: USize64(bytes.len() as u64),
+            byte_offset: Some(USize64(offset as u64)),
+            byte_stride: None,
+            name: None,
+            target: target.map(Checked::Valid),
+            extensions: None,
+            extras: None,
+        });
+        let (min, max) = match min_max {
+            Some((a, b)) => (Some(a), Some(b)),
+            None => (None, None),
+        };
+        self.root.push(Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: USize64(count as u64),
+            component_type: Checked::Valid(GenericComponentType(component)),
+            extensions: None,
+            extras: None,
+            type_: Checked::Valid(type_),
+            min,
+            max,
+            name: if name.is_empty() {
+                None
+            } else {
+                Some(name.to_string())
+            },
+            normalized: false,
+            sparse: None,
+        })
+    }
+
+    /// A FLOAT accessor of `N`-component elements.
+    pub fn floats<const N: usize>(
+        &mut self,
+        data: &[[f32; N]],
+        target: Option<Target>,
+        with_min_max: bool,
+        name: &str,
+    ) -> Index<Accessor> {
+        let type_ = match N {
+            2 => Type::Vec2,
+            3 => Type::Vec3,
+            4 => Type::Vec4,
+            16 => Type::Mat4,
+            _ => Type::Scalar,
+        };
+        let mut bytes = Vec::with_capacity(data.len() * N * 4);
+        for e in data {
+            for c in e {
+                bytes.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        let min_max = if with_min_max {
+            let mut lo = [f32::INFINITY; N];
+            let mut hi = [f32::NEG_INFINITY; N];
+            for e in data {
+                for i in 0..N {
+                    lo[i] = lo[i].min(e[i]);
+                    hi[i] = hi[i].max(e[i]);
+                }
+            }
+            // f32 -> f64 is exact, so the JSON numbers equal the stored floats.
+            let to_json =
+                |a: [f32; N]| Value::from(a.iter().map(|&x| f64::from(x)).collect::<Vec<_>>());
+            Some((to_json(lo), to_json(hi)))
+        } else {
+            None
+        };
+        self.accessor(
+            &bytes,
+            data.len(),
+            ComponentType::F32,
+            type_,
+            target,
+            min_max,
+            name,
+        )
+    }
+
+    /// A VEC4 joint-index accessor, UNSIGNED_BYTE when every index fits, else UNSIGNED_SHORT.
+    pub fn joints(&mut self, data: &[[u16; 4]], wide: bool, name: &str) -> Index<Accessor> {
+        let (bytes, component) = if wide {
+            let b: Vec<u8> = data
+                .iter()
+                .flatten()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
+            (b, ComponentType::U16)
+        } else {
+            let b: Vec<u8> = data.iter().flatten().map(|&v| v as u8).collect();
+            (b, ComponentType::U8)
+        };
+        self.accessor(
+            &bytes,
+            data.len(),
+            component,
+            Type::Vec4,
+            Some(Target::ArrayBuffer),
+            None,
+            name,
+        )
+    }
+
+    /// A SCALAR index accessor, UNSIGNED_SHORT when every index is below 65535 (the restart
+    /// value is forbidden), else UNSIGNED_INT.
+    pub fn indices(&mut self, tris: &[[u32; 3]], name: &str) -> Index<Accessor> {
+        let max = tris.iter().flatten().copied().max().unwrap_or(0);
+        let (bytes, component) = if max < 0xFFFF {
+            let b: Vec<u8> = tris
+                .iter()
+                .flatten()
+                .flat_map(|&v| (v as u16).to_le_bytes())
+                .collect();
+            (b, ComponentType::U16)
+        } else {
+            let b: Vec<u8> = tris
+                .iter()
+                .flatten()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
+            (b, ComponentType::U32)
+        };
+        self.accessor(
+            &bytes,
+            tris.len() * 3,
+            component,
+            Type::Scalar,
+            Some(Target::ElementArrayBuffer),
+            None,
+            name,
+        )
+    }
+
+    /// Pads the buffer to 4 bytes and declares buffer 0 when there is any data.
+    pub fn finish(mut self) -> (Root, Vec<u8>) {
+        self.align();
+        if !self.bin.is_empty() {
+            self.root.push(json::Buffer {
+                byte_length: USize64(self.bin.len() as u64),
+                name: None,
+                uri: None,
+                extensions: None,
+                extras: None,
+            });
+        }
+        (self.root, self.bin)
+    }
+}

@@ -1,0 +1,759 @@
+//! Rig -> glTF document: skins, joint nodes, meshes (or proxies), extras.
+//!
+//! Joint k of a skeleton is `skin.joints[k]`, so `JOINTS_0` values are native joint indices.
+//! Inverse bind matrices are computed from the f32 joint transforms actually written, so that
+//! `world · IBM` is the identity to f32 precision for any reader.
+
+use glam::{DMat4, DQuat, DVec3};
+use serde_json::{json, Value};
+
+use ::gltf_json as json;
+use json::buffer::Target;
+use json::mesh::{Mode, Primitive, Semantic};
+use json::scene::UnitQuaternion;
+use json::validation::Checked;
+use json::{Index, Node};
+
+use super::buffer::Builder;
+use super::names::{self, NameSet};
+use super::proxy::skeleton_proxy;
+use super::space::Space;
+use super::{
+    ExportError, ExportOptions, ExportReport, Exported, JointRef, MeshInfo, SkinInfo, VertexRef,
+};
+use crate::rig::mesh::Mesh;
+use crate::rig::{extras, topological_order, Rig, Skeleton};
+
+/// Smallest proxy width/radius, metres.
+const PROXY_MIN_METRES: f64 = 0.005;
+/// Version of the extras layout written to `scene.extras.rigtrip.schema`.
+const SCHEMA: u32 = 1;
+/// Largest total GLB size (its length field is a u32), with room for the headers.
+const MAX_GLB: u64 = u32::MAX as u64 - 64;
+
+/// Exports `rig` as a glTF document with one skin per non-empty skeleton.
+pub fn export(rig: &Rig, opts: &ExportOptions) -> Result<Exported, ExportError> {
+    export_with(rig, rig.meshes(), opts)
+}
+
+/// [`export`] with `meshes` (native units, bind space) in place of `rig.meshes()`: for geometry
+/// that does not come from the rig's own file.
+pub fn export_with(
+    rig: &Rig,
+    meshes: Vec<Mesh>,
+    opts: &ExportOptions,
+) -> Result<Exported, ExportError> {
+    let mut space = Space::default_for(rig);
+    if let Some(s) = opts.scale {
+        if !(s.is_finite() && s > 0.0) {
+            return Err(ExportError::Scale(s));
+        }
+        space.scale = s;
+    }
+    let mut report = ExportReport {
+        space,
+        ..ExportReport::default()
+    };
+    for sk in &rig.skeletons {
+        sk.gate.clone().map_err(|failure| ExportError::Gate {
+            skeleton: sk.name.clone(),
+            failure,
+        })?;
+    }
+
+    // Joint names first, so that the names asked for win over wrapper and mesh node names.
+    let requested = names::requested(rig, opts.names.as_ref(), &mut report.names_missing)?;
+    let mut nameset = NameSet::default();
+    let mut joint_names: Vec<Vec<String>> = Vec::with_capacity(rig.skeletons.len());
+    for (sk, req) in rig.skeletons.iter().zip(&requested) {
+        let names = req
+            .iter()
+            .enumerate()
+            .map(|(k, want)| {
+                nameset.claim(
+                    || format!("{} joint {k}", sk.name),
+                    want,
+                    &format!("{}_{k}", sk.name),
+                    &mut report.renamed,
+                )
+            })
+            .collect();
+        joint_names.push(names);
+    }
+
+    let mut b = Builder::default();
+    let mut scene_nodes: Vec<Index<Node>> = Vec::new();
+    // Per skeleton: its skin and joint count, when it has joints.
+    let mut skins: Vec<Option<(Index<json::Skin>, usize)>> = vec![None; rig.skeletons.len()];
+    // Blender gives skins whose root joints share a parent (here: the scene root) one armature
+    // between them, so with several skeletons each gets its own wrapper node (measured).
+    let several = rig
+        .skeletons
+        .iter()
+        .filter(|sk| !sk.joints.is_empty())
+        .count()
+        > 1;
+    for (s, sk) in rig.skeletons.iter().enumerate() {
+        if sk.joints.is_empty() {
+            continue;
+        }
+        let names = joint_names.get(s).map(Vec::as_slice).unwrap_or(&[]);
+        let (skin, top, wrapper) = write_skeleton(
+            &mut b,
+            s,
+            sk,
+            names,
+            space,
+            several,
+            &mut nameset,
+            &mut report,
+        )?;
+        scene_nodes.extend(top);
+        skins[s] = Some((skin, sk.joints.len()));
+        report.skins.push(SkinInfo {
+            skeleton: s,
+            name: sk.name.clone(),
+            joints: sk.joints.len(),
+            wrapper,
+            proxy: false,
+        });
+    }
+
+    // Geometry: the rig's meshes, then a proxy for every skeleton no mesh is skinned to.
+    let mut meshes: Vec<(Mesh, bool)> = meshes.into_iter().map(|m| (m, false)).collect();
+    for (s, sk) in rig.skeletons.iter().enumerate() {
+        if skins.get(s).copied().flatten().is_none()
+            || meshes.iter().any(|(m, _)| m.skeleton == Some(s))
+        {
+            continue;
+        }
+        let proxy = skeleton_proxy(s, sk, PROXY_MIN_METRES / space.scale).map_err(|failure| {
+            ExportError::Gate {
+                skeleton: sk.name.clone(),
+                failure,
+            }
+        })?;
+        if let Some(m) = proxy {
+            meshes.push((m, true));
+            if let Some(info) = report.skins.iter_mut().find(|i| i.skeleton == s) {
+                info.proxy = true;
+            }
+        }
+    }
+    for (i, (m, proxy)) in meshes.iter().enumerate() {
+        let written = write_mesh(&mut b, i, m, space, &skins, &mut report)?;
+        report.meshes.push(MeshInfo {
+            name: m.name.clone(),
+            skeleton: m.skeleton,
+            proxy: *proxy,
+            vertices: m.positions.len(),
+            triangles: m.triangles.len(),
+            gltf_mesh: written.map(|(mesh, _)| mesh.value()),
+        });
+        let Some((mesh, skin)) = written else {
+            continue;
+        };
+        let tag = if *proxy {
+            json!({"rigtrip": {"proxy": true, "skeleton": m.skeleton}})
+        } else {
+            json!({"rigtrip": {"mesh": i}})
+        };
+        let name = nameset.claim(
+            || format!("mesh {i}"),
+            &m.name,
+            &format!("mesh{i}"),
+            &mut report.renamed,
+        );
+        // At the scene root without a transform: parent transforms do not apply to skinned meshes.
+        let node = b.root.push(Node {
+            name: Some(name),
+            mesh: Some(mesh),
+            skin,
+            extras: raw(&tag),
+            ..empty_node()
+        });
+        scene_nodes.push(node);
+    }
+
+    if scene_nodes.is_empty() {
+        // A scene without nodes omits `nodes`, which readers such as the `gltf` crate reject;
+        // the scene must exist because it carries the file-level extras.
+        let name = nameset.claim(
+            || "placeholder".into(),
+            rig.kind(),
+            "rigtrip",
+            &mut report.renamed,
+        );
+        scene_nodes.push(b.root.push(Node {
+            name: Some(name),
+            extras: raw(&json!({"rigtrip": {"placeholder": true}})),
+            ..empty_node()
+        }));
+    }
+    let skeletons: Vec<Value> = rig
+        .skeletons
+        .iter()
+        .map(|sk| {
+            json!({
+                "name": sk.name,
+                "joints": sk.joints.len(),
+                "native": extras::skeleton_to_json(&sk.native),
+            })
+        })
+        .collect();
+    let scene_extras = json!({"rigtrip": {
+        "format": rig.kind(),
+        "schema": SCHEMA,
+        "space": space.to_json(),
+        "source": extras::source_to_json(&rig.source),
+        "skeletons": skeletons,
+    }});
+    let scene = b.root.push(json::Scene {
+        extensions: None,
+        extras: raw(&scene_extras),
+        name: Some(rig.kind().to_string()),
+        nodes: scene_nodes,
+    });
+    b.root.scene = Some(scene);
+    b.root.asset = json::Asset {
+        generator: Some(format!("rigtrip {}", env!("CARGO_PKG_VERSION"))),
+        version: "2.0".into(),
+        ..json::Asset::default()
+    };
+
+    let (root, bin) = b.finish();
+    let json_len = serde_json::to_vec(&root).map(|v| v.len()).unwrap_or(0) as u64;
+    let total = bin.len() as u64 + json_len;
+    if total > MAX_GLB {
+        return Err(ExportError::TooLarge(total));
+    }
+    Ok(Exported { root, bin, report })
+}
+
+/// A skeleton's skin, the nodes it puts at the scene root, and whether it got a wrapper.
+type WrittenSkeleton = (Index<json::Skin>, Vec<Index<Node>>, bool);
+/// A written mesh and its skin (for skinned meshes).
+type WrittenMesh = (Index<json::Mesh>, Option<Index<json::Skin>>);
+
+fn empty_node() -> Node {
+    Node {
+        camera: None,
+        children: None,
+        extensions: None,
+        extras: None,
+        matrix: None,
+        mesh: None,
+        name: None,
+        rotation: None,
+        scale: None,
+        translation: None,
+        skin: None,
+        weights: None,
+    }
+}
+
+/// A JSON value as glTF extras.
+fn raw(v: &Value) -> json::Extras {
+    serde_json::value::to_raw_value(v).ok()
+}
+
+/// `x` as f32 with negative zero made positive (a flipped axis turns 0 into -0).
+fn f32_of(x: f64) -> f32 {
+    x as f32 + 0.0
+}
+
+/// Writes one skeleton's joint nodes (and wrapper), its IBMs and its skin. Returns the skin, the
+/// nodes to put at the scene root, and whether a wrapper was added (always when `wrap`, else
+/// only for several roots).
+#[allow(clippy::too_many_arguments)]
+fn write_skeleton(
+    b: &mut Builder,
+    s: usize,
+    sk: &Skeleton,
+    names: &[String],
+    space: Space,
+    wrap: bool,
+    nameset: &mut NameSet,
+    report: &mut ExportReport,
+) -> Result<WrittenSkeleton, ExportError> {
+    let n = sk.joints.len();
+    let joint_err = |k: usize, problem: String| ExportError::Joint {
+        skeleton: sk.name.clone(),
+        joint: k,
+        name: sk.joints.get(k).map(|j| j.name.clone()).unwrap_or_default(),
+        problem,
+    };
+
+    // Local TRS in glTF space, as the f32 values that will be written.
+    let mut trs: Vec<([f32; 3], [f32; 4])> = Vec::with_capacity(n);
+    for (k, j) in sk.joints.iter().enumerate() {
+        let t = space.point(j.translation);
+        let t32 = [f32_of(t.x), f32_of(t.y), f32_of(t.z)];
+        if !t32.iter().all(|c| c.is_finite()) {
+            return Err(joint_err(
+                k,
+                format!("translation {t} m does not fit a 32-bit float"),
+            ));
+        }
+        let q = space.rotation(j.rotation);
+        let len = q.length();
+        if !(len.is_finite() && len > 1e-6) {
+            return Err(joint_err(
+                k,
+                format!(
+                    "rotation {:?} has length {len}, it is no rotation",
+                    j.rotation
+                ),
+            ));
+        }
+        if (len - 1.0).abs() > 1e-9 {
+            report.normalised_rotations.push(JointRef {
+                skeleton: s,
+                joint: k,
+            });
+        }
+        let q = q / len;
+        trs.push((t32, [f32_of(q.x), f32_of(q.y), f32_of(q.z), f32_of(q.w)]));
+    }
+
+    // World matrices from the written values, parents first.
+    let order = topological_order(&sk.joints).map_err(|failure| ExportError::Gate {
+        skeleton: sk.name.clone(),
+        failure,
+    })?;
+    let mut world = vec![DMat4::IDENTITY; n];
+    for k in order {
+        let (t, q) = trs[k];
+        let q = DQuat::from_xyzw(q[0].into(), q[1].into(), q[2].into(), q[3].into()).normalize();
+        let t = DVec3::new(t[0].into(), t[1].into(), t[2].into());
+        let local = DMat4::from_rotation_translation(q, t);
+        world[k] = match sk.joints[k].parent {
+            Some(p) if p < n => world[p] * local,
+            _ => local,
+        };
+    }
+    let mut ibms: Vec<[f32; 16]> = Vec::with_capacity(n);
+    for (k, w) in world.iter().enumerate() {
+        let inv = w.inverse();
+        let mut m = inv.to_cols_array().map(f32_of);
+        // Affine: the validator wants the last row exactly (0, 0, 0, 1).
+        m[3] = 0.0;
+        m[7] = 0.0;
+        m[11] = 0.0;
+        m[15] = 1.0;
+        if !(w.is_finite() && m.iter().all(|x| x.is_finite())) {
+            return Err(joint_err(
+                k,
+                "its rest world transform is not finite in 32-bit floats".into(),
+            ));
+        }
+        ibms.push(m);
+    }
+
+    let roots: Vec<usize> = sk.roots().collect();
+    // Joints without a common root are a validator error (SKIN_NO_COMMON_ROOT).
+    let wrapper = wrap || roots.len() > 1;
+    let wrapper_node = if wrapper {
+        let name = nameset.claim(
+            || format!("wrapper {}", sk.name),
+            &sk.name,
+            &format!("skeleton{s}"),
+            &mut report.renamed,
+        );
+        Some(b.root.push(Node {
+            name: Some(name),
+            extras: raw(&json!({"rigtrip": {"skeleton": s, "wrapper": true}})),
+            ..empty_node()
+        }))
+    } else {
+        None
+    };
+    let base = b.root.nodes.len();
+    let node_of = |k: usize| Index::<Node>::new((base + k) as u32);
+    let mut children: Vec<Vec<Index<Node>>> = vec![Vec::new(); n];
+    for (k, j) in sk.joints.iter().enumerate() {
+        if let Some(c) = j.parent.and_then(|p| children.get_mut(p)) {
+            c.push(node_of(k));
+        }
+    }
+    for (k, (j, ((t, q), kids))) in sk.joints.iter().zip(trs.iter().zip(children)).enumerate() {
+        let extras = json!({"rigtrip": {
+            "skeleton": s,
+            "joint": k,
+            "native": extras::joint_to_json(&j.native),
+        }});
+        b.root.push(Node {
+            name: names.get(k).cloned(),
+            children: if kids.is_empty() { None } else { Some(kids) },
+            translation: if *t == [0.0; 3] { None } else { Some(*t) },
+            rotation: if *q == [0.0, 0.0, 0.0, 1.0] {
+                None
+            } else {
+                Some(UnitQuaternion(*q))
+            },
+            extras: raw(&extras),
+            ..empty_node()
+        });
+    }
+    let top: Vec<Index<Node>> = match wrapper_node {
+        Some(w) => {
+            if let Some(node) = b.root.nodes.get_mut(w.value()) {
+                node.children = Some(roots.iter().map(|&r| node_of(r)).collect());
+            }
+            vec![w]
+        }
+        None => roots.iter().map(|&r| node_of(r)).collect(),
+    };
+    let ibm = b.floats(&ibms, None, false, "");
+    let skin = b.root.push(json::Skin {
+        extensions: None,
+        extras: None,
+        inverse_bind_matrices: Some(ibm),
+        joints: (0..n).map(node_of).collect(),
+        name: Some(sk.name.clone()),
+        skeleton: top.first().copied(),
+    });
+    Ok((skin, top, wrapper))
+}
+
+/// Writes mesh `i` as one primitive; `None` when it has no vertices or no triangles. Returns the
+/// mesh and, for a skinned one, its skin.
+fn write_mesh(
+    b: &mut Builder,
+    i: usize,
+    m: &Mesh,
+    space: Space,
+    skins: &[Option<(Index<json::Skin>, usize)>],
+    report: &mut ExportReport,
+) -> Result<Option<WrittenMesh>, ExportError> {
+    let err = |problem: String| ExportError::Mesh {
+        mesh: i,
+        name: m.name.clone(),
+        problem,
+    };
+    let n = m.positions.len();
+    let skin = match m.skeleton {
+        None => None,
+        Some(s) => match skins.get(s) {
+            Some(Some(skin)) => Some(*skin),
+            Some(None) => return Err(err(format!("skinned to skeleton {s}, which has no joints"))),
+            None => {
+                return Err(err(format!(
+                    "skinned to skeleton {s}, but the rig has {} skeletons",
+                    skins.len()
+                )))
+            }
+        },
+    };
+    for (what, len) in [
+        ("normals", m.normals.len()),
+        ("uvs", m.uvs.len()),
+        ("colors", m.colors.len()),
+    ] {
+        if len != 0 && len != n {
+            return Err(err(format!("{len} {what} for {n} vertices")));
+        }
+    }
+    if skin.is_some() && (m.joints.len() != n || m.weights.len() != n) {
+        return Err(err(format!(
+            "skinned, but has {} joint and {} weight entries for {n} vertices",
+            m.joints.len(),
+            m.weights.len()
+        )));
+    }
+    if n == 0 || m.triangles.is_empty() {
+        return Ok(None);
+    }
+    if n > u32::MAX as usize {
+        return Err(err(format!("{n} vertices, more than 32-bit indices reach")));
+    }
+    for (t, tri) in m.triangles.iter().enumerate() {
+        if let Some(&v) = tri.iter().find(|&&v| v as usize >= n) {
+            return Err(err(format!(
+                "triangle {t} uses vertex {v}, but there are {n} vertices"
+            )));
+        }
+    }
+
+    let mut positions: Vec<[f32; 3]> = Vec::with_capacity(n);
+    for (v, p) in m.positions.iter().enumerate() {
+        let q = space.point(DVec3::from_array(*p));
+        let q = [f32_of(q.x), f32_of(q.y), f32_of(q.z)];
+        if !q.iter().all(|c| c.is_finite()) {
+            return Err(err(format!(
+                "vertex {v}: position {p:?} is not finite in 32-bit floats"
+            )));
+        }
+        positions.push(q);
+    }
+
+    let normals = if m.normals.is_empty() {
+        None
+    } else {
+        let mut face: Option<Vec<DVec3>> = None;
+        let mut out = Vec::with_capacity(n);
+        for (v, nv) in m.normals.iter().enumerate() {
+            let d = space.direction(DVec3::from_array(*nv));
+            let len = d.length();
+            let unit = if len.is_finite() && len > 0.0 && (d / len).is_finite() {
+                d / len
+            } else {
+                report.fixed_normals.push(VertexRef { mesh: i, vertex: v });
+                let face = face.get_or_insert_with(|| face_normals(&positions, &m.triangles));
+                face.get(v)
+                    .copied()
+                    .filter(|f| *f != DVec3::ZERO)
+                    .unwrap_or(DVec3::Y)
+            };
+            out.push([f32_of(unit.x), f32_of(unit.y), f32_of(unit.z)]);
+        }
+        Some(out)
+    };
+
+    let mut uvs: Vec<[f32; 2]> = Vec::with_capacity(m.uvs.len());
+    for (v, uv) in m.uvs.iter().enumerate() {
+        let q = [f32_of(uv[0]), f32_of(uv[1])];
+        if !q.iter().all(|c| c.is_finite()) {
+            return Err(err(format!("vertex {v}: uv {uv:?} is not finite")));
+        }
+        uvs.push(q);
+    }
+
+    let mut colors: Vec<[f32; 4]> = Vec::with_capacity(m.colors.len());
+    for (v, c) in m.colors.iter().enumerate() {
+        let mut clamped = false;
+        let q = c.map(|x| {
+            let y = if x.is_finite() {
+                x.clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            clamped |= y != x;
+            f32_of(y)
+        });
+        if clamped {
+            report.clamped_colors.push(VertexRef { mesh: i, vertex: v });
+        }
+        colors.push(q);
+    }
+
+    let influences = match skin {
+        None => None,
+        Some((_, joint_count)) => {
+            let mut js = Vec::with_capacity(n);
+            let mut ws = Vec::with_capacity(n);
+            for (v, (j, w)) in m.joints.iter().zip(&m.weights).enumerate() {
+                let (j, w) = influence(i, v, *j, *w, joint_count, report).map_err(err)?;
+                js.push(j);
+                ws.push(w);
+            }
+            Some((js, ws, joint_count > 256))
+        }
+    };
+
+    let mut attributes = std::collections::BTreeMap::new();
+    let array = Some(Target::ArrayBuffer);
+    attributes.insert(
+        Checked::Valid(Semantic::Positions),
+        b.floats(&positions, array, true, ""),
+    );
+    if let Some(normals) = normals {
+        attributes.insert(
+            Checked::Valid(Semantic::Normals),
+            b.floats(&normals, array, false, ""),
+        );
+    }
+    if !uvs.is_empty() {
+        attributes.insert(
+            Checked::Valid(Semantic::TexCoords(0)),
+            b.floats(&uvs, array, false, ""),
+        );
+    }
+    if !colors.is_empty() {
+        attributes.insert(
+            Checked::Valid(Semantic::Colors(0)),
+            b.floats(&colors, array, false, ""),
+        );
+    }
+    if let Some((js, ws, wide)) = influences {
+        attributes.insert(Checked::Valid(Semantic::Joints(0)), b.joints(&js, wide, ""));
+        attributes.insert(
+            Checked::Valid(Semantic::Weights(0)),
+            b.floats(&ws, array, false, ""),
+        );
+    }
+    let indices = b.indices(&m.triangles, "");
+    let mesh = b.root.push(json::Mesh {
+        extensions: None,
+        extras: None,
+        name: Some(m.name.clone()).filter(|s| !s.is_empty()),
+        primitives: vec![Primitive {
+            attributes,
+            extensions: None,
+            extras: None,
+            indices: Some(indices),
+            material: None,
+            mode: Checked::Valid(Mode::Triangles),
+            targets: None,
+        }],
+        weights: None,
+    });
+    Ok(Some((mesh, skin.map(|(s, _)| s))))
+}
+
+/// Area-weighted face normals summed per vertex, normalised (zero where no face has an area).
+fn face_normals(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> Vec<DVec3> {
+    let mut acc = vec![DVec3::ZERO; positions.len()];
+    let p = |v: u32| {
+        positions
+            .get(v as usize)
+            .map(|q| DVec3::new(q[0].into(), q[1].into(), q[2].into()))
+            .unwrap_or(DVec3::ZERO)
+    };
+    for t in triangles {
+        let n = (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0]));
+        for &v in t {
+            if let Some(a) = acc.get_mut(v as usize) {
+                *a += n;
+            }
+        }
+    }
+    acc.into_iter().map(|a| a.normalize_or_zero()).collect()
+}
+
+/// One vertex's influences as written: duplicates merged, negative and non-finite weights
+/// dropped, normalised so that the f32 sum (accumulated in slot order, as the Khronos validator
+/// does) is 1, unused slots joint 0 weight 0.
+fn influence(
+    mesh: usize,
+    v: usize,
+    joints: [u16; 4],
+    weights: [f64; 4],
+    joint_count: usize,
+    report: &mut ExportReport,
+) -> Result<([u16; 4], [f32; 4]), String> {
+    let at = VertexRef { mesh, vertex: v };
+    let mut acc: Vec<(u16, f64)> = Vec::with_capacity(4);
+    let (mut merged, mut dropped) = (false, false);
+    for (slot, (&j, &w)) in joints.iter().zip(&weights).enumerate() {
+        if !(w.is_finite() && w >= 0.0) {
+            dropped = true;
+            continue;
+        }
+        if w == 0.0 {
+            continue;
+        }
+        if usize::from(j) >= joint_count {
+            return Err(format!(
+                "vertex {v}, influence {slot}: joint {j} with weight {w}, but the skeleton has {joint_count} joints"
+            ));
+        }
+        match acc.iter_mut().find(|(a, _)| *a == j) {
+            Some(e) => {
+                e.1 += w;
+                merged = true;
+            }
+            None => acc.push((j, w)),
+        }
+    }
+    if merged {
+        report.merged_joints.push(at);
+    }
+    if dropped {
+        report.dropped_weights.push(at);
+    }
+    if acc.is_empty() {
+        let first = joints[0];
+        if usize::from(first) >= joint_count {
+            return Err(format!(
+                "vertex {v}: its weights sum to zero and its first joint {first} is not one of the skeleton's {joint_count} joints"
+            ));
+        }
+        report.zero_weight_vertices.push(at);
+        acc.push((first, 1.0));
+    }
+    // Divide by the largest first so that huge weights cannot overflow the sum.
+    let largest = acc.iter().map(|e| e.1).fold(0.0, f64::max);
+    let sum: f64 = acc.iter().map(|e| e.1 / largest).sum();
+    let mut out_j = [0u16; 4];
+    let mut out_w = [0f32; 4];
+    let mut slot = 0;
+    for (j, w) in acc {
+        let w = (w / largest / sum) as f32;
+        // A weight too small for f32 would leave a joint used with zero weight (a warning).
+        if w > 0.0 {
+            if let (Some(oj), Some(ow)) = (out_j.get_mut(slot), out_w.get_mut(slot)) {
+                *oj = j;
+                *ow = w;
+                slot += 1;
+            }
+        }
+    }
+    // Put the f32 rounding error on the largest weight (at least 1/4, so it stays positive).
+    let big = (0..4)
+        .max_by(|&a, &b| out_w[a].total_cmp(&out_w[b]))
+        .unwrap_or(0);
+    for _ in 0..4 {
+        let s = out_w.iter().fold(0f32, |s, &w| s + w);
+        if s == 1.0 {
+            break;
+        }
+        out_w[big] = (f64::from(out_w[big]) + (1.0 - f64::from(s))) as f32;
+    }
+    Ok((out_j, out_w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inf(
+        joints: [u16; 4],
+        weights: [f64; 4],
+        count: usize,
+    ) -> ([u16; 4], [f32; 4], ExportReport) {
+        let mut r = ExportReport::default();
+        let (j, w) = influence(7, 3, joints, weights, count, &mut r).unwrap();
+        (j, w, r)
+    }
+
+    #[test]
+    fn influences_merge_normalise_and_bind_zero_sums() {
+        let (j, w, r) = inf([2, 5, 2, 0], [1.0, 2.0, 1.0, 0.0], 6);
+        assert_eq!(j, [2, 5, 0, 0]);
+        assert_eq!(w, [0.5, 0.5, 0.0, 0.0]);
+        assert_eq!(r.merged_joints, [VertexRef { mesh: 7, vertex: 3 }]);
+
+        let (j, w, r) = inf([4, 1, 0, 0], [0.0; 4], 6);
+        assert_eq!((j, w), ([4, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
+        assert_eq!(r.zero_weight_vertices, [VertexRef { mesh: 7, vertex: 3 }]);
+
+        let (j, w, r) = inf([1, 3, 0, 0], [-1.0, f64::NAN, 3.0, 0.0], 6);
+        assert_eq!((j, w), ([0, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
+        assert_eq!(r.dropped_weights.len(), 1);
+
+        // A zero weight with an out-of-range joint is harmless and written as joint 0.
+        let (j, w, _) = inf([1, 99, 0, 0], [1.0, 0.0, 0.0, 0.0], 6);
+        assert_eq!((j, w), ([1, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
+        let mut r = ExportReport::default();
+        assert_eq!(
+            influence(0, 9, [1, 99, 0, 0], [1.0, 0.5, 0.0, 0.0], 6, &mut r).unwrap_err(),
+            "vertex 9, influence 1: joint 99 with weight 0.5, but the skeleton has 6 joints"
+        );
+    }
+
+    #[test]
+    fn f32_sum_in_slot_order_is_one() {
+        for weights in [
+            [0.1, 0.2, 0.3, 0.4],
+            [1.0, 1.0, 1.0, 0.0],
+            [0.7, 0.2, 0.1, 0.0],
+            [1e-3, 1.0, 3.0, 7.0],
+            [1e300, 1e300, 1e300, 1e300],
+        ] {
+            let (_, w, _) = inf([0, 1, 2, 3], weights, 4);
+            let s = w.iter().fold(0f32, |s, &x| s + x);
+            assert_eq!(s, 1.0, "{weights:?} -> {w:?}");
+        }
+    }
+}

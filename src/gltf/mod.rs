@@ -1,0 +1,198 @@
+//! The glTF layer: a [`Rig`](crate::rig::Rig) as a skinned glTF 2.0 document (one skin per
+//! skeleton, the space conversion baked into joints and vertices, the native payloads in
+//! `extras`), and the GLB / embedded-glTF writers.
+//!
+//! What the output must survive is measured in `spec/GLTF.md` (Blender keeps scene, node and mesh
+//! extras but drops asset, skin and top-level extras, cuts names at 63 bytes, and adds spurious
+//! joint scales when the conversion sits on a node above the joints).
+
+mod buffer;
+mod export;
+mod glb;
+mod names;
+pub mod proxy;
+pub mod space;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::rig::GateFailure;
+
+pub use export::{export, export_with};
+pub use glb::{to_glb, to_gltf};
+pub use names::NamesError;
+pub use space::{Space, SpaceRotation};
+
+/// What the caller may change about an export.
+#[derive(Debug, Clone, Default)]
+pub struct ExportOptions {
+    /// Metres per native unit; overrides the per-format default (HIE 0.001, DMC3 0.01).
+    pub scale: Option<f64>,
+    /// Joint names to use instead of the IR's.
+    pub names: Option<Names>,
+}
+
+/// Joint names supplied by the user.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Names {
+    /// Skeleton name (e.g. `slot1`) -> joint names in native joint order.
+    PerSkeleton(BTreeMap<String, Vec<String>>),
+    /// Joint names of the rig's only skeleton.
+    List(Vec<String>),
+}
+
+/// An exported document: the JSON root (buffer 0 without a URI) and the binary buffer.
+#[derive(Debug, Clone)]
+pub struct Exported {
+    /// The glTF JSON; buffer 0, when present, is the GLB binary chunk.
+    pub root: ::gltf_json::Root,
+    /// Buffer 0's bytes, padded to a multiple of 4 (`byteLength` counts the padding).
+    pub bin: Vec<u8>,
+    /// What the export had to fix or decide.
+    pub report: ExportReport,
+}
+
+/// What the export had to fix or decide, for the user to see.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ExportReport {
+    /// The space conversion that was baked in.
+    pub space: Space,
+    /// One entry per skin written.
+    pub skins: Vec<SkinInfo>,
+    /// Every mesh considered: the rig's meshes first (same indices as `Rig::meshes`), then proxies.
+    pub meshes: Vec<MeshInfo>,
+    /// Vertices whose weights summed to zero, now bound fully to their first joint.
+    pub zero_weight_vertices: Vec<VertexRef>,
+    /// Vertices that named one joint in several influences; the weights were added up.
+    pub merged_joints: Vec<VertexRef>,
+    /// Vertices with a negative or non-finite weight, which was taken as zero.
+    pub dropped_weights: Vec<VertexRef>,
+    /// Vertices whose normal was zero or non-finite and was replaced by a face-based one.
+    pub fixed_normals: Vec<VertexRef>,
+    /// Vertices whose colour had a component outside 0..1 (or non-finite) and was clamped.
+    pub clamped_colors: Vec<VertexRef>,
+    /// Node names that differ from what was asked for (cut to 63 bytes, made unique, or empty).
+    pub renamed: Vec<Renamed>,
+    /// Skeletons for which the names given were fewer than the joints (the rest kept the IR's).
+    pub names_missing: Vec<NamesMissing>,
+    /// Joints whose rotation was not a unit quaternion to 1e-9 and was normalised.
+    pub normalised_rotations: Vec<JointRef>,
+}
+
+/// A skin as written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkinInfo {
+    /// Skeleton index in the rig.
+    pub skeleton: usize,
+    /// Skeleton name.
+    pub name: String,
+    /// Joint count (= `skin.joints.length`).
+    pub joints: usize,
+    /// Whether an identity wrapper node sits above the skeleton's roots (several roots, or
+    /// several skeletons in the rig).
+    pub wrapper: bool,
+    /// Whether the skeleton got proxy solids because no mesh is skinned to it.
+    pub proxy: bool,
+}
+
+/// One mesh considered by the export.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MeshInfo {
+    /// Mesh name.
+    pub name: String,
+    /// Skeleton it is skinned to.
+    pub skeleton: Option<usize>,
+    /// Whether it is a generated proxy rather than rig geometry.
+    pub proxy: bool,
+    /// Vertex count.
+    pub vertices: usize,
+    /// Triangle count.
+    pub triangles: usize,
+    /// Index of the glTF mesh written for it; `None` when it was skipped (no vertices or no triangles).
+    pub gltf_mesh: Option<usize>,
+}
+
+/// A vertex of a mesh (mesh index as in [`ExportReport::meshes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct VertexRef {
+    /// Mesh index.
+    pub mesh: usize,
+    /// Vertex index within the mesh.
+    pub vertex: usize,
+}
+
+/// A joint of a skeleton.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct JointRef {
+    /// Skeleton index.
+    pub skeleton: usize,
+    /// Joint index (native).
+    pub joint: usize,
+}
+
+/// A node whose written name differs from the requested one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Renamed {
+    /// What the node is, e.g. `slot1 joint 3`, `wrapper slot1` or `mesh 2`.
+    pub node: String,
+    /// The name asked for.
+    pub from: String,
+    /// The name written.
+    pub to: String,
+}
+
+/// A skeleton that got fewer names than it has joints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NamesMissing {
+    /// Skeleton name.
+    pub skeleton: String,
+    /// Names given.
+    pub given: usize,
+    /// Joints in the skeleton.
+    pub joints: usize,
+}
+
+/// Why a rig could not be exported.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExportError {
+    /// A skeleton failed the spatial gate: it has no model-space pose to export.
+    #[error("skeleton {skeleton}: {failure}")]
+    Gate {
+        /// Skeleton name.
+        skeleton: String,
+        /// The failing condition.
+        failure: GateFailure,
+    },
+    /// The scale is unusable.
+    #[error("scale {0} is not a finite number greater than zero")]
+    Scale(f64),
+    /// The names given do not fit the rig.
+    #[error("names: {0}")]
+    Names(String),
+    /// A joint cannot be expressed in glTF.
+    #[error("skeleton {skeleton}, joint {joint} ({name}): {problem}")]
+    Joint {
+        /// Skeleton name.
+        skeleton: String,
+        /// Joint index (native).
+        joint: usize,
+        /// Joint name.
+        name: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A mesh is inconsistent (lengths, indices, non-finite values, skeleton reference).
+    #[error("mesh {mesh} ({name}): {problem}")]
+    Mesh {
+        /// Mesh index as in [`ExportReport::meshes`].
+        mesh: usize,
+        /// Mesh name.
+        name: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The binary data does not fit a GLB.
+    #[error("the binary buffer would hold {0} bytes, more than a GLB can (4 GiB)")]
+    TooLarge(u64),
+}
