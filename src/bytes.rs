@@ -364,6 +364,41 @@ pub mod hex_u64 {
     }
 }
 
+/// Serde helper: a fixed-size array of u32 (e.g. f32 bit patterns) as `0x` hex strings.
+pub mod hex_u32s {
+    use serde::de::Error;
+    use serde::ser::SerializeSeq;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serializes as an array of `0x...` strings.
+    pub fn serialize<S: Serializer, const N: usize>(v: &[u32; N], s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(N))?;
+        for x in v {
+            seq.serialize_element(&format!("{x:#010x}"))?;
+        }
+        seq.end()
+    }
+
+    /// Deserializes from an array of exactly N `0x...` strings.
+    pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+        d: D,
+    ) -> Result<[u32; N], D::Error> {
+        let v = Vec::<String>::deserialize(d)?;
+        let n = v.len();
+        let parsed = v
+            .iter()
+            .map(|s| {
+                s.strip_prefix("0x")
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| D::Error::custom(format!("expected 0x-hex, got {s:?}")))
+            })
+            .collect::<Result<Vec<u32>, _>>()?;
+        parsed
+            .try_into()
+            .map_err(|_| D::Error::custom(format!("{n} values, expected {N}")))
+    }
+}
+
 /// Serde helper: a fixed-size byte array as a hex string.
 pub mod hex_array {
     use serde::{Deserialize, Deserializer, Serializer};
@@ -374,7 +409,9 @@ pub mod hex_array {
     }
 
     /// Deserializes from hex of exactly N bytes.
-    pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(d: D) -> Result<[u8; N], D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+        d: D,
+    ) -> Result<[u8; N], D::Error> {
         let s = String::deserialize(d)?;
         let v = super::hex_bytes::decode(&s).map_err(serde::de::Error::custom)?;
         let n = v.len();
@@ -399,6 +436,85 @@ pub mod base64_bytes {
         base64::engine::general_purpose::STANDARD
             .decode(s.as_bytes())
             .map_err(serde::de::Error::custom)
+    }
+}
+
+/// A fixed-size little-endian item of a vertex stream.
+pub trait LeItem: Sized {
+    /// Encoded size in bytes.
+    const SIZE: usize;
+    /// Appends the little-endian encoding.
+    fn put(&self, out: &mut Vec<u8>);
+    /// Decodes from exactly `SIZE` bytes.
+    fn get(b: &[u8]) -> Self;
+}
+
+macro_rules! le_item {
+    ($t:ty, $n:expr) => {
+        impl LeItem for $t {
+            const SIZE: usize = $n;
+            fn put(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn get(b: &[u8]) -> Self {
+                let mut a = [0u8; $n];
+                a.copy_from_slice(b);
+                <$t>::from_le_bytes(a)
+            }
+        }
+    };
+}
+le_item!(u8, 1);
+le_item!(u16, 2);
+le_item!(i16, 2);
+le_item!(u32, 4);
+
+impl<T: LeItem + Copy + Default, const N: usize> LeItem for [T; N] {
+    const SIZE: usize = T::SIZE * N;
+    fn put(&self, out: &mut Vec<u8>) {
+        for v in self {
+            v.put(out);
+        }
+    }
+    fn get(b: &[u8]) -> Self {
+        let mut a = [T::default(); N];
+        for (i, v) in a.iter_mut().enumerate() {
+            *v = T::get(&b[i * T::SIZE..(i + 1) * T::SIZE]);
+        }
+        a
+    }
+}
+
+/// Serde helper: a vertex stream as base64 of its exact little-endian bytes: compact, and no
+/// f32 bit pattern ever passes through a JSON number.
+pub mod le_stream {
+    use super::LeItem;
+    use base64::Engine;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serializes as base64 of the stream's bytes.
+    pub fn serialize<S: Serializer, T: LeItem>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
+        let mut out = Vec::with_capacity(v.len() * T::SIZE);
+        for x in v {
+            x.put(&mut out);
+        }
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(out))
+    }
+
+    /// Deserializes from base64; the length must be a whole number of items.
+    pub fn deserialize<'de, D: Deserializer<'de>, T: LeItem>(d: D) -> Result<Vec<T>, D::Error> {
+        let s = String::deserialize(d)?;
+        let b = base64::engine::general_purpose::STANDARD
+            .decode(s.as_bytes())
+            .map_err(serde::de::Error::custom)?;
+        if b.len() % T::SIZE != 0 {
+            return Err(serde::de::Error::custom(format!(
+                "{} bytes is not a whole number of {}-byte items",
+                b.len(),
+                T::SIZE
+            )));
+        }
+        Ok(b.chunks_exact(T::SIZE).map(T::get).collect())
     }
 }
 
@@ -462,15 +578,44 @@ mod tests {
             #[serde(with = "hex_array")]
             c: [u8; 3],
         }
-        let t = T { a: 0xffff_fffe, b: 1 << 63, c: [1, 0xab, 0] };
+        let t = T {
+            a: 0xffff_fffe,
+            b: 1 << 63,
+            c: [1, 0xab, 0],
+        };
         let j = serde_json::to_string(&t).unwrap();
-        assert_eq!(j, r#"{"a":"0xfffffffe","b":"0x8000000000000000","c":"01ab00"}"#);
+        assert_eq!(
+            j,
+            r#"{"a":"0xfffffffe","b":"0x8000000000000000","c":"01ab00"}"#
+        );
         assert_eq!(serde_json::from_str::<T>(&j).unwrap(), t);
-        let g = Gap { offset: 0x10, bytes: vec![0, 1, 2, 0xff] };
+        let g = Gap {
+            offset: 0x10,
+            bytes: vec![0, 1, 2, 0xff],
+        };
         let j = serde_json::to_string(&g).unwrap();
         assert_eq!(j, r#"{"offset":"0x10","bytes":"AAEC/w=="}"#);
         assert_eq!(serde_json::from_str::<Gap>(&j).unwrap(), g);
         assert!(serde_json::from_str::<T>(r#"{"a":"12","b":"0x1","c":"00"}"#).is_err());
+    }
+
+    #[test]
+    fn streams_serialize_as_their_exact_bytes() {
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct T {
+            #[serde(with = "le_stream")]
+            p: Vec<[u32; 3]>,
+            #[serde(with = "le_stream")]
+            w: Vec<u16>,
+        }
+        let t = T {
+            p: vec![[0x7fc0_0001, 0x8000_0000, 1]],
+            w: vec![0x8001],
+        };
+        let j = serde_json::to_string(&t).unwrap();
+        assert_eq!(j, r#"{"p":"AQDAfwAAAIABAAAA","w":"AYA="}"#);
+        assert_eq!(serde_json::from_str::<T>(&j).unwrap(), t);
+        assert!(serde_json::from_str::<T>(r#"{"p":"AQI=","w":""}"#).is_err());
     }
 
     #[test]

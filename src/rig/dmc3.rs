@@ -34,10 +34,12 @@ pub struct Dmc3Shell {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Dmc3Skeleton {
     /// Absolute offset of the block in the file.
+    #[serde(with = "crate::bytes::hex_u64")]
     pub offset: u64,
     /// The block header's rel fields (the truth, canonical or not).
     pub rels: BlockRels,
     /// Block header +0x10..+0x1F, undecoded.
+    #[serde(with = "crate::bytes::hex_array")]
     pub unknown_10: [u8; 16],
     /// The raw parent-by-order-position array.
     pub parents: Vec<i8>,

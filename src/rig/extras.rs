@@ -1,7 +1,9 @@
 //! The native payloads as JSON values for glTF extras and back (the extras contract in
-//! DESIGN.md): u32 and float bit patterns as hex strings, so that nothing passes through a JSON
-//! double or a 31-bit integer. STUB until the native payload types settle.
+//! DESIGN.md): u32/u64 and float bit patterns as `0x` hex strings, byte blobs and vertex streams
+//! as base64, so that nothing passes through a JSON double or a 31-bit integer.
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::{JointPayload, SkeletonPayload, Source};
@@ -10,23 +12,171 @@ use super::{JointPayload, SkeletonPayload, Source};
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("rigtrip extras at {pointer}: {problem}")]
 pub struct ExtrasError {
-    /// JSON pointer-like location of the bad value.
+    /// JSON-pointer-like location of the bad value.
     pub pointer: String,
     /// What is wrong with it.
     pub problem: String,
 }
 
+/// Which payload family a format name (`hie`, `mod`, `scm`, `block`) uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// DBnnHIE.BIN.
+    Hie,
+    /// DMC3 MOD/SCM/bare block.
+    Dmc3,
+}
+
+impl Family {
+    /// The family of a format name as written in `scene.extras.rigtrip.format`.
+    pub fn of(format: &str) -> Option<Family> {
+        match format {
+            "hie" => Some(Family::Hie),
+            "mod" | "scm" | "block" => Some(Family::Dmc3),
+            _ => None,
+        }
+    }
+}
+
+fn to_json<T: Serialize>(v: &T) -> Value {
+    // Our payload types are plain structs with string keys: serialization cannot fail.
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+fn from_json<T: DeserializeOwned>(v: &Value, pointer: &str) -> Result<T, ExtrasError> {
+    T::deserialize(v).map_err(|e| ExtrasError {
+        pointer: pointer.to_string(),
+        problem: e.to_string(),
+    })
+}
+
 /// The file-level remainder as JSON.
-pub fn source_to_json(_s: &Source) -> Value {
-    Value::Null
+pub fn source_to_json(s: &Source) -> Value {
+    match s {
+        Source::Hie(h) => to_json(h),
+        Source::Dmc3(d) => to_json(d),
+    }
 }
 
 /// A skeleton's payload as JSON.
-pub fn skeleton_to_json(_p: &SkeletonPayload) -> Value {
-    Value::Null
+pub fn skeleton_to_json(p: &SkeletonPayload) -> Value {
+    match p {
+        SkeletonPayload::Hie(h) => to_json(h),
+        SkeletonPayload::Dmc3(d) => to_json(d),
+    }
 }
 
 /// A joint's payload as JSON.
-pub fn joint_to_json(_p: &JointPayload) -> Value {
-    Value::Null
+pub fn joint_to_json(p: &JointPayload) -> Value {
+    match p {
+        JointPayload::Hie(h) => to_json(h),
+        JointPayload::Dmc3(d) => to_json(d),
+    }
+}
+
+/// The file-level remainder back from JSON; `pointer` names where `v` was found.
+pub fn source_from_json(family: Family, v: &Value, pointer: &str) -> Result<Source, ExtrasError> {
+    Ok(match family {
+        Family::Hie => Source::Hie(from_json(v, pointer)?),
+        Family::Dmc3 => Source::Dmc3(from_json(v, pointer)?),
+    })
+}
+
+/// A skeleton's payload back from JSON.
+pub fn skeleton_from_json(
+    family: Family,
+    v: &Value,
+    pointer: &str,
+) -> Result<SkeletonPayload, ExtrasError> {
+    Ok(match family {
+        Family::Hie => SkeletonPayload::Hie(from_json(v, pointer)?),
+        Family::Dmc3 => SkeletonPayload::Dmc3(from_json(v, pointer)?),
+    })
+}
+
+/// A joint's payload back from JSON.
+pub fn joint_from_json(
+    family: Family,
+    v: &Value,
+    pointer: &str,
+) -> Result<JointPayload, ExtrasError> {
+    Ok(match family {
+        Family::Hie => JointPayload::Hie(from_json(v, pointer)?),
+        Family::Dmc3 => JointPayload::Dmc3(from_json(v, pointer)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::native::NativeFile;
+    use crate::rig;
+    use crate::synth;
+
+    fn round_trip(family: Family, data: &[u8], format: Option<crate::native::Format>) {
+        let r = rig::lift(NativeFile::read(format, data).unwrap());
+        let source = source_from_json(family, &source_to_json(&r.source), "/s").unwrap();
+        assert_eq!(source, r.source);
+        for s in &r.skeletons {
+            let back = skeleton_from_json(family, &skeleton_to_json(&s.native), "/k").unwrap();
+            assert_eq!(back, s.native);
+            for j in &s.joints {
+                let back = joint_from_json(family, &joint_to_json(&j.native), "/j").unwrap();
+                assert_eq!(back, j.native);
+            }
+        }
+    }
+
+    #[test]
+    fn payloads_survive_json() {
+        for seed in 0..40 {
+            round_trip(
+                Family::Hie,
+                &synth::hie::random(seed),
+                Some(crate::native::Format::Hie),
+            );
+            round_trip(Family::Dmc3, &synth::dmc3::random_mod(seed), None);
+            round_trip(Family::Dmc3, &synth::dmc3::random_scm(seed), None);
+            let (b, offset, nodes) = synth::dmc3::random_block_file(seed);
+            round_trip(
+                Family::Dmc3,
+                &b,
+                Some(crate::native::Format::Block { offset, nodes }),
+            );
+        }
+    }
+
+    #[test]
+    fn no_json_number_reaches_two_to_the_31() {
+        fn check(v: &Value, path: &str) {
+            match v {
+                Value::Number(n) => assert!(
+                    n.as_i64().is_some_and(|x| x.abs() < 1 << 31),
+                    "{path}: {n} would not survive Blender"
+                ),
+                Value::Array(a) => a
+                    .iter()
+                    .enumerate()
+                    .for_each(|(i, x)| check(x, &format!("{path}/{i}"))),
+                Value::Object(o) => o.iter().for_each(|(k, x)| check(x, &format!("{path}/{k}"))),
+                _ => {}
+            }
+        }
+        for seed in 0..40 {
+            let files = [
+                (synth::dmc3::random_mod(seed), crate::native::Format::Dmc3),
+                (synth::hie::random(seed), crate::native::Format::Hie),
+            ];
+            for (data, format) in files {
+                let r = rig::lift(NativeFile::read(Some(format), &data).unwrap());
+                check(&source_to_json(&r.source), "source");
+                for s in &r.skeletons {
+                    check(&skeleton_to_json(&s.native), "skeleton");
+                    for j in &s.joints {
+                        check(&joint_to_json(&j.native), "joint");
+                    }
+                }
+            }
+        }
+    }
 }

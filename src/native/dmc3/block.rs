@@ -21,12 +21,16 @@ pub const TRANSFORM_LEN: u64 = 0x20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct BlockRels {
     /// +0x00: parent array (i8 per order position), relative to the block start.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub parent: u32,
     /// +0x04: order array (node at order position).
+    #[serde(with = "crate::bytes::hex_u32")]
     pub order: u32,
     /// +0x08: group ("motion group / third domain") array.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub group: u32,
     /// +0x0C: transform records, indexed by node.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub transform: u32,
 }
 
@@ -80,20 +84,28 @@ impl BlockRels {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct NodeTransform {
     /// +0x00 tx (EXE_CONFIRMED).
+    #[serde(with = "crate::bytes::hex_u32")]
     pub tx_bits: u32,
     /// +0x04 ty.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub ty_bits: u32,
     /// +0x08 tz.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub tz_bits: u32,
     /// +0x0C translation magnitude (STRUCTURAL_CONFIRMED; not used by the local transform).
+    #[serde(with = "crate::bytes::hex_u32")]
     pub magnitude_bits: u32,
     /// +0x10 rx, radians.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub rx_bits: u32,
     /// +0x14 ry, radians.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub ry_bits: u32,
     /// +0x18 rz, radians.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub rz_bits: u32,
     /// +0x1C PRESERVED_UNDECODED: never rewritten, never defaulted (seed 000).
+    #[serde(with = "crate::bytes::hex_u32")]
     pub w_bits: u32,
 }
 
@@ -165,10 +177,12 @@ impl NodeTransform {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct NodeBlock {
     /// Absolute offset of the block header in the file.
+    #[serde(with = "crate::bytes::hex_u64")]
     pub offset: u64,
     /// +0x00..+0x0F: where the arrays are, relative to the block start.
     pub rels: BlockRels,
     /// +0x10..+0x1F: PRESERVED_UNDECODED.
+    #[serde(with = "crate::bytes::hex_array")]
     pub unknown_10: [u8; 16],
     /// parent_by_order_position: parent NODE index of the node at each order position, -1 root.
     pub parents: Vec<i8>,

@@ -63,8 +63,10 @@ pub struct Header {
     /// +0x00 magic.
     pub magic: ContainerKind,
     /// +0x04 version, f32 bits.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub version_bits: u32,
     /// +0x08 unknown.
+    #[serde(with = "crate::bytes::hex_array")]
     pub unknown_08: [u8; 8],
     /// +0x10 object count.
     pub object_count: u8,
@@ -75,12 +77,16 @@ pub struct Header {
     /// +0x13 unknown.
     pub unknown_13: u8,
     /// +0x14 unknown.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub unknown_14: u32,
     /// +0x18 unknown.
+    #[serde(with = "crate::bytes::hex_u64")]
     pub unknown_18: u64,
     /// +0x20 absolute offset of the node-domain block.
+    #[serde(with = "crate::bytes::hex_u64")]
     pub block_offset: u64,
     /// +0x28 unknown.
+    #[serde(with = "crate::bytes::hex_array")]
     pub unknown_28: [u8; 24],
 }
 
@@ -142,14 +148,19 @@ pub struct ObjectRecord {
     /// +0x02 vertex count over the object's meshes (stored, not enforced).
     pub vertex_count: u16,
     /// +0x04 unknown.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub unknown_04: u32,
     /// +0x08 absolute offset of the first mesh record.
+    #[serde(with = "crate::bytes::hex_u64")]
     pub mesh_offset: u64,
     /// +0x10 flags.
+    #[serde(with = "crate::bytes::hex_u32")]
     pub flags: u32,
     /// +0x14 unknown.
+    #[serde(with = "crate::bytes::hex_array")]
     pub unknown_14: [u8; 28],
     /// +0x30 bounding sphere x, y, z, radius, f32 bits.
+    #[serde(with = "crate::bytes::hex_u32s")]
     pub bounds_bits: [u32; 4],
 }
 
@@ -200,17 +211,22 @@ pub enum MeshVariant {
     /// MOD: bone-index and weight streams.
     Mod {
         /// +0x28 absolute offset of the bone-index stream (u8×4 per vertex).
+        #[serde(with = "crate::bytes::hex_u64")]
         bone_index_offset: u64,
         /// +0x30 absolute offset of the weight stream (u16 per vertex).
+        #[serde(with = "crate::bytes::hex_u64")]
         weight_offset: u64,
         /// +0x38 unknown.
+        #[serde(with = "crate::bytes::hex_array")]
         unknown_38: [u8; 8],
     },
     /// SCM: a vertex-colour stream.
     Scm {
         /// +0x28 unknown.
+        #[serde(with = "crate::bytes::hex_array")]
         unknown_28: [u8; 16],
         /// +0x38 absolute offset of the vertex-colour stream (u8×4 per vertex).
+        #[serde(with = "crate::bytes::hex_u64")]
         colour_offset: u64,
     },
 }
@@ -233,18 +249,24 @@ pub struct MeshRecord {
     /// +0x02 texture index.
     pub texture_index: u16,
     /// +0x04 unknown.
+    #[serde(with = "crate::bytes::hex_array")]
     pub unknown_04: [u8; 12],
     /// +0x10 absolute offset of the position stream.
+    #[serde(with = "crate::bytes::hex_u64")]
     pub positions_offset: u64,
     /// +0x18 absolute offset of the normal stream.
+    #[serde(with = "crate::bytes::hex_u64")]
     pub normals_offset: u64,
     /// +0x20 absolute offset of the UV stream.
+    #[serde(with = "crate::bytes::hex_u64")]
     pub uv_offset: u64,
     /// +0x28..+0x40, MOD or SCM.
     pub variant: MeshVariant,
     /// +0x40 unknown.
+    #[serde(with = "crate::bytes::hex_u64")]
     pub unknown_40: u64,
     /// +0x48 unknown.
+    #[serde(with = "crate::bytes::hex_array")]
     pub unknown_48: [u8; 8],
 }
 
@@ -385,16 +407,22 @@ pub struct Mesh {
     /// The 0x50-byte record.
     pub record: MeshRecord,
     /// Positions, f32 bits, model (bind) space.
+    #[serde(with = "crate::bytes::le_stream")]
     pub positions: Vec<[u32; 3]>,
     /// Normals, f32 bits.
+    #[serde(with = "crate::bytes::le_stream")]
     pub normals: Vec<[u32; 3]>,
     /// UVs as stored (value × 4096).
+    #[serde(with = "crate::bytes::le_stream")]
     pub uvs: Vec<[i16; 2]>,
     /// MOD: four index bytes; byte 0 unused by public importers, bytes 1..3 joint × 4.
+    #[serde(with = "crate::bytes::le_stream")]
     pub bone_indices: Vec<[u8; 4]>,
     /// MOD: three 5-bit weights and the strip flag (bit 15).
+    #[serde(with = "crate::bytes::le_stream")]
     pub weights: Vec<u16>,
     /// SCM: RGB and a flag byte whose bit 1 is the strip flag.
+    #[serde(with = "crate::bytes::le_stream")]
     pub colours: Vec<[u8; 4]>,
 }
 
