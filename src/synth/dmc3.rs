@@ -454,15 +454,15 @@ fn arr<const N: usize>(rng: &mut Rng) -> [u8; N] {
     a
 }
 
-fn random_float_bits(rng: &mut Rng, scale: f64) -> u32 {
-    if rng.chance(0.03) {
+fn random_float_bits(rng: &mut Rng, scale: f64, wild: bool) -> u32 {
+    if rng.chance(0.03) && wild {
         rng.next_u32()
     } else {
         (((rng.unit() - 0.5) * scale) as f32).to_bits()
     }
 }
 
-fn random_mesh(rng: &mut Rng, vc: usize, scm: bool, nodes: usize) -> MeshSpec {
+fn random_mesh(rng: &mut Rng, vc: usize, scm: bool, nodes: usize, wild: bool) -> MeshSpec {
     let verts = (0..vc)
         .map(|i| {
             let restart = i < 2 || rng.chance(0.15);
@@ -474,7 +474,7 @@ fn random_mesh(rng: &mut Rng, vc: usize, scm: bool, nodes: usize) -> MeshSpec {
                 rng.next_u32() as u16 & 0x7FFF
             };
             let joint = |rng: &mut Rng| -> u8 {
-                if nodes > 0 && rng.chance(0.9) {
+                if nodes > 0 && (rng.chance(0.9) || !wild) {
                     (rng.index(nodes.min(64)) * 4) as u8
                 } else {
                     rng.next_u32() as u8
@@ -482,8 +482,8 @@ fn random_mesh(rng: &mut Rng, vc: usize, scm: bool, nodes: usize) -> MeshSpec {
             };
             let flag = rng.next_u32() as u8 & !2;
             Vert {
-                pos: [0; 3].map(|_: u8| random_float_bits(rng, 400.0)),
-                nrm: [0; 3].map(|_: u8| random_float_bits(rng, 2.0)),
+                pos: [0; 3].map(|_: u8| random_float_bits(rng, 400.0, wild)),
+                nrm: [0; 3].map(|_: u8| random_float_bits(rng, 2.0, wild)),
                 uv: [rng.next_u32() as i16, rng.next_u32() as i16],
                 bones: [rng.next_u32() as u8, joint(rng), joint(rng), joint(rng)],
                 weight: w | if restart { 0x8000 } else { 0 },
@@ -507,7 +507,7 @@ fn random_mesh(rng: &mut Rng, vc: usize, scm: bool, nodes: usize) -> MeshSpec {
     }
 }
 
-fn random_container(seed: u64, scm: bool) -> Vec<u8> {
+fn random_container(seed: u64, scm: bool, wild: bool) -> Vec<u8> {
     let mut rng = Rng::new(seed ^ if scm { 0x5C3 } else { 0x30D });
     let has_block = if scm {
         rng.chance(0.4)
@@ -515,7 +515,7 @@ fn random_container(seed: u64, scm: bool) -> Vec<u8> {
         rng.chance(0.9)
     };
     let nodes = if has_block {
-        rng.range(0, if scm { 20 } else { 60 }) as usize
+        (rng.range(0, if scm { 20 } else { 60 }) as usize).max(usize::from(!wild))
     } else {
         0
     };
@@ -540,7 +540,7 @@ fn random_container(seed: u64, scm: bool) -> Vec<u8> {
                 }
             }
             mesh_vcs.push(vc);
-            meshes.push(random_mesh(&mut rng, vc, scm, nodes));
+            meshes.push(random_mesh(&mut rng, vc, scm, nodes, wild));
         }
         let total: usize = meshes.iter().map(|m| m.verts.len()).sum();
         objects.push(ObjectSpec {
@@ -598,7 +598,7 @@ fn random_container(seed: u64, scm: bool) -> Vec<u8> {
         objects,
     };
     let block = if has_block {
-        let broken = rng.chance(0.1);
+        let broken = rng.chance(0.1) && wild;
         let bs = random_block_spec(&mut rng, nodes, broken);
         let shuffle = rng.chance(0.25);
         let noisy = rng.chance(0.5);
@@ -620,12 +620,20 @@ fn random_container(seed: u64, scm: bool) -> Vec<u8> {
 /// gaps with noise, trailing bytes, and usually a random block (sometimes gate-failing or
 /// non-canonical).
 pub fn random_mod(seed: u64) -> Vec<u8> {
-    random_container(seed, false)
+    random_container(seed, false, true)
+}
+
+/// A random MOD (or SCM with `scm`) as [`random_mod`] but one a glTF can show: a block passes
+/// the gate (at least one node), every vertex names joints of the skeleton, positions and
+/// normals are finite. The native oddities (gaps, padding, unknowns, +0x1C bits, shared
+/// streams, strip restarts) are all still there.
+pub fn random_exportable(seed: u64, scm: bool) -> Vec<u8> {
+    random_container(seed, scm, false)
 }
 
 /// A random SCM: like [`random_mod`] with vertex colours, and a block only sometimes.
 pub fn random_scm(seed: u64) -> Vec<u8> {
-    random_container(seed, true)
+    random_container(seed, true, true)
 }
 
 /// Rz·Ry·Rx, column-vector convention (X applied first), as the block stores it.
