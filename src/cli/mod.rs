@@ -22,7 +22,7 @@ included), lifts them into a format-neutral skeleton, and writes them back byte 
 Formats: DBnnHIE.BIN hierarchy tables (PlayStation), DMC3 .mod/.scm containers, and a DMC3 \
 node-domain block at a given offset inside any file (.efm and others, --block-at/--nodes).\n\n\
 Exit codes: 0 ok, 1 a check failed (a file did not come back identical), 2 bad input or usage.",
-    after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip verify samples/\n  rigtrip verify --json dump/ > report.json"
+    after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip verify samples/\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json"
 )]
 struct Cli {
     /// Print only problems.
@@ -39,7 +39,7 @@ struct Cli {
 enum Command {
     /// Show what a file holds: skeletons, joint trees, the spatial gate, undecoded fields.
     #[command(
-        after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip inspect --json samples/dmc3_humanoid.mod\n  rigtrip inspect --block-at 0x1a3 --nodes 8 samples/effect.efm"
+        after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip inspect --json samples/dmc3_humanoid.mod\n  rigtrip inspect --block-at 0x35 --nodes 8 samples/dmc3_effect.efm"
     )]
     Inspect(InspectArgs),
     /// Check that every file comes back byte for byte (native -> rig -> native).
@@ -49,6 +49,16 @@ Exit 0 if all identical, 1 if any differ (a rigtrip bug: please report it), 2 if
 Examples:\n  rigtrip verify samples/\n  rigtrip verify -q --json path/to/dump > report.json\n  rigtrip verify --format hie DB*.BIN"
     )]
     Verify(VerifyArgs),
+    /// Turn a rig file into a skinned glTF 2.0 (.glb or .gltf) that carries everything needed to rebuild it.
+    #[command(
+        after_help = "The space conversion is baked in: DMC3 centimetres x0.01, HIE units x0.001 \
+and 180 degrees about X (Y down to glTF's Y up). In Blender, import with the default settings; \
+export back with \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
+Examples:\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json\n  \
+rigtrip export samples/dmc3_humanoid.mod -o humanoid.gltf\n  \
+rigtrip export --block-at 0x35 --nodes 8 samples/dmc3_effect.efm -o effect.glb"
+    )]
+    Export(ExportArgs),
 }
 
 #[derive(Args, Debug)]
@@ -104,6 +114,29 @@ struct InspectArgs {
 }
 
 #[derive(Args, Debug)]
+struct ExportArgs {
+    /// The rig file to export.
+    file: PathBuf,
+    /// Output path; `.glb` (binary) or `.gltf` (JSON with the buffer embedded).
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    #[command(flatten)]
+    format: FormatArgs,
+    /// Joint names as JSON: `{"1": ["hips", ...]}` per HIE slot, or a plain list for DMC3.
+    #[arg(long, value_name = "NAMES.json")]
+    names: Option<PathBuf>,
+    /// Metres per native unit (default: DMC3 0.01, HIE 0.001).
+    #[arg(long, value_name = "S")]
+    scale: Option<f64>,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    force: bool,
+    /// Print the export report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
 struct VerifyArgs {
     /// Files or directories (recursed).
     #[arg(required = true)]
@@ -137,6 +170,7 @@ fn dispatch(cli: &Cli) -> Result<i32> {
     match &cli.command {
         Command::Inspect(a) => inspect(a),
         Command::Verify(a) => verify_cmd(cli, a),
+        Command::Export(a) => export_cmd(cli, a),
     }
 }
 
@@ -158,6 +192,98 @@ fn inspect(a: &InspectArgs) -> Result<i32> {
     Ok(0)
 }
 
+fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
+    let ext = a
+        .output
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if ext != "glb" && ext != "gltf" {
+        bail!(
+            "{}: the output must end in .glb or .gltf",
+            a.output.display()
+        );
+    }
+    let data =
+        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let rig =
+        ops::load(a.format.format(), &data).with_context(|| format!("{}", a.file.display()))?;
+    let names = match &a.names {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            Some(
+                rigtrip::gltf::Names::from_json(&text)
+                    .with_context(|| format!("{}", p.display()))?,
+            )
+        }
+        None => None,
+    };
+    let opts = rigtrip::gltf::ExportOptions {
+        scale: a.scale,
+        names,
+    };
+    let exported =
+        rigtrip::gltf::export(&rig, &opts).with_context(|| format!("{}", a.file.display()))?;
+    let bytes = if ext == "glb" {
+        rigtrip::gltf::to_glb(&exported)
+    } else {
+        rigtrip::gltf::to_gltf(&exported)
+    };
+    ops::output::write_atomic(&a.output, &bytes, a.force, Some(&a.file))?;
+    let r = &exported.report;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        serde_json::to_writer_pretty(&mut out, r)?;
+        writeln!(out)?;
+    } else if !cli.quiet {
+        let joints: usize = r.skins.iter().map(|s| s.joints).sum();
+        let meshes = r
+            .meshes
+            .iter()
+            .filter(|m| !m.proxy && m.gltf_mesh.is_some())
+            .count();
+        let proxies = r
+            .meshes
+            .iter()
+            .filter(|m| m.proxy && m.gltf_mesh.is_some())
+            .count();
+        writeln!(
+            out,
+            "wrote {}: {} skin(s), {joints} joint(s), {meshes} mesh(es), {proxies} proxy mesh(es), scale {}",
+            a.output.display(),
+            r.skins.len(),
+            r.space.scale
+        )?;
+        let notes = [
+            (
+                r.zero_weight_vertices.len(),
+                "vertices with zero weight sum bound to their first joint",
+            ),
+            (
+                r.merged_joints.len(),
+                "vertices naming a joint twice (weights added)",
+            ),
+            (
+                r.dropped_weights.len(),
+                "negative or non-finite weights taken as zero",
+            ),
+            (r.fixed_normals.len(), "zero or non-finite normals replaced"),
+            (r.clamped_colors.len(), "colours clamped to 0..1"),
+            (r.renamed.len(), "names changed (63-byte limit, duplicates)"),
+        ];
+        for (n, what) in notes {
+            if n > 0 {
+                writeln!(
+                    out,
+                    "note: {n} {what} (glTF only; native bytes untouched; --json lists them)"
+                )?;
+            }
+        }
+    }
+    Ok(0)
+}
+
 fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
     let files = verify::collect_files(&a.paths).context("cannot list the given paths")?;
     if files.is_empty() {
@@ -168,7 +294,7 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
     let mut results = Vec::with_capacity(files.len());
     let mut out = std::io::stdout().lock();
     for f in &files {
-        let r = verify::verify_path(format, f);
+        let r = verify::verify_candidate(format, f);
         summary.add(&r.verdict);
         if !a.json {
             print_line(&mut out, cli, &r)?;
@@ -180,11 +306,15 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else {
-        writeln!(
+        write!(
             out,
             "{} identical, {} differ, {} rejected",
             summary.identical, summary.differ, summary.rejected
         )?;
+        if summary.skipped > 0 {
+            write!(out, ", {} skipped (not rig files)", summary.skipped)?;
+        }
+        writeln!(out)?;
     }
     Ok(summary.exit_code())
 }
@@ -205,6 +335,11 @@ fn print_line(out: &mut impl Write, cli: &Cli, r: &verify::FileResult) -> Result
         }
         verify::Verdict::Rejected { message } => {
             writeln!(out, "rejected   {:<5} {p}: {message}", "-")?;
+        }
+        verify::Verdict::Skipped => {
+            if cli.verbose {
+                writeln!(out, "skipped    {:<5} {p}: not a rig file", "-")?;
+            }
         }
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! What the CLI commands do, as library functions: each command is a thin wrapper over these.
 
 pub mod inspect;
+pub mod output;
 pub mod verify;
 
 use crate::native::{Format, NativeFile, ReadError};

@@ -30,6 +30,9 @@ pub enum Verdict {
         /// Why, in one line.
         message: String,
     },
+    /// Found while walking a directory, not named like a rig file and not recognised by its
+    /// content: not a rig file (a README, a texture). Named files are never skipped.
+    Skipped,
 }
 
 /// One file's result.
@@ -51,6 +54,8 @@ pub struct Summary {
     pub differ: usize,
     /// Files that were rejected.
     pub rejected: usize,
+    /// Files found in directories that are not rig files.
+    pub skipped: usize,
 }
 
 impl Summary {
@@ -60,6 +65,7 @@ impl Summary {
             Verdict::Identical { .. } => self.identical += 1,
             Verdict::Differ { .. } => self.differ += 1,
             Verdict::Rejected { .. } => self.rejected += 1,
+            Verdict::Skipped => self.skipped += 1,
         }
     }
 
@@ -119,30 +125,65 @@ pub fn describe_difference(original: &[u8], rebuilt: &[u8]) -> String {
     )
 }
 
-/// Checks one file on disk.
-pub fn verify_path(format: Option<Format>, path: &Path) -> FileResult {
-    let verdict = match std::fs::read(path) {
+/// A file to check, and whether the user named it (rather than it being found in a directory).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Named on the command line: never skipped.
+    pub named: bool,
+}
+
+/// Whether a file name says "rig file" even when its content is not recognised: such files are
+/// rejected rather than skipped (a truncated `DB22HIE.BIN` must not pass unnoticed).
+pub fn named_like_rig(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    name.ends_with(".mod") || name.ends_with(".scm") || name.ends_with("hie.bin")
+}
+
+/// Checks one file on disk. Without a forced format, a file found in a directory that is
+/// neither recognised by content nor named like a rig file is skipped.
+pub fn verify_candidate(format: Option<Format>, c: &Candidate) -> FileResult {
+    let verdict = match std::fs::read(&c.path) {
+        Ok(data)
+            if format.is_none()
+                && !c.named
+                && crate::native::detect(&data).is_none()
+                && !named_like_rig(&c.path) =>
+        {
+            Verdict::Skipped
+        }
         Ok(data) => verify_bytes(format, &data),
         Err(e) => Verdict::Rejected {
             message: format!("cannot read: {e}"),
         },
     };
     FileResult {
-        path: path.to_path_buf(),
+        path: c.path.clone(),
         verdict,
     }
 }
 
 /// Expands the given paths: files as they are, directories recursed in name order.
-pub fn collect_files(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+pub fn collect_files(paths: &[PathBuf]) -> std::io::Result<Vec<Candidate>> {
     let mut out = Vec::new();
     for p in paths {
-        walk(p, &mut out)?;
+        if p.is_dir() {
+            walk(p, &mut out)?;
+        } else {
+            out.push(Candidate {
+                path: p.clone(),
+                named: true,
+            });
+        }
     }
     Ok(out)
 }
 
-fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn walk(p: &Path, out: &mut Vec<Candidate>) -> std::io::Result<()> {
     if p.is_dir() {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
             .map(|e| e.map(|e| e.path()))
@@ -152,7 +193,10 @@ fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
             walk(&e, out)?;
         }
     } else {
-        out.push(p.to_path_buf());
+        out.push(Candidate {
+            path: p.to_path_buf(),
+            named: false,
+        });
     }
     Ok(())
 }

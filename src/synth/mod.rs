@@ -4,3 +4,14 @@
 pub mod dmc3;
 pub mod hie;
 pub mod rng;
+
+/// The bundled samples as (file name, bytes), exactly as committed under `samples/`.
+pub fn samples() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("DB22HIE.BIN", hie::sample_db22()),
+        ("DB22HIE.names.json", hie::sample_db22_names().into_bytes()),
+        ("dmc3_humanoid.mod", dmc3::sample_mod()),
+        ("dmc3_stage.scm", dmc3::sample_scm()),
+        ("dmc3_effect.efm", dmc3::sample_efm().0),
+    ]
+}
