@@ -8,7 +8,9 @@
 //! - [`synth`]: deterministic generators of valid files for samples, tests and benchmarks.
 
 pub mod bytes;
+pub mod gait;
 pub mod gltf;
+pub mod lint;
 pub mod native;
 pub mod ops;
 pub mod rig;

@@ -9,6 +9,7 @@
 mod buffer;
 mod export;
 mod glb;
+pub mod import;
 mod names;
 pub mod proxy;
 pub mod space;

@@ -1,5 +1,7 @@
 //! What the CLI commands do, as library functions: each command is a thin wrapper over these.
 
+pub mod coverage;
+pub mod dump;
 pub mod inspect;
 pub mod output;
 pub mod verify;

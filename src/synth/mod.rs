@@ -3,6 +3,7 @@
 
 pub mod dmc3;
 pub mod hie;
+pub mod mech;
 pub mod rng;
 
 /// The bundled samples as (file name, bytes), exactly as committed under `samples/`.

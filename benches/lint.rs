@@ -1,0 +1,2 @@
+//! Benchmark: lint vs the Khronos validator (STUB).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmark: verify vs md5sum (STUB).
+fn main() {}

@@ -1,0 +1,1 @@
+//! `rigtrip gait`: mech locomotion clip sets (STUB: being written).

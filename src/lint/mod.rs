@@ -1,0 +1,1 @@
+//! `rigtrip lint`: the skin-contract diagnosis for any glTF (STUB: being written).

@@ -1,0 +1,1 @@
+//! `inspect --coverage`: every byte accounted for (STUB: being written).

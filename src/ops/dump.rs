@@ -1,0 +1,1 @@
+//! `dump`/`build`: the whole native structure as lossless JSON (STUB: being written).

@@ -1,0 +1,1 @@
+//! A synthetic mech with gait clips (STUB: being written).
