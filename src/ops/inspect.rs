@@ -1,8 +1,14 @@
-//! `inspect`: what a file holds, as the IR sees it (format-specific detail is added per format).
+//! `inspect`: what a file holds: skeletons as joint trees with world positions, the spatial gate,
+//! and, per format, the native detail a researcher looks for (HIE slots and aliases, depths,
+//! model ids; DMC3 evaluation order and raw transform bits), with every non-zero unknown and
+//! every non-canonical placement called out.
 
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::rig::{Rig, Skeleton};
+use crate::rig::dmc3::Dmc3Skeleton;
+use crate::rig::hie::HieSkeleton;
+use crate::rig::{extras, JointPayload, Rig, Skeleton, SkeletonPayload, Source};
 
 /// The inspect report of one file; `--json` prints it as is.
 #[derive(Debug, Clone, Serialize)]
@@ -11,8 +17,22 @@ pub struct Report {
     pub kind: &'static str,
     /// Input size in bytes.
     pub size: usize,
+    /// HIE: the non-empty slots and the skeleton each points at (aliases share one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<SlotReport>,
+    /// Things a researcher should look at: non-zero unknowns, non-canonical placements.
+    pub notes: Vec<String>,
     /// One entry per skeleton.
     pub skeletons: Vec<SkeletonReport>,
+}
+
+/// One non-empty HIE slot.
+#[derive(Debug, Clone, Serialize)]
+pub struct SlotReport {
+    /// Slot number (0..255).
+    pub slot: usize,
+    /// Index into `skeletons`.
+    pub skeleton: usize,
 }
 
 /// One skeleton in the report.
@@ -20,8 +40,12 @@ pub struct Report {
 pub struct SkeletonReport {
     /// Skeleton name.
     pub name: String,
+    /// Absolute file offset of the skeleton's native structure (HIE hierarchy, DMC3 block).
+    pub offset: u64,
     /// `null` when the skeleton passes the spatial gate, else why not.
     pub gate: Option<GateReport>,
+    /// The skeleton's native payload (raw fields as in the glTF extras).
+    pub native: Value,
     /// Joints in native index order.
     pub joints: Vec<JointReport>,
 }
@@ -42,7 +66,7 @@ pub struct GateReport {
 /// One joint in the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct JointReport {
-    /// Native index.
+    /// Native index (HIE part index, DMC3 node index).
     pub index: usize,
     /// Display name.
     pub name: String,
@@ -54,27 +78,64 @@ pub struct JointReport {
     pub rotation: [f64; 4],
     /// Rest-pose world position, native units (`null` when the gate fails).
     pub world: Option<[f64; 3]>,
+    /// The joint's raw native fields (hex bit patterns as in the glTF extras).
+    pub native: Value,
 }
 
 /// Builds the report of a lifted file.
 pub fn report(kind: &'static str, size: usize, rig: &Rig) -> Report {
+    let mut notes = Vec::new();
+    let mut slots = Vec::new();
+    if let Source::Hie(shell) = &rig.source {
+        for (slot, s) in shell.slots.iter().enumerate() {
+            if let Some(s) = *s {
+                slots.push(SlotReport { slot, skeleton: s });
+            }
+        }
+        if !shell.gaps.is_empty() {
+            let total: usize = shell.gaps.iter().map(|g| g.bytes.len()).sum();
+            notes.push(format!(
+                "{total} byte(s) in {} range(s) covered by neither the table nor a hierarchy (kept exactly)",
+                shell.gaps.len()
+            ));
+        }
+    }
+    let skeletons = rig
+        .skeletons
+        .iter()
+        .map(|s| skeleton_report(s, &mut notes))
+        .collect();
     Report {
         kind,
         size,
-        skeletons: rig.skeletons.iter().map(skeleton_report).collect(),
+        slots,
+        notes,
+        skeletons,
     }
 }
 
-fn skeleton_report(s: &Skeleton) -> SkeletonReport {
+fn skeleton_report(s: &Skeleton, notes: &mut Vec<String>) -> SkeletonReport {
     let world = s.world_positions().ok();
+    let offset = match &s.native {
+        SkeletonPayload::Hie(h) => {
+            hie_notes(s, h, notes);
+            h.offset as u64
+        }
+        SkeletonPayload::Dmc3(d) => {
+            dmc3_notes(s, d, notes);
+            d.offset
+        }
+    };
     SkeletonReport {
         name: s.name.clone(),
+        offset,
         gate: s.gate.as_ref().err().map(|g| GateReport {
             code: g.condition.code(),
             joint: g.joint,
             position: g.position,
             message: g.to_string(),
         }),
+        native: extras::skeleton_to_json(&s.native),
         joints: s
             .joints
             .iter()
@@ -86,12 +147,78 @@ fn skeleton_report(s: &Skeleton) -> SkeletonReport {
                 translation: j.translation.to_array(),
                 rotation: j.rotation.to_array(),
                 world: world.as_ref().map(|w| w[i].to_array()),
+                native: extras::joint_to_json(&j.native),
             })
             .collect(),
     }
 }
 
-/// Renders the report as readable text: per skeleton an indented joint tree.
+fn hie_notes(s: &Skeleton, h: &HieSkeleton, notes: &mut Vec<String>) {
+    if h.byte_lists.tail.iter().any(|&b| b != 0) {
+        notes.push(format!(
+            "{}: byte-list area has a non-zero tail after its last 0xFF list",
+            s.name
+        ));
+    }
+    for (k, j) in s.joints.iter().enumerate() {
+        if let JointPayload::Hie(p) = &j.native {
+            let mut odd = Vec::new();
+            if p.unknown_00 != 0 {
+                odd.push(format!("unknown_00 = {:#06x}", p.unknown_00));
+            }
+            if p.unknown_20 != 0 {
+                odd.push(format!("unknown_20 = {:#010x}", p.unknown_20));
+            }
+            if p.runtime.iter().any(|&b| b != 0) {
+                odd.push("run-time bytes +0x04..+0x14 not zero".to_string());
+            }
+            if !odd.is_empty() {
+                notes.push(format!("{} part {k}: {}", s.name, odd.join(", ")));
+            }
+        }
+    }
+}
+
+fn dmc3_notes(s: &Skeleton, d: &Dmc3Skeleton, notes: &mut Vec<String>) {
+    if let Some(c) = crate::native::dmc3::BlockRels::canonical(s.joints.len()) {
+        if c != d.rels {
+            notes.push(format!(
+                "{}: non-canonical block placement: parent {:#x} order {:#x} group {:#x} transforms {:#x} (canonical {:#x} {:#x} {:#x} {:#x}); the rel fields are used as the truth",
+                s.name, d.rels.parent, d.rels.order, d.rels.group, d.rels.transform,
+                c.parent, c.order, c.group, c.transform
+            ));
+        }
+    }
+    if d.unknown_10.iter().any(|&b| b != 0) {
+        notes.push(format!("{}: block header +0x10..+0x1F not zero", s.name));
+    }
+    if d.padding.iter().any(|g| g.bytes.iter().any(|&b| b != 0)) {
+        notes.push(format!(
+            "{}: non-zero bytes in the block's padding (kept)",
+            s.name
+        ));
+    }
+    let odd: Vec<String> = s
+        .joints
+        .iter()
+        .enumerate()
+        .filter_map(|(k, j)| match &j.native {
+            JointPayload::Dmc3(p) if p.record.w_bits != 0 => {
+                Some(format!("node {k} = {:#010x}", p.record.w_bits))
+            }
+            _ => None,
+        })
+        .collect();
+    if !odd.is_empty() {
+        notes.push(format!(
+            "{}: transform +0x1C not 0.0 (0 in every file seen): {}",
+            s.name,
+            odd.join(", ")
+        ));
+    }
+}
+
+/// Renders the report as readable text: slots, notes, and per skeleton an indented joint tree.
 pub fn render_text(r: &Report) -> String {
     use std::fmt::Write;
     let mut out = String::new();
@@ -102,14 +229,36 @@ pub fn render_text(r: &Report) -> String {
         r.size,
         r.skeletons.len()
     );
-    for s in &r.skeletons {
-        let _ = writeln!(out, "skeleton {}: {} joint(s)", s.name, s.joints.len());
+    for n in &r.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    for (si, s) in r.skeletons.iter().enumerate() {
+        let aliases: Vec<String> = r
+            .slots
+            .iter()
+            .filter(|x| x.skeleton == si)
+            .map(|x| x.slot.to_string())
+            .collect();
+        let _ = write!(
+            out,
+            "\nskeleton {} at {:#x}: {} joint(s)",
+            s.name,
+            s.offset,
+            s.joints.len()
+        );
+        if !aliases.is_empty() {
+            let _ = write!(out, ", slot(s) {}", aliases.join(", "));
+        }
+        out.push('\n');
         match &s.gate {
-            None => {
-                let _ = writeln!(out, "  gate: ok");
-            }
+            None => out.push_str("  gate: ok\n"),
             Some(g) => {
-                let _ = writeln!(out, "  gate: FAILS: {}", g.message);
+                let _ = writeln!(out, "  gate: FAILS: {} (round trip only)", g.message);
+            }
+        }
+        if r.kind == "hie" {
+            if let Some(lists) = s.native.get("byte_lists") {
+                let _ = writeln!(out, "  byte lists: {}", lists);
             }
         }
         let mut children: Vec<Vec<usize>> = vec![Vec::new(); s.joints.len()];
@@ -131,10 +280,9 @@ pub fn render_text(r: &Report) -> String {
                 j,
                 indent = level * 2
             );
-            let t = jr.translation;
-            let _ = write!(out, " t=({}, {}, {})", t[0], t[1], t[2]);
+            out.push_str(&joint_detail(r.kind, jr, level));
             if let Some(w) = jr.world {
-                let _ = write!(out, " world=({:.4}, {:.4}, {:.4})", w[0], w[1], w[2]);
+                let _ = write!(out, " world ({:.4}, {:.4}, {:.4})", w[0], w[1], w[2]);
             }
             out.push('\n');
             for &c in children[j].iter().rev() {
@@ -143,4 +291,37 @@ pub fn render_text(r: &Report) -> String {
         }
     }
     out
+}
+
+fn joint_detail(kind: &str, j: &JointReport, level: usize) -> String {
+    let n = &j.native;
+    let t = j.translation;
+    if kind == "hie" {
+        let model = n.get("model").and_then(Value::as_str).unwrap_or("?");
+        let (depth, offset) = match (n.get("raw"), n.get("root_offset")) {
+            (Some(raw), _) if !raw.is_null() => {
+                (raw["depth"].to_string(), raw["offset"].to_string())
+            }
+            (_, Some(ro)) if !ro.is_null() => {
+                ((level + 1).to_string(), format!("{ro} (not applied)"))
+            }
+            _ => (
+                (level + 1).to_string(),
+                format!("[{},{},{}]", t[0], t[1], t[2]),
+            ),
+        };
+        format!(" depth {depth} offset {offset} model {model}")
+    } else {
+        let r = crate::rig::dmc3::euler_xyz(glam::DQuat::from_array(j.rotation));
+        let w = n
+            .get("record")
+            .and_then(|x| x.get("w_bits"))
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        let g = n.get("group").map(Value::to_string).unwrap_or_default();
+        format!(
+            " t ({}, {}, {}) r ({:.6}, {:.6}, {:.6}) +0x1C {w} group {g}",
+            t[0], t[1], t[2], r[0], r[1], r[2]
+        )
+    }
 }

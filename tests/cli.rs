@@ -1,0 +1,206 @@
+//! The command line as a user meets it: exact lines, exit codes, no clobbering, no panics.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn rigtrip(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rigtrip-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+#[test]
+fn verify_samples_all_identical() {
+    let o = rigtrip(&["verify", "samples/"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "identical  hie   samples/DB22HIE.BIN\n\
+         identical  mod   samples/dmc3_humanoid.mod\n\
+         identical  scm   samples/dmc3_stage.scm\n\
+         3 identical, 0 differ, 0 rejected, 3 skipped (not rig files)\n"
+    );
+    let o = rigtrip(&[
+        "verify",
+        "--block-at",
+        "0x35",
+        "--nodes",
+        "8",
+        "samples/dmc3_effect.efm",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        text(&o.stdout),
+        "identical  block samples/dmc3_effect.efm\n1 identical, 0 differ, 0 rejected\n"
+    );
+}
+
+#[test]
+fn verify_mixed_folder_reports_each_and_exits_2() {
+    let dir = tmp("mixed");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a_good.mod"), rigtrip::synth::dmc3::sample_mod()).unwrap();
+    // A gate-failing HIE: first part at depth 2. Still round-trips.
+    let mut bad_gate = rigtrip::synth::hie::sample_db22();
+    let first = u32::from_le_bytes(bad_gate[4..8].try_into().unwrap()) as usize;
+    bad_gate[first + 0x34 + 2] = 2;
+    std::fs::write(dir.join("b_gate_DB01HIE.BIN"), &bad_gate).unwrap();
+    let good = rigtrip::synth::hie::sample_db22();
+    std::fs::write(dir.join("c_truncated_DB02HIE.BIN"), &good[..0x3ff]).unwrap();
+    std::fs::write(dir.join("d_notes.txt"), b"not a rig").unwrap();
+    let o = rigtrip(&["verify", dir.to_str().unwrap()]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("identical  mod"), "{out}");
+    assert!(lines[1].starts_with("identical  hie"), "{out}");
+    assert!(
+        lines[2].contains("note: slot1: spatial gate: the first part has depth 1 does not hold"),
+        "{out}"
+    );
+    assert!(
+        lines[3].starts_with("rejected") && lines[3].contains("c_truncated_DB02HIE.BIN"),
+        "{out}"
+    );
+    assert_eq!(
+        lines[4],
+        "2 identical, 0 differ, 1 rejected, 1 skipped (not rig files)"
+    );
+    assert!(!text(&o.stderr).contains("panicked"));
+}
+
+#[test]
+fn unreadable_and_unknown_inputs_exit_2_with_one_line() {
+    let o = rigtrip(&["inspect", "no/such/file.mod"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(text(&o.stderr).lines().count(), 1, "{}", text(&o.stderr));
+    assert!(text(&o.stderr).starts_with("rigtrip: error: cannot read no/such/file.mod"));
+    let o = rigtrip(&["inspect", "samples/README.md"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("not a recognised format"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = rigtrip(&["verify", "--nodes", "3", "samples/"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--nodes without --block-at is a usage error"
+    );
+    let o = rigtrip(&["frobnicate"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn help_teaches_with_examples() {
+    for cmd in ["inspect", "verify", "export"] {
+        let o = rigtrip(&[cmd, "--help"]);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(text(&o.stdout).contains("Examples:"), "{cmd}");
+    }
+    let o = rigtrip(&["--help"]);
+    assert!(text(&o.stdout).contains("Exit codes: 0 ok, 1 a check failed"));
+}
+
+#[test]
+fn inspect_json_gives_world_positions_and_raw_fields() {
+    let o = rigtrip(&["inspect", "--json", "samples/DB22HIE.BIN"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["kind"], "hie");
+    let chuckie = v["skeletons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "slot1")
+        .unwrap();
+    // The head: chest (0,-160,0) + head (0,-240,0); the hips' own offset is not applied.
+    assert_eq!(
+        chuckie["joints"][2]["world"],
+        serde_json::json!([0.0, -400.0, 0.0])
+    );
+    assert_eq!(
+        chuckie["joints"][0]["native"]["root_offset"],
+        serde_json::json!([0, -400, 0])
+    );
+    assert_eq!(chuckie["joints"][2]["native"]["model"], "0x00000102");
+    let slots: Vec<u64> = v["slots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| v["skeletons"][s["skeleton"].as_u64().unwrap() as usize]["name"] == "slot1")
+        .map(|s| s["slot"].as_u64().unwrap())
+        .collect();
+    assert_eq!(slots, vec![1, 7]);
+}
+
+#[test]
+fn export_never_clobbers_and_refuses_gate_failures() {
+    let out = tmp("db22.glb");
+    let _ = std::fs::remove_file(&out);
+    let o = rigtrip(&["export", "samples/DB22HIE.BIN", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).starts_with(&format!("wrote {}: 3 skin(s), 19 joint(s)", out.display()))
+    );
+    let first = std::fs::read(&out).unwrap();
+    std::fs::write(&out, b"keep me").unwrap();
+    let o = rigtrip(&["export", "samples/DB22HIE.BIN", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("exists; pass --force"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep me");
+    let o = rigtrip(&[
+        "export",
+        "samples/DB22HIE.BIN",
+        "-o",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        first,
+        "export is deterministic"
+    );
+
+    let mut bad_gate = rigtrip::synth::hie::sample_db22();
+    let first_h = u32::from_le_bytes(bad_gate[4..8].try_into().unwrap()) as usize;
+    bad_gate[first_h + 0x34 + 2] = 2;
+    let input = tmp("DB01HIE.BIN");
+    std::fs::write(&input, &bad_gate).unwrap();
+    let out2 = tmp("gate.glb");
+    let _ = std::fs::remove_file(&out2);
+    let o = rigtrip(&[
+        "export",
+        input.to_str().unwrap(),
+        "-o",
+        out2.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("the first part has depth 1"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(
+        !Path::new(&out2).exists(),
+        "no output left behind on failure"
+    );
+}
