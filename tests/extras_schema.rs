@@ -1,0 +1,111 @@
+//! Every export's extras follow `schema/rigtrip-extras.schema.json`, checked with a JSON Schema
+//! validator; and the schema is strict enough to catch a malformed value.
+
+use rigtrip::gltf::{export, ExportOptions};
+use rigtrip::native::Format;
+use rigtrip::rig::Rig;
+use serde_json::{json, Value};
+
+fn validator() -> jsonschema::Validator {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/schema/rigtrip-extras.schema.json"
+    );
+    let schema: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).expect("the schema compiles")
+}
+
+fn extras(e: &Option<Box<serde_json::value::RawValue>>) -> Option<Value> {
+    e.as_ref()
+        .map(|r| serde_json::from_str::<Value>(r.get()).unwrap()["rigtrip"].clone())
+}
+
+/// Validates one export; returns how many node extras were checked.
+fn check(v: &jsonschema::Validator, rig: &Rig, what: &str) -> usize {
+    let e = export(rig, &ExportOptions::default()).unwrap();
+    let scene = extras(&e.root.scenes[0].extras).expect("scene extras");
+    let doc = json!({ "scene": scene });
+    let errors: Vec<String> = v
+        .iter_errors(&doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}: scene extras: {errors:?}");
+    let mut nodes = 0;
+    for (i, n) in e.root.nodes.iter().enumerate() {
+        if let Some(x) = extras(&n.extras) {
+            let doc = json!({ "node": x });
+            let errors: Vec<String> = v.iter_errors(&doc).map(|e| e.to_string()).collect();
+            assert!(errors.is_empty(), "{what}: node {i}: {errors:?}");
+            nodes += 1;
+        }
+    }
+    nodes
+}
+
+fn load(format: Option<Format>, data: &[u8]) -> Rig {
+    rigtrip::ops::load(format, data).unwrap()
+}
+
+#[test]
+fn every_export_follows_the_schema() {
+    let v = validator();
+    let mut nodes = 0;
+    for (name, bytes) in rigtrip::synth::samples() {
+        let format = match name {
+            "dmc3_effect.efm" => Some(Format::Block {
+                offset: 0x35,
+                nodes: 8,
+            }),
+            n if n.ends_with(".json") || !n.contains('.') => continue,
+            _ => None,
+        };
+        nodes += check(&v, &load(format, &bytes), name);
+    }
+    let mut files = 0;
+    for seed in 0..60u64 {
+        let hie = load(Some(Format::Hie), &rigtrip::synth::hie::random(seed));
+        if hie.skeletons.iter().all(|s| s.gate.is_ok()) {
+            nodes += check(&v, &hie, &format!("hie seed {seed}"));
+            files += 1;
+        }
+        let m = load(
+            Some(Format::Dmc3),
+            &rigtrip::synth::dmc3::random_exportable(seed, seed % 2 == 1),
+        );
+        nodes += check(&v, &m, &format!("dmc3 seed {seed}"));
+        files += 1;
+    }
+    assert!(
+        files >= 50 && nodes > 1000,
+        "{files} files, {nodes} node extras"
+    );
+}
+
+#[test]
+fn the_schema_catches_malformed_extras() {
+    let v = validator();
+    let rig = load(None, &rigtrip::synth::hie::sample_db22());
+    let e = export(&rig, &ExportOptions::default()).unwrap();
+    let scene = extras(&e.root.scenes[0].extras).unwrap();
+    let joint = e
+        .root
+        .nodes
+        .iter()
+        .filter_map(|n| extras(&n.extras))
+        .find(|x| x.get("joint").is_some())
+        .unwrap();
+    assert!(v.is_valid(&json!({ "scene": scene })));
+    assert!(v.is_valid(&json!({ "node": joint })));
+    let mut bad = joint.clone();
+    bad["native"]["model"] = json!(258); // a u32 as a JSON number: Blender may turn it into a string
+    assert!(!v.is_valid(&json!({ "node": bad })));
+    let mut bad = scene.clone();
+    bad["schema"] = json!(2);
+    assert!(!v.is_valid(&json!({ "scene": bad })));
+    let mut bad = scene.clone();
+    bad["source"]["slots"] = json!([1, 2]);
+    assert!(!v.is_valid(&json!({ "scene": bad })));
+    let mut bad = scene;
+    bad["space"]["rotation"] = json!("y90");
+    assert!(!v.is_valid(&json!({ "scene": bad })));
+}
