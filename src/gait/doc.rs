@@ -1,0 +1,423 @@
+//! Reading the input glTF defensively: the GLB container, the buffers, accessors (with sparse
+//! substitution and normalised integers) and the node hierarchy. Every offset and count is
+//! checked against the data it points into; nothing here can panic on file content.
+
+use std::path::Path;
+
+use ::gltf_json as json;
+use base64::Engine as _;
+use json::accessor::{ComponentType, Type};
+use json::mesh::Semantic;
+use json::validation::Checked;
+
+use super::GaitError;
+use crate::bytes::Bytes;
+
+const GLB_MAGIC: &[u8; 4] = b"glTF";
+const CHUNK_JSON: u32 = 0x4E4F_534A;
+const CHUNK_BIN: u32 = 0x004E_4942;
+
+/// The input as the gait tools need it.
+#[derive(Debug)]
+pub(crate) struct Doc {
+    /// The typed JSON (deserialised by the `gltf` crate).
+    pub root: json::Root,
+    /// The raw JSON text, for edits that must keep every unknown field.
+    pub json: Vec<u8>,
+    /// Each buffer's bytes, exactly `byteLength` long.
+    pub buffers: Vec<Vec<u8>>,
+    /// What the `gltf` crate's validation objected to, when it did (we read defensively anyway).
+    pub validation: Option<String>,
+}
+
+/// Splits a GLB into its JSON chunk and optional BIN chunk; plain JSON comes back whole.
+pub(crate) fn split(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), GaitError> {
+    if !bytes.starts_with(GLB_MAGIC) {
+        return Ok((bytes, None));
+    }
+    let b = Bytes::new(bytes);
+    let glb = |offset: u64, problem: String| GaitError::Glb { offset, problem };
+    let oob = |e: crate::bytes::OutOfBounds| GaitError::Glb {
+        offset: e.offset,
+        problem: e.to_string(),
+    };
+    let version = b.u32("GLB version", 4).map_err(oob)?;
+    if version != 2 {
+        return Err(glb(4, format!("version {version}, only 2 is glTF 2.0")));
+    }
+    let total = u64::from(b.u32("GLB length", 8).map_err(oob)?);
+    if total > b.len() {
+        return Err(glb(
+            8,
+            format!("declares {total} bytes, the file has {}", b.len()),
+        ));
+    }
+    let b = Bytes::new(b.slice("GLB", 0, total).map_err(oob)?);
+    let json_len = u64::from(b.u32("JSON chunk length", 12).map_err(oob)?);
+    let json_type = b.u32("JSON chunk type", 16).map_err(oob)?;
+    if json_type != CHUNK_JSON {
+        return Err(glb(
+            16,
+            format!("first chunk type {json_type:#x} is not JSON"),
+        ));
+    }
+    let json = b.slice("JSON chunk", 20, json_len).map_err(oob)?;
+    let mut at = 20 + json_len;
+    let mut bin = None;
+    // Chunks after the JSON: the first BIN chunk is buffer 0's data; unknown chunks are skipped
+    // as the GLB specification asks.
+    while at < b.len() {
+        let len = u64::from(b.u32("chunk length", at).map_err(oob)?);
+        let ty = b.u32("chunk type", at + 4).map_err(oob)?;
+        let data = b.slice("chunk data", at + 8, len).map_err(oob)?;
+        if ty == CHUNK_BIN && bin.is_none() {
+            bin = Some(data);
+        }
+        at = at + 8 + len;
+    }
+    Ok((json, bin))
+}
+
+/// Parses `bytes` (GLB or glTF JSON) and loads every buffer; external files are read relative
+/// to `base_dir`.
+pub(crate) fn load(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, GaitError> {
+    let (json_bytes, bin) = split(bytes)?;
+    // The gltf crate would take JSON starting with the GLB magic for a nested GLB, and its GLB
+    // header code does not survive every length; such text is not JSON anyway.
+    if json_bytes.starts_with(GLB_MAGIC) {
+        return Err(GaitError::Json(
+            "the JSON chunk starts with the GLB magic".into(),
+        ));
+    }
+    let root = ::gltf::Gltf::from_slice_without_validation(json_bytes)
+        .map_err(|e| GaitError::Json(e.to_string()))?
+        .document
+        .into_json();
+    // The gltf crate's validation indexes the accessor list with every POSITION attribute
+    // unchecked (gltf-json 1.4.1, mesh.rs); run it only when those indices are in range.
+    let positions_ok = root.meshes.iter().flat_map(|m| &m.primitives).all(|p| {
+        p.attributes
+            .get(&Checked::Valid(Semantic::Positions))
+            .is_none_or(|i| i.value() < root.accessors.len())
+    });
+    let validation = if positions_ok {
+        match ::gltf::Document::from_json(root.clone()) {
+            Ok(_) => None,
+            Err(::gltf::Error::Validation(errors)) => {
+                let first = errors
+                    .first()
+                    .map(|(path, e)| format!("{path}: {e}"))
+                    .unwrap_or_default();
+                Some(format!("{} problem(s), first {first}", errors.len()))
+            }
+            Err(e) => Some(e.to_string()),
+        }
+    } else {
+        Some("a mesh primitive's POSITION accessor does not exist".into())
+    };
+    let mut buffers = Vec::with_capacity(root.buffers.len());
+    for (i, buffer) in root.buffers.iter().enumerate() {
+        let want = buffer.byte_length.0;
+        let data: Vec<u8> = match (&buffer.uri, bin) {
+            (None, Some(bin)) if i == 0 => bin.to_vec(),
+            (None, _) => {
+                return Err(GaitError::Buffer {
+                    buffer: i,
+                    problem: "has no uri and is not the GLB binary chunk".into(),
+                })
+            }
+            (Some(uri), _) => read_uri(uri, base_dir)
+                .map_err(|problem| GaitError::Buffer { buffer: i, problem })?,
+        };
+        if (data.len() as u64) < want {
+            return Err(GaitError::Buffer {
+                buffer: i,
+                problem: format!("byteLength {want}, but only {} bytes of data", data.len()),
+            });
+        }
+        let mut data = data;
+        data.truncate(want as usize);
+        buffers.push(data);
+    }
+    Ok(Doc {
+        root,
+        json: json_bytes.to_vec(),
+        buffers,
+        validation,
+    })
+}
+
+/// The bytes a buffer or image URI names: a base64 data URI, or a file relative to `base_dir`.
+pub(crate) fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, String> {
+    if let Some(rest) = uri.strip_prefix("data:") {
+        let Some((_, data)) = rest.split_once(";base64,") else {
+            return Err("data URI is not base64".into());
+        };
+        return base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|e| format!("data URI: {e}"));
+    }
+    let path = uri
+        .strip_prefix("file://")
+        .or_else(|| uri.strip_prefix("file:"))
+        .unwrap_or(uri);
+    if uri.contains(':') && !uri.starts_with("file:") {
+        return Err(format!("unsupported URI scheme in '{uri}'"));
+    }
+    let decoded = percent_decode(path).ok_or_else(|| format!("bad percent-encoding in '{uri}'"))?;
+    let Some(base) = base_dir else {
+        return Err(format!(
+            "'{uri}' is an external file and no base directory was given"
+        ));
+    };
+    std::fs::read(base.join(&decoded)).map_err(|e| format!("'{decoded}': {e}"))
+}
+
+/// `%xx` decoding of a URI path; `None` when an escape is malformed or the result is not UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&c) = bytes.get(i) {
+        if c == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn component_size(c: ComponentType) -> u64 {
+    match c {
+        ComponentType::I8 | ComponentType::U8 => 1,
+        ComponentType::I16 | ComponentType::U16 => 2,
+        ComponentType::U32 | ComponentType::F32 => 4,
+    }
+}
+
+fn type_components(t: Type) -> usize {
+    match t {
+        Type::Scalar => 1,
+        Type::Vec2 => 2,
+        Type::Vec3 => 3,
+        Type::Vec4 => 4,
+        Type::Mat2 => 4,
+        Type::Mat3 => 9,
+        Type::Mat4 => 16,
+    }
+}
+
+/// One component at `offset` as f32: floats as stored, normalised integers mapped as glTF says
+/// (signed: max(c / MAX, -1); unsigned: c / MAX), other integers converted.
+fn component(
+    b: &Bytes,
+    what: &str,
+    offset: u64,
+    c: ComponentType,
+    normalized: bool,
+) -> Result<f32, crate::bytes::OutOfBounds> {
+    Ok(match c {
+        ComponentType::F32 => b.f32(what, offset)?,
+        ComponentType::I8 => {
+            let v = f32::from(b.u8(what, offset)? as i8);
+            if normalized {
+                (v / 127.0).max(-1.0)
+            } else {
+                v
+            }
+        }
+        ComponentType::U8 => {
+            let v = f32::from(b.u8(what, offset)?);
+            if normalized {
+                v / 255.0
+            } else {
+                v
+            }
+        }
+        ComponentType::I16 => {
+            let v = f32::from(b.i16(what, offset)?);
+            if normalized {
+                (v / 32767.0).max(-1.0)
+            } else {
+                v
+            }
+        }
+        ComponentType::U16 => {
+            let v = f32::from(b.u16(what, offset)?);
+            if normalized {
+                v / 65535.0
+            } else {
+                v
+            }
+        }
+        ComponentType::U32 => b.u32(what, offset)? as f32,
+    })
+}
+
+/// An accessor's elements, flattened (`count * components` values), and the component count.
+pub(crate) struct Floats {
+    /// Values, element after element.
+    pub values: Vec<f32>,
+    /// Components per element.
+    pub width: usize,
+}
+
+impl Floats {
+    /// Number of elements.
+    pub fn count(&self) -> usize {
+        self.values.len().checked_div(self.width).unwrap_or(0)
+    }
+
+    /// Element `i` (empty when out of range).
+    pub fn element(&self, i: usize) -> &[f32] {
+        let start = i.saturating_mul(self.width);
+        self.values
+            .get(start..start.saturating_add(self.width))
+            .unwrap_or(&[])
+    }
+}
+
+impl Doc {
+    fn total_bytes(&self) -> u64 {
+        self.buffers.iter().map(|b| b.len() as u64).sum::<u64>() + self.json.len() as u64
+    }
+
+    /// The bytes of buffer view `view` (its whole range), checked against its buffer.
+    fn view(&self, accessor: usize, view: usize) -> Result<(&[u8], Option<u64>), GaitError> {
+        let err = |problem: String| GaitError::Accessor { accessor, problem };
+        let v = self
+            .root
+            .buffer_views
+            .get(view)
+            .ok_or_else(|| err(format!("buffer view {view} does not exist")))?;
+        let buf = self
+            .buffers
+            .get(v.buffer.value())
+            .ok_or_else(|| err(format!("buffer {} does not exist", v.buffer.value())))?;
+        let start = v.byte_offset.map(|o| o.0).unwrap_or(0);
+        let bytes = Bytes::new(buf)
+            .slice("buffer view", start, v.byte_length.0)
+            .map_err(|e| err(format!("buffer view {view}: {e}")))?;
+        Ok((bytes, v.byte_stride.map(|s| s.0 as u64)))
+    }
+
+    /// Reads accessor `index` as floats (any component type; integers normalised when the
+    /// accessor says so), with sparse substitution applied.
+    pub fn floats(&self, index: usize) -> Result<Floats, GaitError> {
+        let err = |problem: String| GaitError::Accessor {
+            accessor: index,
+            problem,
+        };
+        let a = self
+            .root
+            .accessors
+            .get(index)
+            .ok_or_else(|| err("does not exist".into()))?;
+        let Checked::Valid(ct) = a.component_type else {
+            return Err(err("invalid componentType".into()));
+        };
+        let Checked::Valid(ty) = a.type_ else {
+            return Err(err("invalid type".into()));
+        };
+        let comp = ct.0;
+        let width = type_components(ty);
+        let csize = component_size(comp);
+        let elem = csize * width as u64;
+        let count = a.count.0;
+        // A view-less accessor is all zeros; bound it by the input so a huge count cannot
+        // allocate without limit.
+        if count.saturating_mul(elem) > self.total_bytes().saturating_add(1 << 16) {
+            return Err(err(format!(
+                "count {count} is larger than the input could hold"
+            )));
+        }
+        let n = count as usize * width;
+        let mut values = vec![0f32; n];
+        if let Some(view) = a.buffer_view {
+            let (bytes, stride) = self.view(index, view.value())?;
+            let stride = stride.unwrap_or(elem);
+            let b = Bytes::new(bytes);
+            let base = a.byte_offset.map(|o| o.0).unwrap_or(0);
+            for i in 0..count {
+                let at = i
+                    .checked_mul(stride)
+                    .and_then(|o| o.checked_add(base))
+                    .ok_or_else(|| err("offset overflows".into()))?;
+                b.check("accessor element", at, elem)
+                    .map_err(|e| err(e.to_string()))?;
+                for k in 0..width as u64 {
+                    let v = component(&b, "accessor component", at + k * csize, comp, a.normalized)
+                        .map_err(|e| err(e.to_string()))?;
+                    if let Some(slot) = values.get_mut(i as usize * width + k as usize) {
+                        *slot = v;
+                    }
+                }
+            }
+        }
+        if let Some(sparse) = &a.sparse {
+            let sc = sparse.count.0;
+            if sc > count {
+                return Err(err(format!("sparse count {sc} exceeds count {count}")));
+            }
+            let Checked::Valid(ict) = sparse.indices.component_type else {
+                return Err(err("invalid sparse index componentType".into()));
+            };
+            let (ib, _) = self.view(index, sparse.indices.buffer_view.value())?;
+            let (vb, _) = self.view(index, sparse.values.buffer_view.value())?;
+            let ib = Bytes::new(ib);
+            let vb = Bytes::new(vb);
+            let isize = component_size(ict.0);
+            for s in 0..sc {
+                let at = sparse.indices.byte_offset.0 + s * isize;
+                let target = component(&ib, "sparse index", at, ict.0, false)
+                    .map_err(|e| err(e.to_string()))? as u64;
+                if target >= count {
+                    return Err(err(format!("sparse index {target} >= count {count}")));
+                }
+                for k in 0..width as u64 {
+                    let at = sparse.values.byte_offset.0 + s * elem + k * csize;
+                    let v = component(&vb, "sparse value", at, comp, a.normalized)
+                        .map_err(|e| err(e.to_string()))?;
+                    if let Some(slot) = values.get_mut(target as usize * width + k as usize) {
+                        *slot = v;
+                    }
+                }
+            }
+        }
+        Ok(Floats { values, width })
+    }
+
+    /// Each node's parent (`None` for roots and for nodes caught in a cycle).
+    pub fn parents(&self) -> Vec<Option<usize>> {
+        let n = self.root.nodes.len();
+        let mut parent = vec![None; n];
+        for (i, node) in self.root.nodes.iter().enumerate() {
+            for c in node.children.iter().flatten() {
+                if let Some(p) = parent.get_mut(c.value()) {
+                    if p.is_none() && c.value() != i {
+                        *p = Some(i);
+                    }
+                }
+            }
+        }
+        parent
+    }
+
+    /// A node's depth below its scene root, with a guard against cycles.
+    pub fn depth(parents: &[Option<usize>], node: usize) -> usize {
+        let mut d = 0;
+        let mut at = node;
+        while let Some(Some(p)) = parents.get(at) {
+            d += 1;
+            at = *p;
+            if d > parents.len() {
+                break;
+            }
+        }
+        d
+    }
+}

@@ -1,0 +1,646 @@
+//! The preview GLB: the input document plus one animation that plays the timeline's clips in
+//! sequence at their rates, so the gait can be watched in Blender.
+//!
+//! The new animation is resampled at [`PREVIEW_FPS`] with LINEAR interpolation: each clip
+//! segment maps its played clip time linearly onto its real time span (its mean rate), standing
+//! holds the neighbouring clip's pose, and the root joint's translation is carried over from one
+//! clip to the next in the ground plane (x and z; y as authored) so the mech travels instead of
+//! snapping back to the origin every stride. The input JSON is edited as a generic JSON value so
+//! that nothing the typed model does not know is lost; all buffers are merged into the GLB's
+//! binary chunk and external images are embedded when they can be read.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ::gltf_json as json;
+use glam::{DMat4, DQuat};
+use json::animation::{Interpolation, Property};
+use json::validation::Checked;
+use serde_json::{json as j, Map, Value};
+
+use super::doc::{self, Doc};
+use super::loader::{track, Track};
+use super::machine::Segment;
+use super::{GaitError, GaitReport};
+
+/// Samples per second of the preview animation.
+pub const PREVIEW_FPS: f64 = 30.0;
+/// Name of the added animation (a number is appended when the name is taken).
+pub const PREVIEW_NAME: &str = "rigtrip gait preview";
+/// Most output floats the preview may hold (bounds memory for long timelines on big rigs).
+const MAX_FLOATS: usize = 40_000_000;
+
+fn err(s: impl Into<String>) -> GaitError {
+    GaitError::Preview(s.into())
+}
+
+/// A (node, path) the preview animates; path 0 translation, 1 rotation, 2 scale.
+type Target = (usize, u8);
+
+fn path_code(p: &Checked<Property>) -> Option<u8> {
+    match p {
+        Checked::Valid(Property::Translation) => Some(0),
+        Checked::Valid(Property::Rotation) => Some(1),
+        Checked::Valid(Property::Scale) => Some(2),
+        _ => None,
+    }
+}
+
+fn width(path: u8) -> usize {
+    if path == 1 {
+        4
+    } else {
+        3
+    }
+}
+
+/// A node's rest translation, rotation and scale.
+fn rest(doc: &Doc, node: usize) -> [Vec<f64>; 3] {
+    let mut t = vec![0.0; 3];
+    let mut r = vec![0.0, 0.0, 0.0, 1.0];
+    let mut s = vec![1.0; 3];
+    if let Some(n) = doc.root.nodes.get(node) {
+        if let Some(m) = n.matrix {
+            let m = DMat4::from_cols_array(&m.map(f64::from));
+            let (sc, rot, tr) = m.to_scale_rotation_translation();
+            if sc.is_finite() && rot.is_finite() && tr.is_finite() {
+                t = tr.to_array().to_vec();
+                r = rot.to_array().to_vec();
+                s = sc.to_array().to_vec();
+            }
+        }
+        if let Some(v) = n.translation {
+            t = v.iter().map(|&x| f64::from(x)).collect();
+        }
+        if let Some(q) = &n.rotation {
+            r = q.0.iter().map(|&x| f64::from(x)).collect();
+        }
+        if let Some(v) = n.scale {
+            s = v.iter().map(|&x| f64::from(x)).collect();
+        }
+    }
+    [t, r, s]
+}
+
+fn key(track: &Track, k: usize, part: usize) -> Vec<f64> {
+    let e = if track.interpolation == Interpolation::CubicSpline {
+        track.values.element(k * 3 + part)
+    } else {
+        track.values.element(k)
+    };
+    e.iter().map(|&x| f64::from(x)).collect()
+}
+
+fn normalise(q: &mut [f64]) {
+    let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if n > 0.0 && n.is_finite() {
+        q.iter_mut().for_each(|x| *x /= n);
+    } else {
+        q.copy_from_slice(&[0.0, 0.0, 0.0, 1.0][..q.len().min(4)]);
+    }
+}
+
+/// The track's value at time `t` (clamped to its keyframes), as glTF interpolates it.
+fn sample(track: &Track, t: f64, rotation: bool) -> Option<Vec<f64>> {
+    let n = track.times.len();
+    let last = n.checked_sub(1)?;
+    let value = 1; // the value element of a cubic-spline triplet
+    let (first_t, last_t) = (*track.times.first()?, *track.times.last()?);
+    let mut out = if t <= first_t {
+        key(track, 0, value)
+    } else if t >= last_t {
+        key(track, last, value)
+    } else {
+        let i = track.times.partition_point(|&x| x <= t).saturating_sub(1);
+        let (ta, tb) = (*track.times.get(i)?, *track.times.get(i + 1)?);
+        let dt = tb - ta;
+        let s = if dt > 0.0 { (t - ta) / dt } else { 0.0 };
+        match track.interpolation {
+            Interpolation::Step => key(track, i, value),
+            Interpolation::Linear => {
+                let (a, b) = (key(track, i, 0), key(track, i + 1, 0));
+                if rotation {
+                    slerp(&a, &b, s)
+                } else {
+                    a.iter().zip(&b).map(|(x, y)| x + (y - x) * s).collect()
+                }
+            }
+            Interpolation::CubicSpline => {
+                let p0 = key(track, i, 1);
+                let m0 = key(track, i, 2);
+                let p1 = key(track, i + 1, 1);
+                let m1 = key(track, i + 1, 0);
+                let (s2, s3) = (s * s, s * s * s);
+                let h00 = 2.0 * s3 - 3.0 * s2 + 1.0;
+                let h10 = s3 - 2.0 * s2 + s;
+                let h01 = -2.0 * s3 + 3.0 * s2;
+                let h11 = s3 - s2;
+                (0..p0.len())
+                    .map(|k| {
+                        let g = |v: &Vec<f64>| v.get(k).copied().unwrap_or(0.0);
+                        h00 * g(&p0) + h10 * dt * g(&m0) + h01 * g(&p1) + h11 * dt * g(&m1)
+                    })
+                    .collect()
+            }
+        }
+    };
+    if rotation {
+        if out.len() != 4 {
+            return None;
+        }
+        normalise(&mut out);
+    }
+    Some(out)
+}
+
+fn slerp(a: &[f64], b: &[f64], s: f64) -> Vec<f64> {
+    let q = |v: &[f64]| match v {
+        [x, y, z, w] => DQuat::from_xyzw(*x, *y, *z, *w),
+        _ => DQuat::IDENTITY,
+    };
+    let (qa, qb) = (q(a), q(b));
+    let (na, nb) = (qa.length(), qb.length());
+    if !(na > 0.0 && nb > 0.0 && na.is_finite() && nb.is_finite()) {
+        return qa.to_array().to_vec();
+    }
+    qa.normalize().slerp(qb.normalize(), s).to_array().to_vec()
+}
+
+/// Where a pose comes from: a clip segment's animation at a clip time, plus a root offset.
+#[derive(Clone, Copy)]
+struct Pose {
+    animation: usize,
+    time: f64,
+    offset: [f64; 3],
+}
+
+/// Builds the preview: `input` plus one animation playing `report`'s timeline.
+pub fn preview_glb(
+    input: &[u8],
+    base_dir: Option<&Path>,
+    report: &GaitReport,
+) -> Result<Vec<u8>, GaitError> {
+    let doc = doc::load(input, base_dir)?;
+    let sim = report
+        .simulation
+        .as_ref()
+        .ok_or_else(|| err("the report has no timeline: give a demand (--demand)"))?;
+    if let Some(why) = &sim.refused {
+        return Err(err(format!("the machine did not run: {why}")));
+    }
+    let timeline = &sim.timeline;
+    if !timeline.iter().any(|s| s.clip.is_some()) {
+        return Err(err("the timeline plays no clip"));
+    }
+    // The report must describe this very file.
+    let mut starts: BTreeMap<usize, f64> = BTreeMap::new();
+    for s in timeline {
+        let Some(a) = s.animation else { continue };
+        let anim = doc
+            .root
+            .animations
+            .get(a)
+            .ok_or_else(|| err(format!("animation {a} of the report is not in the file")))?;
+        if anim.name != s.animation_name {
+            return Err(err(format!(
+                "animation {a} is {:?} in the file but {:?} in the report",
+                anim.name, s.animation_name
+            )));
+        }
+        let start = report
+            .slots
+            .iter()
+            .filter_map(|sl| sl.clip.as_ref())
+            .find(|c| c.animation == a)
+            .and_then(|c| c.start)
+            .unwrap_or(0.0);
+        starts.insert(a, start);
+    }
+
+    // Decode every channel of every clip played.
+    let mut tracks: BTreeMap<(usize, Target), Track> = BTreeMap::new();
+    let mut targets: Vec<Target> = Vec::new();
+    let mut skipped_weights = false;
+    for &a in starts.keys() {
+        let Some(anim) = doc.root.animations.get(a) else {
+            continue;
+        };
+        for (ci, ch) in anim.channels.iter().enumerate() {
+            let Some(path) = path_code(&ch.target.path) else {
+                skipped_weights = true;
+                continue;
+            };
+            let node = ch.target.node.value();
+            if node >= doc.root.nodes.len() {
+                return Err(err(format!(
+                    "animation {a} channel {ci}: node {node} does not exist"
+                )));
+            }
+            let t = track(&doc, anim, ch)
+                .map_err(|e| err(format!("animation {a} channel {ci}: {e}")))?;
+            if t.values.width != width(path) {
+                return Err(err(format!(
+                    "animation {a} channel {ci}: {} components per value",
+                    t.values.width
+                )));
+            }
+            if !targets.contains(&(node, path)) {
+                targets.push((node, path));
+            }
+            tracks.entry((a, (node, path))).or_insert(t);
+        }
+    }
+    targets.sort_unstable();
+    let root = report.root_joint.as_ref().map(|r| r.node);
+    let root_track = |a: usize| root.and_then(|n| tracks.get(&(a, (n, 0))));
+
+    // The pose each segment shows at its start and end, with the root carried over.
+    let mut poses: Vec<(Option<Pose>, Option<Pose>)> = Vec::with_capacity(timeline.len());
+    let mut carried: Option<[f64; 3]> = None;
+    for s in timeline {
+        let Some(a) = s.animation else {
+            poses.push((None, None));
+            continue;
+        };
+        let t0 = starts.get(&a).copied().unwrap_or(0.0);
+        let mut offset = [0.0; 3];
+        if let Some(tr) = root_track(a) {
+            let first = sample(tr, t0, false).unwrap_or_else(|| vec![0.0; 3]);
+            if let Some(p) = carried {
+                offset = [
+                    p[0] - first.first().copied().unwrap_or(0.0),
+                    0.0,
+                    p[2] - first.get(2).copied().unwrap_or(0.0),
+                ];
+            }
+            let last = sample(tr, t0 + s.played, false).unwrap_or_else(|| vec![0.0; 3]);
+            carried = Some([
+                last.first().copied().unwrap_or(0.0) + offset[0],
+                last.get(1).copied().unwrap_or(0.0),
+                last.get(2).copied().unwrap_or(0.0) + offset[2],
+            ]);
+        }
+        poses.push((
+            Some(Pose {
+                animation: a,
+                time: t0,
+                offset,
+            }),
+            Some(Pose {
+                animation: a,
+                time: t0 + s.played,
+                offset,
+            }),
+        ));
+    }
+    // Standing holds the previous clip's end pose, or the next clip's start pose at the start.
+    let mut hold: Vec<Option<Pose>> = vec![None; timeline.len()];
+    let mut prev: Option<Pose> = None;
+    for (i, p) in poses.iter().enumerate() {
+        match p {
+            (Some(_), end) => prev = *end,
+            (None, _) => {
+                if let Some(h) = hold.get_mut(i) {
+                    *h = prev;
+                }
+            }
+        }
+    }
+    let mut next: Option<Pose> = None;
+    for (i, p) in poses.iter().enumerate().rev() {
+        match p {
+            (start @ Some(_), _) => next = *start,
+            (None, _) => {
+                if let Some(h) = hold.get_mut(i) {
+                    if h.is_none() {
+                        *h = next;
+                    }
+                }
+            }
+        }
+    }
+
+    // The sampling grid.
+    let end = timeline.last().map(|s| s.end).unwrap_or(0.0);
+    let n = (end * PREVIEW_FPS).floor().max(0.0) as usize;
+    let floats = (n + 2).saturating_mul(targets.iter().map(|t| width(t.1)).sum::<usize>().max(1));
+    if floats > MAX_FLOATS {
+        return Err(err(format!(
+            "the preview would hold {floats} numbers; shorten the demand timeline"
+        )));
+    }
+    let mut times: Vec<f32> = (0..=n).map(|i| (i as f64 / PREVIEW_FPS) as f32).collect();
+    if let Some(&l) = times.last() {
+        if (end as f32) > l {
+            times.push(end as f32);
+        }
+    }
+    let rests: BTreeMap<usize, [Vec<f64>; 3]> = targets
+        .iter()
+        .map(|&(node, _)| (node, rest(&doc, node)))
+        .collect();
+    let mut outputs: Vec<Vec<f32>> = vec![Vec::with_capacity(times.len() * 4); targets.len()];
+    let mut seg = 0usize;
+    for &tf in &times {
+        let t = f64::from(tf);
+        while seg + 1 < timeline.len() && timeline.get(seg).is_some_and(|s| t >= s.end) {
+            seg += 1;
+        }
+        let Some(s) = timeline.get(seg) else { break };
+        let pose = match poses.get(seg) {
+            Some((Some(p), _)) => Some(local_pose(s, *p, t)),
+            _ => hold.get(seg).copied().flatten(),
+        };
+        for (k, &(node, path)) in targets.iter().enumerate() {
+            let rotation = path == 1;
+            let mut v = pose
+                .and_then(|p| {
+                    tracks
+                        .get(&(p.animation, (node, path)))
+                        .and_then(|tr| sample(tr, p.time, rotation))
+                        .map(|mut v| {
+                            if Some(node) == root && path == 0 {
+                                for (x, o) in v.iter_mut().zip(p.offset) {
+                                    *x += o;
+                                }
+                            }
+                            v
+                        })
+                })
+                .or_else(|| {
+                    rests
+                        .get(&node)
+                        .and_then(|r| r.get(usize::from(path)))
+                        .cloned()
+                })
+                .unwrap_or_else(|| vec![0.0; width(path)]);
+            // Root standing before any clip gets the carried position of its hold pose too.
+            if Some(node) == root && path == 0 && pose.is_some() && !tracks_has(&tracks, pose, node)
+            {
+                if let Some(p) = pose {
+                    for (x, o) in v.iter_mut().zip(p.offset) {
+                        *x += o;
+                    }
+                }
+            }
+            let out = outputs
+                .get_mut(k)
+                .ok_or_else(|| err("internal: output index"))?;
+            if rotation {
+                // Keep consecutive quaternions in one hemisphere so LINEAR takes the short way.
+                let n = out.len();
+                if n >= 4 {
+                    let dot: f64 = out[n - 4..]
+                        .iter()
+                        .zip(&v)
+                        .map(|(a, b)| f64::from(*a) * b)
+                        .sum();
+                    if dot < 0.0 {
+                        v.iter_mut().for_each(|x| *x = -*x);
+                    }
+                }
+            }
+            out.extend(v.iter().map(|&x| x as f32));
+        }
+    }
+
+    let clips: Vec<Value> = timeline
+        .iter()
+        .filter_map(|s| s.clip.map(|c| j!([s.start, c, s.mean_rate])))
+        .collect();
+    let demand: Vec<String> = sim
+        .demand
+        .iter()
+        .map(|p| format!("{}:{}", p[0], p[1]))
+        .collect();
+    let extras = j!({"rigtrip": {"gaitPreview": {
+        "demand": demand.join(","),
+        "fps": PREVIEW_FPS,
+        "clips": clips,
+        "skipped": if skipped_weights { "morph weight channels" } else { "" },
+    }}});
+    assemble(&doc, base_dir, &times, &targets, &outputs, extras)
+}
+
+fn tracks_has(tracks: &BTreeMap<(usize, Target), Track>, pose: Option<Pose>, node: usize) -> bool {
+    pose.is_some_and(|p| tracks.contains_key(&(p.animation, (node, 0))))
+}
+
+/// The pose of clip segment `s` at real time `t`: its played clip time mapped linearly.
+fn local_pose(s: &Segment, p: Pose, t: f64) -> Pose {
+    let span = s.end - s.start;
+    let u = if span > 0.0 {
+        ((t - s.start) / span).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    Pose {
+        time: p.time + u * s.played,
+        ..p
+    }
+}
+
+fn align4(bin: &mut Vec<u8>) {
+    while !bin.len().is_multiple_of(4) {
+        bin.push(0);
+    }
+}
+
+fn sniff_mime(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(&[0x89, b'P', b'N', b'G']) {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+/// The array `obj[key]`, created (or replaced, when it is not an array) as needed.
+fn array<'a>(obj: &'a mut Map<String, Value>, key: &str) -> Result<&'a mut Vec<Value>, GaitError> {
+    let v = obj
+        .entry(key.to_string())
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if !v.is_array() {
+        *v = Value::Array(Vec::new());
+    }
+    v.as_array_mut()
+        .ok_or_else(|| err(format!("'{key}' is not an array")))
+}
+
+/// The input JSON with buffers merged, images embedded and the preview animation appended.
+fn assemble(
+    doc: &Doc,
+    base_dir: Option<&Path>,
+    times: &[f32],
+    targets: &[Target],
+    outputs: &[Vec<f32>],
+    extras: Value,
+) -> Result<Vec<u8>, GaitError> {
+    let mut v: Value =
+        serde_json::from_slice(&doc.json).map_err(|e| GaitError::Json(e.to_string()))?;
+    let obj = v
+        .as_object_mut()
+        .ok_or_else(|| GaitError::Json("the document is not a JSON object".into()))?;
+    let used = |name: &str| {
+        obj.get(name).and_then(Value::as_array).is_some_and(|a| {
+            a.iter()
+                .any(|e| e.as_str() == Some("EXT_meshopt_compression"))
+        })
+    };
+    if used("extensionsUsed") {
+        return Err(err("EXT_meshopt_compression files are not supported"));
+    }
+
+    let mut bin: Vec<u8> = Vec::new();
+    let mut bases = Vec::with_capacity(doc.buffers.len());
+    for data in &doc.buffers {
+        align4(&mut bin);
+        bases.push(bin.len() as u64);
+        bin.extend_from_slice(data);
+    }
+    for (i, view) in array(obj, "bufferViews")?.iter_mut().enumerate() {
+        let Some(view) = view.as_object_mut() else {
+            return Err(err(format!("bufferView {i} is not an object")));
+        };
+        let b = view
+            .get("buffer")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::MAX);
+        let base = usize::try_from(b)
+            .ok()
+            .and_then(|b| bases.get(b))
+            .ok_or_else(|| err(format!("bufferView {i}: buffer {b} does not exist")))?;
+        let off = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
+        view.insert("buffer".into(), j!(0));
+        view.insert("byteOffset".into(), j!(base + off));
+    }
+    // External images: embed when readable and of a known type, else leave the URI.
+    let mut embedded: Vec<(usize, Vec<u8>, &'static str)> = Vec::new();
+    if let Some(images) = obj.get("images").and_then(Value::as_array) {
+        for (i, im) in images.iter().enumerate() {
+            let Some(uri) = im.get("uri").and_then(Value::as_str) else {
+                continue;
+            };
+            if uri.starts_with("data:") {
+                continue;
+            }
+            if let Ok(bytes) = doc::read_uri(uri, base_dir) {
+                let mime = im
+                    .get("mimeType")
+                    .and_then(Value::as_str)
+                    .and_then(|m| match m {
+                        "image/png" => Some("image/png"),
+                        "image/jpeg" => Some("image/jpeg"),
+                        "image/webp" => Some("image/webp"),
+                        _ => None,
+                    })
+                    .or_else(|| sniff_mime(&bytes));
+                if let Some(mime) = mime {
+                    embedded.push((i, bytes, mime));
+                }
+            }
+        }
+    }
+    for (i, bytes, mime) in embedded {
+        align4(&mut bin);
+        let offset = bin.len();
+        bin.extend_from_slice(&bytes);
+        let views = array(obj, "bufferViews")?;
+        views.push(j!({"buffer": 0, "byteOffset": offset, "byteLength": bytes.len()}));
+        let view = views.len() - 1;
+        if let Some(im) = array(obj, "images")?
+            .get_mut(i)
+            .and_then(Value::as_object_mut)
+        {
+            im.remove("uri");
+            im.insert("bufferView".into(), j!(view));
+            im.insert("mimeType".into(), j!(mime));
+        }
+    }
+
+    // The preview's data: one input accessor, one output per target.
+    let push_floats = |obj: &mut Map<String, Value>,
+                       bin: &mut Vec<u8>,
+                       data: &[f32],
+                       ty: &str,
+                       count: usize,
+                       min_max: bool|
+     -> Result<usize, GaitError> {
+        align4(bin);
+        let offset = bin.len();
+        for x in data {
+            bin.extend_from_slice(&x.to_le_bytes());
+        }
+        let views = array(obj, "bufferViews")?;
+        views.push(j!({"buffer": 0, "byteOffset": offset, "byteLength": data.len() * 4}));
+        let view = views.len() - 1;
+        let mut acc = j!({"bufferView": view, "componentType": 5126, "count": count, "type": ty});
+        if min_max {
+            let lo = data.iter().copied().fold(f32::INFINITY, f32::min);
+            let hi = data.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            acc["min"] = j!([f64::from(lo)]);
+            acc["max"] = j!([f64::from(hi)]);
+        }
+        let accessors = array(obj, "accessors")?;
+        accessors.push(acc);
+        Ok(accessors.len() - 1)
+    };
+    let input = push_floats(obj, &mut bin, times, "SCALAR", times.len(), true)?;
+    let mut samplers = Vec::new();
+    let mut channels = Vec::new();
+    for (k, (&(node, path), out)) in targets.iter().zip(outputs).enumerate() {
+        let ty = if path == 1 { "VEC4" } else { "VEC3" };
+        let output = push_floats(obj, &mut bin, out, ty, times.len(), false)?;
+        samplers.push(j!({"input": input, "output": output, "interpolation": "LINEAR"}));
+        let p = ["translation", "rotation", "scale"]
+            .get(usize::from(path))
+            .copied()
+            .unwrap_or("translation");
+        channels.push(j!({"sampler": k, "target": {"node": node, "path": p}}));
+    }
+    let animations = array(obj, "animations")?;
+    let taken = |name: &str| {
+        animations
+            .iter()
+            .any(|a| a.get("name").and_then(Value::as_str) == Some(name))
+    };
+    let mut name = PREVIEW_NAME.to_string();
+    let mut n = 2;
+    while taken(&name) {
+        name = format!("{PREVIEW_NAME} {n}");
+        n += 1;
+    }
+    animations
+        .push(j!({"name": name, "channels": channels, "samplers": samplers, "extras": extras}));
+    align4(&mut bin);
+    obj.insert("buffers".into(), j!([{"byteLength": bin.len()}]));
+    let text = serde_json::to_vec(&v).map_err(|e| GaitError::Json(e.to_string()))?;
+    write_glb(&text, &bin)
+}
+
+/// A GLB from JSON text and binary data (both padded here).
+pub(crate) fn write_glb(json_text: &[u8], bin: &[u8]) -> Result<Vec<u8>, GaitError> {
+    let pad = |n: usize| n.div_ceil(4) * 4;
+    let jl = pad(json_text.len());
+    let bl = pad(bin.len());
+    let total = 12 + 8 + jl + if bl > 0 { 8 + bl } else { 0 };
+    let total32 = u32::try_from(total).map_err(|_| err("the GLB would exceed 4 GiB"))?;
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&total32.to_le_bytes());
+    out.extend_from_slice(&(jl as u32).to_le_bytes());
+    out.extend_from_slice(&0x4E4F_534Au32.to_le_bytes());
+    out.extend_from_slice(json_text);
+    out.resize(20 + jl, b' ');
+    if bl > 0 {
+        out.extend_from_slice(&(bl as u32).to_le_bytes());
+        out.extend_from_slice(&0x004E_4942u32.to_le_bytes());
+        out.extend_from_slice(bin);
+        out.resize(total, 0);
+    }
+    Ok(out)
+}
