@@ -30,7 +30,7 @@ fn verify_samples_all_identical() {
         "identical  hie   samples/DB22HIE.BIN\n\
          identical  mod   samples/dmc3_humanoid.mod\n\
          identical  scm   samples/dmc3_stage.scm\n\
-         3 identical, 0 differ, 0 rejected, 3 skipped (not rig files)\n"
+         3 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"
     );
     let o = rigtrip(&[
         "verify",

@@ -60,6 +60,17 @@ rigtrip export samples/dmc3_humanoid.mod -o humanoid.gltf\n  \
 rigtrip export --block-at 0x35 --nodes 8 samples/dmc3_effect.efm -o effect.glb"
     )]
     Export(ExportArgs),
+    /// What a 1995 mech simulator's gait loader and transition machine make of glTF walk clips.
+    #[command(
+        after_help = "Animations are matched to the loader's 0x21 slots by name (prefix + 3-letter code). \
+Each clip is one stride; its stride is the root's displacement along --forward from the first to the \
+last keyframe (animation.extras.rigtrip.stride overrides); speed caps come from \
+animation.extras.rigtrip.speedCap and are reported unknown otherwise, never invented.\n\n\
+Examples:\n  rigtrip gait samples/mech.glb\n  \
+rigtrip gait samples/mech.glb --intended --json\n  \
+rigtrip gait samples/mech.glb --demand 0:0,2:12,6:40,10:0,12:-10 -o preview.glb"
+    )]
+    Gait(GaitArgs),
 }
 
 #[derive(Args, Debug)]
@@ -138,6 +149,33 @@ struct ExportArgs {
 }
 
 #[derive(Args, Debug)]
+struct GaitArgs {
+    /// A .glb or .gltf with the mech's animations.
+    file: PathBuf,
+    /// Animation name prefix (e.g. `mad`); detected when unambiguous.
+    #[arg(long)]
+    prefix: Option<String>,
+    /// Forward axis for stride measurement: +z (default), -z, +x, -x, +y, -y.
+    #[arg(long, value_name = "AXIS", default_value = "+z")]
+    forward: String,
+    /// Demand timeline `time:speed,...` (seconds:units per second, linear between) to simulate.
+    #[arg(long, value_name = "SPEC")]
+    demand: Option<String>,
+    /// Also show what the loader's intended formulas would give, beside the shipped ones.
+    #[arg(long)]
+    intended: bool,
+    /// Write the input plus one animation playing the chosen clips in sequence (needs --demand).
+    #[arg(short, long, value_name = "PREVIEW.glb", requires = "demand")]
+    output: Option<PathBuf>,
+    /// Overwrite the preview if it exists.
+    #[arg(long)]
+    force: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
 struct VerifyArgs {
     /// Files or directories (recursed).
     #[arg(required = true)]
@@ -172,6 +210,7 @@ fn dispatch(cli: &Cli) -> Result<i32> {
         Command::Inspect(a) => inspect(a),
         Command::Verify(a) => verify_cmd(cli, a),
         Command::Export(a) => export_cmd(cli, a),
+        Command::Gait(a) => gait_cmd(a),
     }
 }
 
@@ -280,6 +319,36 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
                     "note: {n} {what} (glTF only; native bytes untouched; --json lists them)"
                 )?;
             }
+        }
+    }
+    Ok(0)
+}
+
+fn gait_cmd(a: &GaitArgs) -> Result<i32> {
+    use rigtrip::gait;
+    let opts = gait::GaitOptions {
+        prefix: a.prefix.clone(),
+        forward: gait::parse_axis(&a.forward)?,
+        demand: a.demand.as_deref().map(gait::parse_demand).transpose()?,
+        intended: a.intended,
+    };
+    let data =
+        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let base = a.file.parent();
+    let report =
+        gait::analyse_slice(&data, base, &opts).with_context(|| format!("{}", a.file.display()))?;
+    if let Some(out_path) = &a.output {
+        let glb = gait::preview_glb(&data, base, &report)?;
+        ops::output::write_atomic(out_path, &glb, a.force, Some(&a.file))?;
+    }
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", report.render_text())?;
+        if let Some(p) = &a.output {
+            writeln!(out, "wrote {}", p.display())?;
         }
     }
     Ok(0)

@@ -14,5 +14,6 @@ pub fn samples() -> Vec<(&'static str, Vec<u8>)> {
         ("dmc3_humanoid.mod", dmc3::sample_mod()),
         ("dmc3_stage.scm", dmc3::sample_scm()),
         ("dmc3_effect.efm", dmc3::sample_efm().0),
+        ("mech.glb", mech::sample_mech()),
     ]
 }
