@@ -262,6 +262,44 @@ fn f32_of(x: f64) -> f32 {
     x as f32 + 0.0
 }
 
+/// A joint's local transform exactly as the export writes it (glTF space, f32).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct WrittenTrs {
+    /// `translation` of the node.
+    pub translation: [f32; 3],
+    /// `rotation` of the node (x, y, z, w), normalised.
+    pub rotation: [f32; 4],
+    /// Whether the rotation was not a unit quaternion to 1e-9 and had to be normalised.
+    pub normalised: bool,
+}
+
+/// The node TRS the export writes for a joint with IR `translation` and `rotation` (the import
+/// compares incoming values against it to tell float noise from edits).
+pub(crate) fn written_trs(
+    space: Space,
+    translation: DVec3,
+    rotation: DQuat,
+) -> Result<WrittenTrs, String> {
+    let t = space.point(translation);
+    let t32 = [f32_of(t.x), f32_of(t.y), f32_of(t.z)];
+    if !t32.iter().all(|c| c.is_finite()) {
+        return Err(format!("translation {t} m does not fit a 32-bit float"));
+    }
+    let q = space.rotation(rotation);
+    let len = q.length();
+    if !(len.is_finite() && len > 1e-6) {
+        return Err(format!(
+            "rotation {rotation:?} has length {len}, it is no rotation"
+        ));
+    }
+    let q = q / len;
+    Ok(WrittenTrs {
+        translation: t32,
+        rotation: [f32_of(q.x), f32_of(q.y), f32_of(q.z), f32_of(q.w)],
+        normalised: (len - 1.0).abs() > 1e-9,
+    })
+}
+
 /// Writes one skeleton's joint nodes (and wrapper), its IBMs and its skin. Returns the skin, the
 /// nodes to put at the scene root, and whether a wrapper was added (always when `wrap`, else
 /// only for several roots).
@@ -287,33 +325,14 @@ fn write_skeleton(
     // Local TRS in glTF space, as the f32 values that will be written.
     let mut trs: Vec<([f32; 3], [f32; 4])> = Vec::with_capacity(n);
     for (k, j) in sk.joints.iter().enumerate() {
-        let t = space.point(j.translation);
-        let t32 = [f32_of(t.x), f32_of(t.y), f32_of(t.z)];
-        if !t32.iter().all(|c| c.is_finite()) {
-            return Err(joint_err(
-                k,
-                format!("translation {t} m does not fit a 32-bit float"),
-            ));
-        }
-        let q = space.rotation(j.rotation);
-        let len = q.length();
-        if !(len.is_finite() && len > 1e-6) {
-            return Err(joint_err(
-                k,
-                format!(
-                    "rotation {:?} has length {len}, it is no rotation",
-                    j.rotation
-                ),
-            ));
-        }
-        if (len - 1.0).abs() > 1e-9 {
+        let written = written_trs(space, j.translation, j.rotation).map_err(|e| joint_err(k, e))?;
+        if written.normalised {
             report.normalised_rotations.push(JointRef {
                 skeleton: s,
                 joint: k,
             });
         }
-        let q = q / len;
-        trs.push((t32, [f32_of(q.x), f32_of(q.y), f32_of(q.z), f32_of(q.w)]));
+        trs.push((written.translation, written.rotation));
     }
 
     // World matrices from the written values, parents first.

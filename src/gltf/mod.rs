@@ -22,6 +22,7 @@ use crate::rig::GateFailure;
 
 pub use export::{export, export_with};
 pub use glb::{to_glb, to_gltf};
+pub use import::{import_path, import_slice, ImportError, ImportOptions, ImportReport, Imported};
 pub use names::NamesError;
 pub use space::{Space, SpaceRotation};
 

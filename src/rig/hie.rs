@@ -435,3 +435,132 @@ fn translation_to_offset(t: DVec3) -> Result<[i32; 3], String> {
     }
     Ok(out)
 }
+
+/// Depth-first order of a forest given by parents: each root (ascending), followed by its
+/// subtree, children in ascending index order. This is the order HIE parts must be stored in,
+/// and for parts already stored depth first it is `0..n` unchanged. Joints caught in a cycle or
+/// whose parent is out of range are left out (so a short result means "no valid order").
+pub fn depth_first_order(parents: &[Option<usize>]) -> Vec<usize> {
+    let n = parents.len();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    for (k, p) in parents.iter().enumerate() {
+        match *p {
+            None => roots.push(k),
+            Some(p) if p < n => children[p].push(k),
+            Some(_) => {}
+        }
+    }
+    let mut order = Vec::with_capacity(n);
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    while let Some(k) = stack.pop() {
+        order.push(k);
+        if order.len() > n {
+            break;
+        }
+        stack.extend(children[k].iter().rev());
+    }
+    order
+}
+
+/// A byte-list entry that names a part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteListRef {
+    /// Which list (0-based).
+    pub list: usize,
+    /// Position in the list.
+    pub position: usize,
+    /// The byte (a part index).
+    pub value: u8,
+}
+
+/// The first byte-list entry whose meaning would change when the parts are renumbered: part
+/// `old` becomes part `map[old]` (`None`: removed) and the hierarchy ends up with `new_len`
+/// parts. An entry naming a part whose index changes, a removed part, or a part index that only
+/// exists after the change (a new part) is a conflict; entries beyond both part counts are not
+/// part indices and are left alone.
+pub fn byte_list_conflict(
+    lists: &ByteLists,
+    map: &[Option<usize>],
+    new_len: usize,
+) -> Option<ByteListRef> {
+    for (l, list) in lists.lists.iter().enumerate() {
+        for (position, &value) in list.iter().enumerate() {
+            let v = usize::from(value);
+            let changes = match map.get(v) {
+                Some(&m) => m != Some(v),
+                None => v < new_len,
+            };
+            if changes {
+                return Some(ByteListRef {
+                    list: l,
+                    position,
+                    value,
+                });
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod edit_tests {
+    use super::*;
+
+    #[test]
+    fn depth_first_order_keeps_stored_order_and_places_new_children() {
+        // 0 -> 1 -> 2, 0 -> 3: stored depth first.
+        let p = [None, Some(0), Some(1), Some(0)];
+        assert_eq!(depth_first_order(&p), vec![0, 1, 2, 3]);
+        // A new joint 4 under 1 goes after 1's subtree.
+        let p = [None, Some(0), Some(1), Some(0), Some(1)];
+        assert_eq!(depth_first_order(&p), vec![0, 1, 2, 4, 3]);
+        // Two roots, a reparented joint.
+        let p = [None, Some(2), None, Some(0)];
+        assert_eq!(depth_first_order(&p), vec![0, 3, 2, 1]);
+        // A cycle leaves joints out.
+        assert_eq!(depth_first_order(&[Some(1), Some(0)]), Vec::<usize>::new());
+        assert_eq!(depth_first_order(&[None, Some(9)]), vec![0]);
+    }
+
+    #[test]
+    fn byte_list_conflicts_name_the_entry() {
+        let lists = ByteLists {
+            lists: vec![vec![0, 1, 2], vec![3, 200]],
+            tail: vec![],
+        };
+        let same: Vec<Option<usize>> = (0..4).map(Some).collect();
+        assert_eq!(byte_list_conflict(&lists, &same, 4), None);
+        // Part 5 appended: nothing listed changes.
+        assert_eq!(byte_list_conflict(&lists, &same, 5), None);
+        // Parts 2 and 3 swap.
+        let swap = [Some(0), Some(1), Some(3), Some(2)];
+        assert_eq!(
+            byte_list_conflict(&lists, &swap, 4),
+            Some(ByteListRef {
+                list: 0,
+                position: 2,
+                value: 2
+            })
+        );
+        // Part 3 removed.
+        let rm = [Some(0), Some(1), Some(2), None];
+        assert_eq!(
+            byte_list_conflict(&lists, &rm, 3),
+            Some(ByteListRef {
+                list: 1,
+                position: 0,
+                value: 3
+            })
+        );
+        // 200 only becomes a part index in a hierarchy of more than 200 parts.
+        assert_eq!(
+            byte_list_conflict(&lists, &same, 201),
+            Some(ByteListRef {
+                list: 1,
+                position: 1,
+                value: 200
+            })
+        );
+    }
+}

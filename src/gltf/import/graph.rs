@@ -1,0 +1,533 @@
+//! The node graph of an incoming document: parents, scene reachability, local and world
+//! transforms, and what each node's `extras.rigtrip` says it is.
+
+use glam::{DMat4, DQuat, DVec3};
+use serde_json::Value;
+
+use super::{pyrepr, ImportError};
+
+/// A node's local transform as written: TRS (missing parts are identity) or a matrix.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Trs {
+    /// Translation.
+    pub t: DVec3,
+    /// Rotation as written (normalised on use).
+    pub r: DQuat,
+    /// Scale.
+    pub s: DVec3,
+    /// Whether the node gave a `matrix` that was decomposed (and its decomposition residue).
+    pub from_matrix: Option<f64>,
+}
+
+impl Trs {
+    /// Whether every part is exactly the identity.
+    pub fn is_identity(&self) -> bool {
+        self.t == DVec3::ZERO && self.r == DQuat::IDENTITY && self.s == DVec3::ONE
+    }
+
+    /// The matrix `T · R · S` (rotation normalised).
+    pub fn matrix(&self) -> DMat4 {
+        DMat4::from_scale_rotation_translation(self.s, self.r.normalize(), self.t)
+    }
+
+    /// Decomposes an affine matrix; the residue is the largest difference between the matrix
+    /// and `T · R · S` rebuilt from the parts (non-zero for shear).
+    pub fn from_mat(m: DMat4) -> Trs {
+        let (s, r, t) = m.to_scale_rotation_translation();
+        let back = DMat4::from_scale_rotation_translation(s, r, t);
+        let residue = (m - back)
+            .to_cols_array()
+            .iter()
+            .fold(0.0f64, |a, x| a.max(x.abs()));
+        Trs {
+            t,
+            r,
+            s,
+            from_matrix: Some(if residue.is_finite() {
+                residue
+            } else {
+                f64::INFINITY
+            }),
+        }
+    }
+}
+
+/// What a node's `extras.rigtrip` says it is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Tag {
+    /// No rigtrip extras.
+    None,
+    /// Joint `joint` of skeleton `skeleton`, with its native payload (if present).
+    Joint {
+        /// Skeleton index.
+        skeleton: usize,
+        /// Native joint index.
+        joint: usize,
+        /// `native` as found.
+        native: Option<Value>,
+        /// HIE: the part's stored offset, when the export recorded it (`offset`).
+        offset: Option<[i32; 3]>,
+        /// HIE: the part's stored depth, when the export recorded it (`depth`).
+        depth: Option<u16>,
+    },
+    /// A wrapper node above a skeleton's roots.
+    Wrapper,
+    /// A proxy mesh node (ignored).
+    Proxy,
+    /// A mesh node of the rig's own geometry.
+    Mesh,
+    /// The placeholder of an empty scene.
+    Placeholder,
+}
+
+/// One node, as far as the import cares.
+#[derive(Debug, Clone)]
+pub(crate) struct Node {
+    /// Name, empty when absent.
+    pub name: String,
+    /// Children indices.
+    pub children: Vec<usize>,
+    /// Local transform.
+    pub local: Trs,
+    /// Mesh index.
+    pub mesh: Option<usize>,
+    /// Skin index.
+    pub skin: Option<usize>,
+    /// Whether it carries a camera or light (never a joint).
+    pub other: bool,
+    /// rigtrip tag.
+    pub tag: Tag,
+}
+
+/// All nodes with their parents and world matrices; only nodes reachable from the scene count.
+#[derive(Debug, Clone)]
+pub(crate) struct Graph {
+    /// Nodes, indexed like the document's.
+    pub nodes: Vec<Node>,
+    /// Parent of each node.
+    pub parent: Vec<Option<usize>>,
+    /// World matrix of each scene node (identity for the others).
+    pub world: Vec<DMat4>,
+    /// Scene nodes, parents before children (depth first, children in their listed order).
+    pub preorder: Vec<usize>,
+}
+
+/// The value of `extras.rigtrip` of a JSON object, with Blender's `str()` fallback undone.
+pub(crate) fn rigtrip_extras(obj: &Value) -> Option<Value> {
+    let v = obj.get("extras")?.get("rigtrip")?;
+    match v {
+        Value::String(s) => Some(pyrepr::parse(s).unwrap_or_else(|| v.clone())),
+        other => Some(other.clone()),
+    }
+}
+
+fn numbers<const N: usize>(
+    v: &Value,
+    node: usize,
+    name: &str,
+    field: &str,
+) -> Result<[f64; N], ImportError> {
+    let bad = || ImportError::Node {
+        node,
+        name: name.to_string(),
+        problem: format!("`{field}` is not an array of {N} finite numbers"),
+    };
+    let a = v.as_array().filter(|a| a.len() == N).ok_or_else(bad)?;
+    let mut out = [0.0; N];
+    for (o, x) in out.iter_mut().zip(a) {
+        // glTF stores these as 32-bit floats; JSON writers print them in more or fewer digits.
+        *o = x
+            .as_f64()
+            .map(|f| f64::from(f as f32))
+            .filter(|f| f.is_finite())
+            .ok_or_else(bad)?;
+    }
+    Ok(out)
+}
+
+/// An index field (`mesh`, `skin`, children entries).
+fn index(v: &Value) -> Option<usize> {
+    v.as_u64().and_then(|x| usize::try_from(x).ok())
+}
+
+/// A non-negative integer in extras: a JSON integer, an integral float, or a decimal string
+/// (Blender turns integers it cannot hold into strings).
+pub(crate) fn int_of(v: &Value) -> Option<usize> {
+    match v {
+        Value::Number(n) => n
+            .as_u64()
+            .or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 9e15)
+                    .map(|f| f as u64)
+            })
+            .and_then(|x| usize::try_from(x).ok()),
+        Value::String(s) => s.trim().parse::<usize>().ok(),
+        _ => None,
+    }
+}
+
+fn tag_of(i: usize, name: &str, node: &Value) -> Result<Tag, ImportError> {
+    let Some(r) = rigtrip_extras(node) else {
+        return Ok(Tag::None);
+    };
+    let bad = |problem: String| ImportError::Node {
+        node: i,
+        name: name.to_string(),
+        problem,
+    };
+    let Value::Object(m) = &r else {
+        return Err(bad(format!(
+            "extras.rigtrip is not an object but {}",
+            short(&r)
+        )));
+    };
+    let truthy = |k: &str| {
+        m.get(k)
+            .is_some_and(|v| v.as_bool() == Some(true) || v.as_i64() == Some(1))
+    };
+    if m.contains_key("joint") {
+        let skeleton = m.get("skeleton").and_then(int_of).ok_or_else(|| {
+            bad(format!(
+                "extras.rigtrip.skeleton is {}, expected a skeleton index",
+                m.get("skeleton")
+                    .map(short)
+                    .unwrap_or_else(|| "missing".into())
+            ))
+        })?;
+        let joint = m.get("joint").and_then(int_of).ok_or_else(|| {
+            bad(format!(
+                "extras.rigtrip.joint is {}, expected a joint index",
+                m.get("joint").map(short).unwrap_or_default()
+            ))
+        })?;
+        let offset = match m.get("offset") {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                let a = v
+                    .as_array()
+                    .filter(|a| a.len() == 3)
+                    .and_then(|a| {
+                        a.iter()
+                            .map(|x| x.as_i64().and_then(|x| i32::try_from(x).ok()))
+                            .collect::<Option<Vec<i32>>>()
+                    })
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "extras.rigtrip.offset is {}, expected three 32-bit integers",
+                            short(v)
+                        ))
+                    })?;
+                Some([a[0], a[1], a[2]])
+            }
+        };
+        let depth =
+            match m.get("depth") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(v.as_u64().and_then(|d| u16::try_from(d).ok()).ok_or_else(
+                    || {
+                        bad(format!(
+                            "extras.rigtrip.depth is {}, expected a 16-bit depth",
+                            short(v)
+                        ))
+                    },
+                )?),
+            };
+        return Ok(Tag::Joint {
+            skeleton,
+            joint,
+            native: m.get("native").cloned(),
+            offset,
+            depth,
+        });
+    }
+    Ok(if truthy("proxy") {
+        Tag::Proxy
+    } else if truthy("wrapper") {
+        Tag::Wrapper
+    } else if truthy("placeholder") {
+        Tag::Placeholder
+    } else if m.contains_key("mesh") {
+        Tag::Mesh
+    } else {
+        Tag::None
+    })
+}
+
+/// A JSON value shortened for a message.
+pub(crate) fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 60 {
+        format!("{}...", crate::gltf::names::cut(&s, 57))
+    } else {
+        s
+    }
+}
+
+impl Graph {
+    /// Reads the nodes and the scene `scene` (its root nodes).
+    pub fn read(json: &Value, scene: &Value) -> Result<Graph, ImportError> {
+        let list: &[Value] = json
+            .get("nodes")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let n = list.len();
+        let mut nodes = Vec::with_capacity(n);
+        for (i, v) in list.iter().enumerate() {
+            let name = v
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let bad = |problem: String| ImportError::Node {
+                node: i,
+                name: name.clone(),
+                problem,
+            };
+            if !v.is_object() {
+                return Err(bad("is not an object".into()));
+            }
+            let children = match v.get("children") {
+                None => Vec::new(),
+                Some(c) => c
+                    .as_array()
+                    .ok_or_else(|| bad("`children` is not an array".into()))?
+                    .iter()
+                    .map(|x| index(x).filter(|&x| x < n))
+                    .collect::<Option<Vec<usize>>>()
+                    .ok_or_else(|| {
+                        bad("`children` holds something that is not a node index".into())
+                    })?,
+            };
+            let local = if let Some(m) = v.get("matrix") {
+                let a = numbers::<16>(m, i, &name, "matrix")?;
+                Trs::from_mat(DMat4::from_cols_array(&a))
+            } else {
+                let t = match v.get("translation") {
+                    Some(x) => DVec3::from_array(numbers::<3>(x, i, &name, "translation")?),
+                    None => DVec3::ZERO,
+                };
+                let r = match v.get("rotation") {
+                    Some(x) => {
+                        let q = numbers::<4>(x, i, &name, "rotation")?;
+                        let q = DQuat::from_xyzw(q[0], q[1], q[2], q[3]);
+                        let len = q.length();
+                        if !(len.is_finite() && len > 1e-6) {
+                            return Err(bad(format!(
+                                "rotation {q:?} has length {len}, it is no rotation"
+                            )));
+                        }
+                        q
+                    }
+                    None => DQuat::IDENTITY,
+                };
+                let s = match v.get("scale") {
+                    Some(x) => DVec3::from_array(numbers::<3>(x, i, &name, "scale")?),
+                    None => DVec3::ONE,
+                };
+                Trs {
+                    t,
+                    r,
+                    s,
+                    from_matrix: None,
+                }
+            };
+            let mesh = match v.get("mesh") {
+                None => None,
+                Some(x) => Some(index(x).ok_or_else(|| bad("`mesh` is not an index".into()))?),
+            };
+            let skin = match v.get("skin") {
+                None => None,
+                Some(x) => Some(index(x).ok_or_else(|| bad("`skin` is not an index".into()))?),
+            };
+            let other = v.get("camera").is_some()
+                || v.get("extensions")
+                    .and_then(|e| e.get("KHR_lights_punctual"))
+                    .is_some();
+            let tag = tag_of(i, &name, v)?;
+            nodes.push(Node {
+                name,
+                children,
+                local,
+                mesh,
+                skin,
+                other,
+                tag,
+            });
+        }
+        let mut parent: Vec<Option<usize>> = vec![None; n];
+        for (i, node) in nodes.iter().enumerate() {
+            for &c in &node.children {
+                if let Some(p) = parent[c] {
+                    return Err(ImportError::Node {
+                        node: c,
+                        name: nodes[c].name.clone(),
+                        problem: format!("is a child of both node {p} and node {i}"),
+                    });
+                }
+                parent[c] = Some(i);
+            }
+        }
+        let roots: Vec<usize> = match scene.get("nodes") {
+            None => Vec::new(),
+            Some(r) => r
+                .as_array()
+                .ok_or_else(|| {
+                    ImportError::Container("the scene's `nodes` is not an array".into())
+                })?
+                .iter()
+                .map(|x| index(x).filter(|&x| x < n))
+                .collect::<Option<Vec<usize>>>()
+                .ok_or_else(|| {
+                    ImportError::Container("the scene names a node that does not exist".into())
+                })?,
+        };
+        let mut in_scene = vec![false; n];
+        let mut world = vec![DMat4::IDENTITY; n];
+        let mut stack: Vec<(usize, DMat4)> = Vec::new();
+        let mut preorder = Vec::new();
+        for &r in roots.iter().rev() {
+            if let Some(p) = parent[r] {
+                return Err(ImportError::Node {
+                    node: r,
+                    name: nodes[r].name.clone(),
+                    problem: format!("is a scene root and also a child of node {p}"),
+                });
+            }
+            stack.push((r, DMat4::IDENTITY));
+        }
+        while let Some((i, above)) = stack.pop() {
+            if in_scene[i] {
+                return Err(ImportError::Node {
+                    node: i,
+                    name: nodes[i].name.clone(),
+                    problem: "is reached twice from the scene (a cycle or a repeated root)".into(),
+                });
+            }
+            in_scene[i] = true;
+            preorder.push(i);
+            world[i] = above * nodes[i].local.matrix();
+            for &c in nodes[i].children.iter().rev() {
+                stack.push((c, world[i]));
+            }
+        }
+        Ok(Graph {
+            nodes,
+            parent,
+            world,
+            preorder,
+        })
+    }
+
+    /// The chain of nodes strictly between `node` and its ancestor `top` (exclusive both),
+    /// top-down; with `top = None`, every ancestor.
+    pub fn between(&self, node: usize, top: Option<usize>) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut at = self.parent.get(node).copied().flatten();
+        while let Some(p) = at {
+            if Some(p) == top || out.len() > self.nodes.len() {
+                break;
+            }
+            out.push(p);
+            at = self.parent.get(p).copied().flatten();
+        }
+        out.reverse();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn graph_worlds_and_errors() {
+        let doc = json!({"nodes": [
+            {"name": "a", "children": [1], "translation": [1.0, 0.0, 0.0]},
+            {"name": "b", "rotation": [0.0, 0.0, 0.0, 2.0], "translation": [0.0, 2.0, 0.0]},
+            {"name": "orphan"}
+        ]});
+        let g = Graph::read(&doc, &json!({"nodes": [0]})).unwrap();
+        assert_eq!(g.parent, vec![None, Some(0), None]);
+        assert_eq!(g.preorder, vec![0, 1]);
+        assert_eq!(g.world[1].w_axis.truncate(), DVec3::new(1.0, 2.0, 0.0));
+        assert_eq!(g.between(1, None), vec![0]);
+        assert!(g.between(1, Some(0)).is_empty());
+
+        let cyc = json!({"nodes": [{"children": [1]}, {"children": [0]}]});
+        assert!(Graph::read(&cyc, &json!({"nodes": [0]})).is_err());
+        let two = json!({"nodes": [{"children": [2]}, {"children": [2]}, {}]});
+        let e = Graph::read(&two, &json!({"nodes": [0, 1]})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "node 2 (): is a child of both node 0 and node 1"
+        );
+        let bad = json!({"nodes": [{"name": "x", "translation": [1, "a", 3]}]});
+        let e = Graph::read(&bad, &json!({"nodes": [0]})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "node 0 (x): `translation` is not an array of 3 finite numbers"
+        );
+        let zero = json!({"nodes": [{"rotation": [0, 0, 0, 0]}]});
+        assert!(Graph::read(&zero, &json!({"nodes": [0]})).is_err());
+    }
+
+    #[test]
+    fn tags_and_blender_strings() {
+        let n = json!({"extras": {"rigtrip": "{'skeleton': 0, 'joint': 3, 'native': None}"}});
+        assert_eq!(
+            tag_of(0, "x", &n).unwrap(),
+            Tag::Joint {
+                skeleton: 0,
+                joint: 3,
+                native: Some(Value::Null),
+                offset: None,
+                depth: None
+            }
+        );
+        let n = json!({"extras": {"rigtrip": {"skeleton": "0", "joint": 2.0}}});
+        assert!(matches!(
+            tag_of(0, "x", &n).unwrap(),
+            Tag::Joint {
+                skeleton: 0,
+                joint: 2,
+                native: None,
+                ..
+            }
+        ));
+        let n = json!({"extras": {"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, -2, 3], "depth": 4}}});
+        assert!(matches!(
+            tag_of(0, "x", &n).unwrap(),
+            Tag::Joint {
+                offset: Some([1, -2, 3]),
+                depth: Some(4),
+                ..
+            }
+        ));
+        let n = json!({"extras": {"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, 2]}}});
+        assert_eq!(
+            tag_of(0, "x", &n).unwrap_err().to_string(),
+            "node 0 (x): extras.rigtrip.offset is [1,2], expected three 32-bit integers"
+        );
+        let n = json!({"extras": {"rigtrip": {"skeleton": 0, "joint": "abc"}}});
+        assert_eq!(
+            tag_of(4, "x", &n).unwrap_err().to_string(),
+            "node 4 (x): extras.rigtrip.joint is \"abc\", expected a joint index"
+        );
+        assert_eq!(
+            tag_of(0, "", &json!({"extras": {"rigtrip": {"proxy": true}}})).unwrap(),
+            Tag::Proxy
+        );
+        assert_eq!(
+            tag_of(0, "", &json!({"extras": {"rigtrip": {"mesh": 1}}})).unwrap(),
+            Tag::Mesh
+        );
+        assert_eq!(
+            tag_of(0, "", &json!({"extras": {"other": 1}})).unwrap(),
+            Tag::None
+        );
+        assert!(tag_of(0, "", &json!({"extras": {"rigtrip": 5}})).is_err());
+    }
+}

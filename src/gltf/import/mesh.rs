@@ -1,0 +1,648 @@
+//! Did the geometry change? The glTF's meshes against what the export writes for the rebuilt
+//! rig, both read the same way.
+//!
+//! Blender splits vertices at seams, merges primitives, reorders everything and renumbers skin
+//! joints, so nothing is compared by index: each side becomes a set of distinct vertices
+//! (position, normal, UV, colour, and influences keyed by joint identity) and a set of
+//! non-degenerate triangles over distinct positions, and every element of each set must have a
+//! counterpart in the other within the tolerances. Proxy meshes are left out on both sides.
+
+use std::collections::{HashMap, HashSet};
+
+use glam::{DMat4, DVec3};
+use serde_json::Value;
+
+use super::graph::{Graph, Tag};
+use super::read::{Doc, Elements};
+use super::rebuild::{Built, JointKey};
+use super::{ImportError, MeshReport, MeshStatus, Tolerance};
+use crate::gltf::Exported;
+
+/// How many differences are spelled out.
+const SHOWN: usize = 8;
+
+/// What a vertex influence points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum InfKey {
+    /// A joint of a skeleton.
+    Joint(usize, JointKey),
+    /// Something that is not a joint (a node index, or a slot past the skin).
+    Stray(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Vert {
+    p: [f64; 3],
+    n: Option<[f64; 3]>,
+    uv: Option<[f64; 2]>,
+    c: Option<[f64; 4]>,
+    inf: Vec<(InfKey, f64)>,
+}
+
+impl Vert {
+    fn signature(&self) -> Vec<u64> {
+        let mut s: Vec<u64> = self.p.iter().map(|x| x.to_bits()).collect();
+        for o in [
+            self.n.map(|a| a.to_vec()),
+            self.uv.map(|a| a.to_vec()),
+            self.c.map(|a| a.to_vec()),
+        ] {
+            match o {
+                Some(v) => {
+                    s.push(v.len() as u64);
+                    s.extend(v.iter().map(|x| x.to_bits()));
+                }
+                None => s.push(u64::MAX),
+            }
+        }
+        for (k, w) in &self.inf {
+            let (a, b) = match k {
+                InfKey::Joint(s, JointKey::Old(j)) => (*s as u64, *j as u64),
+                InfKey::Joint(s, JointKey::New(n)) => (*s as u64 | 1 << 62, *n as u64),
+                InfKey::Stray(n) => (1 << 63, *n as u64),
+            };
+            s.extend([a, b, w.to_bits()]);
+        }
+        s
+    }
+
+    fn describe(&self) -> String {
+        let inf: Vec<String> = self
+            .inf
+            .iter()
+            .map(|(k, w)| {
+                let k = match k {
+                    InfKey::Joint(s, JointKey::Old(j)) => format!("s{s}j{j}"),
+                    InfKey::Joint(s, JointKey::New(n)) => format!("s{s} new node {n}"),
+                    InfKey::Stray(n) => format!("non-joint {n}"),
+                };
+                format!("{k}:{w:.3}")
+            })
+            .collect();
+        let mut d = format!("({:.5}, {:.5}, {:.5}) m", self.p[0], self.p[1], self.p[2]);
+        if !inf.is_empty() {
+            d.push_str(&format!(" weights [{}]", inf.join(" ")));
+        }
+        d
+    }
+}
+
+#[derive(Debug, Default)]
+struct Geometry {
+    verts: Vec<Vert>,
+    tris: Vec<[usize; 3]>,
+    proxies: usize,
+    /// Things that cannot be compared (counted as differences).
+    odd: Vec<String>,
+}
+
+fn attr(
+    doc: &Doc,
+    attrs: &Value,
+    name: &str,
+    count: usize,
+    comps: &[usize],
+) -> Result<Option<Elements>, ImportError> {
+    let Some(a) = attrs.get(name) else {
+        return Ok(None);
+    };
+    let index = a
+        .as_u64()
+        .and_then(|x| usize::try_from(x).ok())
+        .ok_or_else(|| {
+            ImportError::Container(format!("attribute {name} is not an accessor index"))
+        })?;
+    let e = doc.accessor(index)?;
+    if !comps.contains(&e.comps) || e.len() != count {
+        return Err(ImportError::Accessor {
+            accessor: index,
+            problem: format!(
+                "{name}: {} elements of {} components, expected {count} of {comps:?}",
+                e.len(),
+                e.comps
+            ),
+        });
+    }
+    Ok(Some(e))
+}
+
+fn arr<const N: usize>(e: &Option<Elements>, v: usize) -> Option<[f64; N]> {
+    let s = e.as_ref()?.get(v);
+    let mut out = [0.0; N];
+    for (o, x) in out.iter_mut().zip(s) {
+        *o = *x;
+    }
+    Some(out)
+}
+
+fn collect(
+    doc: &Doc,
+    graph: &Graph,
+    key: &dyn Fn(usize) -> InfKey,
+) -> Result<Geometry, ImportError> {
+    let mut g = Geometry::default();
+    let meshes: &[Value] = doc
+        .json
+        .get("meshes")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let skins: &[Value] = doc
+        .json
+        .get("skins")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    for &i in &graph.preorder {
+        let node = &graph.nodes[i];
+        let Some(m) = node.mesh else { continue };
+        if node.tag == Tag::Proxy {
+            g.proxies += 1;
+            continue;
+        }
+        let bad = |problem: String| ImportError::Node {
+            node: i,
+            name: node.name.clone(),
+            problem,
+        };
+        let mesh = meshes
+            .get(m)
+            .ok_or_else(|| bad(format!("mesh {m} does not exist")))?;
+        let skin_joints: Option<Vec<usize>> = match node.skin {
+            None => None,
+            Some(k) => {
+                let list = skins
+                    .get(k)
+                    .and_then(|s| s.get("joints"))
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| bad(format!("skin {k} does not exist or has no joints")))?;
+                Some(
+                    list.iter()
+                        .map(|v| {
+                            v.as_u64()
+                                .and_then(|x| usize::try_from(x).ok())
+                                .filter(|&x| x < graph.nodes.len())
+                        })
+                        .collect::<Option<Vec<usize>>>()
+                        .ok_or_else(|| bad(format!("skin {k} names a node that does not exist")))?,
+                )
+            }
+        };
+        // Skinned vertices are in bind space; the node transform does not apply to them.
+        let world = if skin_joints.is_some() {
+            DMat4::IDENTITY
+        } else {
+            graph.world[i]
+        };
+        let moved = world != DMat4::IDENTITY;
+        let prims = mesh
+            .get("primitives")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad(format!("mesh {m} has no primitives")))?;
+        for (pi, prim) in prims.iter().enumerate() {
+            let mode = prim.get("mode").and_then(Value::as_u64).unwrap_or(4);
+            if mode != 4 {
+                g.odd.push(format!(
+                    "mesh {m} primitive {pi} has mode {mode}, not triangles"
+                ));
+                continue;
+            }
+            let attrs = prim
+                .get("attributes")
+                .ok_or_else(|| bad(format!("mesh {m} primitive {pi} has no attributes")))?;
+            let pos_index = attrs
+                .get("POSITION")
+                .and_then(Value::as_u64)
+                .and_then(|x| usize::try_from(x).ok())
+                .ok_or_else(|| bad(format!("mesh {m} primitive {pi} has no POSITION")))?;
+            let pos = doc.accessor(pos_index)?;
+            if pos.comps != 3 {
+                return Err(ImportError::Accessor {
+                    accessor: pos_index,
+                    problem: "POSITION is not VEC3".into(),
+                });
+            }
+            let count = pos.len();
+            let normal = attr(doc, attrs, "NORMAL", count, &[3])?;
+            let uv = attr(doc, attrs, "TEXCOORD_0", count, &[2])?;
+            let color = attr(doc, attrs, "COLOR_0", count, &[3, 4])?;
+            let mut sets = Vec::new();
+            for n in 0..2 {
+                let j = attr(doc, attrs, &format!("JOINTS_{n}"), count, &[4])?;
+                let w = attr(doc, attrs, &format!("WEIGHTS_{n}"), count, &[4])?;
+                if let (Some(j), Some(w)) = (j, w) {
+                    sets.push((j, w));
+                }
+            }
+            let base = g.verts.len();
+            for v in 0..count {
+                let p = arr::<3>(&Some(pos.clone()), v).unwrap_or_default();
+                let p = if moved {
+                    world.transform_point3(DVec3::from_array(p)).to_array()
+                } else {
+                    p
+                };
+                let n = arr::<3>(&normal, v).map(|n| {
+                    if moved {
+                        world
+                            .transform_vector3(DVec3::from_array(n))
+                            .normalize_or_zero()
+                            .to_array()
+                    } else {
+                        n
+                    }
+                });
+                let c = color.as_ref().map(|e| {
+                    let s = e.get(v);
+                    [
+                        s.first().copied().unwrap_or(0.0),
+                        s.get(1).copied().unwrap_or(0.0),
+                        s.get(2).copied().unwrap_or(0.0),
+                        s.get(3).copied().unwrap_or(1.0),
+                    ]
+                });
+                let mut inf: Vec<(InfKey, f64)> = Vec::new();
+                for (j, w) in &sets {
+                    for (&slot, &weight) in j.get(v).iter().zip(w.get(v)) {
+                        if !(weight.is_finite() && weight > 0.0) {
+                            continue;
+                        }
+                        let k = match skin_joints.as_ref().and_then(|s| s.get(slot as usize)) {
+                            Some(&node) => key(node),
+                            None => InfKey::Stray(usize::MAX - slot as usize),
+                        };
+                        match inf.iter_mut().find(|e| e.0 == k) {
+                            Some(e) => e.1 += weight,
+                            None => inf.push((k, weight)),
+                        }
+                    }
+                }
+                let total: f64 = inf.iter().map(|e| e.1).sum();
+                if total > 0.0 {
+                    for e in &mut inf {
+                        e.1 /= total;
+                    }
+                }
+                inf.sort_by_key(|a| a.0);
+                g.verts.push(Vert {
+                    p,
+                    n,
+                    uv: arr::<2>(&uv, v),
+                    c,
+                    inf,
+                });
+            }
+            let indices: Vec<usize> = match prim.get("indices") {
+                None => (0..count).collect(),
+                Some(x) => {
+                    let a = x
+                        .as_u64()
+                        .and_then(|x| usize::try_from(x).ok())
+                        .ok_or_else(|| {
+                            bad(format!(
+                                "mesh {m} primitive {pi}: indices is not an accessor index"
+                            ))
+                        })?;
+                    let e = doc.accessor(a)?;
+                    if e.comps != 1 || !e.integer {
+                        return Err(ImportError::Accessor {
+                            accessor: a,
+                            problem: "indices are not unsigned integer scalars".into(),
+                        });
+                    }
+                    e.data.iter().map(|&x| x as usize).collect()
+                }
+            };
+            for t in indices.chunks_exact(3) {
+                if let Some(&bad_index) = t.iter().find(|&&x| x >= count) {
+                    return Err(bad(format!(
+                        "mesh {m} primitive {pi}: index {bad_index}, but there are {count} vertices"
+                    )));
+                }
+                g.tris.push([base + t[0], base + t[1], base + t[2]]);
+            }
+        }
+    }
+    Ok(g)
+}
+
+/// Position grid for neighbour search.
+struct Grid {
+    h: f64,
+    cells: HashMap<[i64; 3], Vec<usize>>,
+}
+
+impl Grid {
+    fn cell(h: f64, p: &[f64; 3]) -> [i64; 3] {
+        // `as` saturates, so huge coordinates land in the outermost cells.
+        [
+            (p[0] / h).floor() as i64,
+            (p[1] / h).floor() as i64,
+            (p[2] / h).floor() as i64,
+        ]
+    }
+
+    fn new(h: f64, points: impl Iterator<Item = (usize, [f64; 3])>) -> Grid {
+        let mut cells: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
+        for (i, p) in points {
+            cells.entry(Grid::cell(h, &p)).or_default().push(i);
+        }
+        Grid { h, cells }
+    }
+
+    fn near(&self, p: &[f64; 3]) -> impl Iterator<Item = usize> + '_ {
+        let c = Grid::cell(self.h, p);
+        let mut out = Vec::new();
+        for dx in -1..=1i64 {
+            for dy in -1..=1i64 {
+                for dz in -1..=1i64 {
+                    let k = [
+                        c[0].saturating_add(dx),
+                        c[1].saturating_add(dy),
+                        c[2].saturating_add(dz),
+                    ];
+                    if let Some(v) = self.cells.get(&k) {
+                        out.extend_from_slice(v);
+                    }
+                }
+            }
+        }
+        out.into_iter()
+    }
+}
+
+fn len3(p: &[f64; 3]) -> f64 {
+    DVec3::from_array(*p).length()
+}
+
+fn within<const N: usize>(a: &Option<[f64; N]>, b: &Option<[f64; N]>, tol: f64) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol),
+        _ => false,
+    }
+}
+
+fn pos_close(a: &[f64; 3], b: &[f64; 3], tol: &Tolerance) -> bool {
+    let t = tol.translation_at(len3(a).max(len3(b)));
+    a.iter().zip(b).all(|(x, y)| (x - y).abs() <= t)
+}
+
+fn close(a: &Vert, b: &Vert, tol: &Tolerance) -> bool {
+    let normals = match (&a.n, &b.n) {
+        (None, None) => true,
+        (Some(x), Some(y)) => {
+            let (x, y) = (DVec3::from_array(*x), DVec3::from_array(*y));
+            x.cross(y).length().atan2(x.dot(y)) <= tol.normal_rad
+        }
+        _ => false,
+    };
+    if !(pos_close(&a.p, &b.p, tol)
+        && normals
+        && within(&a.uv, &b.uv, tol.uv)
+        && within(&a.c, &b.c, tol.color))
+    {
+        return false;
+    }
+    let w = |v: &Vert, k: &InfKey| v.inf.iter().find(|e| e.0 == *k).map(|e| e.1).unwrap_or(0.0);
+    a.inf
+        .iter()
+        .chain(&b.inf)
+        .all(|(k, _)| (w(a, k) - w(b, k)).abs() <= tol.weight)
+}
+
+/// Distinct vertices (exact duplicates merged) among those a triangle uses: Blender (like most
+/// tools) keeps only vertices that belong to a face, and drops triangles that repeat a vertex.
+/// Also returns how many vertices no triangle uses.
+fn distinct(g: &Geometry) -> (Vec<&Vert>, usize) {
+    let mut used = vec![false; g.verts.len()];
+    for t in &g.tris {
+        if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] {
+            for &c in t {
+                if let Some(u) = used.get_mut(c) {
+                    *u = true;
+                }
+            }
+        }
+    }
+    let unused = used.iter().filter(|u| !**u).count();
+    let mut seen = HashSet::new();
+    let out = g
+        .verts
+        .iter()
+        .zip(&used)
+        .filter(|(v, u)| **u && seen.insert(v.signature()))
+        .map(|(v, _)| v)
+        .collect();
+    (out, unused)
+}
+
+/// A triangle as position ids, rotated so the smallest id leads (winding kept); `None` when
+/// degenerate or a corner has no position id.
+fn tri_key(t: &[usize; 3], ids: &[Option<usize>]) -> Option<[usize; 3]> {
+    let a = [
+        *ids.get(t[0])?.as_ref()?,
+        *ids.get(t[1])?.as_ref()?,
+        *ids.get(t[2])?.as_ref()?,
+    ];
+    if a[0] == a[1] || a[1] == a[2] || a[0] == a[2] {
+        return None;
+    }
+    let r = (0..3).min_by_key(|&i| a[i]).unwrap_or(0);
+    Some([a[r], a[(r + 1) % 3], a[(r + 2) % 3]])
+}
+
+/// Compares the glTF's geometry with what the export writes for the rebuilt rig.
+pub(crate) fn compare(
+    doc: &Doc,
+    graph: &Graph,
+    built: &Built,
+    exported: &Exported,
+    tol: &Tolerance,
+) -> Result<MeshReport, ImportError> {
+    let incoming_key = |node: usize| -> InfKey {
+        match built.joint_nodes.get(node).and_then(Option::as_ref) {
+            Some(j) => InfKey::Joint(j.skeleton, j.key),
+            None => InfKey::Stray(node),
+        }
+    };
+    let incoming = collect(doc, graph, &incoming_key)?;
+
+    let json = serde_json::to_value(&exported.root)
+        .map_err(|e| ImportError::Container(format!("re-reading the export: {e}")))?;
+    let scene = json
+        .get("scenes")
+        .and_then(|s| s.get(0))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let edoc = Doc {
+        json,
+        buffers: vec![exported.bin.clone()],
+    };
+    let egraph = Graph::read(&edoc.json, &scene)?;
+    let expected_key = |node: usize| -> InfKey {
+        match egraph.nodes.get(node).map(|n| &n.tag) {
+            Some(Tag::Joint {
+                skeleton, joint, ..
+            }) => match built.keys.get(*skeleton).and_then(|k| k.get(*joint)) {
+                Some(k) => InfKey::Joint(*skeleton, *k),
+                None => InfKey::Stray(node),
+            },
+            _ => InfKey::Stray(node),
+        }
+    };
+    let expected = collect(&edoc, &egraph, &expected_key)?;
+
+    let (e, unused) = distinct(&expected);
+    let (i, _) = distinct(&incoming);
+    let max_r = expected
+        .verts
+        .iter()
+        .chain(&incoming.verts)
+        .map(|v| len3(&v.p))
+        .filter(|r| r.is_finite())
+        .fold(0.0f64, f64::max);
+    let h = 2.0 * tol.translation_at(max_r);
+    let h = if h.is_finite() && h > 0.0 { h } else { 1.0 };
+
+    let mut differences = Vec::new();
+    let mut count = 0usize;
+    let mut note = |d: String, differences: &mut Vec<String>| {
+        count += 1;
+        if differences.len() < SHOWN {
+            differences.push(d);
+        }
+    };
+    for o in &incoming.odd {
+        note(o.clone(), &mut differences);
+    }
+    let egrid = Grid::new(h, e.iter().enumerate().map(|(k, v)| (k, v.p)));
+    for v in &i {
+        if !egrid
+            .near(&v.p)
+            .any(|k| e.get(k).is_some_and(|x| close(x, v, tol)))
+        {
+            note(
+                format!("vertex {} is not in the original geometry", v.describe()),
+                &mut differences,
+            );
+        }
+    }
+    let igrid = Grid::new(h, i.iter().enumerate().map(|(k, v)| (k, v.p)));
+    for v in &e {
+        if !igrid
+            .near(&v.p)
+            .any(|k| i.get(k).is_some_and(|x| close(v, x, tol)))
+        {
+            note(
+                format!("original vertex {} is missing", v.describe()),
+                &mut differences,
+            );
+        }
+    }
+
+    // Triangles over the expected side's distinct positions.
+    let mut pos_id: HashMap<[u64; 3], usize> = HashMap::new();
+    let mut positions: Vec<[f64; 3]> = Vec::new();
+    let eids: Vec<Option<usize>> = expected
+        .verts
+        .iter()
+        .map(|v| {
+            let bits = v.p.map(f64::to_bits);
+            Some(*pos_id.entry(bits).or_insert_with(|| {
+                positions.push(v.p);
+                positions.len() - 1
+            }))
+        })
+        .collect();
+    let pgrid = Grid::new(h, positions.iter().copied().enumerate());
+    let iids: Vec<Option<usize>> = incoming
+        .verts
+        .iter()
+        .map(|v| {
+            pgrid
+                .near(&v.p)
+                .filter(|&k| positions.get(k).is_some_and(|q| pos_close(q, &v.p, tol)))
+                .min_by(|&a, &b| {
+                    let d = |k: usize| {
+                        positions
+                            .get(k)
+                            .map(|q| (DVec3::from_array(*q) - DVec3::from_array(v.p)).length())
+                            .unwrap_or(f64::MAX)
+                    };
+                    d(a).total_cmp(&d(b))
+                })
+        })
+        .collect();
+    let etris: HashSet<[usize; 3]> = expected
+        .tris
+        .iter()
+        .filter_map(|t| tri_key(t, &eids))
+        .collect();
+    let mut itris: HashSet<[usize; 3]> = HashSet::new();
+    let mut unplaced = 0usize;
+    for t in &incoming.tris {
+        let corners_known = t.iter().all(|&c| iids.get(c).is_some_and(Option::is_some));
+        match tri_key(t, &iids) {
+            Some(k) => {
+                itris.insert(k);
+            }
+            None if !corners_known => unplaced += 1,
+            None => {}
+        }
+    }
+    let at = |k: usize| {
+        positions
+            .get(k)
+            .map(|p| format!("({:.5}, {:.5}, {:.5})", p[0], p[1], p[2]))
+            .unwrap_or_default()
+    };
+    if unplaced > 0 {
+        note(
+            format!("{unplaced} triangles use vertices that are not in the original geometry"),
+            &mut differences,
+        );
+    }
+    let mut extra: Vec<&[usize; 3]> = itris.difference(&etris).collect();
+    extra.sort();
+    for t in extra {
+        note(
+            format!(
+                "triangle {} {} {} m is not in the original geometry",
+                at(t[0]),
+                at(t[1]),
+                at(t[2])
+            ),
+            &mut differences,
+        );
+    }
+    let mut missing: Vec<&[usize; 3]> = etris.difference(&itris).collect();
+    missing.sort();
+    for t in missing {
+        note(
+            format!(
+                "original triangle {} {} {} m is missing",
+                at(t[0]),
+                at(t[1]),
+                at(t[2])
+            ),
+            &mut differences,
+        );
+    }
+    let status = if e.is_empty() && i.is_empty() && incoming.odd.is_empty() {
+        MeshStatus::None
+    } else {
+        MeshStatus::Unchanged
+    };
+    Ok(MeshReport {
+        status,
+        expected_vertices: e.len(),
+        incoming_vertices: i.len(),
+        expected_triangles: etris.len(),
+        incoming_triangles: itris.len(),
+        proxies_ignored: incoming.proxies,
+        differences,
+        difference_count: count,
+        unused_vertices: unused,
+    })
+}

@@ -1,0 +1,569 @@
+//! Reading a glTF container without trusting it: GLB or JSON text, buffers from the GLB binary
+//! chunk, `data:` URIs or files next to the `.gltf` (Blender's "glTF Separate"), and accessors
+//! as f64 components with every offset, stride and count checked against the bytes present.
+
+use std::path::{Component, Path};
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use super::ImportError;
+
+const GLB_MAGIC: &[u8; 4] = b"glTF";
+const CHUNK_JSON: u32 = 0x4E4F_534A;
+const CHUNK_BIN: u32 = 0x004E_4942;
+/// Largest external buffer file read (a GLB cannot be larger either).
+const MAX_EXTERNAL: u64 = 1 << 32;
+
+/// A parsed document: the JSON root and every buffer's bytes, loaded up front.
+#[derive(Debug)]
+pub(crate) struct Doc {
+    /// The JSON root (an object).
+    pub json: Value,
+    /// `buffers[i]`'s bytes (at least `byteLength` of them).
+    pub buffers: Vec<Vec<u8>>,
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+/// Splits a GLB into its JSON chunk and its first BIN chunk.
+fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), ImportError> {
+    let bad = |problem: String| ImportError::Container(problem);
+    let version =
+        u32_at(bytes, 4).ok_or_else(|| bad("GLB shorter than its 12-byte header".into()))?;
+    if version != 2 {
+        return Err(bad(format!("GLB version {version}, expected 2")));
+    }
+    let length = u32_at(bytes, 8).unwrap_or(0) as usize;
+    if length > bytes.len() || length < 12 {
+        return Err(bad(format!(
+            "GLB header says {length:#x} bytes, the file has {:#x}",
+            bytes.len()
+        )));
+    }
+    let data = &bytes[..length];
+    let mut at = 12usize;
+    let mut json = None;
+    let mut bin = None;
+    while at < data.len() {
+        let (Some(len), Some(kind)) = (u32_at(data, at), u32_at(data, at + 4)) else {
+            return Err(bad(format!("GLB chunk header at {at:#x} is cut off")));
+        };
+        let start = at + 8;
+        let end = start
+            .checked_add(len as usize)
+            .filter(|&e| e <= data.len())
+            .ok_or_else(|| {
+                bad(format!(
+                    "GLB chunk at {at:#x} ({len:#x} bytes) runs past the end ({:#x})",
+                    data.len()
+                ))
+            })?;
+        let chunk = &data[start..end];
+        match kind {
+            CHUNK_JSON if json.is_none() => {
+                if at != 12 {
+                    return Err(bad("the GLB's first chunk is not JSON".into()));
+                }
+                json = Some(chunk);
+            }
+            CHUNK_BIN if bin.is_none() => bin = Some(chunk),
+            _ => {}
+        }
+        at = end;
+    }
+    let json = json.ok_or_else(|| bad("GLB without a JSON chunk".into()))?;
+    Ok((json, bin))
+}
+
+/// Parses a GLB or a `.gltf` JSON text and loads every buffer. External buffer files are looked
+/// up relative to `base_dir`; only relative paths that stay inside it are followed.
+pub(crate) fn parse(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, ImportError> {
+    let (json_bytes, bin) = if bytes.starts_with(GLB_MAGIC) {
+        split_glb(bytes)?
+    } else {
+        (bytes, None)
+    };
+    let json_bytes = json_bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(json_bytes);
+    let json: Value = serde_json::from_slice(json_bytes)
+        .map_err(|e| ImportError::Container(format!("not glTF JSON: {e}")))?;
+    if !json.is_object() {
+        return Err(ImportError::Container(
+            "the glTF JSON is not an object".into(),
+        ));
+    }
+    let mut buffers = Vec::new();
+    if let Some(list) = json.get("buffers") {
+        let list = list.as_array().ok_or_else(|| ImportError::Buffer {
+            buffer: 0,
+            problem: "`buffers` is not an array".into(),
+        })?;
+        for (i, b) in list.iter().enumerate() {
+            buffers.push(load_buffer(i, b, bin, base_dir)?);
+        }
+    }
+    Ok(Doc { json, buffers })
+}
+
+fn load_buffer(
+    i: usize,
+    b: &Value,
+    bin: Option<&[u8]>,
+    base_dir: Option<&Path>,
+) -> Result<Vec<u8>, ImportError> {
+    let err = |problem: String| ImportError::Buffer { buffer: i, problem };
+    let len = b
+        .get("byteLength")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| err("no valid byteLength".into()))?;
+    let data = match b.get("uri") {
+        None => match bin {
+            Some(bin) if i == 0 => bin.to_vec(),
+            _ => {
+                return Err(err(
+                    "has no URI and is not the binary chunk of a GLB (buffer 0 of a .glb)".into(),
+                ))
+            }
+        },
+        Some(Value::String(uri)) => {
+            if let Some(rest) = uri.strip_prefix("data:") {
+                let (meta, payload) = rest
+                    .split_once(',')
+                    .ok_or_else(|| err("malformed data URI (no comma)".into()))?;
+                if !meta.ends_with(";base64") {
+                    return Err(err("data URI is not base64".into()));
+                }
+                base64::engine::general_purpose::STANDARD
+                    .decode(payload.trim())
+                    .map_err(|e| err(format!("data URI: {e}")))?
+            } else {
+                read_external(uri, base_dir, len).map_err(err)?
+            }
+        }
+        Some(_) => return Err(err("`uri` is not a string".into())),
+    };
+    if (data.len() as u64) < len {
+        return Err(err(format!(
+            "holds {} bytes, but its byteLength is {len}",
+            data.len()
+        )));
+    }
+    Ok(data)
+}
+
+/// Percent-decodes a URI path (`%20` and friends); `None` for a malformed escape.
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn read_external(uri: &str, base_dir: Option<&Path>, len: u64) -> Result<Vec<u8>, String> {
+    let name = percent_decode(uri).ok_or_else(|| format!("malformed URI {uri:?}"))?;
+    if name.contains("://") {
+        return Err(format!("URI {uri:?} is not a local file"));
+    }
+    let rel = Path::new(&name);
+    if !rel
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(format!(
+            "URI {uri:?} leaves the glTF's folder; only files next to it are read"
+        ));
+    }
+    let Some(dir) = base_dir else {
+        return Err(format!(
+            "the data is in the separate file {name:?}, but no folder was given to find it in"
+        ));
+    };
+    let path = dir.join(rel);
+    let meta =
+        std::fs::metadata(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if meta.len() > MAX_EXTERNAL || meta.len() < len {
+        return Err(format!(
+            "{} holds {} bytes, but its byteLength is {len}",
+            path.display(),
+            meta.len()
+        ));
+    }
+    std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// One accessor's elements as f64 components, `comps` per element.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Elements {
+    /// Components per element (1 for SCALAR ... 16 for MAT4).
+    pub comps: usize,
+    /// `count * comps` values.
+    pub data: Vec<f64>,
+    /// Whether the components are integers (not normalised).
+    pub integer: bool,
+}
+
+impl Elements {
+    /// Element `i` (empty when out of range).
+    pub fn get(&self, i: usize) -> &[f64] {
+        let start = i.saturating_mul(self.comps);
+        self.data
+            .get(start..start.saturating_add(self.comps))
+            .unwrap_or(&[])
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len().checked_div(self.comps).unwrap_or(0)
+    }
+}
+
+fn comps_of(t: &str) -> Option<usize> {
+    Some(match t {
+        "SCALAR" => 1,
+        "VEC2" => 2,
+        "VEC3" => 3,
+        "VEC4" => 4,
+        "MAT2" => 4,
+        "MAT3" => 9,
+        "MAT4" => 16,
+        _ => return None,
+    })
+}
+
+/// Reads one component (its bytes, whether normalised).
+type ReadComponent = fn(&[u8], bool) -> f64;
+
+/// (size in bytes, reader) of a component type.
+fn component(ct: u64) -> Option<(usize, ReadComponent)> {
+    fn i8n(b: &[u8], n: bool) -> f64 {
+        let v = f64::from(b[0] as i8);
+        if n {
+            (v / 127.0).max(-1.0)
+        } else {
+            v
+        }
+    }
+    fn u8n(b: &[u8], n: bool) -> f64 {
+        let v = f64::from(b[0]);
+        if n {
+            v / 255.0
+        } else {
+            v
+        }
+    }
+    fn i16n(b: &[u8], n: bool) -> f64 {
+        let v = f64::from(i16::from_le_bytes([b[0], b[1]]));
+        if n {
+            (v / 32767.0).max(-1.0)
+        } else {
+            v
+        }
+    }
+    fn u16n(b: &[u8], n: bool) -> f64 {
+        let v = f64::from(u16::from_le_bytes([b[0], b[1]]));
+        if n {
+            v / 65535.0
+        } else {
+            v
+        }
+    }
+    fn u32n(b: &[u8], _: bool) -> f64 {
+        f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn f32n(b: &[u8], _: bool) -> f64 {
+        f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    Some(match ct {
+        5120 => (1, i8n as ReadComponent),
+        5121 => (1, u8n),
+        5122 => (2, i16n),
+        5123 => (2, u16n),
+        5125 => (4, u32n),
+        5126 => (4, f32n),
+        _ => return None,
+    })
+}
+
+impl Doc {
+    fn array(&self, key: &str) -> &[Value] {
+        self.json
+            .get(key)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Total bytes of all buffers: bounds accessors that have no buffer view.
+    fn total_bytes(&self) -> usize {
+        self.buffers.iter().map(Vec::len).sum()
+    }
+
+    /// The bytes of buffer view `v` (offset and length checked), and its stride.
+    fn view(
+        &self,
+        v: usize,
+        what: &dyn Fn(String) -> ImportError,
+    ) -> Result<(&[u8], Option<usize>), ImportError> {
+        let view = self
+            .array("bufferViews")
+            .get(v)
+            .ok_or_else(|| what(format!("buffer view {v} does not exist")))?;
+        let buffer = view
+            .get("buffer")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| what(format!("buffer view {v} has no valid `buffer`")))?;
+        let data = usize::try_from(buffer)
+            .ok()
+            .and_then(|b| self.buffers.get(b))
+            .ok_or_else(|| {
+                what(format!(
+                    "buffer view {v} names buffer {buffer}, which does not exist"
+                ))
+            })?;
+        let offset = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
+        let len = view
+            .get("byteLength")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| what(format!("buffer view {v} has no valid byteLength")))?;
+        let end = offset
+            .checked_add(len)
+            .filter(|&e| e <= data.len() as u64)
+            .ok_or_else(|| {
+                what(format!(
+                    "buffer view {v} ({offset:#x}+{len:#x}) runs past buffer {buffer} ({:#x} bytes)",
+                    data.len()
+                ))
+            })?;
+        let stride = match view.get("byteStride") {
+            None => None,
+            Some(s) => Some(
+                s.as_u64()
+                    .filter(|&s| (4..=252).contains(&s))
+                    .ok_or_else(|| what(format!("buffer view {v} has an invalid byteStride")))?
+                    as usize,
+            ),
+        };
+        Ok((&data[offset as usize..end as usize], stride))
+    }
+
+    /// Reads accessor `a` (sparse substitution included).
+    pub(crate) fn accessor(&self, a: usize) -> Result<Elements, ImportError> {
+        let err = |problem: String| ImportError::Accessor {
+            accessor: a,
+            problem,
+        };
+        let acc = self
+            .array("accessors")
+            .get(a)
+            .ok_or_else(|| err("does not exist".into()))?;
+        let ct = acc
+            .get("componentType")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| err("no valid componentType".into()))?;
+        let (size, read) = component(ct)
+            .ok_or_else(|| err(format!("componentType {ct} is not a glTF component type")))?;
+        let comps = acc
+            .get("type")
+            .and_then(Value::as_str)
+            .and_then(comps_of)
+            .ok_or_else(|| err("no valid type".into()))?;
+        let count = acc
+            .get("count")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| err("no valid count".into()))?;
+        let normalized = acc
+            .get("normalized")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let integer = ct != 5126 && !normalized;
+        let elem = size * comps;
+        let count_usize = usize::try_from(count).map_err(|_| err("count too large".into()))?;
+        let mut data: Vec<f64>;
+        match acc.get("bufferView") {
+            Some(v) => {
+                let v = v
+                    .as_u64()
+                    .and_then(|v| usize::try_from(v).ok())
+                    .ok_or_else(|| err("bufferView is not an index".into()))?;
+                let (bytes, stride) = self.view(v, &err)?;
+                let stride = stride.unwrap_or(elem);
+                let offset = acc.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
+                // The last element must end inside the view.
+                let need = if count == 0 {
+                    0
+                } else {
+                    (count - 1)
+                        .checked_mul(stride as u64)
+                        .and_then(|x| x.checked_add(offset))
+                        .and_then(|x| x.checked_add(elem as u64))
+                        .ok_or_else(|| err("extent overflows".into()))?
+                };
+                if need > bytes.len() as u64 {
+                    return Err(err(format!(
+                        "{count} elements of {elem} bytes (stride {stride}, offset {offset}) need {need:#x} bytes, the buffer view has {:#x}",
+                        bytes.len()
+                    )));
+                }
+                data = Vec::with_capacity(count_usize.saturating_mul(comps));
+                for i in 0..count_usize {
+                    let base = offset as usize + i * stride;
+                    for c in 0..comps {
+                        let at = base + c * size;
+                        let s = bytes
+                            .get(at..at + size)
+                            .ok_or_else(|| err("element out of range".into()))?;
+                        data.push(read(s, normalized));
+                    }
+                }
+            }
+            None => {
+                // Zeros (only sparse values follow): bounded by the data present.
+                if count_usize.saturating_mul(elem) > self.total_bytes().saturating_add(1 << 20) {
+                    return Err(err(format!(
+                        "{count} elements without a buffer view: more than the file could describe"
+                    )));
+                }
+                data = vec![0.0; count_usize * comps];
+            }
+        }
+        if let Some(sparse) = acc.get("sparse") {
+            self.apply_sparse(
+                sparse, &mut data, count, comps, size, read, normalized, &err,
+            )?;
+        }
+        Ok(Elements {
+            comps,
+            data,
+            integer,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn apply_sparse(
+        &self,
+        sparse: &Value,
+        data: &mut [f64],
+        count: u64,
+        comps: usize,
+        size: usize,
+        read: ReadComponent,
+        normalized: bool,
+        err: &dyn Fn(String) -> ImportError,
+    ) -> Result<(), ImportError> {
+        let n = sparse
+            .get("count")
+            .and_then(Value::as_u64)
+            .filter(|&n| n <= count)
+            .ok_or_else(|| err("sparse count missing or larger than the accessor".into()))?
+            as usize;
+        let idx = sparse
+            .get("indices")
+            .ok_or_else(|| err("sparse without indices".into()))?;
+        let val = sparse
+            .get("values")
+            .ok_or_else(|| err("sparse without values".into()))?;
+        let iv = idx
+            .get("bufferView")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| err("sparse indices without bufferView".into()))?
+            as usize;
+        let ict = idx
+            .get("componentType")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        let (isize_, iread) = match ict {
+            5121 | 5123 | 5125 => {
+                component(ict).ok_or_else(|| err("bad sparse index type".into()))?
+            }
+            _ => {
+                return Err(err(format!(
+                    "sparse index componentType {ict} is not unsigned"
+                )))
+            }
+        };
+        let (ibytes, _) = self.view(iv, err)?;
+        let ioff = idx.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let vv = val
+            .get("bufferView")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| err("sparse values without bufferView".into()))?
+            as usize;
+        let (vbytes, _) = self.view(vv, err)?;
+        let voff = val.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+        for s in 0..n {
+            let at = ioff.saturating_add(s.saturating_mul(isize_));
+            let ib = ibytes
+                .get(at..at.saturating_add(isize_))
+                .ok_or_else(|| err(format!("sparse index {s} out of its buffer view")))?;
+            let target = iread(ib, false) as u64;
+            if target >= count {
+                return Err(err(format!("sparse index {target} >= count {count}")));
+            }
+            for c in 0..comps {
+                let at = voff.saturating_add((s * comps + c).saturating_mul(size));
+                let vb = vbytes
+                    .get(at..at.saturating_add(size))
+                    .ok_or_else(|| err(format!("sparse value {s} out of its buffer view")))?;
+                if let Some(slot) = data.get_mut(target as usize * comps + c) {
+                    *slot = read(vb, normalized);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("a%20b.bin").as_deref(), Some("a b.bin"));
+        assert_eq!(percent_decode("a%2"), None);
+        assert_eq!(percent_decode("a%zz"), None);
+    }
+
+    #[test]
+    fn external_paths_stay_inside() {
+        let dir = std::env::temp_dir();
+        assert!(read_external("../x.bin", Some(&dir), 0)
+            .unwrap_err()
+            .contains("leaves"));
+        assert!(read_external("/etc/passwd", Some(&dir), 0)
+            .unwrap_err()
+            .contains("leaves"));
+        assert!(read_external("x.bin", None, 0)
+            .unwrap_err()
+            .contains("no folder"));
+    }
+
+    #[test]
+    fn glb_chunks_are_bounds_checked() {
+        let mut g = b"glTF".to_vec();
+        g.extend_from_slice(&2u32.to_le_bytes());
+        g.extend_from_slice(&40u32.to_le_bytes());
+        g.extend_from_slice(&100u32.to_le_bytes());
+        g.extend_from_slice(&CHUNK_JSON.to_le_bytes());
+        g.resize(40, b' ');
+        assert!(
+            matches!(parse(&g, None), Err(ImportError::Container(m)) if m.contains("runs past"))
+        );
+        assert!(parse(&g[..10], None).is_err());
+    }
+}
