@@ -72,17 +72,8 @@ fn samples_come_back_exactly() {
     }
 }
 
-/// Whether every HIE part offset is one a glTF float carries exactly (see
-/// `wide_hie_offsets_are_refused`).
-fn hie_offsets_fit(rig: &Rig) -> bool {
-    rig.skeletons
-        .iter()
-        .flat_map(|s| &s.joints)
-        .all(|j| j.translation.abs().max_element() <= 4_194_304.0)
-}
-
-/// Gate-passing generated files: HIE (default knobs, gate failures skipped) and DMC3
-/// exportable MOD/SCM, as (label, bytes, format).
+/// Gate-passing generated files: HIE (default knobs, gate failures skipped; full-range offsets
+/// included) and DMC3 exportable MOD/SCM, as (label, bytes, format).
 fn generated() -> Vec<(String, Vec<u8>, Option<Format>)> {
     let mut out = Vec::new();
     let mut seed = 0u64;
@@ -90,7 +81,7 @@ fn generated() -> Vec<(String, Vec<u8>, Option<Format>)> {
     while hie < 30 {
         let data = rigtrip::synth::hie::random(seed);
         let rig = load(Some(Format::Hie), &data);
-        if rig.skeletons.iter().all(|s| s.gate.is_ok()) && hie_offsets_fit(&rig) {
+        if rig.skeletons.iter().all(|s| s.gate.is_ok()) {
             out.push((format!("hie seed {seed}"), data, Some(Format::Hie)));
             hie += 1;
         }
@@ -112,6 +103,22 @@ fn generated() -> Vec<(String, Vec<u8>, Option<Format>)> {
 fn generated_files_come_back_exactly() {
     let files = generated();
     assert!(files.len() >= 50);
+    // Offsets beyond 2^24 units, which a glTF float cannot hold: they come back from the
+    // native offsets the export stores in the joint extras.
+    let wide = files
+        .iter()
+        .filter(|(_, data, format)| {
+            load(*format, data)
+                .skeletons
+                .iter()
+                .flat_map(|s| &s.joints)
+                .any(|j| j.translation.abs().max_element() > 16_777_216.0)
+        })
+        .count();
+    assert!(
+        wide >= 1,
+        "no generated file with offsets beyond 2^24 units"
+    );
     for (name, data, format) in files {
         let (glb, gltf) = exported(&data, format);
         for (what, bytes) in [("glb", &glb), ("gltf", &gltf)] {
@@ -400,9 +407,19 @@ fn blender_move(name: &str, data: &[u8], format: Option<Format>, s: usize, k: us
             assert!(j.joint == k || children.contains(&j.joint));
         }
     } else {
-        // Moved by whole units: without the stored offsets in the extras, not told from an
-        // unchanged part (the bytes above are right either way), and the report says so.
-        assert!(got
+        // The export stores each part's native offset beside the float TRS, so a move by whole
+        // units is told from float noise and reported, with the offset recomputed.
+        let moved = sr.joints.iter().find(|j| j.joint == k).unwrap();
+        assert_eq!(moved.changes, ["moved"], "{:?}", sr.joints);
+        assert!(
+            moved
+                .recomputed
+                .iter()
+                .any(|f| f.starts_with("offset (+0x14)")),
+            "{:?}",
+            moved
+        );
+        assert!(!got
             .report
             .notes
             .iter()

@@ -7,6 +7,8 @@
 use glam::{DMat4, DQuat, DVec3};
 use serde_json::{json, Value};
 
+use crate::rig::SkeletonPayload;
+
 use ::gltf_json as json;
 use json::buffer::Target;
 use json::mesh::{Mode, Primitive, Semantic};
@@ -395,12 +397,23 @@ fn write_skeleton(
             c.push(node_of(k));
         }
     }
+    // HIE offsets are i32: beyond 2^24 units the f32 TRS cannot hold them, and without the
+    // native values the import could not tell a whole-unit move from float noise.
+    let placements = match &sk.native {
+        SkeletonPayload::Hie(_) => crate::rig::hie::placements(s, sk).ok(),
+        SkeletonPayload::Dmc3(_) => None,
+    };
     for (k, (j, ((t, q), kids))) in sk.joints.iter().zip(trs.iter().zip(children)).enumerate() {
-        let extras = json!({"rigtrip": {
+        let mut tag = json!({
             "skeleton": s,
             "joint": k,
             "native": extras::joint_to_json(&j.native),
-        }});
+        });
+        if let Some(p) = placements.as_ref().and_then(|p| p.get(k)) {
+            tag["offset"] = json!(p.offset);
+            tag["depth"] = json!(p.depth);
+        }
+        let extras = json!({ "rigtrip": tag });
         b.root.push(Node {
             name: names.get(k).cloned(),
             children: if kids.is_empty() { None } else { Some(kids) },

@@ -19,7 +19,10 @@ use crate::native::hie::{ByteLists, HieFile, Hierarchy, Part, MAX_PARTS};
 /// File-level remainder of a HIE file.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HieShell {
-    /// Slot -> index into `Rig::skeletons` (256 entries), `None` for an empty slot.
+    /// Slot -> index into `Rig::skeletons` (256 entries), `None` for an empty slot. In JSON a
+    /// list of `[slot, skeleton]` pairs for the non-empty slots: Blender cannot hold a list that
+    /// mixes null and integers, and would turn the whole scene extras into one string.
+    #[serde(with = "slot_pairs")]
     pub slots: Vec<Option<usize>>,
     /// Bytes covered by neither the table nor a hierarchy, exactly.
     pub gaps: Vec<Gap>,
@@ -53,8 +56,10 @@ pub struct HieJoint {
     #[serde(with = "crate::bytes::hex_u32")]
     pub model: u32,
     /// A root's own offset: kept, never applied (the game leaves it out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_offset: Option<[i32; 3]>,
     /// Depth and offset as read, only when the hierarchy fails the gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<RawPlacement>,
 }
 
@@ -225,6 +230,20 @@ pub fn lower(rig: &Rig) -> Result<HieFile, LowerError> {
 
 /// Largest rotation angle (radians) still taken as identity.
 const ANGLE_EPS: f64 = 1e-9;
+
+/// The native depth and offset every part of skeleton `s` would be written with, exactly as
+/// [`lower`] writes them (the glTF export stores them beside the float TRS, which cannot hold
+/// every i32 offset exactly).
+pub fn placements(s: usize, sk: &Skeleton) -> Result<Vec<RawPlacement>, LowerError> {
+    Ok(lower_skeleton(s, sk)?
+        .parts
+        .iter()
+        .map(|p| RawPlacement {
+            depth: p.depth,
+            offset: p.offset,
+        })
+        .collect())
+}
 
 fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
     let native = match &sk.native {
@@ -501,6 +520,40 @@ pub fn byte_list_conflict(
         }
     }
     None
+}
+
+/// Serde form of the slot table: `[[slot, skeleton], ...]` for the non-empty slots.
+mod slot_pairs {
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Serializes the non-empty slots as pairs.
+    pub fn serialize<S: Serializer>(slots: &[Option<usize>], s: S) -> Result<S::Ok, S::Error> {
+        let pairs: Vec<[usize; 2]> = slots
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, k)| k.map(|k| [slot, k]))
+            .collect();
+        pairs.serialize(s)
+    }
+
+    /// Rebuilds the 256-entry table; a slot out of range or given twice is an error.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Option<usize>>, D::Error> {
+        let pairs = Vec::<[usize; 2]>::deserialize(d)?;
+        let mut slots = vec![None; crate::native::hie::SLOTS];
+        for [slot, k] in pairs {
+            match slots.get_mut(slot) {
+                Some(e @ None) => *e = Some(k),
+                Some(Some(_)) => return Err(D::Error::custom(format!("slot {slot} given twice"))),
+                None => {
+                    return Err(D::Error::custom(format!(
+                        "slot {slot} out of range 0..=255"
+                    )))
+                }
+            }
+        }
+        Ok(slots)
+    }
 }
 
 #[cfg(test)]

@@ -23,8 +23,10 @@ use crate::bytes::{Canvas, Claim, Gap, OutOfBounds, Overlap, RegionMap};
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Dmc3File {
     /// The MOD/SCM structures; `None` for a bare file read with [`read_block_in`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container: Option<Container>,
     /// The node-domain block; `None` when the file has none (or in a lifted rig's shell).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<NodeBlock>,
     /// Every byte outside the container's structures and the block's extent, absolute offsets.
     pub gaps: Vec<Gap>,
