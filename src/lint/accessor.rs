@@ -1,0 +1,482 @@
+//! Reading accessor data ourselves: every offset, stride and count checked against the buffer
+//! view and the buffer before a single element is read; sparse substitution included.
+
+use serde_json::{Map, Value};
+
+use super::container::Buffer;
+
+/// FLOAT.
+pub(crate) const FLOAT: u64 = 5126;
+/// UNSIGNED_BYTE.
+pub(crate) const UNSIGNED_BYTE: u64 = 5121;
+/// UNSIGNED_SHORT.
+pub(crate) const UNSIGNED_SHORT: u64 = 5123;
+
+/// Why an accessor cannot be read.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum AccError {
+    /// The accessor (or its view, or sparse part) is malformed or out of bounds.
+    Invalid(String),
+    /// Its buffer could not be loaded (already reported).
+    NoBuffer,
+    /// Its data is compressed by an extension we do not decode.
+    Compressed(String),
+}
+
+/// Size in bytes of a component type.
+pub(crate) fn component_size(ctype: u64) -> Option<usize> {
+    match ctype {
+        5120 | 5121 => Some(1),
+        5122 | 5123 => Some(2),
+        5125 | 5126 => Some(4),
+        _ => None,
+    }
+}
+
+/// Name of a component type as the spec writes it.
+pub(crate) fn component_name(ctype: u64) -> String {
+    match ctype {
+        5120 => "BYTE".into(),
+        5121 => "UNSIGNED_BYTE".into(),
+        5122 => "SHORT".into(),
+        5123 => "UNSIGNED_SHORT".into(),
+        5125 => "UNSIGNED_INT".into(),
+        5126 => "FLOAT".into(),
+        c => format!("component type {c}"),
+    }
+}
+
+/// (rows, columns) of an accessor type.
+fn shape(t: &str) -> Option<(usize, usize)> {
+    match t {
+        "SCALAR" => Some((1, 1)),
+        "VEC2" => Some((2, 1)),
+        "VEC3" => Some((3, 1)),
+        "VEC4" => Some((4, 1)),
+        "MAT2" => Some((2, 2)),
+        "MAT3" => Some((3, 3)),
+        "MAT4" => Some((4, 4)),
+        _ => None,
+    }
+}
+
+/// A resolved accessor: layout checked, data slices in hand.
+#[derive(Debug, Clone)]
+pub(crate) struct Acc<'a> {
+    /// Components per element.
+    pub comps: usize,
+    /// Component type code.
+    pub ctype: u64,
+    /// `type` as written.
+    pub type_name: String,
+    /// Whether integer components are normalised to 0..1 / -1..1.
+    pub normalized: bool,
+    /// Element count.
+    pub count: usize,
+    rows: usize,
+    csize: usize,
+    /// Bytes from one column to the next (matrix columns of small components are padded).
+    col_stride: usize,
+    /// Bytes per element including column padding.
+    elem: usize,
+    stride: usize,
+    /// Bytes from the first element to the end of the view; `None` for an all-zero accessor.
+    data: Option<&'a [u8]>,
+    sparse: Option<(Vec<usize>, &'a [u8])>,
+}
+
+fn field_u64(o: &Map<String, Value>, key: &str, what: &str) -> Result<Option<u64>, AccError> {
+    match o.get(key) {
+        None => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or_else(|| {
+            AccError::Invalid(format!("{what}: `{key}` is not an unsigned integer"))
+        }),
+    }
+}
+
+fn required_u64(o: &Map<String, Value>, key: &str, what: &str) -> Result<u64, AccError> {
+    field_u64(o, key, what)?.ok_or_else(|| AccError::Invalid(format!("{what}: `{key}` is missing")))
+}
+
+fn to_usize(x: u64, what: &str) -> Result<usize, AccError> {
+    usize::try_from(x).map_err(|_| AccError::Invalid(format!("{what}: {x} is too large")))
+}
+
+/// A buffer view's bytes and stride.
+fn view<'a>(
+    root: &Map<String, Value>,
+    buffers: &'a [Buffer<'a>],
+    v: u64,
+) -> Result<(&'a [u8], Option<usize>), AccError> {
+    let what = format!("buffer view {v}");
+    let obj = root
+        .get("bufferViews")
+        .and_then(Value::as_array)
+        .and_then(|a| a.get(usize::try_from(v).ok()?))
+        .and_then(Value::as_object)
+        .ok_or_else(|| AccError::Invalid(format!("{what} does not exist")))?;
+    if let Some(ext) = obj.get("extensions").and_then(Value::as_object) {
+        if let Some(k) = ext.keys().find(|k| k.contains("meshopt_compression")) {
+            return Err(AccError::Compressed(format!("{what} is compressed ({k})")));
+        }
+    }
+    let b = required_u64(obj, "buffer", &what)?;
+    let off = field_u64(obj, "byteOffset", &what)?.unwrap_or(0);
+    let len = required_u64(obj, "byteLength", &what)?;
+    let stride = field_u64(obj, "byteStride", &what)?
+        .map(|s| to_usize(s, &what))
+        .transpose()?;
+    let data = match buffers.get(usize::try_from(b).unwrap_or(usize::MAX)) {
+        None => {
+            return Err(AccError::Invalid(format!(
+                "{what}: buffer {b} does not exist"
+            )))
+        }
+        Some(None) => return Err(AccError::NoBuffer),
+        Some(Some(d)) => d.as_ref(),
+    };
+    let end = off.saturating_add(len);
+    if end > data.len() as u64 {
+        return Err(AccError::Invalid(format!(
+            "{what} (offset {off}, {len} bytes) runs past the end of buffer {b} ({} bytes)",
+            data.len()
+        )));
+    }
+    Ok((data.get(off as usize..end as usize).unwrap_or(&[]), stride))
+}
+
+/// Checks accessor `index` against its view and buffer. `limit` bounds the elements of an
+/// accessor without a buffer view (whose zeros would otherwise be allocated on trust).
+pub(crate) fn resolve<'a>(
+    root: &Map<String, Value>,
+    buffers: &'a [Buffer<'a>],
+    index: usize,
+    limit: usize,
+) -> Result<Acc<'a>, AccError> {
+    let what = format!("accessor {index}");
+    let obj = root
+        .get("accessors")
+        .and_then(Value::as_array)
+        .and_then(|a| a.get(index))
+        .and_then(Value::as_object)
+        .ok_or_else(|| AccError::Invalid(format!("{what} does not exist")))?;
+    let count = to_usize(required_u64(obj, "count", &what)?, &what)?;
+    let ctype = required_u64(obj, "componentType", &what)?;
+    let csize = component_size(ctype)
+        .ok_or_else(|| AccError::Invalid(format!("{what}: unknown componentType {ctype}")))?;
+    let type_name = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| AccError::Invalid(format!("{what}: `type` is missing")))?
+        .to_string();
+    let (rows, cols) = shape(&type_name)
+        .ok_or_else(|| AccError::Invalid(format!("{what}: unknown type {type_name:?}")))?;
+    let normalized = obj
+        .get("normalized")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let col_stride = if cols > 1 {
+        (rows * csize).div_ceil(4) * 4
+    } else {
+        rows * csize
+    };
+    let elem = col_stride * cols;
+    let off = to_usize(field_u64(obj, "byteOffset", &what)?.unwrap_or(0), &what)?;
+
+    let (data, stride) = match field_u64(obj, "bufferView", &what)? {
+        None => {
+            if count.saturating_mul(rows * cols) > limit {
+                return Err(AccError::Invalid(format!(
+                    "{what}: {count} elements without a buffer view is more than this file can hold"
+                )));
+            }
+            (None, elem)
+        }
+        Some(v) => {
+            let (bytes, stride) = view(root, buffers, v)?;
+            let stride = stride.unwrap_or(elem);
+            if stride < elem {
+                return Err(AccError::Invalid(format!(
+                    "{what}: byteStride {stride} of buffer view {v} is less than its element size {elem}"
+                )));
+            }
+            if count > 0 {
+                let need = (count as u128 - 1) * stride as u128 + elem as u128 + off as u128;
+                if need > bytes.len() as u128 {
+                    return Err(AccError::Invalid(format!(
+                        "{what}: {count} elements of {elem} bytes (stride {stride}) at offset {off} need {need} bytes, buffer view {v} has {}",
+                        bytes.len()
+                    )));
+                }
+            }
+            (Some(bytes.get(off..).unwrap_or(&[])), stride)
+        }
+    };
+
+    let sparse = match obj.get("sparse") {
+        None => None,
+        Some(s) => Some(sparse(root, buffers, s, count, elem, &what)?),
+    };
+    Ok(Acc {
+        comps: rows * cols,
+        ctype,
+        type_name,
+        normalized,
+        count,
+        rows,
+        csize,
+        col_stride,
+        elem,
+        stride,
+        data,
+        sparse,
+    })
+}
+
+fn sparse<'a>(
+    root: &Map<String, Value>,
+    buffers: &'a [Buffer<'a>],
+    s: &Value,
+    count: usize,
+    elem: usize,
+    what: &str,
+) -> Result<(Vec<usize>, &'a [u8]), AccError> {
+    let what = format!("{what} sparse");
+    let s = s
+        .as_object()
+        .ok_or_else(|| AccError::Invalid(format!("{what} is not an object")))?;
+    let n = to_usize(required_u64(s, "count", &what)?, &what)?;
+    let part = |key: &str| {
+        s.get(key)
+            .and_then(Value::as_object)
+            .ok_or_else(|| AccError::Invalid(format!("{what}: `{key}` is missing")))
+    };
+    let (idx, val) = (part("indices")?, part("values")?);
+    let iw = format!("{what} indices");
+    let ictype = required_u64(idx, "componentType", &iw)?;
+    let isize = match ictype {
+        5121 | 5123 | 5125 => component_size(ictype).unwrap_or(4),
+        c => {
+            return Err(AccError::Invalid(format!(
+                "{iw}: componentType {c} is not an unsigned integer type"
+            )))
+        }
+    };
+    let (ibytes, _) = view(root, buffers, required_u64(idx, "bufferView", &iw)?)?;
+    let ioff = to_usize(field_u64(idx, "byteOffset", &iw)?.unwrap_or(0), &iw)?;
+    let ibytes = ibytes.get(ioff..).unwrap_or(&[]);
+    if (n as u128) * (isize as u128) > ibytes.len() as u128 {
+        return Err(AccError::Invalid(format!(
+            "{iw}: {n} indices do not fit in their buffer view"
+        )));
+    }
+    let vw = format!("{what} values");
+    let (vbytes, _) = view(root, buffers, required_u64(val, "bufferView", &vw)?)?;
+    let voff = to_usize(field_u64(val, "byteOffset", &vw)?.unwrap_or(0), &vw)?;
+    let vbytes = vbytes.get(voff..).unwrap_or(&[]);
+    if (n as u128) * (elem as u128) > vbytes.len() as u128 {
+        return Err(AccError::Invalid(format!(
+            "{vw}: {n} values do not fit in their buffer view"
+        )));
+    }
+    let mut indices = Vec::with_capacity(n);
+    for k in 0..n {
+        let i = read_component(ibytes, k * isize, ictype).unwrap_or(f64::MAX);
+        if i >= count as f64 {
+            return Err(AccError::Invalid(format!(
+                "{iw}: index {k} is {i}, but the accessor has {count} elements"
+            )));
+        }
+        indices.push(i as usize);
+    }
+    Ok((indices, vbytes))
+}
+
+/// One little-endian component at `off` of `b`, as f64 (not normalised).
+fn read_component(b: &[u8], off: usize, ctype: u64) -> Option<f64> {
+    let get = |n: usize| b.get(off..off.checked_add(n)?);
+    Some(match ctype {
+        5120 => f64::from(get(1)?[0] as i8),
+        5121 => f64::from(get(1)?[0]),
+        5122 => {
+            let s = get(2)?;
+            f64::from(i16::from_le_bytes([s[0], s[1]]))
+        }
+        5123 => {
+            let s = get(2)?;
+            f64::from(u16::from_le_bytes([s[0], s[1]]))
+        }
+        5125 => {
+            let s = get(4)?;
+            f64::from(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+        }
+        5126 => {
+            let s = get(4)?;
+            f64::from(f32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+        }
+        _ => return None,
+    })
+}
+
+impl Acc<'_> {
+    fn normalise(&self, x: f64) -> f64 {
+        if !self.normalized {
+            return x;
+        }
+        match self.ctype {
+            5120 => (x / 127.0).max(-1.0),
+            5121 => x / 255.0,
+            5122 => (x / 32767.0).max(-1.0),
+            5123 => x / 65535.0,
+            5125 => x / 4_294_967_295.0,
+            _ => x,
+        }
+    }
+
+    /// Element `i` into `out` (its first `comps` entries); false when `i` is out of range.
+    pub(crate) fn get(&self, i: usize, out: &mut [f64]) -> bool {
+        if i >= self.count || out.len() < self.comps {
+            return false;
+        }
+        let from_sparse = self.sparse.as_ref().and_then(|(idx, vals)| {
+            idx.iter()
+                .rposition(|&x| x == i)
+                .map(|k| (*vals, k * self.elem))
+        });
+        let (bytes, base) = match (from_sparse, self.data) {
+            (Some(s), _) => s,
+            (None, Some(d)) => (d, i * self.stride),
+            (None, None) => {
+                out.iter_mut().take(self.comps).for_each(|x| *x = 0.0);
+                return true;
+            }
+        };
+        self.decode(bytes, base, out);
+        true
+    }
+
+    fn decode(&self, bytes: &[u8], base: usize, out: &mut [f64]) {
+        let cols = self.comps / self.rows.max(1);
+        for c in 0..cols {
+            for r in 0..self.rows {
+                let off = base + c * self.col_stride + r * self.csize;
+                let x = read_component(bytes, off, self.ctype).unwrap_or(0.0);
+                if let Some(o) = out.get_mut(c * self.rows + r) {
+                    *o = self.normalise(x);
+                }
+            }
+        }
+    }
+
+    /// Every element, flattened (`count * comps` values).
+    pub(crate) fn read_all(&self) -> Vec<f64> {
+        let n = self.count.saturating_mul(self.comps);
+        let mut v = vec![0.0; n];
+        if let Some(d) = self.data {
+            // Fast paths for the common tightly laid out vectors.
+            if self.elem == self.comps * self.csize && !self.normalized {
+                match self.ctype {
+                    5126 => {
+                        for (k, o) in v.iter_mut().enumerate() {
+                            let e = k / self.comps * self.stride + k % self.comps * 4;
+                            if let Some(s) = d.get(e..e + 4) {
+                                *o = f64::from(f32::from_le_bytes([s[0], s[1], s[2], s[3]]));
+                            }
+                        }
+                    }
+                    5121 => {
+                        for (k, o) in v.iter_mut().enumerate() {
+                            let e = k / self.comps * self.stride + k % self.comps;
+                            *o = d.get(e).map_or(0.0, |&b| f64::from(b));
+                        }
+                    }
+                    _ => self.decode_all(d, &mut v),
+                }
+            } else {
+                self.decode_all(d, &mut v);
+            }
+        }
+        if let Some((idx, vals)) = &self.sparse {
+            for (k, &i) in idx.iter().enumerate() {
+                if let Some(o) = v.get_mut(i * self.comps..(i + 1) * self.comps) {
+                    self.decode(vals, k * self.elem, o);
+                }
+            }
+        }
+        v
+    }
+
+    fn decode_all(&self, d: &[u8], v: &mut [f64]) {
+        for (i, o) in v.chunks_mut(self.comps.max(1)).enumerate() {
+            self.decode(d, i * self.stride, o);
+        }
+    }
+
+    /// `MAT4 FLOAT`-style description for messages.
+    pub(crate) fn describe(&self) -> String {
+        let norm = if self.normalized { " normalized" } else { "" };
+        format!("{} {}{norm}", self.type_name, component_name(self.ctype))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::borrow::Cow;
+
+    fn root(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn strided_padded_and_sparse_reads() {
+        // Two VEC2 UNSIGNED_SHORT elements with stride 8, then sparse replacing element 1.
+        let mut bin = vec![1, 0, 2, 0, 0xAA, 0xAA, 0xAA, 0xAA, 3, 0, 4, 0];
+        bin.extend_from_slice(&[1, 0, 0, 0]); // sparse index 1 (u32)
+        bin.extend_from_slice(&[9, 0, 8, 0]); // sparse value
+        let bufs = vec![Some(Cow::Owned(bin))];
+        let r = root(json!({
+            "bufferViews": [
+                {"buffer": 0, "byteLength": 12, "byteStride": 8},
+                {"buffer": 0, "byteOffset": 12, "byteLength": 8},
+                {"buffer": 0, "byteLength": 12}
+            ],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5123, "count": 2, "type": "VEC2"},
+                {"bufferView": 0, "componentType": 5123, "count": 2, "type": "VEC2",
+                 "sparse": {"count": 1, "indices": {"bufferView": 1, "componentType": 5125},
+                            "values": {"bufferView": 1, "byteOffset": 4}}},
+                {"bufferView": 0, "componentType": 5123, "count": 3, "type": "VEC2"},
+                {"componentType": 5126, "count": 1000000000, "type": "MAT4"},
+                {"bufferView": 2, "componentType": 5121, "count": 1, "type": "MAT3", "normalized": true}
+            ]
+        }));
+        let a = resolve(&r, &bufs, 0, 100).unwrap();
+        assert_eq!(a.read_all(), [1.0, 2.0, 3.0, 4.0]);
+        let b = resolve(&r, &bufs, 1, 100).unwrap();
+        assert_eq!(b.read_all(), [1.0, 2.0, 9.0, 8.0]);
+        let mut e = [0.0; 2];
+        assert!(b.get(1, &mut e));
+        assert_eq!(e, [9.0, 8.0]);
+        assert!(!b.get(2, &mut e));
+        assert_eq!(
+            resolve(&r, &bufs, 2, 100).unwrap_err(),
+            AccError::Invalid(
+                "accessor 2: 3 elements of 4 bytes (stride 8) at offset 0 need 20 bytes, buffer view 0 has 12"
+                    .into()
+            )
+        );
+        assert!(matches!(
+            resolve(&r, &bufs, 3, 100),
+            Err(AccError::Invalid(_))
+        ));
+        // MAT3 of bytes: columns padded to 4 bytes.
+        let m = resolve(&r, &bufs, 4, 100).unwrap();
+        let v = m.read_all();
+        assert_eq!(v.len(), 9);
+        assert_eq!(v[0], 1.0 / 255.0);
+        assert_eq!(v[3], 0xAA as f64 / 255.0);
+        assert_eq!(v[6], 3.0 / 255.0);
+    }
+}

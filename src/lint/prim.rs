@@ -1,0 +1,588 @@
+//! Skinned primitives and the nodes that show them: JOINTS/WEIGHTS pairs and types, weight
+//! sums, repeated joints, influences beyond four, the node ↔ skin ↔ JOINTS contract in both
+//! directions, joint slots in range, and slots written as node indices.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use glam::DMat4;
+use serde_json::Value;
+
+use super::accessor::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
+use super::doc::{escape, index, Doc, Graph, Ix, Out};
+use super::skin::{SkinInfo, POSE_TOL};
+use super::{PrimitiveSummary, SkinSummary, WeightSums};
+
+/// One JOINTS_n / WEIGHTS_n set, decoded (4 values per vertex).
+struct Set {
+    n: u32,
+    joints: Option<Vec<u32>>,
+    weights: Option<Vec<f64>>,
+}
+
+/// A primitive with skinning attributes.
+struct Prim {
+    mesh: usize,
+    prim: usize,
+    sets: Vec<Set>,
+    /// Vertices covered by every decoded set.
+    vertices: usize,
+    summary_at: usize,
+}
+
+impl Prim {
+    fn ptr(&self) -> String {
+        format!("/meshes/{}/primitives/{}", self.mesh, self.prim)
+    }
+    fn has_joints(&self) -> bool {
+        !self.sets.is_empty()
+    }
+}
+
+/// Parses `JOINTS_3` → 3.
+fn set_number(key: &str, prefix: &str) -> Option<u32> {
+    let d = key.strip_prefix(prefix)?;
+    if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    d.parse().ok()
+}
+
+/// Checks every primitive and every node with a mesh or a skin. Returns the primitive
+/// summaries and the number of skinned mesh nodes.
+pub(crate) fn check(
+    doc: &Doc,
+    graph: &Graph,
+    skins: &[SkinInfo],
+    skin_summaries: &mut [SkinSummary],
+    out: &mut Out,
+) -> (Vec<PrimitiveSummary>, usize) {
+    let mut summaries = Vec::new();
+    // Per mesh: its primitives with skinning attributes, and whether any primitive lacks them.
+    let mut per_mesh: Vec<(Vec<Prim>, Vec<usize>)> = Vec::new();
+    for (m, mesh) in doc.array("meshes").iter().enumerate() {
+        let prims = mesh
+            .get("primitives")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let mut skinned = Vec::new();
+        let mut plain = Vec::new();
+        for (p, prim) in prims.iter().enumerate() {
+            match check_primitive(doc, out, m, p, prim, &mut summaries) {
+                Some(x) if x.has_joints() => skinned.push(x),
+                Some(_) => {}
+                None => plain.push(p),
+            }
+        }
+        per_mesh.push((skinned, plain));
+    }
+
+    let n_meshes = per_mesh.len();
+    let n_skins = skins.len();
+    let mut skinned_nodes = 0;
+    let mut done: HashSet<(usize, usize, usize)> = HashSet::new();
+    for (i, node) in doc.array("nodes").iter().enumerate() {
+        if node.get("mesh").is_none() && node.get("skin").is_none() {
+            continue;
+        }
+        let ptr = format!("/nodes/{i}");
+        let mesh = match index(out, node, "mesh", n_meshes, &ptr, "meshes") {
+            Ix::At(m) => Some(m),
+            _ => None,
+        };
+        let skin = match index(out, node, "skin", n_skins, &ptr, "skins") {
+            Ix::At(s) => Some(s),
+            _ => None,
+        };
+        let label = doc.node_label(i);
+        match (mesh, skin) {
+            (None, None) => {}
+            (None, Some(s)) => out.error(
+                "node-skin-without-mesh",
+                format!("{ptr}/skin"),
+                format!("{label} has skin {s} but no mesh: nothing is deformed"),
+            ),
+            (Some(m), None) => {
+                if let Some((skinned, _)) = per_mesh.get(m) {
+                    if let Some(first) = skinned.first() {
+                        out.error(
+                            "node-joints-without-skin",
+                            ptr,
+                            format!(
+                                "{label} shows mesh {m}, whose primitive {} has JOINTS_{}, but the node has no skin: loaders draw it as a static mesh",
+                                first.prim,
+                                first.sets.first().map_or(0, |s| s.n)
+                            ),
+                        );
+                    }
+                }
+            }
+            (Some(m), Some(s)) => {
+                skinned_nodes += 1;
+                if let Some(sum) = skin_summaries.get_mut(s) {
+                    sum.mesh_nodes += 1;
+                }
+                let world = graph.world.get(i).copied().unwrap_or(DMat4::IDENTITY);
+                if !world.abs_diff_eq(DMat4::IDENTITY, POSE_TOL) {
+                    out.warning(
+                        "skinned-mesh-transformed",
+                        ptr.clone(),
+                        format!(
+                            "{label} is a skinned mesh whose own world transform is not the identity: the spec ignores it, some loaders (three.js) apply it, so the result differs between loaders"
+                        ),
+                    );
+                }
+                let Some((skinned, plain)) = per_mesh.get_mut(m) else {
+                    continue;
+                };
+                if skinned.is_empty() {
+                    out.error(
+                        "node-skin-without-joints",
+                        format!("{ptr}/skin"),
+                        format!(
+                            "{label} has skin {s}, but no primitive of mesh {m} has JOINTS_0/WEIGHTS_0: the surface is not deformed"
+                        ),
+                    );
+                    continue;
+                }
+                for &p in plain.iter() {
+                    if done.insert((m, p, usize::MAX)) {
+                        out.warning(
+                            "primitive-not-skinned",
+                            format!("/meshes/{m}/primitives/{p}"),
+                            format!("mesh {m} is skinned ({label}, skin {s}), but its primitive {p} has no JOINTS_0: it stays in place while the rest deforms"),
+                        );
+                    }
+                }
+                let Some(info) = skins.get(s) else {
+                    continue;
+                };
+                for prim in skinned.iter() {
+                    if let Some(sum) = summaries.get_mut(prim.summary_at) {
+                        sum.nodes.push(i);
+                        if !sum.skins.contains(&s) {
+                            sum.skins.push(s);
+                        }
+                    }
+                    if done.insert((m, prim.prim, s)) {
+                        check_slots(doc, out, prim, s, info);
+                    }
+                }
+            }
+        }
+    }
+    for sum in skin_summaries.iter() {
+        if sum.mesh_nodes == 0 {
+            out.info(
+                "skin-unused",
+                format!("/skins/{}", sum.index),
+                format!(
+                    "skin {} is used by no mesh node: its skeleton deforms nothing",
+                    sum.index
+                ),
+            );
+        }
+    }
+    (summaries, skinned_nodes)
+}
+
+/// Pairing, types, counts and the per-vertex checks of one primitive. `None` when it has no
+/// JOINTS or WEIGHTS attribute.
+fn check_primitive(
+    doc: &Doc,
+    out: &mut Out,
+    m: usize,
+    p: usize,
+    prim: &Value,
+    summaries: &mut Vec<PrimitiveSummary>,
+) -> Option<Prim> {
+    let attrs_v = prim.get("attributes")?;
+    let attrs = attrs_v.as_object()?;
+    let mut joints: BTreeMap<u32, &Value> = BTreeMap::new();
+    let mut weights: BTreeMap<u32, &Value> = BTreeMap::new();
+    for (k, v) in attrs {
+        if let Some(n) = set_number(k, "JOINTS_") {
+            joints.insert(n, v);
+        } else if let Some(n) = set_number(k, "WEIGHTS_") {
+            weights.insert(n, v);
+        }
+    }
+    if joints.is_empty() && weights.is_empty() {
+        return None;
+    }
+    let ptr = format!("/meshes/{m}/primitives/{p}");
+    let aptr = format!("{ptr}/attributes");
+    let n_acc = doc.array("accessors").len();
+    let acc_of =
+        |out: &mut Out, key: &str| match index(out, attrs_v, key, n_acc, &aptr, "accessors") {
+            Ix::At(a) => Some(a),
+            _ => None,
+        };
+    let declared = |a: usize| -> Option<usize> {
+        doc.array("accessors")
+            .get(a)?
+            .get("count")?
+            .as_u64()
+            .and_then(|c| usize::try_from(c).ok())
+    };
+    let compressed = prim
+        .get("extensions")
+        .and_then(Value::as_object)
+        .is_some_and(|e| e.contains_key("KHR_draco_mesh_compression"));
+    let vertices = attrs
+        .get("POSITION")
+        .and_then(Value::as_u64)
+        .and_then(|a| declared(a as usize));
+
+    let mut sets = Vec::new();
+    let numbers: BTreeSet<u32> = joints.keys().chain(weights.keys()).copied().collect();
+    for &n in &numbers {
+        let (jk, wk) = (format!("JOINTS_{n}"), format!("WEIGHTS_{n}"));
+        match (joints.contains_key(&n), weights.contains_key(&n)) {
+            (true, false) => out.error(
+                "joints-weights-unpaired",
+                format!("{aptr}/{jk}"),
+                format!("mesh {m} primitive {p} has {jk} but no {wk}"),
+            ),
+            (false, true) => {
+                out.error(
+                    "joints-weights-unpaired",
+                    format!("{aptr}/{wk}"),
+                    format!("mesh {m} primitive {p} has {wk} but no {jk}"),
+                );
+                continue;
+            }
+            _ => {}
+        }
+        let mut set = Set {
+            n,
+            joints: None,
+            weights: None,
+        };
+        let ja = acc_of(out, &jk);
+        let wa = if weights.contains_key(&n) {
+            acc_of(out, &wk)
+        } else {
+            None
+        };
+        for (a, key, is_joints) in [(ja, &jk, true), (wa, &wk, false)] {
+            let Some(a) = a else { continue };
+            let kptr = format!("{aptr}/{}", escape(key));
+            if let (Some(v), Some(c)) = (vertices, declared(a)) {
+                if v != c {
+                    out.error(
+                        "attribute-count",
+                        kptr.clone(),
+                        format!("mesh {m} primitive {p}: {key} has {c} elements for {v} vertices (POSITION)"),
+                    );
+                }
+            }
+            if compressed {
+                out.info(
+                    "data-compressed",
+                    ptr.clone(),
+                    format!("mesh {m} primitive {p} is Draco-compressed; its {key} data was not checked"),
+                );
+                continue;
+            }
+            let Some(acc) = doc.accessor(a, out) else {
+                continue;
+            };
+            let type_ok = acc.type_name == "VEC4"
+                && if is_joints {
+                    matches!(acc.ctype, UNSIGNED_BYTE | UNSIGNED_SHORT) && !acc.normalized
+                } else {
+                    acc.ctype == FLOAT
+                        || (matches!(acc.ctype, UNSIGNED_BYTE | UNSIGNED_SHORT) && acc.normalized)
+                };
+            if !type_ok {
+                out.error(
+                    if is_joints {
+                        "joints-type"
+                    } else {
+                        "weights-type"
+                    },
+                    kptr,
+                    format!(
+                        "mesh {m} primitive {p}: {key} is {}, expected {}",
+                        acc.describe(),
+                        if is_joints {
+                            "VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT"
+                        } else {
+                            "VEC4 FLOAT, or normalized VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT"
+                        }
+                    ),
+                );
+                continue;
+            }
+            let data = acc.read_all();
+            if is_joints {
+                set.joints = Some(data.into_iter().map(|x| x as u32).collect());
+            } else {
+                set.weights = Some(data);
+            }
+        }
+        sets.push(set);
+    }
+
+    let decoded_len = |s: &Set| -> Option<usize> {
+        let j = s.joints.as_ref().map(|v| v.len() / 4);
+        let w = s.weights.as_ref().map(|v| v.len() / 4);
+        match (j, w) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    };
+    let n = sets.iter().filter_map(decoded_len).min().unwrap_or(0);
+    let mut summary = PrimitiveSummary {
+        mesh: m,
+        primitive: p,
+        vertices: vertices.unwrap_or(n),
+        influence_sets: sets.len(),
+        ..PrimitiveSummary::default()
+    };
+    let complete = !sets.is_empty()
+        && sets
+            .iter()
+            .all(|s| s.joints.is_some() && s.weights.is_some());
+    if complete {
+        per_vertex(out, m, p, &aptr, &sets, n, &mut summary);
+    }
+    let summary_at = summaries.len();
+    summaries.push(summary);
+    Some(Prim {
+        mesh: m,
+        prim: p,
+        sets,
+        vertices: n,
+        summary_at,
+    })
+}
+
+/// Weight sums, invalid weights, repeated joints and influences beyond the first set.
+fn per_vertex(
+    out: &mut Out,
+    m: usize,
+    p: usize,
+    aptr: &str,
+    sets: &[Set],
+    n: usize,
+    summary: &mut PrimitiveSummary,
+) {
+    let mut h = WeightSums::default();
+    let (mut first_invalid, mut first_zero, mut first_off) = (None, None, None);
+    let (mut repeated, mut first_repeated) = (0usize, None);
+    let (mut beyond4, mut max_joint) = (0usize, None::<u32>);
+    let mut used: Vec<u32> = Vec::with_capacity(4 * sets.len());
+    for v in 0..n {
+        let mut sum = 0.0f64;
+        let mut invalid = false;
+        let mut extra = false;
+        used.clear();
+        for (si, s) in sets.iter().enumerate() {
+            let (Some(js), Some(ws)) = (&s.joints, &s.weights) else {
+                continue;
+            };
+            for c in 0..4 {
+                let (Some(&j), Some(&w)) = (js.get(v * 4 + c), ws.get(v * 4 + c)) else {
+                    continue;
+                };
+                if !(w.is_finite() && w >= 0.0) {
+                    invalid = true;
+                    continue;
+                }
+                sum += w;
+                if w > 0.0 {
+                    if used.contains(&j) {
+                        repeated += 1;
+                        first_repeated.get_or_insert((v, j));
+                    }
+                    used.push(j);
+                    max_joint = Some(max_joint.map_or(j, |x| x.max(j)));
+                    if si > 0 {
+                        extra = true;
+                    }
+                }
+            }
+        }
+        if extra {
+            beyond4 += 1;
+        }
+        if invalid {
+            h.invalid += 1;
+            first_invalid.get_or_insert(v);
+        } else if sum == 0.0 {
+            h.zero += 1;
+            first_zero.get_or_insert(v);
+        } else if sum < 0.97 {
+            h.below += 1;
+            first_off.get_or_insert((v, sum));
+        } else if sum < 0.999 {
+            h.low += 1;
+        } else if sum <= 1.001 {
+            h.unit += 1;
+        } else if sum <= 1.03 {
+            h.high += 1;
+        } else {
+            h.above += 1;
+            first_off.get_or_insert((v, sum));
+        }
+    }
+    let wptr = format!("{aptr}/WEIGHTS_{}", sets.first().map_or(0, |s| s.n));
+    if let Some(v) = first_invalid {
+        out.error(
+            "weights-invalid",
+            wptr.clone(),
+            format!(
+                "mesh {m} primitive {p}: {} vertices have a negative or non-finite weight (first: vertex {v})",
+                h.invalid
+            ),
+        );
+    }
+    if let Some(v) = first_zero {
+        out.error(
+            "weights-zero-sum",
+            wptr.clone(),
+            format!(
+                "mesh {m} primitive {p}: {} vertices have weights summing to zero (first: vertex {v}): they are bound to no joint and freeze or collapse to the origin",
+                h.zero
+            ),
+        );
+    }
+    if let Some((v, s)) = first_off {
+        out.error(
+            "weights-not-normalized",
+            wptr.clone(),
+            format!(
+                "mesh {m} primitive {p}: {} vertices have weight sums outside 0.97..1.03 (first: vertex {v}, sum {s:.6})",
+                h.below + h.above
+            ),
+        );
+    }
+    if let Some((v, j)) = first_repeated {
+        out.warning(
+            "joint-repeated",
+            format!("{aptr}/JOINTS_{}", sets.first().map_or(0, |s| s.n)),
+            format!(
+                "mesh {m} primitive {p}: {repeated} influences name a joint slot already used by the same vertex with non-zero weight (first: vertex {v}, slot {j})"
+            ),
+        );
+    }
+    if let Some(s) = sets.get(1) {
+        let ptr = format!("{aptr}/JOINTS_{}", s.n);
+        if beyond4 > 0 {
+            out.warning(
+                "influences-over-4",
+                ptr,
+                format!(
+                    "mesh {m} primitive {p}: {beyond4} vertices have more than 4 influences ({} JOINTS/WEIGHTS sets); many runtimes read only JOINTS_0 and drop the rest",
+                    sets.len()
+                ),
+            );
+        } else {
+            out.info(
+                "influences-over-4",
+                ptr,
+                format!(
+                    "mesh {m} primitive {p} has {} JOINTS/WEIGHTS sets, but no vertex uses more than the first",
+                    sets.len()
+                ),
+            );
+        }
+    }
+    summary.zero_sum_vertices = h.zero;
+    summary.sums_outside_tolerance = h.below + h.above;
+    summary.weight_sums = Some(h);
+    summary.max_joint = max_joint;
+}
+
+/// Joint slots against skin `s`: in range, and not node indices in disguise.
+fn check_slots(doc: &Doc, out: &mut Out, prim: &Prim, s: usize, info: &SkinInfo) {
+    let len = info.joints.len();
+    let mut over_weighted = 0usize;
+    let mut over_zero = 0usize;
+    let mut first: Option<(u32, usize)> = None;
+    let mut max = None::<u32>;
+    // Joint values in use, as flags (JOINTS are at most 16-bit: the type was checked).
+    let mut used: Vec<bool> = Vec::new();
+    for set in &prim.sets {
+        let Some(js) = &set.joints else { continue };
+        let ws = set.weights.as_deref();
+        let n = prim.vertices.min(js.len() / 4);
+        for v in 0..n {
+            let (mut bad_w, mut bad_z) = (false, false);
+            for c in 0..4 {
+                let Some(&j) = js.get(v * 4 + c) else {
+                    continue;
+                };
+                // Unpaired JOINTS count as weighted: the weight is unknown.
+                let weighted = ws.and_then(|w| w.get(v * 4 + c)).is_none_or(|&w| w != 0.0);
+                if weighted && j <= u32::from(u16::MAX) {
+                    if used.len() <= j as usize {
+                        used.resize(j as usize + 1, false);
+                    }
+                    if let Some(u) = used.get_mut(j as usize) {
+                        *u = true;
+                    }
+                }
+                if (j as usize) >= len {
+                    max = Some(max.map_or(j, |x| x.max(j)));
+                    first.get_or_insert((set.n, v));
+                    if weighted {
+                        bad_w = true;
+                    } else {
+                        bad_z = true;
+                    }
+                }
+            }
+            if bad_w {
+                over_weighted += 1;
+            } else if bad_z {
+                over_zero += 1;
+            }
+        }
+    }
+    let Some((set_n, v)) = first else {
+        return;
+    };
+    let ptr = format!("{}/attributes/JOINTS_{set_n}", prim.ptr());
+    out.error(
+        "joints-out-of-range",
+        ptr.clone(),
+        format!(
+            "mesh {} primitive {}: JOINTS values reach {}, but skin {s} has {len} joints (slots 0..{}): {over_weighted} vertices use an out-of-range slot with non-zero weight, {over_zero} more with weight zero (first: vertex {v})",
+            prim.mesh,
+            prim.prim,
+            max.unwrap_or(0),
+            len.saturating_sub(1)
+        ),
+    );
+
+    // Node indices in disguise: every value in use falls on a joint's node index, and some of
+    // them only make sense that way (beyond the slot range).
+    let slot_of: BTreeMap<usize, usize> = info
+        .joints
+        .iter()
+        .enumerate()
+        .filter_map(|(k, j)| j.map(|j| (j, k)))
+        .collect();
+    let used: Vec<usize> = (0..used.len())
+        .filter(|&j| used.get(j) == Some(&true))
+        .collect();
+    let beyond: Vec<usize> = used.iter().copied().filter(|&j| j >= len).collect();
+    if !beyond.is_empty() && used.iter().all(|j| slot_of.contains_key(j)) {
+        let example = beyond.first().copied().unwrap_or(0);
+        let slot = slot_of.get(&example).copied().unwrap_or(0);
+        out.error(
+            "joint-slot-as-node-index",
+            ptr,
+            format!(
+                "mesh {} primitive {}: every JOINTS value in use is the node index of a joint of skin {s}, and {} of them lie beyond its {len} slots (e.g. value {example} = {} = slot {slot}): the values were written as node indices instead of joint slots",
+                prim.mesh,
+                prim.prim,
+                beyond.len(),
+                doc.node_label(example)
+            ),
+        );
+    }
+}
