@@ -17,6 +17,8 @@ pub enum Verdict {
         /// Skeletons that fail the spatial gate (still round-tripped), one message each.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         gate: Vec<String>,
+        /// The native -> glTF -> native leg.
+        gltf: GltfLeg,
     },
     /// The reader accepted the file but the rebuilt bytes differ: a rigtrip bug.
     Differ {
@@ -33,6 +35,28 @@ pub enum Verdict {
     /// Found while walking a directory, not named like a rig file and not recognised by its
     /// content: not a rig file (a README, a texture). Named files are never skipped.
     Skipped,
+}
+
+/// What happened on the native -> glTF -> native leg of a file whose native leg was identical.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GltfLeg {
+    /// The bytes rebuilt from the in-memory GLB equal the input.
+    Identical,
+    /// Not run: `--legs native`.
+    NotRun,
+    /// The rig has no glTF form (a skeleton fails the gate, a vertex names a joint the skeleton
+    /// lacks, ...): the native leg alone counts.
+    Skipped(String),
+}
+
+/// Which legs `verify` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Legs {
+    /// native -> IR -> native only.
+    Native,
+    /// Also native -> glTF (the real GLB serializer, in memory) -> native.
+    Both,
 }
 
 /// One file's result.
@@ -81,8 +105,14 @@ impl Summary {
     }
 }
 
-/// Checks one in-memory file: read, lift, lower, write, compare.
+/// Checks one in-memory file on both legs: read, lift, lower, write, compare; then export to a
+/// GLB in memory, import it, compare.
 pub fn verify_bytes(format: Option<Format>, data: &[u8]) -> Verdict {
+    verify_bytes_legs(format, data, Legs::Both)
+}
+
+/// Checks one in-memory file on the given legs.
+pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Verdict {
     let file = match NativeFile::read(format, data) {
         Ok(f) => f,
         Err(e) => {
@@ -102,12 +132,47 @@ pub fn verify_bytes(format: Option<Format>, data: &[u8]) -> Verdict {
         .map_err(|e| format!("lower failed: {e}"))
         .and_then(|f| f.write().map_err(|e| format!("write failed: {e}")));
     match written {
-        Ok(bytes) if bytes == data => Verdict::Identical { kind, gate },
-        Ok(bytes) => Verdict::Differ {
-            kind,
-            message: describe_difference(data, &bytes),
+        Ok(bytes) if bytes == data => {}
+        Ok(bytes) => {
+            return Verdict::Differ {
+                kind,
+                message: describe_difference(data, &bytes),
+            }
+        }
+        Err(message) => return Verdict::Differ { kind, message },
+    }
+    let gltf = match legs {
+        Legs::Native => GltfLeg::NotRun,
+        Legs::Both => match gltf_leg(&rig, data) {
+            Ok(leg) => leg,
+            Err(message) => {
+                return Verdict::Differ {
+                    kind,
+                    message: format!("glTF leg: {message}"),
+                }
+            }
         },
-        Err(message) => Verdict::Differ { kind, message },
+    };
+    Verdict::Identical { kind, gate, gltf }
+}
+
+/// native -> glTF -> native through the real GLB serializer and importer, with default options.
+fn gltf_leg(rig: &rig::Rig, data: &[u8]) -> Result<GltfLeg, String> {
+    use crate::gltf::{export, import, to_glb, ExportError, ExportOptions};
+    let exported = match export(rig, &ExportOptions::default()) {
+        Ok(e) => e,
+        Err(ExportError::Gate { skeleton, failure }) => {
+            return Ok(GltfLeg::Skipped(format!("{skeleton}: {failure}")))
+        }
+        Err(e) => return Ok(GltfLeg::Skipped(e.to_string())),
+    };
+    let glb = to_glb(&exported);
+    let imported = import::import_slice(&glb, None, &import::ImportOptions::default())
+        .map_err(|e| format!("import failed: {e}"))?;
+    if imported.bytes == data {
+        Ok(GltfLeg::Identical)
+    } else {
+        Err(describe_difference(data, &imported.bytes))
     }
 }
 
@@ -146,7 +211,7 @@ pub fn named_like_rig(path: &Path) -> bool {
 
 /// Checks one file on disk. Without a forced format, a file found in a directory that is
 /// neither recognised by content nor named like a rig file is skipped.
-pub fn verify_candidate(format: Option<Format>, c: &Candidate) -> FileResult {
+pub fn verify_candidate(format: Option<Format>, c: &Candidate, legs: Legs) -> FileResult {
     let verdict = match std::fs::read(&c.path) {
         Ok(data)
             if format.is_none()
@@ -156,7 +221,7 @@ pub fn verify_candidate(format: Option<Format>, c: &Candidate) -> FileResult {
         {
             Verdict::Skipped
         }
-        Ok(data) => verify_bytes(format, &data),
+        Ok(data) => verify_bytes_legs(format, &data, legs),
         Err(e) => Verdict::Rejected {
             message: format!("cannot read: {e}"),
         },
