@@ -26,6 +26,8 @@ pub struct Rig {
 }
 
 /// The file-level remainder of a native file once its skeletons were lifted out.
+// One Source per Rig: the size difference between variants costs nothing worth a Box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Source {
     /// A DBnnHIE.BIN file whose hierarchies live in `Rig::skeletons` (same order).
