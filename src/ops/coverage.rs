@@ -1,1 +1,629 @@
-//! `inspect --coverage`: every byte accounted for (STUB: being written).
+//! `inspect --coverage`: every byte of a file accounted for, field by field, with the evidence
+//! class FORMATS.md gives the field.
+//!
+//! A byte is a decoded field (we know what it means, from the executable, the layout or public
+//! tools), a preserved field (its place is known, its meaning is not: carried unchanged), or an
+//! undecoded range (gaps, padding, trailing bytes). The entries are disjoint and sum to the
+//! file size; that is what makes the totals an honest measure of how much of a format is
+//! understood.
+
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+use crate::native::dmc3::{self, Dmc3File, MeshVariant, NodeBlock, StreamKind};
+use crate::native::hie::{self, HieFile};
+use crate::native::NativeFile;
+
+/// How a byte range is handled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A field whose meaning is known and decoded.
+    Decoded,
+    /// A known field (place and size) whose meaning is not: kept bit for bit.
+    Preserved,
+    /// Bytes outside every known structure: gaps, padding, trailing data.
+    Undecoded,
+}
+
+impl Kind {
+    /// The name used in JSON and text.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Decoded => "decoded",
+            Kind::Preserved => "preserved",
+            Kind::Undecoded => "undecoded",
+        }
+    }
+}
+
+/// The evidence classes of FORMATS.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Evidence {
+    /// The game executable was seen to read it this way.
+    ExeConfirmed,
+    /// Layout proven (size, stride, offset), meaning partly known.
+    StructuralConfirmed,
+    /// Every file seen so far has this value.
+    CorpusConfirmed,
+    /// Documented by public modding tools, not by the executable.
+    Community,
+    /// Bytes we carry but do not understand.
+    PreservedUndecoded,
+}
+
+impl Evidence {
+    /// The class name as FORMATS.md writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Evidence::ExeConfirmed => "EXE_CONFIRMED",
+            Evidence::StructuralConfirmed => "STRUCTURAL_CONFIRMED",
+            Evidence::CorpusConfirmed => "CORPUS_CONFIRMED",
+            Evidence::Community => "COMMUNITY",
+            Evidence::PreservedUndecoded => "PRESERVED_UNDECODED",
+        }
+    }
+}
+
+/// One byte range of the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    /// First byte.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+    /// The field, e.g. `slot 3 hierarchy part 2 offset[0]`.
+    pub what: String,
+    /// The record type it belongs to (`part`, `mesh record`, `gap`...): what the text view
+    /// merges by.
+    pub record: &'static str,
+    /// Decoded, preserved or undecoded.
+    pub kind: Kind,
+    /// Evidence class.
+    pub evidence: Evidence,
+}
+
+/// Bytes per kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct KindTotals {
+    /// Decoded bytes.
+    pub decoded: u64,
+    /// Preserved bytes.
+    pub preserved: u64,
+    /// Undecoded bytes.
+    pub undecoded: u64,
+}
+
+/// Bytes per evidence class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct EvidenceTotals {
+    /// EXE_CONFIRMED bytes.
+    #[serde(rename = "EXE_CONFIRMED")]
+    pub exe_confirmed: u64,
+    /// STRUCTURAL_CONFIRMED bytes.
+    #[serde(rename = "STRUCTURAL_CONFIRMED")]
+    pub structural_confirmed: u64,
+    /// CORPUS_CONFIRMED bytes.
+    #[serde(rename = "CORPUS_CONFIRMED")]
+    pub corpus_confirmed: u64,
+    /// COMMUNITY bytes.
+    #[serde(rename = "COMMUNITY")]
+    pub community: u64,
+    /// PRESERVED_UNDECODED bytes.
+    #[serde(rename = "PRESERVED_UNDECODED")]
+    pub preserved_undecoded: u64,
+}
+
+/// Byte totals.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Per kind.
+    pub by_kind: KindTotals,
+    /// Per evidence class.
+    pub by_evidence: EvidenceTotals,
+}
+
+/// The coverage map of one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// `hie`, `mod`, `scm` or `block`.
+    pub format: &'static str,
+    /// File size in bytes; the entries sum to it.
+    pub size: u64,
+    /// Disjoint ranges in file order, covering every byte.
+    pub entries: Vec<Entry>,
+    /// Byte totals per kind and per class.
+    pub totals: Totals,
+    /// Places where the structure and the bytes disagree (only for a structure that was not
+    /// read from these bytes); empty for a file as read.
+    pub notes: Vec<String>,
+}
+
+/// Collects field claims before they are sorted and checked against the file.
+#[derive(Default)]
+struct Claims(Vec<Entry>);
+
+impl Claims {
+    fn add(
+        &mut self,
+        start: u64,
+        len: u64,
+        what: String,
+        record: &'static str,
+        kind: Kind,
+        evidence: Evidence,
+    ) {
+        if len > 0 {
+            self.0.push(Entry {
+                start,
+                end: start.saturating_add(len),
+                what,
+                record,
+                kind,
+                evidence,
+            });
+        }
+    }
+
+    /// A row of fixed-offset fields of one record at `base`: (rel offset, len, name, kind, class).
+    fn record(
+        &mut self,
+        base: u64,
+        prefix: &str,
+        record: &'static str,
+        fields: &[(u64, u64, &str, Kind, Evidence)],
+    ) {
+        for &(rel, len, name, kind, ev) in fields {
+            self.add(
+                base.saturating_add(rel),
+                len,
+                format!("{prefix} {name}"),
+                record,
+                kind,
+                ev,
+            );
+        }
+    }
+
+    fn gaps(&mut self, gaps: &[crate::bytes::Gap], size: u64) {
+        for g in gaps {
+            let what = if g.end() == size {
+                "trailing bytes"
+            } else {
+                "gap"
+            };
+            self.add(
+                g.offset,
+                g.bytes.len() as u64,
+                what.into(),
+                "gap",
+                Kind::Undecoded,
+                Evidence::PreservedUndecoded,
+            );
+        }
+    }
+}
+
+use Evidence::{
+    Community as COMM, ExeConfirmed as EXE, PreservedUndecoded as PU, StructuralConfirmed as STRUCT,
+};
+use Kind::{Decoded as D, Preserved as P};
+
+/// The coverage map of `file`, which was read from `data`. Every byte of `data` lands in exactly
+/// one entry; bytes the structure does not account for (only possible when `file` was not read
+/// from `data`) become undecoded entries and a note.
+pub fn coverage(file: &NativeFile, data: &[u8]) -> Coverage {
+    let size = data.len() as u64;
+    let mut c = Claims::default();
+    match file {
+        NativeFile::Hie(h) => hie_claims(&mut c, h, size),
+        NativeFile::Dmc3(d) => dmc3_claims(&mut c, d, size),
+    }
+    let (entries, notes) = settle(c.0, size);
+    let mut totals = Totals::default();
+    for e in &entries {
+        let n = e.end - e.start;
+        match e.kind {
+            Kind::Decoded => totals.by_kind.decoded += n,
+            Kind::Preserved => totals.by_kind.preserved += n,
+            Kind::Undecoded => totals.by_kind.undecoded += n,
+        }
+        let t = &mut totals.by_evidence;
+        match e.evidence {
+            Evidence::ExeConfirmed => t.exe_confirmed += n,
+            Evidence::StructuralConfirmed => t.structural_confirmed += n,
+            Evidence::CorpusConfirmed => t.corpus_confirmed += n,
+            Evidence::Community => t.community += n,
+            Evidence::PreservedUndecoded => t.preserved_undecoded += n,
+        }
+    }
+    Coverage {
+        format: file.kind(),
+        size,
+        entries,
+        totals,
+        notes,
+    }
+}
+
+/// Sorts the claims and makes them a partition of `0..size`: holes become undecoded entries,
+/// overlapping or out-of-range parts are cut, each with a note.
+fn settle(mut claims: Vec<Entry>, size: u64) -> (Vec<Entry>, Vec<String>) {
+    claims.sort_by_key(|e| (e.start, e.end));
+    let mut out = Vec::with_capacity(claims.len() + 1);
+    let mut notes = Vec::new();
+    let mut pos = 0u64;
+    let hole = |start: u64, end: u64| Entry {
+        start,
+        end,
+        what: "bytes no structure accounts for".into(),
+        record: "gap",
+        kind: Kind::Undecoded,
+        evidence: Evidence::PreservedUndecoded,
+    };
+    for mut e in claims {
+        if e.start > pos && pos < size {
+            let end = e.start.min(size);
+            notes.push(format!(
+                "{pos:#x}..{end:#x}: no structure claims these bytes"
+            ));
+            out.push(hole(pos, end));
+            pos = end;
+        }
+        let problem = if e.start >= size {
+            Some("lies past the end of the file; left out")
+        } else if e.start < pos {
+            Some("overlaps an earlier field; cut")
+        } else if e.end > size {
+            Some("runs past the end of the file; cut")
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            notes.push(format!("{} ({:#x}..{:#x}) {p}", e.what, e.start, e.end));
+        }
+        e.start = e.start.max(pos);
+        e.end = e.end.min(size);
+        if e.start < e.end {
+            pos = e.end;
+            out.push(e);
+        }
+    }
+    if pos < size {
+        notes.push(format!(
+            "{pos:#x}..{size:#x}: no structure claims these bytes"
+        ));
+        out.push(hole(pos, size));
+    }
+    (out, notes)
+}
+
+fn hie_claims(c: &mut Claims, f: &HieFile, size: u64) {
+    for k in 0..hie::SLOTS as u64 {
+        c.add(
+            4 * k,
+            4,
+            format!("slot {k} offset"),
+            "slot table",
+            D,
+            STRUCT,
+        );
+    }
+    for (i, h) in f.hierarchies.iter().enumerate() {
+        let name = match f.first_slot(i) {
+            Some(s) => format!("slot {s} hierarchy"),
+            None => format!("hierarchy {i}"),
+        };
+        let base = u64::from(h.offset);
+        let lists: u64 = h.byte_lists.lists.iter().map(|l| l.len() as u64 + 1).sum();
+        c.record(
+            base,
+            &name,
+            "hierarchy header",
+            &[
+                (0, 2, "part count", D, STRUCT),
+                (2, lists, "byte lists", D, STRUCT),
+                (
+                    2 + lists,
+                    h.byte_lists.tail.len() as u64,
+                    "byte-list tail",
+                    P,
+                    PU,
+                ),
+            ],
+        );
+        for k in 0..h.parts.len() as u64 {
+            let at = base
+                .saturating_add(hie::HEADER_LEN)
+                .saturating_add(k.saturating_mul(hie::PART_LEN));
+            c.record(
+                at,
+                &format!("{name} part {k}"),
+                "part",
+                &[
+                    (0x00, 2, "unknown_00", P, PU),
+                    (0x02, 2, "depth", D, STRUCT),
+                    (0x04, 16, "runtime", P, PU),
+                    (0x14, 4, "offset[0]", D, EXE),
+                    (0x18, 4, "offset[1]", D, EXE),
+                    (0x1C, 4, "offset[2]", D, EXE),
+                    (0x20, 4, "unknown_20", P, PU),
+                    (0x24, 4, "model", D, STRUCT),
+                ],
+            );
+        }
+    }
+    c.gaps(&f.gaps, size);
+}
+
+fn dmc3_claims(c: &mut Claims, f: &Dmc3File, size: u64) {
+    if let Some(con) = &f.container {
+        c.record(
+            0,
+            "container header",
+            "container header",
+            &[
+                (0x00, 4, "magic", D, COMM),
+                (0x04, 4, "version", D, COMM),
+                (0x08, 8, "unknown_08", P, PU),
+                (0x10, 1, "object count", D, COMM),
+                (0x11, 1, "bone count", D, COMM),
+                (0x12, 1, "texture count", D, COMM),
+                (0x13, 1, "unknown_13", P, PU),
+                (0x14, 4, "unknown_14", P, PU),
+                (0x18, 8, "unknown_18", P, PU),
+                (0x20, 8, "block offset", D, COMM),
+                (0x28, 24, "unknown_28", P, PU),
+            ],
+        );
+        let mut seen: BTreeSet<(u64, u64, StreamKind)> = BTreeSet::new();
+        for (i, obj) in con.objects.iter().enumerate() {
+            c.record(
+                dmc3::HEADER_LEN + i as u64 * dmc3::OBJECT_LEN,
+                &format!("object {i} record"),
+                "object record",
+                &[
+                    (0x00, 1, "mesh count", D, COMM),
+                    (0x01, 1, "unknown_01", P, PU),
+                    (0x02, 2, "vertex count", D, COMM),
+                    (0x04, 4, "unknown_04", P, PU),
+                    (0x08, 8, "mesh offset", D, COMM),
+                    (0x10, 4, "flags", D, COMM),
+                    (0x14, 28, "unknown_14", P, PU),
+                    (0x30, 16, "bounding sphere", D, COMM),
+                ],
+            );
+            for (j, mesh) in obj.meshes.iter().enumerate() {
+                let at = obj
+                    .record
+                    .mesh_offset
+                    .saturating_add((j as u64).saturating_mul(dmc3::MESH_LEN));
+                let prefix = format!("object {i} mesh {j} record");
+                let mut fields: Vec<(u64, u64, &str, Kind, Evidence)> = vec![
+                    (0x00, 2, "vertex count", D, COMM),
+                    (0x02, 2, "texture index", D, COMM),
+                    (0x04, 12, "unknown_04", P, PU),
+                    (0x10, 8, "positions offset", D, COMM),
+                    (0x18, 8, "normals offset", D, COMM),
+                    (0x20, 8, "UV offset", D, COMM),
+                ];
+                match mesh.record.variant {
+                    MeshVariant::Mod { .. } => fields.extend([
+                        (0x28, 8, "bone-index offset", D, COMM),
+                        (0x30, 8, "weight offset", D, COMM),
+                        (0x38, 8, "unknown_38", P, PU),
+                    ]),
+                    MeshVariant::Scm { .. } => fields.extend([
+                        (0x28, 16, "unknown_28", P, PU),
+                        (0x38, 8, "colour offset", D, COMM),
+                    ]),
+                }
+                fields.extend([
+                    (0x40, 8, "unknown_40", P, PU),
+                    (0x48, 8, "unknown_48", P, PU),
+                ]);
+                c.record(at, &prefix, "mesh record", &fields);
+                let vc = mesh.record.vertex_count as u64;
+                for (kind, off) in mesh.record.streams() {
+                    let len = vc * kind.stride();
+                    // A stream several meshes name with the same offset, length and kind is one
+                    // structure (the reader claims it once); it is listed under its first mesh.
+                    if len > 0 && seen.insert((off, len, kind)) {
+                        c.add(
+                            off,
+                            len,
+                            format!("object {i} mesh {j} {}", kind.name()),
+                            "vertex stream",
+                            D,
+                            COMM,
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if let Some(b) = &f.block {
+        block_claims(c, b);
+    }
+    c.gaps(&f.gaps, size);
+}
+
+fn block_claims(c: &mut Claims, b: &NodeBlock) {
+    let base = b.offset;
+    let name = "node-domain block";
+    c.record(
+        base,
+        name,
+        "block header",
+        &[
+            (0x00, 4, "parent_rel", D, EXE),
+            (0x04, 4, "order_rel", D, EXE),
+            (0x08, 4, "group_rel", D, STRUCT),
+            (0x0C, 4, "transform_rel", D, EXE),
+            (0x10, 16, "unknown_10", P, PU),
+        ],
+    );
+    let n = b.node_count() as u64;
+    c.record(
+        base,
+        name,
+        "block array",
+        &[
+            (u64::from(b.rels.parent), n, "parent array", D, EXE),
+            (u64::from(b.rels.order), n, "order array", D, EXE),
+            // Layout proven, meaning unknown: carried, not interpreted.
+            (u64::from(b.rels.group), n, "group array", P, STRUCT),
+        ],
+    );
+    let t0 = base.saturating_add(u64::from(b.rels.transform));
+    for k in 0..n {
+        c.record(
+            t0.saturating_add(k.saturating_mul(dmc3::TRANSFORM_LEN)),
+            &format!("{name} node {k}"),
+            "transform record",
+            &[
+                (0x00, 4, "tx", D, EXE),
+                (0x04, 4, "ty", D, EXE),
+                (0x08, 4, "tz", D, EXE),
+                (0x0C, 4, "translation magnitude", D, STRUCT),
+                (0x10, 4, "rx", D, EXE),
+                (0x14, 4, "ry", D, EXE),
+                (0x18, 4, "rz", D, EXE),
+                (0x1C, 4, "+0x1C", P, PU),
+            ],
+        );
+    }
+    for g in &b.padding {
+        c.add(
+            base.saturating_add(g.offset),
+            g.bytes.len() as u64,
+            format!("{name} padding"),
+            "padding",
+            Kind::Undecoded,
+            Evidence::PreservedUndecoded,
+        );
+    }
+}
+
+fn percent(n: u64, size: u64) -> f64 {
+    if size == 0 {
+        0.0
+    } else {
+        100.0 * n as f64 / size as f64
+    }
+}
+
+/// Readable text: totals per kind and per class, then the ranges in file order with adjacent
+/// entries of the same record type, kind and class merged into one line.
+pub fn render_text(c: &Coverage) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "coverage of a {} file, {} bytes ({:#x})",
+        c.format, c.size, c.size
+    );
+    let k = &c.totals.by_kind;
+    for (name, n) in [
+        ("decoded", k.decoded),
+        ("preserved", k.preserved),
+        ("undecoded", k.undecoded),
+    ] {
+        let _ = writeln!(
+            out,
+            "  {name:<21} {n:>10} bytes {:>6.2}%",
+            percent(n, c.size)
+        );
+    }
+    let e = &c.totals.by_evidence;
+    for (ev, n) in [
+        (Evidence::ExeConfirmed, e.exe_confirmed),
+        (Evidence::StructuralConfirmed, e.structural_confirmed),
+        (Evidence::CorpusConfirmed, e.corpus_confirmed),
+        (Evidence::Community, e.community),
+        (Evidence::PreservedUndecoded, e.preserved_undecoded),
+    ] {
+        let _ = writeln!(
+            out,
+            "  {:<21} {n:>10} bytes {:>6.2}%",
+            ev.name(),
+            percent(n, c.size)
+        );
+    }
+    for n in &c.notes {
+        let _ = writeln!(out, "  note: {n}");
+    }
+    let mut i = 0;
+    while i < c.entries.len() {
+        let first = &c.entries[i];
+        let mut j = i + 1;
+        while j < c.entries.len() {
+            let e = &c.entries[j];
+            if e.start != c.entries[j - 1].end
+                || e.record != first.record
+                || e.kind != first.kind
+                || e.evidence != first.evidence
+            {
+                break;
+            }
+            j += 1;
+        }
+        let last = &c.entries[j - 1];
+        let what = if j - i == 1 {
+            first.what.clone()
+        } else {
+            format!("{} .. {} ({} fields)", first.what, last.what, j - i)
+        };
+        let _ = writeln!(
+            out,
+            "{:#010x}..{:#010x} {:<9} {:<20} {what}",
+            first.start,
+            last.end,
+            first.kind.name(),
+            first.evidence.name()
+        );
+        i = j;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(start: u64, end: u64, what: &str) -> Entry {
+        Entry {
+            start,
+            end,
+            what: what.into(),
+            record: "part",
+            kind: Kind::Decoded,
+            evidence: Evidence::ExeConfirmed,
+        }
+    }
+
+    #[test]
+    fn settle_fills_holes_and_cuts_overlaps() {
+        let (e, notes) = settle(
+            vec![entry(4, 8, "b"), entry(0, 2, "a"), entry(6, 12, "c")],
+            10,
+        );
+        let spans: Vec<(u64, u64, &str)> = e
+            .iter()
+            .map(|x| (x.start, x.end, x.what.as_str()))
+            .collect();
+        assert_eq!(
+            spans,
+            vec![
+                (0, 2, "a"),
+                (2, 4, "bytes no structure accounts for"),
+                (4, 8, "b"),
+                (8, 10, "c"),
+            ]
+        );
+        assert_eq!(notes.len(), 2);
+        assert_eq!(notes[0], "0x2..0x4: no structure claims these bytes");
+        assert_eq!(notes[1], "c (0x6..0xc) overlaps an earlier field; cut");
+    }
+}

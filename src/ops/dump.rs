@@ -1,1 +1,779 @@
-//! `dump`/`build`: the whole native structure as lossless JSON (STUB: being written).
+//! `dump`/`build`: a native file as lossless, diffable JSON, and that JSON back to the exact
+//! bytes.
+//!
+//! The JSON is the native structs as serde writes them (u32/u64 and f32 bit patterns as `0x`
+//! hex, fixed byte fields as hex, gaps and vertex streams as base64), wrapped in a small header:
+//! `{"rigtrip_dump": 1, "format": "hie"|"mod"|"scm"|"block", "file": {...}}`, plus `offset` and
+//! `nodes` for a block file. `build(dump(f))` writes exactly the bytes `f` was read from.
+//! [`render`] prints it so that a diff of two dumps shows only the records that changed.
+//! The layout is described by `schema/dump.schema.json`.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::native::dmc3::{self, ContainerKind, Dmc3File, StreamKind};
+use crate::native::hie::{self, HieError, HieFile};
+use crate::native::{Format, NativeFile};
+
+/// Version of the dump layout, written as `rigtrip_dump`.
+pub const DUMP_VERSION: u64 = 1;
+
+/// Scalar arrays longer than this are broken into lines of this many entries.
+const ROW: usize = 16;
+
+/// Why a JSON value could not be built back into bytes. `pointer` is an RFC 6901 JSON pointer
+/// into the dump (`""` is the whole document).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DumpError {
+    /// The JSON does not describe a native structure of the declared format.
+    #[error("{}: {problem}", shown(.pointer))]
+    Invalid {
+        /// Where in the dump.
+        pointer: String,
+        /// What is wrong there.
+        problem: String,
+    },
+    /// The structure is well-formed JSON but cannot be written (counts, lengths, overlaps).
+    #[error("{}: cannot write: {problem}", shown(.pointer))]
+    Write {
+        /// Where in the dump.
+        pointer: String,
+        /// What is wrong there.
+        problem: String,
+    },
+}
+
+impl DumpError {
+    /// The JSON pointer the error is about.
+    pub fn pointer(&self) -> &str {
+        match self {
+            DumpError::Invalid { pointer, .. } | DumpError::Write { pointer, .. } => pointer,
+        }
+    }
+}
+
+fn shown(pointer: &str) -> &str {
+    if pointer.is_empty() {
+        "(document)"
+    } else {
+        pointer
+    }
+}
+
+fn invalid(pointer: impl Into<String>, problem: impl Into<String>) -> DumpError {
+    DumpError::Invalid {
+        pointer: pointer.into(),
+        problem: problem.into(),
+    }
+}
+
+fn unwritable(pointer: impl Into<String>, problem: impl Into<String>) -> DumpError {
+    DumpError::Write {
+        pointer: pointer.into(),
+        problem: problem.into(),
+    }
+}
+
+/// The whole native structure of `file` as JSON, with the dump header. `format` is what the
+/// file was read as; the header's `offset`/`nodes` of a block file come from the block itself
+/// (they agree for a file that was read), `format` only fills them in for a block file that
+/// holds no block.
+pub fn dump(file: &NativeFile, format: Format) -> Value {
+    let mut m = Map::new();
+    m.insert("rigtrip_dump".into(), Value::from(DUMP_VERSION));
+    m.insert("format".into(), Value::from(file.kind()));
+    match file {
+        NativeFile::Hie(h) => {
+            m.insert("file".into(), to_value(h));
+        }
+        NativeFile::Dmc3(d) => {
+            if d.container.is_none() {
+                let (offset, nodes) = match (&d.block, format) {
+                    (Some(b), _) => (b.offset, b.node_count()),
+                    (None, Format::Block { offset, nodes }) => (offset, nodes),
+                    (None, _) => (0, 0),
+                };
+                m.insert("offset".into(), Value::from(format!("{offset:#x}")));
+                m.insert("nodes".into(), Value::from(nodes));
+            }
+            m.insert("file".into(), to_value(d));
+        }
+    }
+    Value::Object(m)
+}
+
+/// Serialising the native structs cannot fail (string keys only); a `null` here would make
+/// `build` refuse the dump loudly rather than write something else.
+fn to_value<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).unwrap_or(Value::Null)
+}
+
+/// [`build`] from JSON text; a syntax error names its line and column.
+pub fn build_text(text: &str) -> Result<Vec<u8>, DumpError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| invalid("", format!("not JSON: {e}")))?;
+    build(&v)
+}
+
+/// Turns a dump back into the native file's bytes: exactly the original bytes for an unedited
+/// dump. Unknown keys, missing fields, bad values and structures the writer cannot encode are
+/// refused with the JSON pointer of the offending value.
+pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| invalid("", "a dump is a JSON object"))?;
+    match obj.get("rigtrip_dump") {
+        Some(n) if n.as_u64() == Some(DUMP_VERSION) => {}
+        Some(n) => {
+            return Err(invalid(
+                "/rigtrip_dump",
+                format!("dump version {n} is not supported (this rigtrip reads {DUMP_VERSION})"),
+            ))
+        }
+        None => return Err(invalid("", "missing \"rigtrip_dump\": not a rigtrip dump")),
+    }
+    let format = match obj.get("format") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(other) => {
+            return Err(invalid(
+                "/format",
+                format!("expected \"hie\", \"mod\", \"scm\" or \"block\", got {other}"),
+            ))
+        }
+        None => return Err(invalid("", "missing \"format\"")),
+    };
+    let allowed: &[&str] = match format {
+        "hie" | "mod" | "scm" => &["rigtrip_dump", "format", "file"],
+        "block" => &["rigtrip_dump", "format", "offset", "nodes", "file"],
+        other => {
+            return Err(invalid(
+                "/format",
+                format!(
+                    "unknown format {other:?}: expected \"hie\", \"mod\", \"scm\" or \"block\""
+                ),
+            ))
+        }
+    };
+    if let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(invalid(
+            format!("/{}", escape(k)),
+            format!("unknown key in a {format} dump"),
+        ));
+    }
+    let file = obj
+        .get("file")
+        .ok_or_else(|| invalid("", "missing \"file\""))?;
+    match format {
+        "hie" => {
+            let f: HieFile = decode(file, "/file")?;
+            hie::write(&f).map_err(|e| hie_error(&e, &f))
+        }
+        _ => {
+            let f: Dmc3File = decode(file, "/file")?;
+            check_dmc3_kind(obj, format, &f)?;
+            check_dmc3(&f)?;
+            dmc3::write(&f).map_err(|e| unwritable("/file", e.to_string()))
+        }
+    }
+}
+
+/// Deserialises `v` (found at `at`) and refuses keys the type does not have, so that a typo
+/// cannot be silently ignored while the field it meant keeps its old value.
+fn decode<T: DeserializeOwned + Serialize>(v: &Value, at: &str) -> Result<T, DumpError> {
+    let t: T = serde_path_to_error::deserialize(v).map_err(|e| {
+        let mut p = at.to_string();
+        for seg in e.path().iter() {
+            use serde_path_to_error::Segment;
+            match seg {
+                Segment::Seq { index } => p.push_str(&format!("/{index}")),
+                Segment::Map { key } => p.push_str(&format!("/{}", escape(key))),
+                Segment::Enum { variant } => p.push_str(&format!("/{}", escape(variant))),
+                Segment::Unknown => {}
+            }
+        }
+        invalid(p, e.inner().to_string())
+    })?;
+    unknown_keys(v, &to_value(&t), at)?;
+    Ok(t)
+}
+
+/// The first key of `input` that the canonical serialisation of what was read from it lacks.
+fn unknown_keys(input: &Value, canonical: &Value, at: &str) -> Result<(), DumpError> {
+    match (input, canonical) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                let p = format!("{at}/{}", escape(k));
+                match b.get(k) {
+                    Some(c) => unknown_keys(v, c, &p)?,
+                    // An absent optional structure serialises as no key; null means the same.
+                    None if v.is_null() => {}
+                    None => return Err(invalid(p, "unknown key")),
+                }
+            }
+            Ok(())
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                unknown_keys(x, y, &format!("{at}/{i}"))?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// RFC 6901 escaping of one reference token.
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// The header's format against the file's shape: a container of the right magic for mod/scm,
+/// a bare block at the header's offset with the header's node count for block.
+fn check_dmc3_kind(obj: &Map<String, Value>, format: &str, f: &Dmc3File) -> Result<(), DumpError> {
+    if format == "block" {
+        if f.container.is_some() {
+            return Err(invalid(
+                "/file/container",
+                "a block dump has no container (the file's container is not known); remove it",
+            ));
+        }
+        let b = f
+            .block
+            .as_ref()
+            .ok_or_else(|| invalid("/file/block", "a block dump needs a block"))?;
+        let offset = match obj.get("offset") {
+            Some(Value::String(s)) => s
+                .strip_prefix("0x")
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
+                .ok_or_else(|| invalid("/offset", format!("expected 0x-hex, got {s:?}")))?,
+            Some(other) => return Err(invalid("/offset", format!("expected 0x-hex, got {other}"))),
+            None => return Err(invalid("", "a block dump needs \"offset\"")),
+        };
+        let nodes = match obj.get("nodes") {
+            Some(n) => n
+                .as_u64()
+                .ok_or_else(|| invalid("/nodes", format!("expected a node count, got {n}")))?,
+            None => return Err(invalid("", "a block dump needs \"nodes\"")),
+        };
+        if offset != b.offset {
+            return Err(invalid(
+                "/offset",
+                format!(
+                    "{offset:#x}, but /file/block/offset is {:#x}; edit both",
+                    b.offset
+                ),
+            ));
+        }
+        if nodes != b.node_count() as u64 {
+            return Err(invalid(
+                "/nodes",
+                format!(
+                    "{nodes}, but /file/block/transforms holds {} records",
+                    b.node_count()
+                ),
+            ));
+        }
+        return Ok(());
+    }
+    let want = if format == "mod" {
+        ContainerKind::Mod
+    } else {
+        ContainerKind::Scm
+    };
+    let c = f.container.as_ref().ok_or_else(|| {
+        invalid(
+            "/file/container",
+            format!("a {format} dump needs a container"),
+        )
+    })?;
+    if c.header.magic != want {
+        return Err(invalid(
+            "/file/container/header/magic",
+            format!("{:?} in a dump whose format is {format}", c.header.magic),
+        ));
+    }
+    Ok(())
+}
+
+/// JSON field name of a mesh's stream.
+fn stream_field(kind: StreamKind) -> &'static str {
+    match kind {
+        StreamKind::Positions => "positions",
+        StreamKind::Normals => "normals",
+        StreamKind::Uvs => "uvs",
+        StreamKind::BoneIndices => "bone_indices",
+        StreamKind::Weights => "weights",
+        StreamKind::Colours => "colours",
+    }
+}
+
+/// The checks the DMC3 writer makes, done first so that each failure names the JSON value:
+/// counts against lists, record variants against the magic, stream lengths against vertex
+/// counts, the header's block link, block array lengths and padding, and overlaps.
+fn check_dmc3(f: &Dmc3File) -> Result<(), DumpError> {
+    // (start, end, pointer) of every placed structure; shared streams once.
+    let mut placed: Vec<(u64, u64, String)> = Vec::new();
+    let mut shared: std::collections::BTreeMap<(u64, u64, StreamKind), (String, Vec<u8>)> =
+        std::collections::BTreeMap::new();
+    if let Some(c) = &f.container {
+        let h = &c.header;
+        let hp = "/file/container/header";
+        if h.object_count as usize != c.objects.len() {
+            return Err(unwritable(
+                format!("{hp}/object_count"),
+                format!(
+                    "is {} but /file/container/objects holds {}",
+                    h.object_count,
+                    c.objects.len()
+                ),
+            ));
+        }
+        placed.push((0, dmc3::HEADER_LEN, hp.to_string()));
+        match &f.block {
+            Some(b) if h.bone_count as usize != b.node_count() => {
+                return Err(unwritable(
+                    format!("{hp}/bone_count"),
+                    format!(
+                        "is {} but /file/block/transforms holds {} records",
+                        h.bone_count,
+                        b.node_count()
+                    ),
+                ))
+            }
+            Some(b) if h.block_offset != b.offset => {
+                return Err(unwritable(
+                    format!("{hp}/block_offset"),
+                    format!(
+                        "is {:#x} but /file/block/offset is {:#x}",
+                        h.block_offset, b.offset
+                    ),
+                ))
+            }
+            None if h.has_block() => {
+                return Err(unwritable(
+                    "/file/block",
+                    format!(
+                        "is missing but the header names a block of {} nodes at {:#x}",
+                        h.bone_count, h.block_offset
+                    ),
+                ))
+            }
+            _ => {}
+        }
+        for (i, obj) in c.objects.iter().enumerate() {
+            let op = format!("/file/container/objects/{i}");
+            placed.push((
+                dmc3::HEADER_LEN + i as u64 * dmc3::OBJECT_LEN,
+                dmc3::HEADER_LEN + (i as u64 + 1) * dmc3::OBJECT_LEN,
+                format!("{op}/record"),
+            ));
+            if obj.record.mesh_count as usize != obj.meshes.len() {
+                return Err(unwritable(
+                    format!("{op}/record/mesh_count"),
+                    format!(
+                        "is {} but {op}/meshes holds {}",
+                        obj.record.mesh_count,
+                        obj.meshes.len()
+                    ),
+                ));
+            }
+            for (j, mesh) in obj.meshes.iter().enumerate() {
+                let mp = format!("{op}/meshes/{j}");
+                if mesh.record.kind() != h.magic {
+                    return Err(unwritable(
+                        format!("{mp}/record/variant"),
+                        format!(
+                            "a {} mesh record in a {} container",
+                            mesh.record.kind().name(),
+                            h.magic.name()
+                        ),
+                    ));
+                }
+                let at = obj
+                    .record
+                    .mesh_offset
+                    .saturating_add(j as u64 * dmc3::MESH_LEN);
+                placed.push((
+                    at,
+                    at.saturating_add(dmc3::MESH_LEN),
+                    format!("{mp}/record"),
+                ));
+                let vc = mesh.vertex_count();
+                let named = mesh.record.streams();
+                for kind in [
+                    StreamKind::Positions,
+                    StreamKind::Normals,
+                    StreamKind::Uvs,
+                    StreamKind::BoneIndices,
+                    StreamKind::Weights,
+                    StreamKind::Colours,
+                ] {
+                    let sp = format!("{mp}/{}", stream_field(kind));
+                    let len = mesh.stream_len(kind);
+                    let Some(&(_, off)) = named.iter().find(|s| s.0 == kind) else {
+                        if len != 0 {
+                            return Err(unwritable(
+                                sp,
+                                format!(
+                                    "a {} mesh has no {}; it must be empty",
+                                    h.magic.name(),
+                                    kind.name()
+                                ),
+                            ));
+                        }
+                        continue;
+                    };
+                    if len != vc {
+                        return Err(unwritable(
+                            sp,
+                            format!("holds {len} entries but {mp}/record/vertex_count is {vc}"),
+                        ));
+                    }
+                    let bytes = mesh.stream_bytes(kind);
+                    if bytes.is_empty() {
+                        continue;
+                    }
+                    let key = (off, bytes.len() as u64, kind);
+                    match shared.get(&key) {
+                        Some((first, prev)) if *prev != bytes => {
+                            return Err(unwritable(
+                                sp,
+                                format!(
+                                    "shares offset {off:#x} with {first} but holds other data; \
+                                     edit both or give one its own offset"
+                                ),
+                            ))
+                        }
+                        Some(_) => {}
+                        None => {
+                            placed.push((off, off.saturating_add(bytes.len() as u64), sp.clone()));
+                            shared.insert(key, (sp, bytes));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if let Some(b) = &f.block {
+        let n = b.node_count();
+        for (field, len) in [
+            ("parents", b.parents.len()),
+            ("order", b.order.len()),
+            ("groups", b.groups.len()),
+        ] {
+            if len != n {
+                return Err(unwritable(
+                    format!("/file/block/{field}"),
+                    format!("holds {len} entries but /file/block/transforms holds {n} records"),
+                ));
+            }
+        }
+        let extent = b.extent();
+        let mut inner: Vec<(u64, u64, String)> = b
+            .rels
+            .regions(n)
+            .iter()
+            .filter(|r| r.2 > 0)
+            .map(|&(label, start, len)| {
+                let p = match label {
+                    "block header" => "/file/block/rels".to_string(),
+                    "parent array" => "/file/block/parents".to_string(),
+                    "order array" => "/file/block/order".to_string(),
+                    "group array" => "/file/block/groups".to_string(),
+                    _ => "/file/block/transforms".to_string(),
+                };
+                (start, start.saturating_add(len), p)
+            })
+            .collect();
+        for (k, g) in b.padding.iter().enumerate() {
+            let p = format!("/file/block/padding/{k}");
+            if g.end() > extent {
+                return Err(unwritable(
+                    p,
+                    format!(
+                        "padding at block-relative {:#x}..{:#x} lies outside the block's extent \
+                         {extent:#x} (set by /file/block/rels)",
+                        g.offset,
+                        g.end()
+                    ),
+                ));
+            }
+            inner.push((g.offset, g.end(), p));
+        }
+        first_overlap(inner, "block-relative ")?;
+        placed.push((
+            b.offset,
+            b.offset.saturating_add(extent),
+            "/file/block".into(),
+        ));
+    }
+    for (k, g) in f.gaps.iter().enumerate() {
+        placed.push((g.offset, g.end(), format!("/file/gaps/{k}")));
+    }
+    first_overlap(placed, "")
+}
+
+/// Refuses the first pair of overlapping regions, naming both.
+fn first_overlap(mut regions: Vec<(u64, u64, String)>, what: &str) -> Result<(), DumpError> {
+    regions.retain(|r| r.1 > r.0);
+    regions.sort_by_key(|r| (r.0, r.1));
+    for w in regions.windows(2) {
+        if w[1].0 < w[0].1 {
+            return Err(unwritable(
+                w[1].2.clone(),
+                format!(
+                    "its {what}bytes {:#x}..{:#x} overlap {} ({:#x}..{:#x})",
+                    w[1].0, w[1].1, w[0].2, w[0].0, w[0].1
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The JSON pointer of what a HIE writer error is about.
+fn hie_error(e: &HieError, f: &HieFile) -> DumpError {
+    let h = |i: usize| format!("/file/hierarchies/{i}");
+    let label_pointer = |label: &str| -> String {
+        if let Some(i) = label
+            .strip_prefix("hierarchy ")
+            .and_then(|s| s.parse::<usize>().ok())
+        {
+            return h(i);
+        }
+        if label == "slot table" {
+            return "/file/slots".into();
+        }
+        if let Some(off) = label
+            .strip_prefix("gap at 0x")
+            .and_then(|s| u64::from_str_radix(s, 16).ok())
+        {
+            if let Some(k) = f.gaps.iter().position(|g| g.offset == off) {
+                return format!("/file/gaps/{k}");
+            }
+        }
+        "/file".into()
+    };
+    let pointer = match e {
+        HieError::SlotCount { .. } => "/file/slots".to_string(),
+        HieError::SlotIndex { slot, .. } => format!("/file/slots/{slot}"),
+        HieError::Unreferenced { hierarchy, .. } | HieError::TooLarge { hierarchy, .. } => {
+            h(*hierarchy)
+        }
+        HieError::TooManyParts { hierarchy, .. } => format!("{}/parts", h(*hierarchy)),
+        HieError::ByteListLength { hierarchy, .. } => format!("{}/byte_lists", h(*hierarchy)),
+        HieError::ByteListTerminator {
+            hierarchy, which, ..
+        } => match which.strip_prefix("list ") {
+            Some(k) => format!("{}/byte_lists/lists/{k}", h(*hierarchy)),
+            None => format!("{}/byte_lists/tail", h(*hierarchy)),
+        },
+        HieError::OffsetInTable { hierarchy, .. } => format!("{}/offset", h(*hierarchy)),
+        HieError::WriteOverlap { second, .. } => label_pointer(second),
+        _ => "/file".into(),
+    };
+    unwritable(pointer, e.to_string())
+}
+
+/// Pretty JSON that diffs well: keys in a fixed order (`rigtrip_dump`, `format`, `offset`,
+/// `nodes`, `header`, `record`, `rels`, transform fields in disk order, then alphabetical), every small record (nesting depth at
+/// most 2, no list longer than 16, no list of records) on one line, each element of a list of
+/// records on its own line, long scalar lists 16 entries a line. The layout
+/// of a record depends on nothing but that record, so an edit shows up as the lines it touched.
+pub fn render(v: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, v, 0);
+    out.push('\n');
+    out
+}
+
+fn key_rank(k: &str) -> usize {
+    const FIRST: [&str; 15] = [
+        "rigtrip_dump",
+        "format",
+        "offset",
+        "nodes",
+        "header",
+        "record",
+        "rels",
+        // A transform record in its on-disk order.
+        "tx_bits",
+        "ty_bits",
+        "tz_bits",
+        "magnitude_bits",
+        "rx_bits",
+        "ry_bits",
+        "rz_bits",
+        "w_bits",
+    ];
+    FIRST.iter().position(|f| *f == k).unwrap_or(FIRST.len())
+}
+
+fn sorted(m: &Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut v: Vec<_> = m.iter().collect();
+    v.sort_by(|a, b| (key_rank(a.0), a.0).cmp(&(key_rank(b.0), b.0)));
+    v
+}
+
+fn is_scalar(v: &Value) -> bool {
+    !matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+/// Nesting depth (a scalar is 0) and the longest list inside.
+fn shape(v: &Value) -> (usize, usize) {
+    match v {
+        Value::Array(a) => a.iter().fold((1, a.len()), |(d, l), x| {
+            let (xd, xl) = shape(x);
+            (d.max(xd + 1), l.max(xl))
+        }),
+        Value::Object(m) => m.values().fold((1, 0), |(d, l), x| {
+            let (xd, xl) = shape(x);
+            (d.max(xd + 1), l.max(xl))
+        }),
+        _ => (0, 0),
+    }
+}
+
+/// Whether some list inside `v` (or `v` itself) holds records or lists: such a list gets one
+/// line per element, however small.
+fn has_list_of_records(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => a.iter().any(|x| !is_scalar(x)),
+        Value::Object(m) => m.values().any(has_list_of_records),
+        _ => false,
+    }
+}
+
+fn is_inline(v: &Value) -> bool {
+    let (depth, longest) = shape(v);
+    depth <= 2 && longest <= ROW && !has_list_of_records(v)
+}
+
+fn scalar(out: &mut String, v: &Value) {
+    out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| "null".into()));
+}
+
+fn write_inline(out: &mut String, v: &Value) {
+    match v {
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_inline(out, x);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            out.push('{');
+            for (i, (k, x)) in sorted(m).into_iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                scalar(out, &Value::String(k.clone()));
+                out.push_str(": ");
+                write_inline(out, x);
+            }
+            out.push('}');
+        }
+        _ => scalar(out, v),
+    }
+}
+
+fn indent(out: &mut String, level: usize) {
+    for _ in 0..level {
+        out.push_str("  ");
+    }
+}
+
+fn write_value(out: &mut String, v: &Value, level: usize) {
+    if is_inline(v) {
+        return write_inline(out, v);
+    }
+    match v {
+        Value::Array(a) if a.iter().all(is_scalar) => {
+            out.push_str("[\n");
+            let rows: Vec<&[Value]> = a.chunks(ROW).collect();
+            for (r, row) in rows.iter().enumerate() {
+                indent(out, level + 1);
+                for (i, x) in row.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    scalar(out, x);
+                }
+                if r + 1 < rows.len() {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            indent(out, level);
+            out.push(']');
+        }
+        Value::Array(a) => {
+            out.push_str("[\n");
+            for (i, x) in a.iter().enumerate() {
+                indent(out, level + 1);
+                write_value(out, x, level + 1);
+                if i + 1 < a.len() {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            indent(out, level);
+            out.push(']');
+        }
+        Value::Object(m) => {
+            out.push_str("{\n");
+            let items = sorted(m);
+            let n = items.len();
+            for (i, (k, x)) in items.into_iter().enumerate() {
+                indent(out, level + 1);
+                scalar(out, &Value::String(k.clone()));
+                out.push_str(": ");
+                write_value(out, x, level + 1);
+                if i + 1 < n {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            indent(out, level);
+            out.push('}');
+        }
+        _ => scalar(out, v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn render_keeps_small_records_on_one_line() {
+        let v = json!({
+            "file": {"parts": [{"b": 2, "a": [1, 2, 3]}, {"b": 3, "a": [4, 5, 6]}],
+                     "list": (0..20).collect::<Vec<u32>>()},
+            "format": "hie",
+            "rigtrip_dump": 1
+        });
+        let text = render(&v);
+        assert_eq!(
+            text,
+            "{\n  \"rigtrip_dump\": 1,\n  \"format\": \"hie\",\n  \"file\": {\n    \"list\": [\n      \
+             0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,\n      16, 17, 18, 19\n    ],\n    \
+             \"parts\": [\n      {\"a\": [1, 2, 3], \"b\": 2},\n      {\"a\": [4, 5, 6], \"b\": 3}\n    \
+             ]\n  }\n}\n"
+        );
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
+    }
+
+    #[test]
+    fn pointers_are_escaped() {
+        assert_eq!(escape("a/b~c"), "a~1b~0c");
+        let e = invalid("", "x");
+        assert_eq!(e.to_string(), "(document): x");
+        assert_eq!(e.pointer(), "");
+    }
+}

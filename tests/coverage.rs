@@ -1,0 +1,472 @@
+//! Coverage maps: for every generated file and every sample the entries are disjoint, in order,
+//! and cover every byte exactly once; the field entries sit where the reader found the values;
+//! the evidence classes are the ones FORMATS.md gives.
+
+use proptest::prelude::*;
+use rigtrip::native::{Format, NativeFile};
+use rigtrip::ops::coverage::{coverage, render_text, Coverage, Entry, Evidence, Kind};
+use rigtrip::synth;
+use std::collections::BTreeMap;
+
+/// The invariants every coverage map of a file as read must hold.
+fn check_partition(c: &Coverage, data: &[u8]) {
+    assert_eq!(c.size, data.len() as u64);
+    assert!(
+        c.notes.is_empty(),
+        "notes for a file as read: {:?}",
+        c.notes
+    );
+    let mut pos = 0u64;
+    for e in &c.entries {
+        assert_eq!(
+            e.start, pos,
+            "hole or overlap before {} at {:#x}",
+            e.what, e.start
+        );
+        assert!(e.end > e.start, "empty entry {}", e.what);
+        pos = e.end;
+    }
+    assert_eq!(
+        pos, c.size,
+        "entries end at {pos:#x}, file at {:#x}",
+        c.size
+    );
+    let k = c.totals.by_kind;
+    assert_eq!(k.decoded + k.preserved + k.undecoded, c.size);
+    let e = c.totals.by_evidence;
+    assert_eq!(
+        e.exe_confirmed
+            + e.structural_confirmed
+            + e.corpus_confirmed
+            + e.community
+            + e.preserved_undecoded,
+        c.size
+    );
+    let sum = |f: &dyn Fn(&Entry) -> bool| -> u64 {
+        c.entries
+            .iter()
+            .filter(|x| f(x))
+            .map(|x| x.end - x.start)
+            .sum()
+    };
+    assert_eq!(k.undecoded, sum(&|x| x.kind == Kind::Undecoded));
+    assert_eq!(
+        e.exe_confirmed,
+        sum(&|x| x.evidence == Evidence::ExeConfirmed)
+    );
+    // Undecoded bytes are always PRESERVED_UNDECODED.
+    assert_eq!(
+        sum(&|x| x.kind == Kind::Undecoded && x.evidence != Evidence::PreservedUndecoded),
+        0
+    );
+}
+
+fn by_start(c: &Coverage) -> BTreeMap<u64, &Entry> {
+    c.entries.iter().map(|e| (e.start, e)).collect()
+}
+
+fn field<'a>(m: &BTreeMap<u64, &'a Entry>, at: u64, len: u64, suffix: &str) -> &'a Entry {
+    let e = m
+        .get(&at)
+        .unwrap_or_else(|| panic!("no entry starts at {at:#x} ({suffix})"));
+    assert_eq!(e.end - e.start, len, "{}", e.what);
+    assert!(
+        e.what.ends_with(suffix),
+        "{:?} at {at:#x}, expected …{suffix}",
+        e.what
+    );
+    e
+}
+
+fn le32(data: &[u8], e: &Entry) -> u32 {
+    let s = &data[e.start as usize..e.end as usize];
+    u32::from_le_bytes([s[0], s[1], s[2], s[3]])
+}
+
+/// Every field entry sits where the reader found its value, with the class FORMATS.md gives.
+fn check_fields(file: &NativeFile, c: &Coverage, data: &[u8]) {
+    let m = by_start(c);
+    let gap_bytes = match file {
+        NativeFile::Hie(f) => {
+            for (i, h) in f.hierarchies.iter().enumerate() {
+                let base = u64::from(h.offset);
+                let e = field(&m, base, 2, "part count");
+                assert_eq!(
+                    (e.kind, e.evidence),
+                    (Kind::Decoded, Evidence::StructuralConfirmed)
+                );
+                let s = f.first_slot(i).unwrap();
+                assert_eq!(e.what, format!("slot {s} hierarchy part count"));
+                for (k, p) in h.parts.iter().enumerate() {
+                    let at = base + 0x34 + 0x28 * k as u64;
+                    let e = field(&m, at + 2, 2, &format!("part {k} depth"));
+                    assert_eq!(data[e.start as usize], p.depth as u8);
+                    assert_eq!(e.evidence, Evidence::StructuralConfirmed);
+                    for (x, v) in p.offset.iter().enumerate() {
+                        let e = field(&m, at + 0x14 + 4 * x as u64, 4, &format!("offset[{x}]"));
+                        assert_eq!(le32(data, e) as i32, *v);
+                        assert_eq!(
+                            (e.kind, e.evidence),
+                            (Kind::Decoded, Evidence::ExeConfirmed)
+                        );
+                    }
+                    let e = field(&m, at, 2, "unknown_00");
+                    assert_eq!(
+                        (e.kind, e.evidence),
+                        (Kind::Preserved, Evidence::PreservedUndecoded)
+                    );
+                    let e = field(&m, at + 0x24, 4, "model");
+                    assert_eq!(le32(data, e), p.model);
+                }
+            }
+            f.gaps.iter().map(|g| g.bytes.len() as u64).sum::<u64>()
+        }
+        NativeFile::Dmc3(f) => {
+            let mut g: u64 = f.gaps.iter().map(|g| g.bytes.len() as u64).sum();
+            if let Some(con) = &f.container {
+                let e = field(&m, 0, 4, "magic");
+                assert_eq!((e.kind, e.evidence), (Kind::Decoded, Evidence::Community));
+                let mut seen = std::collections::BTreeSet::new();
+                for (i, o) in con.objects.iter().enumerate() {
+                    for (j, mesh) in o.meshes.iter().enumerate() {
+                        let at = o.record.mesh_offset + 0x50 * j as u64;
+                        let e = field(&m, at, 2, "vertex count");
+                        assert_eq!(e.what, format!("object {i} mesh {j} record vertex count"));
+                        let e = field(&m, at + 0x40, 8, "unknown_40");
+                        assert_eq!(e.kind, Kind::Preserved);
+                        for (kind, off) in mesh.record.streams() {
+                            let bytes = mesh.stream_bytes(kind);
+                            if bytes.is_empty() || !seen.insert((off, bytes.len(), kind)) {
+                                continue;
+                            }
+                            let e = field(&m, off, bytes.len() as u64, kind.name());
+                            assert_eq!(&data[e.start as usize..e.end as usize], &bytes[..]);
+                            assert_eq!((e.kind, e.evidence), (Kind::Decoded, Evidence::Community));
+                        }
+                    }
+                }
+            }
+            if let Some(b) = &f.block {
+                let e = field(&m, b.offset + 8, 4, "group_rel");
+                assert_eq!(le32(data, e), b.rels.group);
+                assert_eq!(e.evidence, Evidence::StructuralConfirmed);
+                let t0 = b.offset + u64::from(b.rels.transform);
+                for (k, t) in b.transforms.iter().enumerate() {
+                    let at = t0 + 0x20 * k as u64;
+                    let e = field(&m, at, 4, &format!("node {k} tx"));
+                    assert_eq!(le32(data, e), t.tx_bits);
+                    assert_eq!(e.evidence, Evidence::ExeConfirmed);
+                    let e = field(&m, at + 0x0C, 4, "translation magnitude");
+                    assert_eq!(le32(data, e), t.magnitude_bits);
+                    assert_eq!(e.evidence, Evidence::StructuralConfirmed);
+                    let e = field(&m, at + 0x1C, 4, &format!("node {k} +0x1C"));
+                    assert_eq!(le32(data, e), t.w_bits);
+                    assert_eq!(
+                        (e.kind, e.evidence),
+                        (Kind::Preserved, Evidence::PreservedUndecoded)
+                    );
+                }
+                if b.node_count() > 0 {
+                    let e = field(
+                        &m,
+                        b.offset + u64::from(b.rels.group),
+                        b.node_count() as u64,
+                        "group array",
+                    );
+                    assert_eq!(
+                        (e.kind, e.evidence),
+                        (Kind::Preserved, Evidence::StructuralConfirmed)
+                    );
+                    let e = field(
+                        &m,
+                        b.offset + u64::from(b.rels.parent),
+                        b.node_count() as u64,
+                        "parent array",
+                    );
+                    assert_eq!(
+                        (e.kind, e.evidence),
+                        (Kind::Decoded, Evidence::ExeConfirmed)
+                    );
+                }
+                g += b.padding.iter().map(|p| p.bytes.len() as u64).sum::<u64>();
+            }
+            g
+        }
+    };
+    // Undecoded bytes are exactly the gaps and paddings the reader kept.
+    assert_eq!(c.totals.by_kind.undecoded, gap_bytes);
+}
+
+fn check(format: Option<Format>, data: &[u8]) -> Coverage {
+    let file = NativeFile::read(format, data).unwrap();
+    let c = coverage(&file, data);
+    check_partition(&c, data);
+    check_fields(&file, &c, data);
+    c
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn hie_coverage_is_a_partition(seed in any::<u64>()) {
+        let c = check(Some(Format::Hie), &synth::hie::random(seed));
+        prop_assert_eq!(c.format, "hie");
+    }
+
+    #[test]
+    fn mod_coverage_is_a_partition(seed in any::<u64>()) {
+        let c = check(None, &synth::dmc3::random_mod(seed));
+        prop_assert_eq!(c.format, "mod");
+    }
+
+    #[test]
+    fn scm_coverage_is_a_partition(seed in any::<u64>()) {
+        let c = check(None, &synth::dmc3::random_scm(seed));
+        prop_assert_eq!(c.format, "scm");
+    }
+
+    #[test]
+    fn block_coverage_is_a_partition(seed in any::<u64>()) {
+        let (data, offset, nodes) = synth::dmc3::random_block_file(seed);
+        let c = check(Some(Format::Block { offset, nodes }), &data);
+        prop_assert_eq!(c.format, "block");
+    }
+}
+
+#[test]
+fn samples_are_partitions() {
+    check(None, &synth::hie::sample_db22());
+    let c = check(None, &synth::dmc3::sample_mod());
+    let w = c
+        .entries
+        .iter()
+        .filter(|e| e.what.ends_with("+0x1C"))
+        .count();
+    assert_eq!(w, 49);
+    check(None, &synth::dmc3::sample_scm());
+    let (efm, offset, nodes) = synth::dmc3::sample_efm();
+    let c = check(Some(Format::Block { offset, nodes }), &efm);
+    assert_eq!(c.entries[0].what, "gap");
+    assert_eq!((c.entries[0].start, c.entries[0].end), (0, 0x35));
+    let last = c.entries.last().unwrap();
+    assert_eq!(last.what, "trailing bytes");
+    assert_eq!(last.end - last.start, 0x43);
+}
+
+/// Table, a 4-byte gap, one hierarchy of one part at 0x404, 3 trailing bytes.
+fn tiny_hie() -> Vec<u8> {
+    let mut d = vec![0u8; 0x400];
+    d[12..16].copy_from_slice(&0x404u32.to_le_bytes());
+    d.extend_from_slice(&[0xAA; 4]);
+    d.extend_from_slice(&1i16.to_le_bytes());
+    let mut area = [0u8; 0x32];
+    area[0] = 5;
+    area[1] = 0xFF;
+    d.extend_from_slice(&area);
+    let mut part = [0u8; 0x28];
+    part[2] = 1;
+    part[0x14..0x18].copy_from_slice(&7i32.to_le_bytes());
+    part[0x24] = 9;
+    d.extend_from_slice(&part);
+    d.extend_from_slice(&[1, 2, 3]);
+    d
+}
+
+#[test]
+fn tiny_hie_is_mapped_exactly() {
+    let data = tiny_hie();
+    assert_eq!(data.len(), 0x463);
+    let c = check(Some(Format::Hie), &data);
+    let rows: Vec<(u64, u64, &str, Kind, Evidence)> = c.entries[256..]
+        .iter()
+        .map(|e| (e.start, e.end, e.what.as_str(), e.kind, e.evidence))
+        .collect();
+    use Evidence::*;
+    use Kind::*;
+    assert_eq!(
+        rows,
+        vec![
+            (0x400, 0x404, "gap", Undecoded, PreservedUndecoded),
+            (
+                0x404,
+                0x406,
+                "slot 3 hierarchy part count",
+                Decoded,
+                StructuralConfirmed
+            ),
+            (
+                0x406,
+                0x408,
+                "slot 3 hierarchy byte lists",
+                Decoded,
+                StructuralConfirmed
+            ),
+            (
+                0x408,
+                0x438,
+                "slot 3 hierarchy byte-list tail",
+                Preserved,
+                PreservedUndecoded
+            ),
+            (
+                0x438,
+                0x43a,
+                "slot 3 hierarchy part 0 unknown_00",
+                Preserved,
+                PreservedUndecoded
+            ),
+            (
+                0x43a,
+                0x43c,
+                "slot 3 hierarchy part 0 depth",
+                Decoded,
+                StructuralConfirmed
+            ),
+            (
+                0x43c,
+                0x44c,
+                "slot 3 hierarchy part 0 runtime",
+                Preserved,
+                PreservedUndecoded
+            ),
+            (
+                0x44c,
+                0x450,
+                "slot 3 hierarchy part 0 offset[0]",
+                Decoded,
+                ExeConfirmed
+            ),
+            (
+                0x450,
+                0x454,
+                "slot 3 hierarchy part 0 offset[1]",
+                Decoded,
+                ExeConfirmed
+            ),
+            (
+                0x454,
+                0x458,
+                "slot 3 hierarchy part 0 offset[2]",
+                Decoded,
+                ExeConfirmed
+            ),
+            (
+                0x458,
+                0x45c,
+                "slot 3 hierarchy part 0 unknown_20",
+                Preserved,
+                PreservedUndecoded
+            ),
+            (
+                0x45c,
+                0x460,
+                "slot 3 hierarchy part 0 model",
+                Decoded,
+                StructuralConfirmed
+            ),
+            (
+                0x460,
+                0x463,
+                "trailing bytes",
+                Undecoded,
+                PreservedUndecoded
+            ),
+        ]
+    );
+    assert_eq!(c.entries.len(), 256 + 13);
+    assert_eq!(c.entries[3].what, "slot 3 offset");
+    let k = c.totals.by_kind;
+    assert_eq!((k.decoded, k.preserved, k.undecoded), (1046, 70, 7));
+    let e = c.totals.by_evidence;
+    assert_eq!(
+        (
+            e.exe_confirmed,
+            e.structural_confirmed,
+            e.corpus_confirmed,
+            e.community,
+            e.preserved_undecoded
+        ),
+        (12, 1034, 0, 0, 77)
+    );
+
+    let text = render_text(&c);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "coverage of a hie file, 1123 bytes (0x463)");
+    assert_eq!(lines[1], "  decoded                     1046 bytes  93.14%");
+    assert_eq!(lines[8], "  PRESERVED_UNDECODED           77 bytes   6.86%");
+    assert_eq!(
+        lines[9],
+        "0x00000000..0x00000400 decoded   STRUCTURAL_CONFIRMED slot 0 offset .. slot 255 offset (256 fields)"
+    );
+    assert_eq!(
+        lines[10],
+        "0x00000400..0x00000404 undecoded PRESERVED_UNDECODED  gap"
+    );
+    // Part count and byte lists share kind, class and record type: one line.
+    assert_eq!(
+        lines[11],
+        "0x00000404..0x00000408 decoded   STRUCTURAL_CONFIRMED slot 3 hierarchy part count .. slot 3 hierarchy byte lists (2 fields)"
+    );
+    // Three offsets in a row are one line; the six part lines alternate kind or class.
+    assert_eq!(
+        lines[16],
+        "0x0000044c..0x00000458 decoded   EXE_CONFIRMED        slot 3 hierarchy part 0 offset[0] .. slot 3 hierarchy part 0 offset[2] (3 fields)"
+    );
+    assert_eq!(lines.len(), 9 + 1 + 1 + 1 + 1 + 6 + 1);
+
+    let json = serde_json::to_value(&c).unwrap();
+    assert_eq!(
+        json["entries"][257],
+        serde_json::json!({"start": 1028, "end": 1030, "what": "slot 3 hierarchy part count",
+            "record": "hierarchy header", "kind": "decoded", "evidence": "STRUCTURAL_CONFIRMED"})
+    );
+    assert_eq!(json["totals"]["by_evidence"]["EXE_CONFIRMED"], 12);
+    assert_eq!(json["totals"]["by_kind"]["undecoded"], 7);
+}
+
+#[test]
+fn a_structure_not_read_from_the_bytes_still_partitions_them_with_notes() {
+    let data = tiny_hie();
+    let file = NativeFile::read(Some(Format::Hie), &data).unwrap();
+    let short = &data[..0x450];
+    let c = coverage(&file, short);
+    let mut pos = 0;
+    for e in &c.entries {
+        assert_eq!(e.start, pos);
+        pos = e.end;
+    }
+    assert_eq!(pos, 0x450);
+    assert_eq!(
+        c.entries.last().unwrap().what,
+        "slot 3 hierarchy part 0 offset[0]"
+    );
+    assert_eq!(
+        c.notes,
+        vec![
+            "slot 3 hierarchy part 0 offset[1] (0x450..0x454) lies past the end of the file; left out",
+            "slot 3 hierarchy part 0 offset[2] (0x454..0x458) lies past the end of the file; left out",
+            "slot 3 hierarchy part 0 unknown_20 (0x458..0x45c) lies past the end of the file; left out",
+            "slot 3 hierarchy part 0 model (0x45c..0x460) lies past the end of the file; left out",
+            "gap (0x460..0x463) lies past the end of the file; left out",
+        ]
+    );
+    let c = coverage(&file, &data[..0x44e]);
+    assert_eq!(c.entries.last().unwrap().end, 0x44e);
+    assert_eq!(
+        c.notes[0],
+        "slot 3 hierarchy part 0 offset[0] (0x44c..0x450) runs past the end of the file; cut"
+    );
+
+    let long: Vec<u8> = data.iter().copied().chain([0u8; 5]).collect();
+    let c = coverage(&file, &long);
+    let last = c.entries.last().unwrap();
+    assert_eq!(
+        (last.start, last.end, last.what.as_str()),
+        (0x463, 0x468, "bytes no structure accounts for")
+    );
+    assert_eq!(
+        c.notes,
+        vec!["0x463..0x468: no structure claims these bytes".to_string()]
+    );
+}

@@ -1,0 +1,354 @@
+//! `dump`/`build`: build(dump(x)) == x for every generated file and every sample, every dump
+//! validates against schema/dump.schema.json, the rendered text parses back to the same value,
+//! one edit changes one line, and a bad dump is refused with the JSON pointer of the bad value.
+
+use proptest::prelude::*;
+use rigtrip::native::{Format, NativeFile};
+use rigtrip::ops::dump::{build, build_text, dump, render, DumpError};
+use rigtrip::synth;
+use serde_json::{json, Value};
+use std::sync::OnceLock;
+
+fn validator() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/dump.schema.json");
+        let text = std::fs::read_to_string(path).unwrap();
+        let schema: Value = serde_json::from_str(&text).unwrap();
+        jsonschema::meta::validate(&schema).unwrap();
+        jsonschema::validator_for(&schema).unwrap()
+    })
+}
+
+fn schema_errors(v: &Value) -> Vec<String> {
+    validator()
+        .iter_errors(v)
+        .map(|e| format!("{}: {}", e.instance_path(), e))
+        .collect()
+}
+
+/// Reads, dumps, renders, parses, validates, builds and compares; returns the dump.
+fn round_trip(format: Option<Format>, data: &[u8]) -> Value {
+    let file = NativeFile::read(format, data).unwrap();
+    let fmt = format.unwrap_or_else(|| rigtrip::native::detect(data).unwrap());
+    let v = dump(&file, fmt);
+    let errors = schema_errors(&v);
+    assert!(errors.is_empty(), "schema: {errors:?}");
+    let text = render(&v);
+    let parsed: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(parsed, v, "render does not parse back to the dump");
+    let rebuilt = build_text(&text).unwrap();
+    assert!(rebuilt == data, "build(dump(x)) != x");
+    v
+}
+
+fn block_format(offset: u64, nodes: usize) -> Option<Format> {
+    Some(Format::Block { offset, nodes })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn hie_round_trips(seed in any::<u64>()) {
+        let v = round_trip(Some(Format::Hie), &synth::hie::random(seed));
+        prop_assert_eq!(&v["format"], "hie");
+    }
+
+    #[test]
+    fn mod_round_trips(seed in any::<u64>()) {
+        let v = round_trip(None, &synth::dmc3::random_mod(seed));
+        prop_assert_eq!(&v["format"], "mod");
+    }
+
+    #[test]
+    fn scm_round_trips(seed in any::<u64>()) {
+        let v = round_trip(None, &synth::dmc3::random_scm(seed));
+        prop_assert_eq!(&v["format"], "scm");
+    }
+
+    #[test]
+    fn block_round_trips(seed in any::<u64>()) {
+        let (data, offset, nodes) = synth::dmc3::random_block_file(seed);
+        let v = round_trip(block_format(offset, nodes), &data);
+        prop_assert_eq!(&v["format"], "block");
+        prop_assert_eq!(&v["offset"], &json!(format!("{offset:#x}")));
+        prop_assert_eq!(&v["nodes"], &json!(nodes));
+    }
+}
+
+#[test]
+fn samples_round_trip() {
+    let (efm, offset, nodes) = synth::dmc3::sample_efm();
+    let cases: Vec<(Option<Format>, Vec<u8>, &str)> = vec![
+        (None, synth::hie::sample_db22(), "hie"),
+        (None, synth::dmc3::sample_mod(), "mod"),
+        (None, synth::dmc3::sample_scm(), "scm"),
+        (block_format(offset, nodes), efm, "block"),
+    ];
+    for (format, data, kind) in cases {
+        let v = round_trip(format, &data);
+        assert_eq!(v["format"], kind);
+        assert_eq!(v["rigtrip_dump"], 1);
+    }
+}
+
+fn efm_dump() -> (Value, Vec<u8>) {
+    let (data, offset, nodes) = synth::dmc3::sample_efm();
+    let f = NativeFile::read(block_format(offset, nodes), &data).unwrap();
+    (dump(&f, Format::Block { offset, nodes }), data)
+}
+
+fn mod_dump() -> (Value, Vec<u8>) {
+    let data = synth::dmc3::sample_mod();
+    let f = NativeFile::read(None, &data).unwrap();
+    (dump(&f, Format::Dmc3), data)
+}
+
+fn hie_dump() -> (Value, Vec<u8>) {
+    let data = synth::hie::sample_db22();
+    let f = NativeFile::read(None, &data).unwrap();
+    (dump(&f, Format::Hie), data)
+}
+
+#[test]
+fn block_header_fields_are_exact() {
+    let (v, _) = efm_dump();
+    assert_eq!(v["offset"], "0x35");
+    assert_eq!(v["nodes"], 8);
+    assert_eq!(v["file"]["block"]["offset"], "0x35");
+    assert!(v["file"].get("container").is_none(), "no container: no key");
+    // The 0x35 bytes before the block are one gap, base64 of exactly those bytes.
+    let (_, data) = efm_dump();
+    let gap = &v["file"]["gaps"][0];
+    assert_eq!(gap["offset"], "0x0");
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(gap["bytes"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(bytes, &data[..0x35]);
+}
+
+#[test]
+fn an_edit_changes_one_line_and_exactly_its_bytes() {
+    let (mut v, data) = efm_dump();
+    let before = render(&v);
+    let t = &mut v["file"]["block"]["transforms"][3];
+    assert_eq!(t["w_bits"], "0x00000000");
+    t["w_bits"] = json!("0x8000000f");
+    let after = render(&v);
+    let a: Vec<&str> = before.lines().collect();
+    let b: Vec<&str> = after.lines().collect();
+    assert_eq!(a.len(), b.len());
+    let changed: Vec<usize> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert!(b[changed[0]].contains("\"w_bits\": \"0x8000000f\""));
+    assert!(b[changed[0]].trim_start().starts_with("{\"tx_bits\""));
+
+    let rebuilt = build(&v).unwrap();
+    assert_eq!(rebuilt.len(), data.len());
+    // Block at 0x35, canonical rels for 8 nodes put the transforms at 0x40; node 3's +0x1C.
+    let at = 0x35 + 0x40 + 3 * 0x20 + 0x1C;
+    let diff: Vec<usize> = (0..data.len()).filter(|&i| data[i] != rebuilt[i]).collect();
+    assert_eq!(diff, vec![at, at + 3]);
+    assert_eq!(&rebuilt[at..at + 4], &[0x0f, 0, 0, 0x80]);
+}
+
+#[test]
+fn hie_parts_render_one_line_each() {
+    let (v, _) = hie_dump();
+    let text = render(&v);
+    let parts = v["file"]["hierarchies"][0]["parts"].as_array().unwrap();
+    let first = serde_json::to_string(&parts[0]["runtime"]).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("\"runtime\": ") && l.contains(&first))
+        .collect();
+    assert!(!lines.is_empty());
+    for l in lines {
+        // Keys in order, the whole record on the line.
+        let l = l.trim().trim_end_matches(',');
+        let part: Value = serde_json::from_str(l).unwrap();
+        assert_eq!(part.as_object().unwrap().len(), 6, "{l}");
+        assert!(l.starts_with("{\"offset\": ["), "{l}");
+    }
+    // The 256 slots, 16 a line.
+    let slots_at = text.find("\"slots\": [\n").unwrap();
+    let body = &text[slots_at..];
+    let rows = body
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().starts_with(']'));
+    assert_eq!(rows.count(), 16);
+}
+
+fn expect_err(v: &Value, pointer: &str, contains: &str) -> DumpError {
+    let e = build(v).unwrap_err();
+    assert_eq!(e.pointer(), pointer, "{e}");
+    assert!(e.to_string().contains(contains), "{e}");
+    e
+}
+
+#[test]
+fn bad_values_name_their_pointer() {
+    let (v, _) = hie_dump();
+    let mut w = v.clone();
+    w["file"]["hierarchies"][0]["parts"][1]["depth"] = json!("one");
+    let e = expect_err(&w, "/file/hierarchies/0/parts/1/depth", "invalid type");
+    assert!(e
+        .to_string()
+        .starts_with("/file/hierarchies/0/parts/1/depth: "));
+    assert!(!schema_errors(&w).is_empty());
+
+    let mut w = v.clone();
+    w["file"]["hierarchies"][0]["parts"][0]["model"] = json!("12");
+    expect_err(
+        &w,
+        "/file/hierarchies/0/parts/0/model",
+        "expected 0x-hex, got \"12\"",
+    );
+
+    let mut w = v.clone();
+    w["file"]["hierarchies"][0]["parts"][0]["modle"] = json!("0x1");
+    expect_err(&w, "/file/hierarchies/0/parts/0/modle", "unknown key");
+    assert!(!schema_errors(&w).is_empty());
+
+    let mut w = v.clone();
+    w["rigtrip_dump"] = json!(2);
+    expect_err(&w, "/rigtrip_dump", "dump version 2 is not supported");
+
+    let mut w = v.clone();
+    w["format"] = json!("efm");
+    expect_err(&w, "/format", "unknown format \"efm\"");
+
+    let mut w = v.clone();
+    w["file"]["hierarchies"][0]["byte_lists"]["lists"][0] = json!("00ff");
+    expect_err(
+        &w,
+        "/file/hierarchies/0/byte_lists/lists/0",
+        "contains 0xff",
+    );
+
+    let mut w = v.clone();
+    w["file"]["slots"][7] = json!(99);
+    expect_err(&w, "/file/slots/7", "hierarchy index 99 out of range");
+
+    assert_eq!(
+        build_text("{\"rigtrip_dump\": 1,").unwrap_err().pointer(),
+        ""
+    );
+}
+
+#[test]
+fn dmc3_inconsistencies_name_their_pointer() {
+    let (v, _) = mod_dump();
+    let mut w = v.clone();
+    w["file"]["container"]["header"]["object_count"] = json!(3);
+    expect_err(
+        &w,
+        "/file/container/header/object_count",
+        "is 3 but /file/container/objects holds 2",
+    );
+    // Schema-valid but not writable: only build can tell.
+    assert!(schema_errors(&w).is_empty());
+
+    let mut w = v.clone();
+    w["file"]["container"]["objects"][1]["meshes"][0]["weights"] = json!("AAA=");
+    expect_err(
+        &w,
+        "/file/container/objects/1/meshes/0/weights",
+        "holds 1 entries but /file/container/objects/1/meshes/0/record/vertex_count is",
+    );
+
+    let mut w = v.clone();
+    w["file"]["container"]["objects"][0]["meshes"][0]["colours"] = json!("AAAAAA==");
+    expect_err(
+        &w,
+        "/file/container/objects/0/meshes/0/colours",
+        "a mod mesh has no colour stream",
+    );
+    assert!(!schema_errors(&w).is_empty());
+
+    let mut w = v.clone();
+    w["file"]["container"]["header"]["bone_count"] = json!(48);
+    expect_err(
+        &w,
+        "/file/container/header/bone_count",
+        "is 48 but /file/block/transforms holds 49 records",
+    );
+
+    let mut w = v.clone();
+    w["format"] = json!("scm");
+    expect_err(
+        &w,
+        "/file/container/header/magic",
+        "Mod in a dump whose format is scm",
+    );
+    assert!(!schema_errors(&w).is_empty());
+
+    // A gap moved onto the header overlaps it.
+    let mut w = v.clone();
+    w["file"]["gaps"] = json!([{"offset": "0x3c", "bytes": "AAAAAAAA"}]);
+    expect_err(
+        &w,
+        "/file/gaps/0",
+        "overlap /file/container/header (0x0..0x40)",
+    );
+
+    let mut w = v.clone();
+    w["file"]["block"]["parents"].as_array_mut().unwrap().pop();
+    expect_err(
+        &w,
+        "/file/block/parents",
+        "holds 48 entries but /file/block/transforms holds 49 records",
+    );
+}
+
+#[test]
+fn block_header_must_match_the_block() {
+    let (v, data) = efm_dump();
+    // An absent structure may also be written as null.
+    let mut w = v.clone();
+    w["file"]["container"] = Value::Null;
+    assert!(schema_errors(&w).is_empty());
+    assert!(build(&w).unwrap() == data);
+    let (m, _) = mod_dump();
+    w["file"]["container"] = m["file"]["container"].clone();
+    expect_err(&w, "/file/container", "a block dump has no container");
+    assert!(!schema_errors(&w).is_empty());
+    let mut w = v.clone();
+    w["offset"] = json!("0x36");
+    expect_err(&w, "/offset", "0x36, but /file/block/offset is 0x35");
+    let mut w = v.clone();
+    w["nodes"] = json!(9);
+    expect_err(
+        &w,
+        "/nodes",
+        "9, but /file/block/transforms holds 8 records",
+    );
+    let mut w = v.clone();
+    w.as_object_mut().unwrap().remove("nodes");
+    expect_err(&w, "", "a block dump needs \"nodes\"");
+    assert!(!schema_errors(&w).is_empty());
+    let mut w = v.clone();
+    w["file"]["block"]["padding"] = json!([{"offset": "0x1", "bytes": "AA=="}]);
+    expect_err(
+        &w,
+        "/file/block/padding/0",
+        "block-relative bytes 0x1..0x2 overlap /file/block/rels",
+    );
+}
+
+#[test]
+fn an_edited_hie_part_offset_lands_in_its_bytes() {
+    let (mut v, data) = hie_dump();
+    let h = &v["file"]["hierarchies"][0];
+    let base = u64::from_str_radix(h["offset"].as_str().unwrap().trim_start_matches("0x"), 16)
+        .unwrap() as usize;
+    v["file"]["hierarchies"][0]["parts"][2]["offset"][1] = json!(-2);
+    let rebuilt = build(&v).unwrap();
+    let at = base + 0x34 + 2 * 0x28 + 0x18;
+    assert_eq!(&rebuilt[at..at + 4], &(-2i32).to_le_bytes());
+    assert_eq!(&rebuilt[..at], &data[..at]);
+    assert_eq!(&rebuilt[at + 4..], &data[at + 4..]);
+}
