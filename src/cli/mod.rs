@@ -40,7 +40,7 @@ struct Cli {
 enum Command {
     /// Show what a file holds: skeletons, joint trees, the spatial gate, undecoded fields.
     #[command(
-        after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip inspect --json samples/dmc3_humanoid.mod\n  rigtrip inspect --block-at 0x35 --nodes 8 samples/dmc3_effect.efm"
+        after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip inspect --json samples/dmc3_humanoid.mod\n  rigtrip inspect --block-at 0x35 --nodes 8 samples/dmc3_effect.efm\n  rigtrip inspect --coverage samples/dmc3_humanoid.mod"
     )]
     Inspect(InspectArgs),
     /// Check that every file comes back byte for byte (native -> rig -> native).
@@ -79,6 +79,20 @@ rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force"
 Examples:\n  rigtrip lint character.glb\n  rigtrip lint --json exports/*.glb > findings.json"
     )]
     Lint(LintArgs),
+    /// Write the whole native structure as diffable JSON (lossless: `build` gives the file back).
+    #[command(
+        after_help = "Unknown fields and raw bit patterns are 0x-hex, blobs base64; keys come in a fixed \
+order and each small record sits on one line, so two dumps diff cleanly in git.\n\n\
+Examples:\n  rigtrip dump samples/DB22HIE.BIN -o db22.json\n  \
+rigtrip dump --block-at 0x35 --nodes 8 samples/dmc3_effect.efm -o effect.json\n  \
+rigtrip dump samples/dmc3_humanoid.mod | less"
+    )]
+    Dump(DumpArgs),
+    /// Rebuild a native file from a `rigtrip dump` JSON (edited or not).
+    #[command(
+        after_help = "Examples:\n  rigtrip build db22.json -o DB22HIE.BIN\n  rigtrip build effect.json -o effect.efm --force"
+    )]
+    Build(BuildArgs),
     /// What a 1995 mech simulator's gait loader and transition machine make of glTF walk clips.
     #[command(
         after_help = "Animations are matched to the loader's 0x21 slots by name (prefix + 3-letter code). \
@@ -142,6 +156,9 @@ struct InspectArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    /// Account for every byte instead: decoded, preserved or undecoded, with the evidence class.
+    #[arg(long)]
+    coverage: bool,
 }
 
 #[derive(Args, Debug)]
@@ -217,6 +234,32 @@ struct ImportArgs {
 }
 
 #[derive(Args, Debug)]
+struct DumpArgs {
+    /// The native file.
+    file: PathBuf,
+    #[command(flatten)]
+    format: FormatArgs,
+    /// Write the JSON here (atomically) instead of to standard output.
+    #[arg(short, long, value_name = "OUT.json")]
+    output: Option<PathBuf>,
+    /// Overwrite OUT.json if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(Args, Debug)]
+struct BuildArgs {
+    /// A JSON file written by `rigtrip dump`.
+    file: PathBuf,
+    /// The native file to write.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(Args, Debug)]
 struct LintArgs {
     /// glTF or GLB files.
     #[arg(required = true)]
@@ -276,6 +319,8 @@ fn dispatch(cli: &Cli) -> Result<i32> {
         Command::Gait(a) => gait_cmd(a),
         Command::Import(a) => import_cmd(cli, a),
         Command::Lint(a) => lint_cmd(cli, a),
+        Command::Dump(a) => dump_cmd(a),
+        Command::Build(a) => build_cmd(cli, a),
     }
 }
 
@@ -284,10 +329,20 @@ fn inspect(a: &InspectArgs) -> Result<i32> {
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     let file = NativeFile::read(a.format.format(), &data)
         .with_context(|| format!("{}", a.file.display()))?;
+    let mut out = std::io::stdout().lock();
+    if a.coverage {
+        let c = ops::coverage::coverage(&file, &data);
+        if a.json {
+            serde_json::to_writer_pretty(&mut out, &c)?;
+            writeln!(out)?;
+        } else {
+            write!(out, "{}", ops::coverage::render_text(&c))?;
+        }
+        return Ok(0);
+    }
     let kind = file.kind();
     let rig = rigtrip::rig::lift(file);
     let report = ops::inspect::report(kind, data.len(), &rig);
-    let mut out = std::io::stdout().lock();
     if a.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
@@ -420,6 +475,41 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
             "wrote {} ({} bytes)",
             a.output.display(),
             imported.bytes.len()
+        )?;
+    }
+    Ok(0)
+}
+
+fn dump_cmd(a: &DumpArgs) -> Result<i32> {
+    let data =
+        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let format = a.format.format().or_else(|| rigtrip::native::detect(&data));
+    let file = NativeFile::read(format, &data).with_context(|| format!("{}", a.file.display()))?;
+    let Some(format) = format else {
+        bail!(
+            "{}: not a recognised format; use --format",
+            a.file.display()
+        );
+    };
+    let text = ops::dump::render(&ops::dump::dump(&file, format));
+    match &a.output {
+        Some(p) => ops::output::write_atomic(p, text.as_bytes(), a.force, Some(&a.file))?,
+        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+    }
+    Ok(0)
+}
+
+fn build_cmd(cli: &Cli, a: &BuildArgs) -> Result<i32> {
+    let text = std::fs::read_to_string(&a.file)
+        .with_context(|| format!("cannot read {}", a.file.display()))?;
+    let bytes = ops::dump::build_text(&text).with_context(|| format!("{}", a.file.display()))?;
+    ops::output::write_atomic(&a.output, &bytes, a.force, Some(&a.file))?;
+    if !cli.quiet {
+        writeln!(
+            std::io::stdout().lock(),
+            "wrote {} ({} bytes)",
+            a.output.display(),
+            bytes.len()
         )?;
     }
     Ok(0)
