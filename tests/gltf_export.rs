@@ -231,11 +231,19 @@ fn check_glb(rig: &Rig, glb: &[u8], space: Space) -> Value {
             .collect();
         assert_eq!(ibms.len(), joints.len());
         let ir_world = sk.world_positions().unwrap();
+        // HIE joints also carry their native offset and depth (f32 cannot hold every i32).
+        let placements = match &sk.native {
+            // A hand-built rig that HIE cannot hold gets none (export leaves them out).
+            rigtrip::rig::SkeletonPayload::Hie(_) => rigtrip::rig::hie::placements(s, sk).ok(),
+            rigtrip::rig::SkeletonPayload::Dmc3(_) => None,
+        };
         for (k, node) in joints.iter().enumerate() {
-            assert_eq!(
-                extras_of(node.extras()),
-                json!({"rigtrip": {"skeleton": s, "joint": k, "native": extras::joint_to_json(&sk.joints[k].native)}})
-            );
+            let mut want = json!({"skeleton": s, "joint": k, "native": extras::joint_to_json(&sk.joints[k].native)});
+            if let Some(p) = &placements {
+                want["offset"] = json!(p[k].offset);
+                want["depth"] = json!(p[k].depth);
+            }
+            assert_eq!(extras_of(node.extras()), json!({ "rigtrip": want }));
             let w = worlds[node.index()];
             // f32 storage: the error grows with the distance from the origin.
             let mag = w.w_axis.truncate().length().max(1.0);
