@@ -260,6 +260,10 @@ fn exports_of_independent_files_validate_and_land_where_the_oracle_says() {
             joints += 1;
         }
     }
+    eprintln!(
+        "{} independent files exported, {joints} joint positions checked",
+        written.len()
+    );
     assert!(
         written.len() >= 50 && joints > 1000,
         "{} files, {joints} joints",
