@@ -52,9 +52,10 @@ pub struct Gap {
 }
 
 impl Gap {
-    /// One past the last byte of the gap.
+    /// One past the last byte of the gap (saturating: a gap built from a glTF's extras may sit
+    /// at any offset).
     pub fn end(&self) -> u64 {
-        self.offset + self.bytes.len() as u64
+        self.offset.saturating_add(self.bytes.len() as u64)
     }
 }
 

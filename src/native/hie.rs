@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bytes::{align, hex_bytes, Bytes, Canvas, Gap, Overlap, RegionMap};
+use crate::native::dmc3::MAX_HOLE_BYTES;
 
 /// Number of slots in the offset table.
 pub const SLOTS: usize = 256;
@@ -238,6 +239,14 @@ pub enum HieError {
         hierarchy: usize,
         /// The offset it would get.
         offset: u64,
+    },
+    /// The regions to write leave too much of the file uncovered (it would be zero-filled).
+    #[error("the table, hierarchies and gaps cover {covered:#x} bytes but end at {end:#x}; more than {MAX_HOLE_BYTES:#x} bytes of holes would be zero-filled")]
+    Holes {
+        /// Bytes the regions cover.
+        covered: u64,
+        /// Where the file would end.
+        end: u64,
     },
 }
 
@@ -645,6 +654,24 @@ pub fn layout(file: &HieFile) -> Result<Vec<u32>, HieError> {
 /// one, see [`layout`] for where each hierarchy goes.
 pub fn write(file: &HieFile) -> Result<Vec<u8>, HieError> {
     let placed = layout(file)?;
+    // A read file's regions cover every byte. Only a structure built or edited elsewhere (a
+    // glTF's extras) can leave holes; refuse big ones instead of allocating for a stray offset.
+    let mut end = TABLE_LEN;
+    let mut covered = TABLE_LEN;
+    for (h, &at) in file.hierarchies.iter().zip(&placed) {
+        end = end.max(u64::from(at) + h.encoded_len());
+        if h.span > 0 {
+            end = end.max(u64::from(h.offset) + u64::from(h.span));
+        }
+        covered = covered.saturating_add(h.encoded_len());
+    }
+    for g in &file.gaps {
+        end = end.max(g.offset.saturating_add(g.bytes.len() as u64));
+        covered = covered.saturating_add(g.bytes.len() as u64);
+    }
+    if end.saturating_sub(covered) > MAX_HOLE_BYTES {
+        return Err(HieError::Holes { covered, end });
+    }
     let mut c = Canvas::with_len(TABLE_LEN as usize);
     for (h, &at) in file.hierarchies.iter().zip(&placed) {
         if h.span > 0 {

@@ -317,12 +317,21 @@ fn lift_block(b: NodeBlock, name: &str) -> Skeleton {
     }
 }
 
+/// Bitwise equality, except that any NaN equals any NaN: arithmetic on NaN angles can give a
+/// NaN of another sign or payload at another call site (the compiler may swap the operands of
+/// a commutative operation, and x86 keeps the first operand's NaN), and no edit yields a NaN.
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+}
+
 fn same_bits_vec(a: DVec3, b: DVec3) -> bool {
-    a.to_array().map(f64::to_bits) == b.to_array().map(f64::to_bits)
+    same_bits(&a.to_array(), &b.to_array())
 }
 
 fn same_bits_quat(a: DQuat, b: DQuat) -> bool {
-    a.to_array().map(f64::to_bits) == b.to_array().map(f64::to_bits)
+    same_bits(&a.to_array(), &b.to_array())
 }
 
 /// IR → native. Exact inverse of [`lift`] for unedited rigs; edits land only in the fields
@@ -636,6 +645,15 @@ fn relayout(
             )));
         }
     } else if new_end < old_end && claims.iter().any(|c| c.start >= old_end) {
+        // The old extent comes from the payload (a glTF's extras when imported): bound the
+        // zero gap the way the writer bounds holes, before allocating it.
+        if old_end - new_end > crate::native::dmc3::MAX_HOLE_BYTES {
+            return Err(structure(format!(
+                "the block at {start:#x} shrinks from {:#x} to {:#x} bytes ({n_old} -> {n_new} nodes); the freed bytes would be zero-filled",
+                old_end - start,
+                new_end - start
+            )));
+        }
         file.gaps.push(Gap {
             offset: new_end,
             bytes: vec![0; (old_end - new_end) as usize],

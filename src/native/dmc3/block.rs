@@ -264,6 +264,24 @@ impl NodeBlock {
     /// block built in code) are written as zero.
     pub fn to_bytes(&self) -> Result<Vec<u8>, Dmc3Error> {
         self.check_layout()?;
+        // check_layout proved that nothing overlaps, so the covered bytes add up. A read block
+        // is fully covered; refuse big holes (rels from a glTF's extras) before allocating.
+        let covered = self
+            .rels
+            .regions(self.node_count())
+            .iter()
+            .map(|r| r.2)
+            .chain(self.padding.iter().map(|g| g.bytes.len() as u64))
+            .fold(0u64, u64::saturating_add);
+        if self.extent().saturating_sub(covered) > super::MAX_HOLE_BYTES {
+            return Err(Dmc3Error::Inconsistent {
+                what: format!("node-domain block at {:#x}", self.offset),
+                problem: format!(
+                    "its regions and padding cover {covered:#x} bytes but its extent is {:#x}; the holes would be zero-filled",
+                    self.extent()
+                ),
+            });
+        }
         let extent = usize::try_from(self.extent()).map_err(|_| Dmc3Error::Inconsistent {
             what: format!("node-domain block at {:#x}", self.offset),
             problem: "extent does not fit in memory".into(),

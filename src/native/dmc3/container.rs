@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Dmc3Error;
-use crate::bytes::Bytes;
+use crate::bytes::{Bytes, Overlap};
 
 /// Size of the container header.
 pub const HEADER_LEN: u64 = 0x40;
@@ -697,6 +697,10 @@ pub(crate) fn read_parts(
     let budget = DECODE_BUDGET_FACTOR.saturating_mul(b.len());
     let mut decoded = 0u64;
     let mut seen: std::collections::BTreeSet<StreamKey> = std::collections::BTreeSet::new();
+    // Mesh-record ranges read so far. Objects naming overlapping records are refused by the
+    // region map too, but only after every mesh was built: 255 objects naming the same 255
+    // records made 65025 meshes (~20 MB) from a 36 KB file. Refuse them before decoding.
+    let mut record_ranges: Vec<(u64, u64, usize)> = Vec::new();
     for (i, obj) in objects.iter_mut().enumerate() {
         let count = obj.record.mesh_count as u64;
         if count == 0 {
@@ -708,6 +712,25 @@ pub(crate) fn read_parts(
             first,
             count * MESH_LEN,
         )?;
+        // check() proved first + count * MESH_LEN fits in the file.
+        let end = first + count * MESH_LEN;
+        if let Some(&(s, e, k)) = record_ranges.iter().find(|r| first < r.1 && r.0 < end) {
+            let (a, z) = ((s, e, k), (first, end, i));
+            let (a, z) = if (a.0, a.1) <= (z.0, z.1) {
+                (a, z)
+            } else {
+                (z, a)
+            };
+            return Err(Dmc3Error::Overlap(Overlap {
+                first: format!("mesh records of object {}", a.2),
+                first_start: a.0,
+                first_end: a.1,
+                second: format!("mesh records of object {}", z.2),
+                second_start: z.0,
+                second_end: z.1,
+            }));
+        }
+        record_ranges.push((first, end, i));
         for j in 0..count {
             let at = first + j * MESH_LEN;
             let what = format!("mesh record {j} of object {i}");
