@@ -188,8 +188,7 @@ impl RegionMap {
     /// Checks that no two claims overlap and returns the claims in file order together with
     /// every unclaimed byte range of `data` as a [`Gap`].
     pub fn finish(mut self, data: &[u8]) -> Result<(Vec<Claim>, Vec<Gap>), Overlap> {
-        self.claims
-            .sort_by(|a, b| (a.start, a.end).cmp(&(b.start, b.end)));
+        self.claims.sort_by_key(|c| (c.start, c.end));
         for w in self.claims.windows(2) {
             if w[1].start < w[0].end {
                 return Err(Overlap {
@@ -297,7 +296,7 @@ pub mod hex_bytes {
 
     /// Parses lowercase or uppercase hex.
     pub fn decode(s: &str) -> Result<Vec<u8>, String> {
-        if s.len() % 2 != 0 {
+        if !s.len().is_multiple_of(2) {
             return Err(format!("hex string of odd length {}", s.len()));
         }
         let nib = |c: u8| -> Result<u8, String> {
