@@ -3,8 +3,10 @@
 //! missing mandatory clip and without the limp set, the commit test, handed alternation, the
 //! acceptance timeline, and the preview GLB through the Khronos validator.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+use common::validate;
+
+use std::path::PathBuf;
 
 use proptest::prelude::*;
 use rigtrip::gait::{
@@ -687,38 +689,6 @@ fn sample_mech_cached() -> Vec<u8> {
 }
 
 // ---- the preview ----
-
-fn tool(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/tools")
-        .join(name)
-}
-
-fn validate(files: &[PathBuf]) {
-    let out = Command::new(tool("validate-gltf"))
-        .args(files)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut seen = 0;
-    for line in text.lines().filter(|l| !l.starts_with(' ')) {
-        let Some((file, counts)) = line.rsplit_once(" errors=") else {
-            continue;
-        };
-        seen += 1;
-        assert!(
-            counts.starts_with("0 warnings=0 "),
-            "{file}: errors={counts}\n{text}"
-        );
-    }
-    assert_eq!(
-        seen,
-        files.len(),
-        "validator output:\n{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{text}");
-}
 
 fn tmp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("rigtrip-gait-{}", std::process::id()));

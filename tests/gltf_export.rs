@@ -1,6 +1,9 @@
 //! The glTF export: skin contract checked on the written bytes (re-read with the `gltf` crate),
 //! the Khronos validator on every export, and (opt-in, RIGTRIP_BLENDER=1) a Blender import.
 
+mod common;
+use common::{tool, validate};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -345,39 +348,6 @@ fn export_and_check(
     std::fs::write(&p1, &glb).unwrap();
     std::fs::write(&p2, &text).unwrap();
     (e, root, vec![p1, p2])
-}
-
-fn tool(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/tools")
-        .join(name)
-}
-
-/// Runs the Khronos validator and asserts 0 errors and 0 warnings for every file.
-fn validate(files: &[PathBuf]) {
-    let out = Command::new(tool("validate-gltf"))
-        .args(files)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut seen = 0;
-    for line in text.lines().filter(|l| !l.starts_with(' ')) {
-        let Some((file, counts)) = line.rsplit_once(" errors=") else {
-            continue;
-        };
-        seen += 1;
-        assert!(
-            counts.starts_with("0 warnings=0 "),
-            "{file}: errors={counts}\n{text}"
-        );
-    }
-    assert_eq!(
-        seen,
-        files.len(),
-        "validator output:\n{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{text}");
 }
 
 fn hie_default() -> Space {

@@ -6,6 +6,9 @@
 //! accepted file must verify identical and agree on the gate and on world positions; every
 //! malformed one must be rejected, by the library and by the CLI (exit 2, one line, no panic).
 
+mod common;
+use common::validate;
+
 use rigtrip::native::{Format, NativeFile};
 use rigtrip::ops::verify::{verify_bytes, Verdict};
 use rigtrip::rig::{self, SkeletonPayload};
@@ -269,17 +272,6 @@ fn exports_of_independent_files_validate_and_land_where_the_oracle_says() {
         "{} files, {joints} joints",
         written.len()
     );
-    let validator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/validate-gltf");
-    let o = Command::new(&validator)
-        .args(&written)
-        .output()
-        .expect("validate-gltf runs");
-    let report = String::from_utf8_lossy(&o.stdout);
-    let clean = report
-        .lines()
-        .filter(|l| l.contains(" errors=0 warnings=0 "))
-        .count();
-    assert_eq!(clean, written.len(), "{report}");
-    assert!(o.status.success(), "{report}");
+    validate(&written);
     let _ = std::fs::remove_dir_all(&dir);
 }
