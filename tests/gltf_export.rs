@@ -860,6 +860,26 @@ fn hie_sample_db22_with_names() {
     validate(&files);
 }
 
+/// Exports a generated rig and checks it (`export_and_check`) when every skeleton passes the
+/// gate, returning the files written; otherwise asserts that export refuses it with exactly
+/// the first failing skeleton's gate error, and returns `None`.
+fn export_unless_gate_fails(rig: &Rig, name: &str) -> Option<Vec<PathBuf>> {
+    match rig.skeletons.iter().find(|s| s.gate.is_err()) {
+        Some(sk) => {
+            let err = export(rig, &ExportOptions::default()).unwrap_err();
+            assert_eq!(
+                err,
+                ExportError::Gate {
+                    skeleton: sk.name.clone(),
+                    failure: sk.gate.clone().unwrap_err()
+                }
+            );
+            None
+        }
+        None => Some(export_and_check(rig, None, &ExportOptions::default(), name).2),
+    }
+}
+
 #[test]
 fn hie_generated_files_validate() {
     // Default knobs: a file exports exactly when all its hierarchies pass the gate.
@@ -867,28 +887,12 @@ fn hie_generated_files_validate() {
     let (mut exported, mut refused) = (0, 0);
     for seed in 0..40u64 {
         let rig = load(&rigtrip::synth::hie::random(seed));
-        match rig.skeletons.iter().find(|s| s.gate.is_err()) {
-            Some(sk) => {
-                let err = export(&rig, &ExportOptions::default()).unwrap_err();
-                assert_eq!(
-                    err,
-                    ExportError::Gate {
-                        skeleton: sk.name.clone(),
-                        failure: sk.gate.clone().unwrap_err()
-                    }
-                );
-                refused += 1;
-            }
-            None => {
-                let (_, _, f) = export_and_check(
-                    &rig,
-                    None,
-                    &ExportOptions::default(),
-                    &format!("hie_random_{seed}"),
-                );
+        match export_unless_gate_fails(&rig, &format!("hie_random_{seed}")) {
+            Some(f) => {
                 files.extend(f);
                 exported += 1;
             }
+            None => refused += 1,
         }
     }
     assert!(
@@ -1231,28 +1235,12 @@ fn dmc3_generated_files_validate() {
                 load_as(Some(Format::Block { offset, nodes }), &data)
             }
         };
-        match rig.skeletons.iter().find(|s| s.gate.is_err()) {
-            Some(sk) => {
-                let err = export(&rig, &ExportOptions::default()).unwrap_err();
-                assert_eq!(
-                    err,
-                    ExportError::Gate {
-                        skeleton: sk.name.clone(),
-                        failure: sk.gate.clone().unwrap_err()
-                    }
-                );
-                refused += 1;
-            }
-            None => {
-                let (_, _, f) = export_and_check(
-                    &rig,
-                    None,
-                    &ExportOptions::default(),
-                    &format!("dmc3_random_{seed}"),
-                );
+        match export_unless_gate_fails(&rig, &format!("dmc3_random_{seed}")) {
+            Some(f) => {
                 files.extend(f);
                 exported += 1;
             }
+            None => refused += 1,
         }
     }
     assert!(exported >= 50, "{exported} exported, {refused} refused");
