@@ -237,7 +237,10 @@ fn collect(
             }
             let base = g.verts.len();
             for v in 0..count {
-                let p = arr::<3>(&Some(pos.clone()), v).unwrap_or_default();
+                let mut p = [0.0; 3];
+                for (o, x) in p.iter_mut().zip(pos.get(v)) {
+                    *o = *x;
+                }
                 let p = if moved {
                     world.transform_point3(DVec3::from_array(p)).to_array()
                 } else {
