@@ -64,19 +64,19 @@ fn pass(files: &[Vec<u8>]) -> ([Duration; 6], [usize; 3]) {
         lap(0, &mut s);
         let r = rig::lift(native);
         lap(1, &mut s);
-        let back = rig::lower(&r)
-            .expect("lowers")
-            .write()
-            .expect("writes");
+        let back = rig::lower(&r).expect("lowers").write().expect("writes");
         lap(2, &mut s);
         let e = export(&r, &ExportOptions::default()).expect("exports");
         lap(3, &mut s);
         let glb = to_glb(&e);
         lap(4, &mut s);
-        let im = import::import_slice(&glb, None, &import::ImportOptions::default())
-            .expect("imports");
+        let im =
+            import::import_slice(&glb, None, &import::ImportOptions::default()).expect("imports");
         lap(5, &mut s);
-        assert!(back == *f && im.bytes == *f, "a generated file did not round-trip");
+        assert!(
+            back == *f && im.bytes == *f,
+            "a generated file did not round-trip"
+        );
         sizes[0] += f.len();
         sizes[1] += glb.len() - e.bin.len();
         sizes[2] += e.bin.len();

@@ -41,30 +41,60 @@ struct Vert {
 }
 
 impl Vert {
-    fn signature(&self) -> Vec<u64> {
-        let mut s: Vec<u64> = self.p.iter().map(|x| x.to_bits()).collect();
-        for o in [
-            self.n.map(|a| a.to_vec()),
-            self.uv.map(|a| a.to_vec()),
-            self.c.map(|a| a.to_vec()),
-        ] {
-            match o {
-                Some(v) => {
-                    s.push(v.len() as u64);
-                    s.extend(v.iter().map(|x| x.to_bits()));
-                }
-                None => s.push(u64::MAX),
-            }
+    /// Feeds every component's bit pattern (and which attributes are present) to `f`: two
+    /// vertices are the same exactly when they feed the same sequence.
+    fn bits(&self, f: &mut impl FnMut(u64)) {
+        for x in self.p {
+            f(x.to_bits());
         }
+        let opt = |o: Option<&[f64]>, f: &mut dyn FnMut(u64)| match o {
+            Some(v) => {
+                f(v.len() as u64);
+                for x in v {
+                    f(x.to_bits());
+                }
+            }
+            None => f(u64::MAX),
+        };
+        opt(self.n.as_ref().map(|a| a.as_slice()), f);
+        opt(self.uv.as_ref().map(|a| a.as_slice()), f);
+        opt(self.c.as_ref().map(|a| a.as_slice()), f);
+        f(self.inf.len() as u64);
         for (k, w) in &self.inf {
             let (a, b) = match k {
                 InfKey::Joint(s, JointKey::Old(j)) => (*s as u64, *j as u64),
                 InfKey::Joint(s, JointKey::New(n)) => (*s as u64 | 1 << 62, *n as u64),
                 InfKey::Stray(n) => (1 << 63, *n as u64),
             };
-            s.extend([a, b, w.to_bits()]);
+            f(a);
+            f(b);
+            f(w.to_bits());
         }
-        s
+    }
+
+    /// Bit-for-bit equality (NaN equals the same NaN, 0.0 differs from -0.0): the same as
+    /// feeding the same [`Vert::bits`], without building them.
+    fn same_bits(&self, other: &Vert) -> bool {
+        fn eq(a: &[f64], b: &[f64]) -> bool {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+        }
+        fn opt<const N: usize>(a: &Option<[f64; N]>, b: &Option<[f64; N]>) -> bool {
+            match (a, b) {
+                (Some(a), Some(b)) => eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+        }
+        eq(&self.p, &other.p)
+            && opt(&self.n, &other.n)
+            && opt(&self.uv, &other.uv)
+            && opt(&self.c, &other.c)
+            && self.inf.len() == other.inf.len()
+            && self
+                .inf
+                .iter()
+                .zip(&other.inf)
+                .all(|(a, b)| a.0 == b.0 && a.1.to_bits() == b.1.to_bits())
     }
 
     fn describe(&self) -> String {
@@ -136,29 +166,37 @@ fn arr<const N: usize>(e: &Option<Elements>, v: usize) -> Option<[f64; N]> {
     Some(out)
 }
 
-fn collect(
+/// One mesh node to compare: where it is (for messages), its mesh, what each skin slot points
+/// at (`None`: not skinned) and its world matrix (identity for skinned meshes: their vertices
+/// are in bind space).
+struct Instance {
+    node: usize,
+    name: String,
+    mesh: usize,
+    slots: Option<Vec<InfKey>>,
+    world: DMat4,
+}
+
+/// The incoming document's mesh nodes in scene order (proxies counted, not listed); `key` says
+/// what a skin's joint node is.
+fn incoming_instances(
     doc: &Doc,
     graph: &Graph,
     key: &dyn Fn(usize) -> InfKey,
-) -> Result<Geometry, ImportError> {
-    let mut g = Geometry::default();
-    let meshes: &[Value] = doc
-        .json
-        .get("meshes")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
+) -> Result<(Vec<Instance>, usize), ImportError> {
     let skins: &[Value] = doc
         .json
         .get("skins")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[]);
+    let mut out = Vec::new();
+    let mut proxies = 0;
     for &i in &graph.preorder {
         let node = &graph.nodes[i];
         let Some(m) = node.mesh else { continue };
         if node.tag == Tag::Proxy {
-            g.proxies += 1;
+            proxies += 1;
             continue;
         }
         let bad = |problem: String| ImportError::Node {
@@ -166,10 +204,7 @@ fn collect(
             name: node.name.clone(),
             problem,
         };
-        let mesh = meshes
-            .get(m)
-            .ok_or_else(|| bad(format!("mesh {m} does not exist")))?;
-        let skin_joints: Option<Vec<usize>> = match node.skin {
+        let slots: Option<Vec<InfKey>> = match node.skin {
             None => None,
             Some(k) => {
                 let list = skins
@@ -183,18 +218,51 @@ fn collect(
                             v.as_u64()
                                 .and_then(|x| usize::try_from(x).ok())
                                 .filter(|&x| x < graph.nodes.len())
+                                .map(key)
                         })
-                        .collect::<Option<Vec<usize>>>()
+                        .collect::<Option<Vec<InfKey>>>()
                         .ok_or_else(|| bad(format!("skin {k} names a node that does not exist")))?,
                 )
             }
         };
-        // Skinned vertices are in bind space; the node transform does not apply to them.
-        let world = if skin_joints.is_some() {
+        let world = if slots.is_some() {
             DMat4::IDENTITY
         } else {
             graph.world[i]
         };
+        out.push(Instance {
+            node: i,
+            name: node.name.clone(),
+            mesh: m,
+            slots,
+            world,
+        });
+    }
+    Ok((out, proxies))
+}
+
+/// The vertices and triangles of `instances`, in order.
+fn collect(doc: &Doc, instances: &[Instance], proxies: usize) -> Result<Geometry, ImportError> {
+    let mut g = Geometry {
+        proxies,
+        ..Geometry::default()
+    };
+    let meshes: &[Value] = doc
+        .json
+        .get("meshes")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    for inst in instances {
+        let (i, m, world) = (inst.node, inst.mesh, inst.world);
+        let bad = |problem: String| ImportError::Node {
+            node: i,
+            name: inst.name.clone(),
+            problem,
+        };
+        let mesh = meshes
+            .get(m)
+            .ok_or_else(|| bad(format!("mesh {m} does not exist")))?;
         let moved = world != DMat4::IDENTITY;
         let prims = mesh
             .get("primitives")
@@ -271,8 +339,8 @@ fn collect(
                         if !(weight.is_finite() && weight > 0.0) {
                             continue;
                         }
-                        let k = match skin_joints.as_ref().and_then(|s| s.get(slot as usize)) {
-                            Some(&node) => key(node),
+                        let k = match inst.slots.as_ref().and_then(|s| s.get(slot as usize)) {
+                            Some(&k) => k,
                             None => InfKey::Stray(usize::MAX - slot as usize),
                         };
                         match inf.iter_mut().find(|e| e.0 == k) {
@@ -330,6 +398,26 @@ fn collect(
     Ok(g)
 }
 
+/// A vertex keyed by its bits, for sets of distinct vertices.
+struct ByBits<'a>(&'a Vert);
+
+impl PartialEq for ByBits<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.same_bits(other.0)
+    }
+}
+
+impl Eq for ByBits<'_> {}
+
+impl std::hash::Hash for ByBits<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.bits(&mut |x| state.write_u64(x));
+    }
+}
+
+/// Hash sets and maps over our own numbers (not attacker-chosen strings): see [`CellHasher`].
+type Fast = BuildHasherDefault<CellHasher>;
+
 /// Position grid for neighbour search.
 struct Grid {
     h: f64,
@@ -344,6 +432,14 @@ struct CellHasher(u64);
 impl Hasher for CellHasher {
     fn finish(&self) -> u64 {
         self.0
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
     }
 
     fn write(&mut self, bytes: &[u8]) {
@@ -446,12 +542,12 @@ fn distinct(g: &Geometry) -> (Vec<&Vert>, usize) {
         }
     }
     let unused = used.iter().filter(|u| !**u).count();
-    let mut seen = HashSet::new();
+    let mut seen: HashSet<ByBits, Fast> = HashSet::default();
     let out = g
         .verts
         .iter()
         .zip(&used)
-        .filter(|(v, u)| **u && seen.insert(v.signature()))
+        .filter(|(v, u)| **u && seen.insert(ByBits(v)))
         .map(|(v, _)| v)
         .collect();
     (out, unused)
@@ -472,12 +568,128 @@ fn tri_key(t: &[usize; 3], ids: &[Option<usize>]) -> Option<[usize; 3]> {
     Some([a[r], a[(r + 1) % 3], a[(r + 2) % 3]])
 }
 
-/// Compares the glTF's geometry with what the export writes for the rebuilt rig.
+/// What the export wrote for the rebuilt rig, read the way the incoming side is read: the
+/// written accessors decoded by the same reader, mesh nodes in the order the export puts them at
+/// the scene root, skin slot `k` of skeleton `s` being joint `k` (the export lists a skin's
+/// joints in native order). `None` for a rig without geometry.
+fn expected_geometry(built: &Built, exported: Option<&Exported>) -> Result<Geometry, ImportError> {
+    let Some(exported) = exported else {
+        return Ok(Geometry::default());
+    };
+    let root = &exported.root;
+    let value = |r: Result<Value, serde_json::Error>| {
+        r.map_err(|e| ImportError::Container(format!("re-reading the export: {e}")))
+    };
+    let doc = Doc {
+        json: serde_json::json!({
+            "accessors": value(serde_json::to_value(&root.accessors))?,
+            "bufferViews": value(serde_json::to_value(&root.buffer_views))?,
+            "meshes": value(serde_json::to_value(&root.meshes))?,
+        }),
+        buffers: vec![exported.bin.clone()],
+    };
+    let mut instances = Vec::new();
+    for (i, info) in exported.report.meshes.iter().enumerate() {
+        let Some(mesh) = info.gltf_mesh.filter(|_| !info.proxy) else {
+            continue;
+        };
+        let slots = info.skeleton.map(|s| {
+            let joints = built.rig.skeletons.get(s).map_or(0, |sk| sk.joints.len());
+            (0..joints)
+                .map(|k| match built.keys.get(s).and_then(|keys| keys.get(k)) {
+                    Some(key) => InfKey::Joint(s, *key),
+                    None => InfKey::Stray(usize::MAX - k),
+                })
+                .collect()
+        });
+        instances.push(Instance {
+            node: i,
+            name: info.name.clone(),
+            mesh,
+            slots,
+            world: DMat4::IDENTITY,
+        });
+    }
+    collect(&doc, &instances, 0)
+}
+
+/// The incoming triangles over the expected side's distinct `positions` (each corner snapped to
+/// the nearest one within the tolerance), and how many triangles have a corner near none.
+fn incoming_triangles(
+    incoming: &Geometry,
+    positions: &[[f64; 3]],
+    h: f64,
+    tol: &Tolerance,
+) -> (HashSet<[usize; 3], Fast>, usize) {
+    let pgrid = Grid::new(h, positions.iter().copied().enumerate());
+    let iids: Vec<Option<usize>> = incoming
+        .verts
+        .iter()
+        .map(|v| {
+            pgrid
+                .near(&v.p)
+                .filter(|&k| positions.get(k).is_some_and(|q| pos_close(q, &v.p, tol)))
+                .min_by(|&a, &b| {
+                    let d = |k: usize| {
+                        positions
+                            .get(k)
+                            .map(|q| (DVec3::from_array(*q) - DVec3::from_array(v.p)).length())
+                            .unwrap_or(f64::MAX)
+                    };
+                    d(a).total_cmp(&d(b))
+                })
+        })
+        .collect();
+    let mut itris: HashSet<[usize; 3], Fast> = HashSet::default();
+    let mut unplaced = 0usize;
+    for t in &incoming.tris {
+        let corners_known = t.iter().all(|&c| iids.get(c).is_some_and(Option::is_some));
+        match tri_key(t, &iids) {
+            Some(k) => {
+                itris.insert(k);
+            }
+            None if !corners_known => unplaced += 1,
+            None => {}
+        }
+    }
+    (itris, unplaced)
+}
+
+/// Vertices of either side without a counterpart on the other, as messages.
+fn vertex_differences(e: &[&Vert], i: &[&Vert], h: f64, tol: &Tolerance) -> Vec<String> {
+    let mut out = Vec::new();
+    let egrid = Grid::new(h, e.iter().enumerate().map(|(k, v)| (k, v.p)));
+    for v in i {
+        if !egrid
+            .near(&v.p)
+            .any(|k| e.get(k).is_some_and(|x| close(x, v, tol)))
+        {
+            out.push(format!(
+                "vertex {} is not in the original geometry",
+                v.describe()
+            ));
+        }
+    }
+    let igrid = Grid::new(h, i.iter().enumerate().map(|(k, v)| (k, v.p)));
+    for v in e {
+        if !igrid
+            .near(&v.p)
+            .any(|k| i.get(k).is_some_and(|x| close(v, x, tol)))
+        {
+            out.push(format!("original vertex {} is missing", v.describe()));
+        }
+    }
+
+    out
+}
+
+/// Compares the glTF's geometry with what the export writes for the rebuilt rig (`None`: the
+/// rig has no geometry of its own, so the export writes none).
 pub(crate) fn compare(
     doc: &Doc,
     graph: &Graph,
     built: &Built,
-    exported: &Exported,
+    exported: Option<&Exported>,
     tol: &Tolerance,
 ) -> Result<MeshReport, ImportError> {
     let incoming_key = |node: usize| -> InfKey {
@@ -486,33 +698,9 @@ pub(crate) fn compare(
             None => InfKey::Stray(node),
         }
     };
-    let incoming = collect(doc, graph, &incoming_key)?;
-
-    let json = serde_json::to_value(&exported.root)
-        .map_err(|e| ImportError::Container(format!("re-reading the export: {e}")))?;
-    let scene = json
-        .get("scenes")
-        .and_then(|s| s.get(0))
-        .cloned()
-        .unwrap_or(Value::Null);
-    let edoc = Doc {
-        json,
-        buffers: vec![exported.bin.clone()],
-    };
-    let egraph = Graph::read(&edoc.json, &scene)?;
-    let expected_key = |node: usize| -> InfKey {
-        match egraph.nodes.get(node).map(|n| &n.tag) {
-            Some(Tag::Joint {
-                skeleton, joint, ..
-            }) => match built.keys.get(*skeleton).and_then(|k| k.get(*joint)) {
-                Some(k) => InfKey::Joint(*skeleton, *k),
-                None => InfKey::Stray(node),
-            },
-            _ => InfKey::Stray(node),
-        }
-    };
-    let expected = collect(&edoc, &egraph, &expected_key)?;
-
+    let (instances, proxies) = incoming_instances(doc, graph, &incoming_key)?;
+    let incoming = collect(doc, &instances, proxies)?;
+    let expected = expected_geometry(built, exported)?;
     let (e, unused) = distinct(&expected);
     let (i, _) = distinct(&incoming);
     let max_r = expected
@@ -536,33 +724,25 @@ pub(crate) fn compare(
     for o in &incoming.odd {
         note(o.clone(), &mut differences);
     }
-    let egrid = Grid::new(h, e.iter().enumerate().map(|(k, v)| (k, v.p)));
-    for v in &i {
-        if !egrid
-            .near(&v.p)
-            .any(|k| e.get(k).is_some_and(|x| close(x, v, tol)))
-        {
-            note(
-                format!("vertex {} is not in the original geometry", v.describe()),
-                &mut differences,
-            );
-        }
-    }
-    let igrid = Grid::new(h, i.iter().enumerate().map(|(k, v)| (k, v.p)));
-    for v in &e {
-        if !igrid
-            .near(&v.p)
-            .any(|k| i.get(k).is_some_and(|x| close(v, x, tol)))
-        {
-            note(
-                format!("original vertex {} is missing", v.describe()),
-                &mut differences,
-            );
+    // The common case, an unedited file read back by a tool that keeps the arrays: the same
+    // vertices and triangles in the same order, bit for bit. The sets are then equal without
+    // looking for counterparts.
+    let same = incoming.odd.is_empty()
+        && incoming.tris == expected.tris
+        && incoming.verts.len() == expected.verts.len()
+        && incoming
+            .verts
+            .iter()
+            .zip(&expected.verts)
+            .all(|(a, b)| a.same_bits(b));
+    if !same {
+        for d in vertex_differences(&e, &i, h, tol) {
+            note(d, &mut differences);
         }
     }
 
     // Triangles over the expected side's distinct positions.
-    let mut pos_id: HashMap<[u64; 3], usize> = HashMap::new();
+    let mut pos_id: HashMap<[u64; 3], usize, Fast> = HashMap::default();
     let mut positions: Vec<[f64; 3]> = Vec::new();
     let eids: Vec<Option<usize>> = expected
         .verts
@@ -575,42 +755,16 @@ pub(crate) fn compare(
             }))
         })
         .collect();
-    let pgrid = Grid::new(h, positions.iter().copied().enumerate());
-    let iids: Vec<Option<usize>> = incoming
-        .verts
-        .iter()
-        .map(|v| {
-            pgrid
-                .near(&v.p)
-                .filter(|&k| positions.get(k).is_some_and(|q| pos_close(q, &v.p, tol)))
-                .min_by(|&a, &b| {
-                    let d = |k: usize| {
-                        positions
-                            .get(k)
-                            .map(|q| (DVec3::from_array(*q) - DVec3::from_array(v.p)).length())
-                            .unwrap_or(f64::MAX)
-                    };
-                    d(a).total_cmp(&d(b))
-                })
-        })
-        .collect();
-    let etris: HashSet<[usize; 3]> = expected
+    let etris: HashSet<[usize; 3], Fast> = expected
         .tris
         .iter()
         .filter_map(|t| tri_key(t, &eids))
         .collect();
-    let mut itris: HashSet<[usize; 3]> = HashSet::new();
-    let mut unplaced = 0usize;
-    for t in &incoming.tris {
-        let corners_known = t.iter().all(|&c| iids.get(c).is_some_and(Option::is_some));
-        match tri_key(t, &iids) {
-            Some(k) => {
-                itris.insert(k);
-            }
-            None if !corners_known => unplaced += 1,
-            None => {}
-        }
-    }
+    let (itris, unplaced) = if same {
+        (etris.clone(), 0)
+    } else {
+        incoming_triangles(&incoming, &positions, h, tol)
+    };
     let at = |k: usize| {
         positions
             .get(k)

@@ -1195,15 +1195,19 @@ pub(crate) fn import(
     let bytes = native.write()?;
     recomputed_fields(&mut built, &native, &ex);
 
-    let exported = crate::gltf::export(
-        &built.rig,
-        &ExportOptions {
+    // The export writes geometry only for the rig's own meshes (proxies are not compared): a rig
+    // without any needs no export to know that none is expected.
+    let rig_meshes = built.rig.meshes();
+    let exported = if rig_meshes.is_empty() {
+        None
+    } else {
+        let opts = ExportOptions {
             scale: Some(ex.space.scale),
             names: None,
-        },
-    )
-    .map_err(ImportError::Export)?;
-    let mut meshes = mesh::compare(doc, &graph, &built, &exported, tol)?;
+        };
+        Some(crate::gltf::export_with(&built.rig, rig_meshes, &opts).map_err(ImportError::Export)?)
+    };
+    let mut meshes = mesh::compare(doc, &graph, &built, exported.as_ref(), tol)?;
     if meshes.difference_count > 0 {
         if !opts.ignore_mesh_edits {
             let first = meshes.differences.first().cloned().unwrap_or_default();
