@@ -1,6 +1,8 @@
 //! The node graph of an incoming document: parents, scene reachability, local and world
 //! transforms, and what each node's `extras.rigtrip` says it is.
 
+use std::borrow::Cow;
+
 use glam::{DMat4, DQuat, DVec3};
 use serde_json::Value;
 
@@ -63,8 +65,9 @@ pub(crate) enum Tag {
         skeleton: usize,
         /// Native joint index.
         joint: usize,
-        /// `native` as found.
-        native: Option<Value>,
+        /// Whether `native` is present (read from the node's extras when the joint is built:
+        /// see [`joint_native`]).
+        native: bool,
         /// HIE: the part's stored offset, when the export recorded it (`offset`).
         offset: Option<[i32; 3]>,
         /// HIE: the part's stored depth, when the export recorded it (`depth`).
@@ -112,12 +115,22 @@ pub(crate) struct Graph {
     pub preorder: Vec<usize>,
 }
 
-/// The value of `extras.rigtrip` of a JSON object, with Blender's `str()` fallback undone.
-pub(crate) fn rigtrip_extras(obj: &Value) -> Option<Value> {
+/// The value of `extras.rigtrip` of a JSON object, with Blender's `str()` fallback undone
+/// (borrowed unless it had to be parsed from such a string).
+pub(crate) fn rigtrip_extras(obj: &Value) -> Option<Cow<'_, Value>> {
     let v = obj.get("extras")?.get("rigtrip")?;
     match v {
-        Value::String(s) => Some(pyrepr::parse(s).unwrap_or_else(|| v.clone())),
-        other => Some(other.clone()),
+        Value::String(s) => Some(Cow::Owned(pyrepr::parse(s).unwrap_or_else(|| v.clone()))),
+        other => Some(Cow::Borrowed(other)),
+    }
+}
+
+/// `extras.rigtrip.native` of node `node` of the document `json`, when present.
+pub(crate) fn joint_native(json: &Value, node: usize) -> Option<Cow<'_, Value>> {
+    let node = json.get("nodes")?.get(node)?;
+    match rigtrip_extras(node)? {
+        Cow::Borrowed(r) => r.get("native").map(Cow::Borrowed),
+        Cow::Owned(r) => r.get("native").cloned().map(Cow::Owned),
     }
 }
 
@@ -176,7 +189,7 @@ fn tag_of(i: usize, name: &str, node: &Value) -> Result<Tag, ImportError> {
         name: name.to_string(),
         problem,
     };
-    let Value::Object(m) = &r else {
+    let Value::Object(m) = r.as_ref() else {
         return Err(bad(format!(
             "extras.rigtrip is not an object but {}",
             short(&r)
@@ -236,7 +249,7 @@ fn tag_of(i: usize, name: &str, node: &Value) -> Result<Tag, ImportError> {
         return Ok(Tag::Joint {
             skeleton,
             joint,
-            native: m.get("native").cloned(),
+            native: m.contains_key("native"),
             offset,
             depth,
         });
@@ -482,7 +495,7 @@ mod tests {
             Tag::Joint {
                 skeleton: 0,
                 joint: 3,
-                native: Some(Value::Null),
+                native: true,
                 offset: None,
                 depth: None
             }
@@ -493,7 +506,7 @@ mod tests {
             Tag::Joint {
                 skeleton: 0,
                 joint: 2,
-                native: None,
+                native: false,
                 ..
             }
         ));

@@ -37,7 +37,56 @@ struct Vert {
     n: Option<[f64; 3]>,
     uv: Option<[f64; 2]>,
     c: Option<[f64; 4]>,
-    inf: Vec<(InfKey, f64)>,
+    inf: Infs,
+}
+
+/// Influences read per vertex: JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1, four each.
+const MAX_INF: usize = 8;
+
+/// A vertex's influences (distinct keys, weights normalised), held inline: one allocation per
+/// vertex was a tenth of the comparison's time.
+#[derive(Debug, Clone, Copy)]
+struct Infs {
+    len: usize,
+    items: [(InfKey, f64); MAX_INF],
+}
+
+impl Default for Infs {
+    fn default() -> Infs {
+        Infs {
+            len: 0,
+            items: [(InfKey::Stray(0), 0.0); MAX_INF],
+        }
+    }
+}
+
+impl PartialEq for Infs {
+    fn eq(&self, other: &Infs) -> bool {
+        **self == **other
+    }
+}
+
+impl std::ops::Deref for Infs {
+    type Target = [(InfKey, f64)];
+    fn deref(&self) -> &Self::Target {
+        &self.items[..self.len]
+    }
+}
+
+impl std::ops::DerefMut for Infs {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.items[..self.len]
+    }
+}
+
+impl Infs {
+    /// Appends an influence; at most [`MAX_INF`] are ever read per vertex, so none is lost.
+    fn push(&mut self, e: (InfKey, f64)) {
+        if let Some(slot) = self.items.get_mut(self.len) {
+            *slot = e;
+            self.len += 1;
+        }
+    }
 }
 
 impl Vert {
@@ -60,7 +109,7 @@ impl Vert {
         opt(self.uv.as_ref().map(|a| a.as_slice()), f);
         opt(self.c.as_ref().map(|a| a.as_slice()), f);
         f(self.inf.len() as u64);
-        for (k, w) in &self.inf {
+        for (k, w) in self.inf.iter() {
             let (a, b) = match k {
                 InfKey::Joint(s, JointKey::Old(j)) => (*s as u64, *j as u64),
                 InfKey::Joint(s, JointKey::New(n)) => (*s as u64 | 1 << 62, *n as u64),
@@ -93,7 +142,7 @@ impl Vert {
             && self
                 .inf
                 .iter()
-                .zip(&other.inf)
+                .zip(other.inf.iter())
                 .all(|(a, b)| a.0 == b.0 && a.1.to_bits() == b.1.to_bits())
     }
 
@@ -333,7 +382,7 @@ fn collect(doc: &Doc, instances: &[Instance], proxies: usize) -> Result<Geometry
                         s.get(3).copied().unwrap_or(1.0),
                     ]
                 });
-                let mut inf: Vec<(InfKey, f64)> = Vec::new();
+                let mut inf = Infs::default();
                 for (j, w) in &sets {
                     for (&slot, &weight) in j.get(v).iter().zip(w.get(v)) {
                         if !(weight.is_finite() && weight > 0.0) {
@@ -351,7 +400,7 @@ fn collect(doc: &Doc, instances: &[Instance], proxies: usize) -> Result<Geometry
                 }
                 let total: f64 = inf.iter().map(|e| e.1).sum();
                 if total > 0.0 {
-                    for e in &mut inf {
+                    for e in inf.iter_mut() {
                         e.1 /= total;
                     }
                 }
@@ -523,7 +572,7 @@ fn close(a: &Vert, b: &Vert, tol: &Tolerance) -> bool {
     let w = |v: &Vert, k: &InfKey| v.inf.iter().find(|e| e.0 == *k).map(|e| e.1).unwrap_or(0.0);
     a.inf
         .iter()
-        .chain(&b.inf)
+        .chain(b.inf.iter())
         .all(|(k, _)| (w(a, k) - w(b, k)).abs() <= tol.weight)
 }
 

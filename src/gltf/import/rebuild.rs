@@ -1,12 +1,13 @@
 //! Rebuilding the rig from the glTF: scene extras, joint matching, noise versus edits, added
 //! and removed joints, then lowering and the report.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use glam::{DQuat, DVec3};
 use serde_json::Value;
 
-use super::graph::{int_of, rigtrip_extras, short, Graph, Tag, Trs};
+use super::graph::{int_of, joint_native, rigtrip_extras, short, Graph, Tag, Trs};
 use super::mesh;
 use super::read::Doc;
 use super::{
@@ -75,7 +76,7 @@ fn extras_err(pointer: String, problem: impl Into<String>) -> ImportError {
 }
 
 /// The scene carrying rigtrip data (the document's default scene first) and that data.
-fn find_scene(json: &Value) -> Result<(usize, &Value, Value), ImportError> {
+fn find_scene(json: &Value) -> Result<(usize, &Value, Cow<'_, Value>), ImportError> {
     let scenes: &[Value] = json
         .get("scenes")
         .and_then(Value::as_array)
@@ -243,7 +244,8 @@ pub(crate) struct JointNode {
     pub skeleton: usize,
     /// Identity.
     pub key: JointKey,
-    native: Option<Value>,
+    /// Whether the node's extras carry `native` (read in [`build`]).
+    native: bool,
     by_name: bool,
     /// HIE stored offset and depth, when the export recorded them.
     offset: Option<[i32; 3]>,
@@ -310,7 +312,7 @@ fn classify(
         jn[i] = Some(JointNode {
             skeleton: *skeleton,
             key: JointKey::Old(*joint),
-            native: native.clone(),
+            native: *native,
             by_name: false,
             offset: *offset,
             depth: *depth,
@@ -330,7 +332,7 @@ fn classify(
                 jn[i] = Some(JointNode {
                     skeleton: s,
                     key: JointKey::Old(k),
-                    native: None,
+                    native: false,
                     by_name: true,
                     offset: None,
                     depth: None,
@@ -390,7 +392,7 @@ fn classify(
                 jn[i] = Some(JointNode {
                     skeleton: s,
                     key: JointKey::New(i),
-                    native: None,
+                    native: false,
                     by_name: false,
                     offset: None,
                     depth: None,
@@ -597,10 +599,11 @@ fn build(
             let world_r = graph.world[i].w_axis.truncate().length();
             let t_in = local.t;
             let q_in = local.r.normalize();
-            let payload = match (&j.key, &j.native) {
+            let native = j.native.then(|| joint_native(json, i)).flatten();
+            let payload = match (&j.key, native) {
                 (JointKey::Old(_), Some(v)) => extras::joint_from_json(
                     ex.family,
-                    v,
+                    &v,
                     &format!("/nodes/{i}/extras/rigtrip/native"),
                 )?,
                 (JointKey::Old(k), None) => {
