@@ -750,8 +750,19 @@ pub(crate) fn compare(
     let (instances, proxies) = incoming_instances(doc, graph, &incoming_key)?;
     let incoming = collect(doc, &instances, proxies)?;
     let expected = expected_geometry(built, exported)?;
+    // The common case, an unedited file read back by a tool that keeps the arrays: the same
+    // vertices and triangles in the same order, bit for bit. The sets are then equal without
+    // looking for counterparts.
+    let same = incoming.odd.is_empty()
+        && incoming.tris == expected.tris
+        && incoming.verts.len() == expected.verts.len()
+        && incoming
+            .verts
+            .iter()
+            .zip(&expected.verts)
+            .all(|(a, b)| a.same_bits(b));
     let (e, unused) = distinct(&expected);
-    let (i, _) = distinct(&incoming);
+    let i = if same { e.clone() } else { distinct(&incoming).0 };
     let max_r = expected
         .verts
         .iter()
@@ -773,17 +784,6 @@ pub(crate) fn compare(
     for o in &incoming.odd {
         note(o.clone(), &mut differences);
     }
-    // The common case, an unedited file read back by a tool that keeps the arrays: the same
-    // vertices and triangles in the same order, bit for bit. The sets are then equal without
-    // looking for counterparts.
-    let same = incoming.odd.is_empty()
-        && incoming.tris == expected.tris
-        && incoming.verts.len() == expected.verts.len()
-        && incoming
-            .verts
-            .iter()
-            .zip(&expected.verts)
-            .all(|(a, b)| a.same_bits(b));
     if !same {
         for d in vertex_differences(&e, &i, h, tol) {
             note(d, &mut differences);
