@@ -5,9 +5,10 @@
 //! `world · IBM` is the identity to f32 precision for any reader.
 
 use glam::{DMat4, DQuat, DVec3};
-use serde_json::{json, Value};
+use serde::Serialize;
 
-use crate::rig::SkeletonPayload;
+use crate::rig::extras::Native;
+use crate::rig::{JointPayload, SkeletonPayload, Source};
 
 use ::gltf_json as json;
 use json::buffer::Target;
@@ -24,7 +25,7 @@ use super::{
     ExportError, ExportOptions, ExportReport, Exported, JointRef, MeshInfo, SkinInfo, VertexRef,
 };
 use crate::rig::mesh::Mesh;
-use crate::rig::{extras, topological_order, Rig, Skeleton};
+use crate::rig::{topological_order, Rig, Skeleton};
 
 /// Smallest proxy width/radius, metres.
 const PROXY_MIN_METRES: f64 = 0.005;
@@ -99,7 +100,7 @@ pub fn export_with(
         if sk.joints.is_empty() {
             continue;
         }
-        let names = joint_names.get(s).map(Vec::as_slice).unwrap_or(&[]);
+        let names = joint_names.get_mut(s).map(std::mem::take).unwrap_or_default();
         let (skin, top, wrapper) = write_skeleton(
             &mut b,
             s,
@@ -156,9 +157,16 @@ pub fn export_with(
             continue;
         };
         let tag = if *proxy {
-            json!({"rigtrip": {"proxy": true, "skeleton": m.skeleton}})
+            extras(&Tagged {
+                rigtrip: ProxyTag {
+                    proxy: true,
+                    skeleton: m.skeleton,
+                },
+            })
         } else {
-            json!({"rigtrip": {"mesh": i}})
+            extras(&Tagged {
+                rigtrip: MeshTag { mesh: i },
+            })
         };
         let name = nameset.claim(
             || format!("mesh {i}"),
@@ -171,7 +179,7 @@ pub fn export_with(
             name: Some(name),
             mesh: Some(mesh),
             skin,
-            extras: raw(&tag),
+            extras: tag,
             ..empty_node()
         });
         scene_nodes.push(node);
@@ -188,31 +196,27 @@ pub fn export_with(
         );
         scene_nodes.push(b.root.push(Node {
             name: Some(name),
-            extras: raw(&json!({"rigtrip": {"placeholder": true}})),
+            extras: extras(&Tagged {
+                rigtrip: PlaceholderTag { placeholder: true },
+            }),
             ..empty_node()
         }));
     }
-    let skeletons: Vec<Value> = rig
-        .skeletons
-        .iter()
-        .map(|sk| {
-            json!({
-                "name": sk.name,
-                "joints": sk.joints.len(),
-                "native": extras::skeleton_to_json(&sk.native),
-            })
-        })
-        .collect();
-    let scene_extras = json!({"rigtrip": {
-        "format": rig.kind(),
-        "schema": SCHEMA,
-        "space": space.to_json(),
-        "source": extras::source_to_json(&rig.source),
-        "skeletons": skeletons,
-    }});
+    let scene_extras = Tagged {
+        rigtrip: SceneTag {
+            format: rig.kind(),
+            schema: SCHEMA,
+            space: SpaceTag {
+                scale: space.scale,
+                rotation: space.rotation.name(),
+            },
+            source: Native(&rig.source),
+            skeletons: SkeletonTags(&rig.skeletons),
+        },
+    };
     let scene = b.root.push(json::Scene {
         extensions: None,
-        extras: raw(&scene_extras),
+        extras: extras(&scene_extras),
         name: Some(rig.kind().to_string()),
         nodes: scene_nodes,
     });
@@ -224,8 +228,7 @@ pub fn export_with(
     };
 
     let (root, bin) = b.finish();
-    let json_len = serde_json::to_vec(&root).map(|v| v.len()).unwrap_or(0) as u64;
-    let total = bin.len() as u64 + json_len;
+    let total = bin.len() as u64 + json_len(&root);
     if total > MAX_GLB {
         return Err(ExportError::TooLarge(total));
     }
@@ -254,9 +257,114 @@ fn empty_node() -> Node {
     }
 }
 
-/// A JSON value as glTF extras.
-fn raw(v: &Value) -> json::Extras {
+/// `v` serialised straight into glTF extras (no `serde_json::Value` tree on the way).
+fn extras<T: Serialize>(v: &T) -> json::Extras {
     serde_json::value::to_raw_value(v).ok()
+}
+
+/// The length of `root` as compact JSON, counted without keeping the text (0 if it cannot be
+/// serialised, as `to_glb` then writes no JSON either).
+fn json_len(root: &json::Root) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len() as u64;
+            Ok(b.len())
+        }
+        fn write_all(&mut self, b: &[u8]) -> std::io::Result<()> {
+            self.0 += b.len() as u64;
+            Ok(())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    match serde_json::to_writer(&mut n, root) {
+        Ok(()) => n.0,
+        Err(_) => 0,
+    }
+}
+
+/// Everything rigtrip writes into extras sits under this one key.
+#[derive(Serialize)]
+struct Tagged<T> {
+    rigtrip: T,
+}
+
+/// `scene.extras.rigtrip`: the file.
+#[derive(Serialize)]
+struct SceneTag<'a> {
+    format: &'a str,
+    schema: u32,
+    space: SpaceTag,
+    source: Native<'a, Source>,
+    skeletons: SkeletonTags<'a>,
+}
+
+/// `scene.extras.rigtrip.space` (the same value as [`Space::to_json`]).
+#[derive(Serialize)]
+struct SpaceTag {
+    scale: f64,
+    rotation: &'static str,
+}
+
+/// `scene.extras.rigtrip.skeletons`: every skeleton's name, joint count and payload.
+struct SkeletonTags<'a>(&'a [Skeleton]);
+
+impl Serialize for SkeletonTags<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct One<'a> {
+            name: &'a str,
+            joints: usize,
+            native: Native<'a, SkeletonPayload>,
+        }
+        s.collect_seq(self.0.iter().map(|sk| One {
+            name: &sk.name,
+            joints: sk.joints.len(),
+            native: Native(&sk.native),
+        }))
+    }
+}
+
+/// A joint node's `extras.rigtrip`.
+#[derive(Serialize)]
+struct JointTag<'a> {
+    skeleton: usize,
+    joint: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<[i32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    depth: Option<u16>,
+    native: Native<'a, JointPayload>,
+}
+
+/// A wrapper node's `extras.rigtrip`.
+#[derive(Serialize)]
+struct WrapperTag {
+    skeleton: usize,
+    wrapper: bool,
+}
+
+/// A rig mesh node's `extras.rigtrip`.
+#[derive(Serialize)]
+struct MeshTag {
+    mesh: usize,
+}
+
+/// A proxy mesh node's `extras.rigtrip` (a proxy always has its skeleton).
+#[derive(Serialize)]
+struct ProxyTag {
+    proxy: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skeleton: Option<usize>,
+}
+
+/// The placeholder node's `extras.rigtrip`.
+#[derive(Serialize)]
+struct PlaceholderTag {
+    placeholder: bool,
 }
 
 /// `x` as f32 with negative zero made positive (a flipped axis turns 0 into -0).
@@ -310,7 +418,7 @@ fn write_skeleton(
     b: &mut Builder,
     s: usize,
     sk: &Skeleton,
-    names: &[String],
+    names: Vec<String>,
     space: Space,
     wrap: bool,
     nameset: &mut NameSet,
@@ -383,7 +491,12 @@ fn write_skeleton(
         );
         Some(b.root.push(Node {
             name: Some(name),
-            extras: raw(&json!({"rigtrip": {"skeleton": s, "wrapper": true}})),
+            extras: extras(&Tagged {
+                rigtrip: WrapperTag {
+                    skeleton: s,
+                    wrapper: true,
+                },
+            }),
             ..empty_node()
         }))
     } else {
@@ -403,19 +516,21 @@ fn write_skeleton(
         SkeletonPayload::Hie(_) => crate::rig::hie::placements(s, sk).ok(),
         SkeletonPayload::Dmc3(_) => None,
     };
+    let mut names = names.into_iter();
+    b.root.nodes.reserve(n);
     for (k, (j, ((t, q), kids))) in sk.joints.iter().zip(trs.iter().zip(children)).enumerate() {
-        let mut tag = json!({
-            "skeleton": s,
-            "joint": k,
-            "native": extras::joint_to_json(&j.native),
-        });
-        if let Some(p) = placements.as_ref().and_then(|p| p.get(k)) {
-            tag["offset"] = json!(p.offset);
-            tag["depth"] = json!(p.depth);
-        }
-        let extras = json!({ "rigtrip": tag });
+        let placement = placements.as_ref().and_then(|p| p.get(k));
+        let tag = Tagged {
+            rigtrip: JointTag {
+                skeleton: s,
+                joint: k,
+                offset: placement.map(|p| p.offset),
+                depth: placement.map(|p| p.depth),
+                native: Native(&j.native),
+            },
+        };
         b.root.push(Node {
-            name: names.get(k).cloned(),
+            name: names.next(),
             children: if kids.is_empty() { None } else { Some(kids) },
             translation: if *t == [0.0; 3] { None } else { Some(*t) },
             rotation: if *q == [0.0, 0.0, 0.0, 1.0] {
@@ -423,7 +538,7 @@ fn write_skeleton(
             } else {
                 Some(UnitQuaternion(*q))
             },
-            extras: raw(&extras),
+            extras: extras(&tag),
             ..empty_node()
         });
     }

@@ -13,28 +13,41 @@ const CHUNK_BIN: u32 = 0x004E_4942;
 /// The document as a GLB: 12-byte header, JSON chunk padded with spaces, BIN chunk padded with
 /// zeros (omitted when there is no binary data).
 pub fn to_glb(e: &Exported) -> Vec<u8> {
-    let mut json = serde_json::to_vec(&e.root).unwrap_or_default();
-    while !json.len().is_multiple_of(4) {
-        json.push(b' ');
-    }
-    let mut bin = e.bin.clone();
-    while !bin.len().is_multiple_of(4) {
-        bin.push(0);
-    }
-    let bin_chunk = if bin.is_empty() { 0 } else { 8 + bin.len() };
-    let total = 12 + 8 + json.len() + bin_chunk;
-    let mut out = Vec::with_capacity(total);
+    let bin = &e.bin;
+    let bin_pad = bin.len().next_multiple_of(4) - bin.len();
+    let bin_chunk = if bin.is_empty() {
+        0
+    } else {
+        8 + bin.len() + bin_pad
+    };
+    // The JSON goes straight into the output after the two headers; its length is patched in
+    // afterwards. A guess at its size saves most regrowth (the text is mostly extras).
+    let guess = 4096 + e.root.nodes.len() * 160 + e.root.accessors.len() * 160;
+    let mut out = Vec::with_capacity(20 + guess + bin_chunk);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
-    // `export` refuses documents over 4 GiB, so these lengths fit.
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&[0; 4]); // total length, below
+    out.extend_from_slice(&[0; 4]); // JSON chunk length, below
     out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
-    out.extend_from_slice(&json);
+    if serde_json::to_writer(&mut out, &e.root).is_err() {
+        out.truncate(20);
+    }
+    while !out.len().is_multiple_of(4) {
+        out.push(b' ');
+    }
+    let json_len = out.len() - 20;
     if !bin.is_empty() {
-        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+        out.reserve_exact(bin_chunk);
+        out.extend_from_slice(&((bin.len() + bin_pad) as u32).to_le_bytes());
         out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
-        out.extend_from_slice(&bin);
+        out.extend_from_slice(bin);
+        out.resize(out.len() + bin_pad, 0);
+    }
+    // `export` refuses documents over 4 GiB, so these lengths fit.
+    let total = out.len() as u32;
+    if let Some(h) = out.get_mut(8..16) {
+        h[..4].copy_from_slice(&total.to_le_bytes());
+        h[4..].copy_from_slice(&(json_len as u32).to_le_bytes());
     }
     out
 }
