@@ -76,7 +76,7 @@ pub fn export_with(
                 nameset.claim(
                     || format!("{} joint {k}", sk.name),
                     want,
-                    &format!("{}_{k}", sk.name),
+                    || format!("{}_{k}", sk.name),
                     &mut report.renamed,
                 )
             })
@@ -171,7 +171,7 @@ pub fn export_with(
         let name = nameset.claim(
             || format!("mesh {i}"),
             &m.name,
-            &format!("mesh{i}"),
+            || format!("mesh{i}"),
             &mut report.renamed,
         );
         // At the scene root without a transform: parent transforms do not apply to skinned meshes.
@@ -191,7 +191,7 @@ pub fn export_with(
         let name = nameset.claim(
             || "placeholder".into(),
             rig.kind(),
-            "rigtrip",
+            || "rigtrip".into(),
             &mut report.renamed,
         );
         scene_nodes.push(b.root.push(Node {
@@ -486,7 +486,7 @@ fn write_skeleton(
         let name = nameset.claim(
             || format!("wrapper {}", sk.name),
             &sk.name,
-            &format!("skeleton{s}"),
+            || format!("skeleton{s}"),
             &mut report.renamed,
         );
         Some(b.root.push(Node {
@@ -779,8 +779,14 @@ fn influence(
     joint_count: usize,
     report: &mut ExportReport,
 ) -> Result<([u16; 4], [f32; 4]), String> {
+    // Rigid binding (every proxy vertex): what the general path below gives, without its work.
+    if weights == [1.0, 0.0, 0.0, 0.0] && usize::from(joints[0]) < joint_count {
+        return Ok(([joints[0], 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
+    }
     let at = VertexRef { mesh, vertex: v };
-    let mut acc: Vec<(u16, f64)> = Vec::with_capacity(4);
+    // At most four distinct joints: a fixed array, no allocation per vertex.
+    let mut acc = [(0u16, 0f64); 4];
+    let mut used = 0usize;
     let (mut merged, mut dropped) = (false, false);
     for (slot, (&j, &w)) in joints.iter().zip(&weights).enumerate() {
         if !(w.is_finite() && w >= 0.0) {
@@ -795,12 +801,17 @@ fn influence(
                 "vertex {v}, influence {slot}: joint {j} with weight {w}, but the skeleton has {joint_count} joints"
             ));
         }
-        match acc.iter_mut().find(|(a, _)| *a == j) {
+        match acc.iter_mut().take(used).find(|(a, _)| *a == j) {
             Some(e) => {
                 e.1 += w;
                 merged = true;
             }
-            None => acc.push((j, w)),
+            None => {
+                if let Some(e) = acc.get_mut(used) {
+                    *e = (j, w);
+                    used += 1;
+                }
+            }
         }
     }
     if merged {
@@ -809,7 +820,7 @@ fn influence(
     if dropped {
         report.dropped_weights.push(at);
     }
-    if acc.is_empty() {
+    if used == 0 {
         let first = joints[0];
         if usize::from(first) >= joint_count {
             return Err(format!(
@@ -817,15 +828,17 @@ fn influence(
             ));
         }
         report.zero_weight_vertices.push(at);
-        acc.push((first, 1.0));
+        acc[0] = (first, 1.0);
+        used = 1;
     }
+    let acc = acc.get(..used).unwrap_or(&[]);
     // Divide by the largest first so that huge weights cannot overflow the sum.
     let largest = acc.iter().map(|e| e.1).fold(0.0, f64::max);
     let sum: f64 = acc.iter().map(|e| e.1 / largest).sum();
     let mut out_j = [0u16; 4];
     let mut out_w = [0f32; 4];
     let mut slot = 0;
-    for (j, w) in acc {
+    for &(j, w) in acc {
         let w = (w / largest / sum) as f32;
         // A weight too small for f32 would leave a joint used with zero weight (a warning).
         if w > 0.0 {

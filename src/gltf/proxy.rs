@@ -63,6 +63,13 @@ pub fn skeleton_proxy(
         skeleton: Some(index),
         ..Mesh::default()
     };
+    // 8 flat triangles, 24 unshared vertices per joint.
+    let n = world.len();
+    mesh.positions.reserve_exact(24 * n);
+    mesh.normals.reserve_exact(24 * n);
+    mesh.joints.reserve_exact(24 * n);
+    mesh.weights.reserve_exact(24 * n);
+    mesh.triangles.reserve_exact(8 * n);
     for (k, &at) in world.iter().enumerate() {
         let shape = match bone(k) {
             Some((head, tail)) if (tail - head).length() > 2.0 * min_width => {
