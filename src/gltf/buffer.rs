@@ -32,6 +32,18 @@ impl Builder {
         self.bin.len()
     }
 
+    /// Appends every item of `items` as the `W` bytes `bytes` gives for it.
+    fn put<const W: usize, T: Copy>(&mut self, items: &[T], bytes: impl Fn(T) -> [u8; W]) {
+        let start = self.bin.len();
+        self.bin.resize(start + items.len() * W, 0);
+        if let Some(dst) = self.bin.get_mut(start..) {
+            let (chunks, _) = dst.as_chunks_mut::<W>();
+            for (d, &x) in chunks.iter_mut().zip(items) {
+                *d = bytes(x);
+            }
+        }
+    }
+
     /// Declares the bytes appended since `offset` (see [`Builder::begin`]) as a new buffer view
     /// and returns an accessor over all of it.
     #[allow(clippy::too_many_arguments)]
@@ -96,12 +108,7 @@ impl Builder {
             _ => Type::Scalar,
         };
         let offset = self.begin(data.len() * N * 4);
-        self.bin.resize(offset + data.len() * N * 4, 0);
-        if let Some(dst) = self.bin.get_mut(offset..) {
-            for (d, c) in dst.chunks_exact_mut(4).zip(data.iter().flatten()) {
-                d.copy_from_slice(&c.to_le_bytes());
-            }
-        }
+        self.put(data.as_flattened(), f32::to_le_bytes);
         let min_max = if with_min_max {
             let mut lo = [f32::INFINITY; N];
             let mut hi = [f32::NEG_INFINITY; N];
@@ -133,15 +140,10 @@ impl Builder {
     pub fn joints(&mut self, data: &[[u16; 4]], wide: bool, name: &str) -> Index<Accessor> {
         let offset = self.begin(data.len() * if wide { 8 } else { 4 });
         let component = if wide {
-            self.bin.resize(offset + data.len() * 8, 0);
-            if let Some(dst) = self.bin.get_mut(offset..) {
-                for (d, v) in dst.chunks_exact_mut(2).zip(data.iter().flatten()) {
-                    d.copy_from_slice(&v.to_le_bytes());
-                }
-            }
+            self.put(data.as_flattened(), u16::to_le_bytes);
             ComponentType::U16
         } else {
-            self.bin.extend(data.iter().flatten().map(|&v| v as u8));
+            self.put(data.as_flattened(), |v| [v as u8]);
             ComponentType::U8
         };
         self.accessor(
@@ -162,17 +164,11 @@ impl Builder {
         let narrow = max < 0xFFFF;
         let width = if narrow { 2 } else { 4 };
         let offset = self.begin(tris.len() * 3 * width);
-        self.bin.resize(offset + tris.len() * 3 * width, 0);
-        let dst = self.bin.get_mut(offset..).unwrap_or_default();
         let component = if narrow {
-            for (d, &v) in dst.chunks_exact_mut(2).zip(tris.iter().flatten()) {
-                d.copy_from_slice(&(v as u16).to_le_bytes());
-            }
+            self.put(tris.as_flattened(), |v| (v as u16).to_le_bytes());
             ComponentType::U16
         } else {
-            for (d, v) in dst.chunks_exact_mut(4).zip(tris.iter().flatten()) {
-                d.copy_from_slice(&v.to_le_bytes());
-            }
+            self.put(tris.as_flattened(), u32::to_le_bytes);
             ComponentType::U32
         };
         self.accessor(

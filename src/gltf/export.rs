@@ -18,6 +18,7 @@ use json::validation::Checked;
 use json::{Index, Node};
 
 use super::buffer::Builder;
+use super::glb;
 use super::names::{self, NameSet};
 use super::proxy::skeleton_proxy;
 use super::space::Space;
@@ -85,6 +86,9 @@ pub fn export_with(
     }
 
     let mut b = Builder::default();
+    // Inverse bind matrices: 64 bytes per joint (a failed reservation only costs regrowth).
+    let ibm_bytes = rig.skeletons.iter().map(|sk| 64 * sk.joints.len()).sum();
+    let _ = b.bin.try_reserve_exact(ibm_bytes);
     let mut scene_nodes: Vec<Index<Node>> = Vec::new();
     // Per skeleton: its skin and joint count, when it has joints.
     let mut skins: Vec<Option<(Index<json::Skin>, usize)>> = vec![None; rig.skeletons.len()];
@@ -143,6 +147,9 @@ pub fn export_with(
             }
         }
     }
+    let _ = b
+        .bin
+        .try_reserve_exact(meshes.iter().map(|(m, _)| mesh_bytes(m)).sum());
     for (i, (m, proxy)) in meshes.iter().enumerate() {
         let written = write_mesh(&mut b, i, m, space, &skins, &mut report)?;
         report.meshes.push(MeshInfo {
@@ -228,7 +235,12 @@ pub fn export_with(
     };
 
     let (root, bin) = b.finish();
-    let total = bin.len() as u64 + json_len(&root);
+    // The exact JSON length takes a serialisation; a cheap upper bound settles almost every case.
+    let json_len = match glb::json_len_bound(&root) {
+        Some(bound) if (bin.len() as u64).saturating_add(bound) <= MAX_GLB => bound,
+        _ => glb::json_len(&root),
+    };
+    let total = bin.len() as u64 + json_len;
     if total > MAX_GLB {
         return Err(ExportError::TooLarge(total));
     }
@@ -260,30 +272,6 @@ fn empty_node() -> Node {
 /// `v` serialised straight into glTF extras (no `serde_json::Value` tree on the way).
 fn extras<T: Serialize>(v: &T) -> json::Extras {
     serde_json::value::to_raw_value(v).ok()
-}
-
-/// The length of `root` as compact JSON, counted without keeping the text (0 if it cannot be
-/// serialised, as `to_glb` then writes no JSON either).
-fn json_len(root: &json::Root) -> u64 {
-    struct Count(u64);
-    impl std::io::Write for Count {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0 += b.len() as u64;
-            Ok(b.len())
-        }
-        fn write_all(&mut self, b: &[u8]) -> std::io::Result<()> {
-            self.0 += b.len() as u64;
-            Ok(())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut n = Count(0);
-    match serde_json::to_writer(&mut n, root) {
-        Ok(()) => n.0,
-        Err(_) => 0,
-    }
 }
 
 /// Everything rigtrip writes into extras sits under this one key.
@@ -563,6 +551,19 @@ fn write_skeleton(
     Ok((skin, top, wrapper))
 }
 
+/// At least the bytes [`write_mesh`] appends for `m`, padding included.
+fn mesh_bytes(m: &Mesh) -> usize {
+    let n = m.positions.len();
+    let per_vertex = 12
+        + if m.normals.is_empty() { 0 } else { 12 }
+        + if m.uvs.is_empty() { 0 } else { 8 }
+        + if m.colors.is_empty() { 0 } else { 16 }
+        + if m.joints.is_empty() { 0 } else { 8 + 16 };
+    n.saturating_mul(per_vertex)
+        .saturating_add(m.triangles.len().saturating_mul(12))
+        .saturating_add(6 * 3)
+}
+
 /// Writes mesh `i` as one primitive; `None` when it has no vertices or no triangles. Returns the
 /// mesh and, for a skinned one, its skin.
 fn write_mesh(
@@ -819,6 +820,10 @@ fn influence(
     }
     if dropped {
         report.dropped_weights.push(at);
+    }
+    if used == 1 {
+        // One joint: weight 1 whatever its value, as the general path below gives.
+        return Ok(([acc[0].0, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
     }
     if used == 0 {
         let first = joints[0];
