@@ -183,7 +183,8 @@ impl NameSet {
         };
         let mut name = cut(base, MAX_NAME_BYTES).to_string();
         let mut n = 1u64;
-        while name.is_empty() || self.used.contains(&name) {
+        // One hash per attempt: the insert is the test.
+        while name.is_empty() || !self.used.insert(name.clone()) {
             let suffix = format!("~{n}");
             name = format!("{}{suffix}", cut(base, MAX_NAME_BYTES - suffix.len()));
             n += 1;
@@ -195,7 +196,6 @@ impl NameSet {
                 to: name.clone(),
             });
         }
-        self.used.insert(name.clone());
         name
     }
 }
