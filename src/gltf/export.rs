@@ -104,7 +104,10 @@ pub fn export_with(
         if sk.joints.is_empty() {
             continue;
         }
-        let names = joint_names.get_mut(s).map(std::mem::take).unwrap_or_default();
+        let names = joint_names
+            .get_mut(s)
+            .map(std::mem::take)
+            .unwrap_or_default();
         let (skin, top, wrapper) = write_skeleton(
             &mut b,
             s,

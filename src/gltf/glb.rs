@@ -350,9 +350,9 @@ mod tests {
             buffer_view: Some(Index::new(u32::MAX)),
             byte_offset: Some(USize64(u64::MAX)),
             count: USize64(u64::MAX),
-            component_type: json::validation::Checked::Valid(
-                json::accessor::GenericComponentType(json::accessor::ComponentType::U32),
-            ),
+            component_type: json::validation::Checked::Valid(json::accessor::GenericComponentType(
+                json::accessor::ComponentType::U32,
+            )),
             extensions: None,
             extras: None,
             type_: json::validation::Checked::Valid(json::accessor::Type::Mat4),

@@ -250,7 +250,10 @@ mod tests {
         assert_eq!(renamed[2].node, "j3");
         assert_eq!(renamed[3].from, "");
         let exact = "b".repeat(63);
-        assert_eq!(set.claim(|| "j5".into(), &exact, || "x".into(), &mut renamed), exact);
+        assert_eq!(
+            set.claim(|| "j5".into(), &exact, || "x".into(), &mut renamed),
+            exact
+        );
         assert_eq!(renamed.len(), 4);
     }
 }
