@@ -87,7 +87,11 @@ pub fn export_with(
 
     let mut b = Builder::default();
     // Inverse bind matrices: 64 bytes per joint (a failed reservation only costs regrowth).
-    let ibm_bytes = rig.skeletons.iter().map(|sk| 64 * sk.joints.len()).sum();
+    let ibm_bytes = rig
+        .skeletons
+        .iter()
+        .map(|sk| sk.joints.len().saturating_mul(64))
+        .fold(0, usize::saturating_add);
     let _ = b.bin.try_reserve_exact(ibm_bytes);
     let mut scene_nodes: Vec<Index<Node>> = Vec::new();
     // Per skeleton: its skin and joint count, when it has joints.
@@ -150,9 +154,11 @@ pub fn export_with(
             }
         }
     }
-    let _ = b
-        .bin
-        .try_reserve_exact(meshes.iter().map(|(m, _)| mesh_bytes(m)).sum());
+    let mesh_total = meshes
+        .iter()
+        .map(|(m, _)| mesh_bytes(m))
+        .fold(0, usize::saturating_add);
+    let _ = b.bin.try_reserve_exact(mesh_total);
     for (i, (m, proxy)) in meshes.iter().enumerate() {
         let written = write_mesh(&mut b, i, m, space, &skins, &mut report)?;
         report.meshes.push(MeshInfo {
