@@ -24,11 +24,32 @@ impl Builder {
         }
     }
 
-    /// Appends `bytes` as a new buffer view and returns an accessor over all of it.
+    /// Aligns the buffer, reserves `len` more bytes and returns where they start: the caller
+    /// appends exactly the view's bytes, then calls [`Builder::accessor`] with that start.
+    fn begin(&mut self, len: usize) -> usize {
+        self.align();
+        self.bin.reserve(len);
+        self.bin.len()
+    }
+
+    /// Appends every item of `items` as the `W` bytes `bytes` gives for it.
+    fn put<const W: usize, T: Copy>(&mut self, items: &[T], bytes: impl Fn(T) -> [u8; W]) {
+        let start = self.bin.len();
+        self.bin.resize(start + items.len() * W, 0);
+        if let Some(dst) = self.bin.get_mut(start..) {
+            let (chunks, _) = dst.as_chunks_mut::<W>();
+            for (d, &x) in chunks.iter_mut().zip(items) {
+                *d = bytes(x);
+            }
+        }
+    }
+
+    /// Declares the bytes appended since `offset` (see [`Builder::begin`]) as a new buffer view
+    /// and returns an accessor over all of it.
     #[allow(clippy::too_many_arguments)]
     fn accessor(
         &mut self,
-        bytes: &[u8],
+        offset: usize,
         count: usize,
         component: ComponentType,
         type_: Type,
@@ -36,12 +57,10 @@ impl Builder {
         min_max: Option<(Value, Value)>,
         name: &str,
     ) -> Index<Accessor> {
-        self.align();
-        let offset = self.bin.len();
-        self.bin.extend_from_slice(bytes);
+        let len = self.bin.len().saturating_sub(offset);
         let view = self.root.push(json::buffer::View {
             buffer: Index::new(0),
-            byte_length: USize64(bytes.len() as u64),
+            byte_length: USize64(len as u64),
             byte_offset: Some(USize64(offset as u64)),
             byte_stride: None,
             name: None,
@@ -88,12 +107,8 @@ impl Builder {
             16 => Type::Mat4,
             _ => Type::Scalar,
         };
-        let mut bytes = Vec::with_capacity(data.len() * N * 4);
-        for e in data {
-            for c in e {
-                bytes.extend_from_slice(&c.to_le_bytes());
-            }
-        }
+        let offset = self.begin(data.len() * N * 4);
+        self.put(data.as_flattened(), f32::to_le_bytes);
         let min_max = if with_min_max {
             let mut lo = [f32::INFINITY; N];
             let mut hi = [f32::NEG_INFINITY; N];
@@ -111,7 +126,7 @@ impl Builder {
             None
         };
         self.accessor(
-            &bytes,
+            offset,
             data.len(),
             ComponentType::F32,
             type_,
@@ -123,19 +138,16 @@ impl Builder {
 
     /// A VEC4 joint-index accessor, UNSIGNED_BYTE when every index fits, else UNSIGNED_SHORT.
     pub fn joints(&mut self, data: &[[u16; 4]], wide: bool, name: &str) -> Index<Accessor> {
-        let (bytes, component) = if wide {
-            let b: Vec<u8> = data
-                .iter()
-                .flatten()
-                .flat_map(|v| v.to_le_bytes())
-                .collect();
-            (b, ComponentType::U16)
+        let offset = self.begin(data.len() * if wide { 8 } else { 4 });
+        let component = if wide {
+            self.put(data.as_flattened(), u16::to_le_bytes);
+            ComponentType::U16
         } else {
-            let b: Vec<u8> = data.iter().flatten().map(|&v| v as u8).collect();
-            (b, ComponentType::U8)
+            self.put(data.as_flattened(), |v| [v as u8]);
+            ComponentType::U8
         };
         self.accessor(
-            &bytes,
+            offset,
             data.len(),
             component,
             Type::Vec4,
@@ -149,23 +161,18 @@ impl Builder {
     /// value is forbidden), else UNSIGNED_INT.
     pub fn indices(&mut self, tris: &[[u32; 3]], name: &str) -> Index<Accessor> {
         let max = tris.iter().flatten().copied().max().unwrap_or(0);
-        let (bytes, component) = if max < 0xFFFF {
-            let b: Vec<u8> = tris
-                .iter()
-                .flatten()
-                .flat_map(|&v| (v as u16).to_le_bytes())
-                .collect();
-            (b, ComponentType::U16)
+        let narrow = max < 0xFFFF;
+        let width = if narrow { 2 } else { 4 };
+        let offset = self.begin(tris.len() * 3 * width);
+        let component = if narrow {
+            self.put(tris.as_flattened(), |v| (v as u16).to_le_bytes());
+            ComponentType::U16
         } else {
-            let b: Vec<u8> = tris
-                .iter()
-                .flatten()
-                .flat_map(|v| v.to_le_bytes())
-                .collect();
-            (b, ComponentType::U32)
+            self.put(tris.as_flattened(), u32::to_le_bytes);
+            ComponentType::U32
         };
         self.accessor(
-            &bytes,
+            offset,
             tris.len() * 3,
             component,
             Type::Scalar,

@@ -5,9 +5,10 @@
 //! `world · IBM` is the identity to f32 precision for any reader.
 
 use glam::{DMat4, DQuat, DVec3};
-use serde_json::{json, Value};
+use serde::Serialize;
 
-use crate::rig::SkeletonPayload;
+use crate::rig::extras::Native;
+use crate::rig::{JointPayload, SkeletonPayload, Source};
 
 use ::gltf_json as json;
 use json::buffer::Target;
@@ -17,6 +18,7 @@ use json::validation::Checked;
 use json::{Index, Node};
 
 use super::buffer::Builder;
+use super::glb;
 use super::names::{self, NameSet};
 use super::proxy::skeleton_proxy;
 use super::space::Space;
@@ -24,7 +26,7 @@ use super::{
     ExportError, ExportOptions, ExportReport, Exported, JointRef, MeshInfo, SkinInfo, VertexRef,
 };
 use crate::rig::mesh::Mesh;
-use crate::rig::{extras, topological_order, Rig, Skeleton};
+use crate::rig::{topological_order, Rig, Skeleton};
 
 /// Smallest proxy width/radius, metres.
 const PROXY_MIN_METRES: f64 = 0.005;
@@ -75,7 +77,7 @@ pub fn export_with(
                 nameset.claim(
                     || format!("{} joint {k}", sk.name),
                     want,
-                    &format!("{}_{k}", sk.name),
+                    || format!("{}_{k}", sk.name),
                     &mut report.renamed,
                 )
             })
@@ -84,6 +86,13 @@ pub fn export_with(
     }
 
     let mut b = Builder::default();
+    // Inverse bind matrices: 64 bytes per joint (a failed reservation only costs regrowth).
+    let ibm_bytes = rig
+        .skeletons
+        .iter()
+        .map(|sk| sk.joints.len().saturating_mul(64))
+        .fold(0, usize::saturating_add);
+    let _ = b.bin.try_reserve_exact(ibm_bytes);
     let mut scene_nodes: Vec<Index<Node>> = Vec::new();
     // Per skeleton: its skin and joint count, when it has joints.
     let mut skins: Vec<Option<(Index<json::Skin>, usize)>> = vec![None; rig.skeletons.len()];
@@ -99,7 +108,10 @@ pub fn export_with(
         if sk.joints.is_empty() {
             continue;
         }
-        let names = joint_names.get(s).map(Vec::as_slice).unwrap_or(&[]);
+        let names = joint_names
+            .get_mut(s)
+            .map(std::mem::take)
+            .unwrap_or_default();
         let (skin, top, wrapper) = write_skeleton(
             &mut b,
             s,
@@ -142,6 +154,11 @@ pub fn export_with(
             }
         }
     }
+    let mesh_total = meshes
+        .iter()
+        .map(|(m, _)| mesh_bytes(m))
+        .fold(0, usize::saturating_add);
+    let _ = b.bin.try_reserve_exact(mesh_total);
     for (i, (m, proxy)) in meshes.iter().enumerate() {
         let written = write_mesh(&mut b, i, m, space, &skins, &mut report)?;
         report.meshes.push(MeshInfo {
@@ -156,14 +173,21 @@ pub fn export_with(
             continue;
         };
         let tag = if *proxy {
-            json!({"rigtrip": {"proxy": true, "skeleton": m.skeleton}})
+            extras(&Tagged {
+                rigtrip: ProxyTag {
+                    proxy: true,
+                    skeleton: m.skeleton,
+                },
+            })
         } else {
-            json!({"rigtrip": {"mesh": i}})
+            extras(&Tagged {
+                rigtrip: MeshTag { mesh: i },
+            })
         };
         let name = nameset.claim(
             || format!("mesh {i}"),
             &m.name,
-            &format!("mesh{i}"),
+            || format!("mesh{i}"),
             &mut report.renamed,
         );
         // At the scene root without a transform: parent transforms do not apply to skinned meshes.
@@ -171,7 +195,7 @@ pub fn export_with(
             name: Some(name),
             mesh: Some(mesh),
             skin,
-            extras: raw(&tag),
+            extras: tag,
             ..empty_node()
         });
         scene_nodes.push(node);
@@ -183,36 +207,32 @@ pub fn export_with(
         let name = nameset.claim(
             || "placeholder".into(),
             rig.kind(),
-            "rigtrip",
+            || "rigtrip".into(),
             &mut report.renamed,
         );
         scene_nodes.push(b.root.push(Node {
             name: Some(name),
-            extras: raw(&json!({"rigtrip": {"placeholder": true}})),
+            extras: extras(&Tagged {
+                rigtrip: PlaceholderTag { placeholder: true },
+            }),
             ..empty_node()
         }));
     }
-    let skeletons: Vec<Value> = rig
-        .skeletons
-        .iter()
-        .map(|sk| {
-            json!({
-                "name": sk.name,
-                "joints": sk.joints.len(),
-                "native": extras::skeleton_to_json(&sk.native),
-            })
-        })
-        .collect();
-    let scene_extras = json!({"rigtrip": {
-        "format": rig.kind(),
-        "schema": SCHEMA,
-        "space": space.to_json(),
-        "source": extras::source_to_json(&rig.source),
-        "skeletons": skeletons,
-    }});
+    let scene_extras = Tagged {
+        rigtrip: SceneTag {
+            format: rig.kind(),
+            schema: SCHEMA,
+            space: SpaceTag {
+                scale: space.scale,
+                rotation: space.rotation.name(),
+            },
+            source: Native(&rig.source),
+            skeletons: SkeletonTags(&rig.skeletons),
+        },
+    };
     let scene = b.root.push(json::Scene {
         extensions: None,
-        extras: raw(&scene_extras),
+        extras: extras(&scene_extras),
         name: Some(rig.kind().to_string()),
         nodes: scene_nodes,
     });
@@ -224,7 +244,11 @@ pub fn export_with(
     };
 
     let (root, bin) = b.finish();
-    let json_len = serde_json::to_vec(&root).map(|v| v.len()).unwrap_or(0) as u64;
+    // The exact JSON length takes a serialisation; a cheap upper bound settles almost every case.
+    let json_len = match glb::json_len_bound(&root) {
+        Some(bound) if (bin.len() as u64).saturating_add(bound) <= MAX_GLB => bound,
+        _ => glb::json_len(&root),
+    };
     let total = bin.len() as u64 + json_len;
     if total > MAX_GLB {
         return Err(ExportError::TooLarge(total));
@@ -254,9 +278,90 @@ fn empty_node() -> Node {
     }
 }
 
-/// A JSON value as glTF extras.
-fn raw(v: &Value) -> json::Extras {
+/// `v` serialised straight into glTF extras (no `serde_json::Value` tree on the way).
+fn extras<T: Serialize>(v: &T) -> json::Extras {
     serde_json::value::to_raw_value(v).ok()
+}
+
+/// Everything rigtrip writes into extras sits under this one key.
+#[derive(Serialize)]
+struct Tagged<T> {
+    rigtrip: T,
+}
+
+/// `scene.extras.rigtrip`: the file.
+#[derive(Serialize)]
+struct SceneTag<'a> {
+    format: &'a str,
+    schema: u32,
+    space: SpaceTag,
+    source: Native<'a, Source>,
+    skeletons: SkeletonTags<'a>,
+}
+
+/// `scene.extras.rigtrip.space` (the same value as [`Space::to_json`]).
+#[derive(Serialize)]
+struct SpaceTag {
+    scale: f64,
+    rotation: &'static str,
+}
+
+/// `scene.extras.rigtrip.skeletons`: every skeleton's name, joint count and payload.
+struct SkeletonTags<'a>(&'a [Skeleton]);
+
+impl Serialize for SkeletonTags<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct One<'a> {
+            name: &'a str,
+            joints: usize,
+            native: Native<'a, SkeletonPayload>,
+        }
+        s.collect_seq(self.0.iter().map(|sk| One {
+            name: &sk.name,
+            joints: sk.joints.len(),
+            native: Native(&sk.native),
+        }))
+    }
+}
+
+/// A joint node's `extras.rigtrip`.
+#[derive(Serialize)]
+struct JointTag<'a> {
+    skeleton: usize,
+    joint: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<[i32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    depth: Option<u16>,
+    native: Native<'a, JointPayload>,
+}
+
+/// A wrapper node's `extras.rigtrip`.
+#[derive(Serialize)]
+struct WrapperTag {
+    skeleton: usize,
+    wrapper: bool,
+}
+
+/// A rig mesh node's `extras.rigtrip`.
+#[derive(Serialize)]
+struct MeshTag {
+    mesh: usize,
+}
+
+/// A proxy mesh node's `extras.rigtrip` (a proxy always has its skeleton).
+#[derive(Serialize)]
+struct ProxyTag {
+    proxy: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skeleton: Option<usize>,
+}
+
+/// The placeholder node's `extras.rigtrip`.
+#[derive(Serialize)]
+struct PlaceholderTag {
+    placeholder: bool,
 }
 
 /// `x` as f32 with negative zero made positive (a flipped axis turns 0 into -0).
@@ -310,7 +415,7 @@ fn write_skeleton(
     b: &mut Builder,
     s: usize,
     sk: &Skeleton,
-    names: &[String],
+    names: Vec<String>,
     space: Space,
     wrap: bool,
     nameset: &mut NameSet,
@@ -378,12 +483,17 @@ fn write_skeleton(
         let name = nameset.claim(
             || format!("wrapper {}", sk.name),
             &sk.name,
-            &format!("skeleton{s}"),
+            || format!("skeleton{s}"),
             &mut report.renamed,
         );
         Some(b.root.push(Node {
             name: Some(name),
-            extras: raw(&json!({"rigtrip": {"skeleton": s, "wrapper": true}})),
+            extras: extras(&Tagged {
+                rigtrip: WrapperTag {
+                    skeleton: s,
+                    wrapper: true,
+                },
+            }),
             ..empty_node()
         }))
     } else {
@@ -403,19 +513,21 @@ fn write_skeleton(
         SkeletonPayload::Hie(_) => crate::rig::hie::placements(s, sk).ok(),
         SkeletonPayload::Dmc3(_) => None,
     };
+    let mut names = names.into_iter();
+    b.root.nodes.reserve(n);
     for (k, (j, ((t, q), kids))) in sk.joints.iter().zip(trs.iter().zip(children)).enumerate() {
-        let mut tag = json!({
-            "skeleton": s,
-            "joint": k,
-            "native": extras::joint_to_json(&j.native),
-        });
-        if let Some(p) = placements.as_ref().and_then(|p| p.get(k)) {
-            tag["offset"] = json!(p.offset);
-            tag["depth"] = json!(p.depth);
-        }
-        let extras = json!({ "rigtrip": tag });
+        let placement = placements.as_ref().and_then(|p| p.get(k));
+        let tag = Tagged {
+            rigtrip: JointTag {
+                skeleton: s,
+                joint: k,
+                offset: placement.map(|p| p.offset),
+                depth: placement.map(|p| p.depth),
+                native: Native(&j.native),
+            },
+        };
         b.root.push(Node {
-            name: names.get(k).cloned(),
+            name: names.next(),
             children: if kids.is_empty() { None } else { Some(kids) },
             translation: if *t == [0.0; 3] { None } else { Some(*t) },
             rotation: if *q == [0.0, 0.0, 0.0, 1.0] {
@@ -423,7 +535,7 @@ fn write_skeleton(
             } else {
                 Some(UnitQuaternion(*q))
             },
-            extras: raw(&extras),
+            extras: extras(&tag),
             ..empty_node()
         });
     }
@@ -446,6 +558,19 @@ fn write_skeleton(
         skeleton: top.first().copied(),
     });
     Ok((skin, top, wrapper))
+}
+
+/// At least the bytes [`write_mesh`] appends for `m`, padding included.
+fn mesh_bytes(m: &Mesh) -> usize {
+    let n = m.positions.len();
+    let per_vertex = 12
+        + if m.normals.is_empty() { 0 } else { 12 }
+        + if m.uvs.is_empty() { 0 } else { 8 }
+        + if m.colors.is_empty() { 0 } else { 16 }
+        + if m.joints.is_empty() { 0 } else { 8 + 16 };
+    n.saturating_mul(per_vertex)
+        .saturating_add(m.triangles.len().saturating_mul(12))
+        .saturating_add(6 * 3)
 }
 
 /// Writes mesh `i` as one primitive; `None` when it has no vertices or no triangles. Returns the
@@ -664,8 +789,14 @@ fn influence(
     joint_count: usize,
     report: &mut ExportReport,
 ) -> Result<([u16; 4], [f32; 4]), String> {
+    // Rigid binding (every proxy vertex): what the general path below gives, without its work.
+    if weights == [1.0, 0.0, 0.0, 0.0] && usize::from(joints[0]) < joint_count {
+        return Ok(([joints[0], 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
+    }
     let at = VertexRef { mesh, vertex: v };
-    let mut acc: Vec<(u16, f64)> = Vec::with_capacity(4);
+    // At most four distinct joints: a fixed array, no allocation per vertex.
+    let mut acc = [(0u16, 0f64); 4];
+    let mut used = 0usize;
     let (mut merged, mut dropped) = (false, false);
     for (slot, (&j, &w)) in joints.iter().zip(&weights).enumerate() {
         if !(w.is_finite() && w >= 0.0) {
@@ -680,12 +811,17 @@ fn influence(
                 "vertex {v}, influence {slot}: joint {j} with weight {w}, but the skeleton has {joint_count} joints"
             ));
         }
-        match acc.iter_mut().find(|(a, _)| *a == j) {
+        match acc.iter_mut().take(used).find(|(a, _)| *a == j) {
             Some(e) => {
                 e.1 += w;
                 merged = true;
             }
-            None => acc.push((j, w)),
+            None => {
+                if let Some(e) = acc.get_mut(used) {
+                    *e = (j, w);
+                    used += 1;
+                }
+            }
         }
     }
     if merged {
@@ -694,7 +830,11 @@ fn influence(
     if dropped {
         report.dropped_weights.push(at);
     }
-    if acc.is_empty() {
+    if used == 1 {
+        // One joint: weight 1 whatever its value, as the general path below gives.
+        return Ok(([acc[0].0, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
+    }
+    if used == 0 {
         let first = joints[0];
         if usize::from(first) >= joint_count {
             return Err(format!(
@@ -702,15 +842,17 @@ fn influence(
             ));
         }
         report.zero_weight_vertices.push(at);
-        acc.push((first, 1.0));
+        acc[0] = (first, 1.0);
+        used = 1;
     }
+    let acc = acc.get(..used).unwrap_or(&[]);
     // Divide by the largest first so that huge weights cannot overflow the sum.
     let largest = acc.iter().map(|e| e.1).fold(0.0, f64::max);
     let sum: f64 = acc.iter().map(|e| e.1 / largest).sum();
     let mut out_j = [0u16; 4];
     let mut out_w = [0f32; 4];
     let mut slot = 0;
-    for (j, w) in acc {
+    for &(j, w) in acc {
         let w = (w / largest / sum) as f32;
         // A weight too small for f32 would leave a joint used with zero weight (a warning).
         if w > 0.0 {

@@ -1,6 +1,7 @@
 //! Joint names: parsing a user's names file, and making node names fit Blender (unique, at most
 //! 63 bytes) so that Blender does not rename or cut them behind our back.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use serde_json::Value;
@@ -70,13 +71,13 @@ fn string_list(a: &[Value], what: &str) -> Result<Vec<String>, NamesError> {
 }
 
 /// The requested name of every joint, per skeleton: the user's when given, else the IR's, else
-/// `<skeleton>_<index>`.
-pub(crate) fn requested(
-    rig: &Rig,
-    names: Option<&Names>,
+/// `<skeleton>_<index>` (borrowed where it can be).
+pub(crate) fn requested<'a>(
+    rig: &'a Rig,
+    names: Option<&'a Names>,
     missing: &mut Vec<NamesMissing>,
-) -> Result<Vec<Vec<String>>, ExportError> {
-    let mut out: Vec<Vec<String>> = rig
+) -> Result<Vec<Vec<Cow<'a, str>>>, ExportError> {
+    let mut out: Vec<Vec<Cow<'a, str>>> = rig
         .skeletons
         .iter()
         .map(|sk| {
@@ -85,15 +86,15 @@ pub(crate) fn requested(
                 .enumerate()
                 .map(|(k, j)| {
                     if j.name.is_empty() {
-                        format!("{}_{k}", sk.name)
+                        Cow::Owned(format!("{}_{k}", sk.name))
                     } else {
-                        j.name.clone()
+                        Cow::Borrowed(j.name.as_str())
                     }
                 })
                 .collect()
         })
         .collect();
-    let given: Vec<(usize, &Vec<String>)> = match names {
+    let given: Vec<(usize, &'a Vec<String>)> = match names {
         None => Vec::new(),
         Some(Names::List(list)) => {
             if rig.skeletons.len() != 1 {
@@ -139,7 +140,7 @@ pub(crate) fn requested(
             });
         }
         for (dst, src) in slot.iter_mut().zip(list) {
-            dst.clone_from(src);
+            *dst = Cow::Borrowed(src.as_str());
         }
     }
     Ok(out)
@@ -164,19 +165,26 @@ pub(crate) struct NameSet {
 }
 
 impl NameSet {
-    /// A unique fitting name for `wanted` (`fallback` when `wanted` is empty); records a
+    /// A unique fitting name for `wanted` (`fallback()` when `wanted` is empty); records a
     /// [`Renamed`] when the result differs from `wanted`.
     pub(crate) fn claim(
         &mut self,
         node: impl FnOnce() -> String,
         wanted: &str,
-        fallback: &str,
+        fallback: impl FnOnce() -> String,
         renamed: &mut Vec<Renamed>,
     ) -> String {
-        let base = if wanted.is_empty() { fallback } else { wanted };
+        let fallback_name;
+        let base = if wanted.is_empty() {
+            fallback_name = fallback();
+            fallback_name.as_str()
+        } else {
+            wanted
+        };
         let mut name = cut(base, MAX_NAME_BYTES).to_string();
         let mut n = 1u64;
-        while name.is_empty() || self.used.contains(&name) {
+        // One hash per attempt: the insert is the test.
+        while name.is_empty() || !self.used.insert(name.clone()) {
             let suffix = format!("~{n}");
             name = format!("{}{suffix}", cut(base, MAX_NAME_BYTES - suffix.len()));
             n += 1;
@@ -188,7 +196,6 @@ impl NameSet {
                 to: name.clone(),
             });
         }
-        self.used.insert(name.clone());
         name
     }
 }
@@ -228,22 +235,25 @@ mod tests {
         let mut set = NameSet::default();
         let mut renamed = Vec::new();
         let long = "ä".repeat(40); // 80 bytes
-        let a = set.claim(|| "j0".into(), &long, "x", &mut renamed);
+        let a = set.claim(|| "j0".into(), &long, || "x".into(), &mut renamed);
         assert_eq!(a, "ä".repeat(31)); // 62 bytes: the 64th byte would split a char
-        let b = set.claim(|| "j1".into(), &long, "x", &mut renamed);
+        let b = set.claim(|| "j1".into(), &long, || "x".into(), &mut renamed);
         assert_eq!(b, format!("{}~1", "ä".repeat(30)));
         assert_eq!(b.len(), 62);
-        let c = set.claim(|| "j2".into(), "hips", "x", &mut renamed);
+        let c = set.claim(|| "j2".into(), "hips", || "x".into(), &mut renamed);
         assert_eq!(c, "hips");
-        let d = set.claim(|| "j3".into(), "hips", "x", &mut renamed);
+        let d = set.claim(|| "j3".into(), "hips", || "x".into(), &mut renamed);
         assert_eq!(d, "hips~1");
-        let e = set.claim(|| "j4".into(), "", "slot1_4", &mut renamed);
+        let e = set.claim(|| "j4".into(), "", || "slot1_4".into(), &mut renamed);
         assert_eq!(e, "slot1_4");
         assert_eq!(renamed.len(), 4);
         assert_eq!(renamed[2].node, "j3");
         assert_eq!(renamed[3].from, "");
         let exact = "b".repeat(63);
-        assert_eq!(set.claim(|| "j5".into(), &exact, "x", &mut renamed), exact);
+        assert_eq!(
+            set.claim(|| "j5".into(), &exact, || "x".into(), &mut renamed),
+            exact
+        );
         assert_eq!(renamed.len(), 4);
     }
 }

@@ -63,6 +63,13 @@ pub fn skeleton_proxy(
         skeleton: Some(index),
         ..Mesh::default()
     };
+    // 8 flat triangles, 24 unshared vertices per joint.
+    let n = world.len();
+    mesh.positions.reserve_exact(24 * n);
+    mesh.normals.reserve_exact(24 * n);
+    mesh.joints.reserve_exact(24 * n);
+    mesh.weights.reserve_exact(24 * n);
+    mesh.triangles.reserve_exact(8 * n);
     for (k, &at) in world.iter().enumerate() {
         let shape = match bone(k) {
             Some((head, tail)) if (tail - head).length() > 2.0 * min_width => {
@@ -121,17 +128,14 @@ fn push_solid(mesh: &mut Mesh, p: &[DVec3; 6], joint: u16) {
                 tri.swap(1, 2);
                 n = -n;
             }
-            let n = n.normalize_or_zero();
-            for v in tri {
-                let base = mesh.positions.len() as u32;
-                mesh.positions.push(v.to_array());
-                mesh.normals.push(n.to_array());
-                mesh.joints.push([joint, 0, 0, 0]);
-                mesh.weights.push([1.0, 0.0, 0.0, 0.0]);
-                if base % 3 == 2 {
-                    mesh.triangles.push([base - 2, base - 1, base]);
-                }
-            }
+            let n = n.normalize_or_zero().to_array();
+            let base = mesh.positions.len() as u32;
+            mesh.positions.extend_from_slice(&tri.map(|v| v.to_array()));
+            mesh.normals.extend_from_slice(&[n; 3]);
+            mesh.joints.extend_from_slice(&[[joint, 0, 0, 0]; 3]);
+            mesh.weights.extend_from_slice(&[[1.0, 0.0, 0.0, 0.0]; 3]);
+            mesh.triangles
+                .push([base, base.wrapping_add(1), base.wrapping_add(2)]);
         }
     }
 }

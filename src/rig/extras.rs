@@ -43,6 +43,39 @@ fn to_json<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
+/// A payload (or the file-level remainder) borrowed for serialising straight into JSON text:
+/// the same content as the matching `*_to_json` value, without building a [`Value`] tree on the
+/// way (keys come in the types' field order instead of sorted).
+#[derive(Debug, Clone, Copy)]
+pub struct Native<'a, T>(pub &'a T);
+
+impl Serialize for Native<'_, Source> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Source::Hie(h) => h.serialize(s),
+            Source::Dmc3(d) => d.serialize(s),
+        }
+    }
+}
+
+impl Serialize for Native<'_, SkeletonPayload> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            SkeletonPayload::Hie(h) => h.serialize(s),
+            SkeletonPayload::Dmc3(d) => d.serialize(s),
+        }
+    }
+}
+
+impl Serialize for Native<'_, JointPayload> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            JointPayload::Hie(h) => h.serialize(s),
+            JointPayload::Dmc3(d) => d.serialize(s),
+        }
+    }
+}
+
 fn from_json<T: DeserializeOwned>(v: &Value, pointer: &str) -> Result<T, ExtrasError> {
     T::deserialize(v).map_err(|e| ExtrasError {
         pointer: pointer.to_string(),
@@ -123,6 +156,39 @@ mod tests {
             for j in &s.joints {
                 let back = joint_from_json(family, &joint_to_json(&j.native), "/j").unwrap();
                 assert_eq!(back, j.native);
+            }
+        }
+    }
+
+    #[test]
+    fn native_text_is_the_json_value() {
+        let same = |v: Value, text: Result<String, serde_json::Error>| {
+            assert_eq!(serde_json::from_str::<Value>(&text.unwrap()).unwrap(), v);
+        };
+        for seed in 0..20 {
+            let files = [
+                (synth::hie::random(seed), Some(crate::native::Format::Hie)),
+                (synth::dmc3::random_mod(seed), None),
+                (synth::dmc3::random_scm(seed), None),
+            ];
+            for (data, format) in files {
+                let r = rig::lift(NativeFile::read(format, &data).unwrap());
+                same(
+                    source_to_json(&r.source),
+                    serde_json::to_string(&Native(&r.source)),
+                );
+                for s in &r.skeletons {
+                    same(
+                        skeleton_to_json(&s.native),
+                        serde_json::to_string(&Native(&s.native)),
+                    );
+                    for j in &s.joints {
+                        same(
+                            joint_to_json(&j.native),
+                            serde_json::to_string(&Native(&j.native)),
+                        );
+                    }
+                }
             }
         }
     }
