@@ -47,6 +47,46 @@ pub fn export_with(
     meshes: Vec<Mesh>,
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
+    export_inner(rig, meshes, opts, Content::Full)
+}
+
+/// [`export_with`] without what only a reader of the whole document needs: no extras (scene,
+/// joints, meshes) and no proxies. The meshes, their accessors and the binary data are exactly
+/// those of [`export_with`], and it refuses the same rigs (bar a proxy's own gate check): the
+/// import's geometry comparison needs only those.
+pub(crate) fn export_geometry(
+    rig: &Rig,
+    meshes: Vec<Mesh>,
+    opts: &ExportOptions,
+) -> Result<Exported, ExportError> {
+    export_inner(rig, meshes, opts, Content::Geometry)
+}
+
+/// What [`export_inner`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Content {
+    /// The whole document.
+    Full,
+    /// Skins and meshes only (see [`export_geometry`]).
+    Geometry,
+}
+
+impl Content {
+    /// `v` as extras when the whole document is written.
+    fn extras<T: Serialize>(self, v: &T) -> json::Extras {
+        match self {
+            Content::Full => extras(v),
+            Content::Geometry => None,
+        }
+    }
+}
+
+fn export_inner(
+    rig: &Rig,
+    meshes: Vec<Mesh>,
+    opts: &ExportOptions,
+    content: Content,
+) -> Result<Exported, ExportError> {
     let mut space = Space::default_for(rig);
     if let Some(s) = opts.scale {
         if !(s.is_finite() && s > 0.0) {
@@ -114,11 +154,11 @@ pub fn export_with(
             .unwrap_or_default();
         let (skin, top, wrapper) = write_skeleton(
             &mut b,
-            s,
-            sk,
+            (s, sk),
             names,
             space,
             several,
+            content,
             &mut nameset,
             &mut report,
         )?;
@@ -136,7 +176,8 @@ pub fn export_with(
     // Geometry: the rig's meshes, then a proxy for every skeleton no mesh is skinned to.
     let mut meshes: Vec<(Mesh, bool)> = meshes.into_iter().map(|m| (m, false)).collect();
     for (s, sk) in rig.skeletons.iter().enumerate() {
-        if skins.get(s).copied().flatten().is_none()
+        if content == Content::Geometry
+            || skins.get(s).copied().flatten().is_none()
             || meshes.iter().any(|(m, _)| m.skeleton == Some(s))
         {
             continue;
@@ -173,14 +214,14 @@ pub fn export_with(
             continue;
         };
         let tag = if *proxy {
-            extras(&Tagged {
+            content.extras(&Tagged {
                 rigtrip: ProxyTag {
                     proxy: true,
                     skeleton: m.skeleton,
                 },
             })
         } else {
-            extras(&Tagged {
+            content.extras(&Tagged {
                 rigtrip: MeshTag { mesh: i },
             })
         };
@@ -212,7 +253,7 @@ pub fn export_with(
         );
         scene_nodes.push(b.root.push(Node {
             name: Some(name),
-            extras: extras(&Tagged {
+            extras: content.extras(&Tagged {
                 rigtrip: PlaceholderTag { placeholder: true },
             }),
             ..empty_node()
@@ -232,7 +273,7 @@ pub fn export_with(
     };
     let scene = b.root.push(json::Scene {
         extensions: None,
-        extras: extras(&scene_extras),
+        extras: content.extras(&scene_extras),
         name: Some(rig.kind().to_string()),
         nodes: scene_nodes,
     });
@@ -413,11 +454,11 @@ pub(crate) fn written_trs(
 #[allow(clippy::too_many_arguments)]
 fn write_skeleton(
     b: &mut Builder,
-    s: usize,
-    sk: &Skeleton,
+    (s, sk): (usize, &Skeleton),
     names: Vec<String>,
     space: Space,
     wrap: bool,
+    content: Content,
     nameset: &mut NameSet,
     report: &mut ExportReport,
 ) -> Result<WrittenSkeleton, ExportError> {
@@ -488,7 +529,7 @@ fn write_skeleton(
         );
         Some(b.root.push(Node {
             name: Some(name),
-            extras: extras(&Tagged {
+            extras: content.extras(&Tagged {
                 rigtrip: WrapperTag {
                     skeleton: s,
                     wrapper: true,
@@ -509,9 +550,9 @@ fn write_skeleton(
     }
     // HIE offsets are i32: beyond 2^24 units the f32 TRS cannot hold them, and without the
     // native values the import could not tell a whole-unit move from float noise.
-    let placements = match &sk.native {
-        SkeletonPayload::Hie(_) => crate::rig::hie::placements(s, sk).ok(),
-        SkeletonPayload::Dmc3(_) => None,
+    let placements = match (&sk.native, content) {
+        (SkeletonPayload::Hie(_), Content::Full) => crate::rig::hie::placements(s, sk).ok(),
+        _ => None,
     };
     let mut names = names.into_iter();
     b.root.nodes.reserve(n);
@@ -535,7 +576,7 @@ fn write_skeleton(
             } else {
                 Some(UnitQuaternion(*q))
             },
-            extras: extras(&tag),
+            extras: content.extras(&tag),
             ..empty_node()
         });
     }
@@ -880,6 +921,77 @@ fn influence(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each rig mesh's primitive as (semantic, accessor JSON without its view, element bytes).
+    fn mesh_data(e: &Exported) -> Vec<Vec<(String, String, Vec<u8>)>> {
+        let root = &e.root;
+        let bytes_of = |a: &json::Accessor| -> Vec<u8> {
+            let v = &root.buffer_views[a.buffer_view.unwrap().value()];
+            let start = v.byte_offset.map_or(0, |o| o.0 as usize)
+                + a.byte_offset.map_or(0, |o| o.0 as usize);
+            e.bin[start..v.byte_offset.map_or(0, |o| o.0 as usize) + v.byte_length.0 as usize]
+                .to_vec()
+        };
+        let describe = |a: &json::Accessor| {
+            let mut a = a.clone();
+            a.buffer_view = None;
+            a.byte_offset = None;
+            serde_json::to_string(&a).unwrap()
+        };
+        e.report
+            .meshes
+            .iter()
+            .filter(|m| !m.proxy)
+            .filter_map(|m| m.gltf_mesh)
+            .map(|i| {
+                let p = &root.meshes[i].primitives[0];
+                let mut out: Vec<(String, String, Vec<u8>)> = p
+                    .attributes
+                    .iter()
+                    .map(|(k, a)| {
+                        let a = &root.accessors[a.value()];
+                        (format!("{k:?}"), describe(a), bytes_of(a))
+                    })
+                    .collect();
+                let a = &root.accessors[p.indices.unwrap().value()];
+                out.push(("indices".into(), describe(a), bytes_of(a)));
+                out
+            })
+            .collect()
+    }
+
+    #[test]
+    fn geometry_only_export_writes_the_same_meshes() {
+        let mut files = vec![
+            crate::synth::dmc3::sample_mod(),
+            crate::synth::dmc3::sample_scm(),
+        ];
+        for seed in 0..12 {
+            files.push(crate::synth::dmc3::random_exportable(seed, seed % 2 == 0));
+        }
+        let mut compared = 0;
+        for data in files {
+            let rig = crate::rig::lift(crate::native::NativeFile::read(None, &data).unwrap());
+            let opts = ExportOptions::default();
+            let full = export_with(&rig, rig.meshes(), &opts).unwrap();
+            let geo = export_geometry(&rig, rig.meshes(), &opts).unwrap();
+            let rig_meshes = |e: &Exported| -> Vec<MeshInfo> {
+                e.report
+                    .meshes
+                    .iter()
+                    .filter(|m| !m.proxy)
+                    .cloned()
+                    .collect()
+            };
+            assert_eq!(rig_meshes(&full), rig_meshes(&geo));
+            let d = mesh_data(&full);
+            compared += d.len();
+            assert_eq!(d, mesh_data(&geo));
+            assert!(geo.root.nodes.iter().all(|n| n.extras.is_none()));
+            assert!(geo.root.scenes.iter().all(|n| n.extras.is_none()));
+        }
+        assert!(compared >= 10, "only {compared} meshes compared");
+    }
 
     fn inf(
         joints: [u16; 4],

@@ -762,7 +762,11 @@ pub(crate) fn compare(
             .zip(&expected.verts)
             .all(|(a, b)| a.same_bits(b));
     let (e, unused) = distinct(&expected);
-    let i = if same { e.clone() } else { distinct(&incoming).0 };
+    let i = if same {
+        e.clone()
+    } else {
+        distinct(&incoming).0
+    };
     let max_r = expected
         .verts
         .iter()

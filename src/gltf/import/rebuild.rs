@@ -1208,7 +1208,10 @@ pub(crate) fn import(
             scale: Some(ex.space.scale),
             names: None,
         };
-        Some(crate::gltf::export_with(&built.rig, rig_meshes, &opts).map_err(ImportError::Export)?)
+        Some(
+            crate::gltf::export::export_geometry(&built.rig, rig_meshes, &opts)
+                .map_err(ImportError::Export)?,
+        )
     };
     let mut meshes = mesh::compare(doc, &graph, &built, exported.as_ref(), tol)?;
     if meshes.difference_count > 0 {
