@@ -290,7 +290,7 @@ fn lift_block(b: NodeBlock, name: &str) -> Skeleton {
         .iter()
         .enumerate()
         .map(|(k, r)| Joint {
-            name: format!("{name}_{k}"),
+            name: super::joint_name(name, k),
             parent: parent_of[k],
             translation: local_translation(r),
             rotation: local_rotation(r),

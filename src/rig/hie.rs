@@ -122,8 +122,17 @@ pub fn parents_from_depths(depths: &[u16]) -> Result<Vec<Option<usize>>, GateFai
 
 /// Native -> IR: one skeleton per hierarchy, in the same order.
 pub fn lift(file: HieFile) -> Rig {
-    let names: Vec<String> = (0..file.hierarchies.len())
-        .map(|h| match file.first_slot(h) {
+    // The lowest slot of each hierarchy, in one pass over the table.
+    let mut first: Vec<Option<usize>> = vec![None; file.hierarchies.len()];
+    for (slot, h) in file.slots.iter().enumerate() {
+        if let Some(f) = h.and_then(|h| first.get_mut(h)) {
+            f.get_or_insert(slot);
+        }
+    }
+    let names: Vec<String> = first
+        .iter()
+        .enumerate()
+        .map(|(h, s)| match s {
             Some(s) => format!("slot{s}"),
             None => format!("hierarchy{h}"),
         })
@@ -182,7 +191,7 @@ fn lift_hierarchy(h: Hierarchy, name: String) -> Skeleton {
                 }
             };
             Joint {
-                name: format!("{name}_{k}"),
+                name: super::joint_name(&name, k),
                 parent,
                 translation,
                 rotation: DQuat::IDENTITY,
@@ -429,6 +438,10 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
 
 /// The rotation angle of `q` in radians (NaN for a non-finite quaternion).
 fn rotation_angle(q: DQuat) -> f64 {
+    // What the lift gives every joint: the general formula yields exactly 0 for it too.
+    if q == DQuat::IDENTITY {
+        return 0.0;
+    }
     if !q.is_finite() {
         return f64::NAN;
     }

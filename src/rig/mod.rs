@@ -355,6 +355,28 @@ impl Rig {
     }
 }
 
+/// `{prefix}_{k}`: the default name the lifts give joint `k` of a skeleton named `prefix`.
+/// Built without the formatting machinery (lifting a large HIE table names thousands of
+/// joints): one allocation of the exact size.
+pub(crate) fn joint_name(prefix: &str, k: usize) -> String {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut v = k;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(prefix.len() + 1 + digits.len() - i);
+    s.push_str(prefix);
+    s.push('_');
+    s.extend(digits[i..].iter().map(|&d| d as char));
+    s
+}
+
 /// Lifts a native file into the IR.
 pub fn lift(file: NativeFile) -> Rig {
     match file {
@@ -393,6 +415,14 @@ mod tests {
             gate,
             native: SkeletonPayload::Hie(hie::HieSkeleton::default()),
         }
+    }
+
+    #[test]
+    fn joint_names_are_prefix_underscore_index() {
+        for k in [0, 1, 9, 10, 99, 100, 12345, usize::MAX] {
+            assert_eq!(joint_name("slot3", k), format!("slot3_{k}"));
+        }
+        assert_eq!(joint_name("", 7), "_7");
     }
 
     #[test]
