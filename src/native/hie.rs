@@ -549,7 +549,7 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
 
 /// Checks what the writer cannot encode: slot count and indices, part counts, byte lists, and
 /// hierarchies no slot reaches.
-fn validate(file: &HieFile) -> Result<(), HieError> {
+fn validate(file: &HieParts<'_>) -> Result<(), HieError> {
     if file.slots.len() != SLOTS {
         return Err(HieError::SlotCount {
             len: file.slots.len(),
@@ -621,6 +621,10 @@ fn validate(file: &HieFile) -> Result<(), HieError> {
 /// every gap, every hierarchy's old span), 4-byte aligned, in `hierarchies` order. Old spans of
 /// moved hierarchies stay reserved (written as zeros) so no other byte has to move.
 pub fn layout(file: &HieFile) -> Result<Vec<u32>, HieError> {
+    layout_parts(&file.parts())
+}
+
+fn layout_parts(file: &HieParts<'_>) -> Result<Vec<u32>, HieError> {
     validate(file)?;
     // (start, end, label) of every region whose place is fixed.
     let mut fixed: Vec<(u64, u64, WriteLabel)> =
@@ -643,7 +647,7 @@ pub fn layout(file: &HieFile) -> Result<Vec<u32>, HieError> {
             fixed.push((start, span_end, WriteLabel::Hierarchy(i)));
         }
     }
-    for g in &file.gaps {
+    for g in file.gaps.iter() {
         // A gap is a Vec in memory, so its length fits in u64 without overflow.
         let g_end = g.offset.saturating_add(g.bytes.len() as u64);
         if !g.bytes.is_empty() {
@@ -695,8 +699,37 @@ pub fn write(file: &HieFile) -> Result<Vec<u8>, HieError> {
 /// [`write`] into a caller's buffer (cleared first), so that a caller writing many files can
 /// reuse one allocation. On error `out` holds nothing useful.
 pub fn write_into(file: &HieFile, out: &mut Vec<u8>) -> Result<(), HieError> {
+    write_parts_into(file.parts(), out)
+}
+
+/// A HIE file to write, by reference: what [`write`] reads of a [`HieFile`], so that a caller
+/// holding the parts in different places (a lowered rig: the shell's slots and gaps, new
+/// hierarchies) need not copy them into one `HieFile` first.
+#[derive(Debug, Clone, Copy)]
+pub struct HieParts<'a> {
+    /// One entry per slot: index into `hierarchies`.
+    pub slots: &'a [Option<usize>],
+    /// The hierarchies.
+    pub hierarchies: &'a [Hierarchy],
+    /// Every byte covered by neither the table nor a hierarchy.
+    pub gaps: &'a [Gap],
+}
+
+impl HieFile {
+    /// The file's parts by reference, as [`write_parts_into`] takes them.
+    pub fn parts(&self) -> HieParts<'_> {
+        HieParts {
+            slots: &self.slots,
+            hierarchies: &self.hierarchies,
+            gaps: &self.gaps,
+        }
+    }
+}
+
+/// [`write_into`] for a file given by its parts: the same checks, the same bytes.
+pub fn write_parts_into(file: HieParts<'_>, out: &mut Vec<u8>) -> Result<(), HieError> {
     out.clear();
-    let placed = layout(file)?;
+    let placed = layout_parts(&file)?;
     // A read file's regions cover every byte. Only a structure built or edited elsewhere (a
     // glTF's extras) can leave holes; refuse big ones instead of allocating for a stray offset.
     // `end` is where the last region ends: the table, each hierarchy where it goes, each old
@@ -710,7 +743,7 @@ pub fn write_into(file: &HieFile, out: &mut Vec<u8>) -> Result<(), HieError> {
         }
         covered = covered.saturating_add(h.encoded_len());
     }
-    for g in &file.gaps {
+    for g in file.gaps.iter() {
         end = end.max(g.offset.saturating_add(g.bytes.len() as u64));
         covered = covered.saturating_add(g.bytes.len() as u64);
     }
@@ -730,13 +763,13 @@ pub fn write_into(file: &HieFile, out: &mut Vec<u8>) -> Result<(), HieError> {
             h.encode_into(d);
         }
     }
-    for g in &file.gaps {
+    for g in file.gaps.iter() {
         if let Some(d) = region(out, g.offset, g.bytes.len() as u64) {
             d.copy_from_slice(&g.bytes);
         }
     }
     if let Some(t) = out.get_mut(..TABLE_LEN as usize) {
-        for (d, s) in t.chunks_exact_mut(4).zip(&file.slots) {
+        for (d, s) in t.chunks_exact_mut(4).zip(file.slots.iter()) {
             let o = s.and_then(|h| placed.get(h).copied()).unwrap_or(0);
             d.copy_from_slice(&o.to_le_bytes());
         }

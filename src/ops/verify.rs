@@ -132,12 +132,8 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
     // The rebuilt bytes go into a buffer each thread keeps, so that checking many files does
     // not allocate (and fault in) a fresh output per file.
     let written = with_buffer(&WRITE_BUF, |buf| {
-        rig::lower(&rig)
-            .map_err(|e| format!("lower failed: {e}"))
-            .and_then(|f| {
-                f.write_into(buf)
-                    .map_err(|e| format!("write failed: {e}"))
-            })
+        rig::lower_write_into(&rig, buf)
+            .map_err(|e| e.to_string())
             .and_then(|()| match buf.as_slice() == data {
                 true => Ok(()),
                 false => Err(describe_difference(data, buf)),

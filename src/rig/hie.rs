@@ -214,6 +214,16 @@ fn lift_hierarchy(h: Hierarchy, name: String) -> Skeleton {
 
 /// IR -> native: the exact inverse of [`lift`] for lifted rigs.
 pub fn lower(rig: &Rig) -> Result<HieFile, LowerError> {
+    let (shell, hierarchies) = lower_hierarchies(rig)?;
+    Ok(HieFile {
+        slots: shell.slots.clone(),
+        hierarchies,
+        gaps: shell.gaps.clone(),
+    })
+}
+
+/// What [`lower`] builds: the hierarchies, beside the shell whose slots and gaps it copies.
+pub(crate) fn lower_hierarchies(rig: &Rig) -> Result<(&HieShell, Vec<Hierarchy>), LowerError> {
     let shell = match &rig.source {
         Source::Hie(s) => s,
         Source::Dmc3(_) => {
@@ -230,11 +240,7 @@ pub fn lower(rig: &Rig) -> Result<HieFile, LowerError> {
         .enumerate()
         .map(|(s, sk)| lower_skeleton(s, sk))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(HieFile {
-        slots: shell.slots.clone(),
-        hierarchies,
-        gaps: shell.gaps.clone(),
-    })
+    Ok((shell, hierarchies))
 }
 
 /// Largest rotation angle (radians) still taken as identity.

@@ -14,7 +14,7 @@ pub mod mesh;
 use glam::{DMat4, DQuat, DVec3};
 use std::fmt;
 
-use crate::native::NativeFile;
+use crate::native::{NativeFile, WriteError};
 
 /// A whole rig: every skeleton of one native file, plus what the file holds besides joints.
 #[derive(Debug, Clone, PartialEq)]
@@ -390,6 +390,40 @@ pub fn lower(rig: &Rig) -> Result<NativeFile, LowerError> {
     match &rig.source {
         Source::Hie(_) => hie::lower(rig).map(NativeFile::Hie),
         Source::Dmc3(_) => dmc3::lower(rig).map(NativeFile::Dmc3),
+    }
+}
+
+/// Why a rig could not be turned back into native bytes.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RebuildError {
+    /// [`lower`] refused the rig.
+    #[error("lower failed: {0}")]
+    Lower(LowerError),
+    /// The native writer refused the lowered file.
+    #[error("write failed: {0}")]
+    Write(WriteError),
+}
+
+/// `lower(rig)?.write_into(out)` in one step: the same checks and the same bytes, without
+/// first copying what lowering leaves unchanged (a DMC3 shell's objects and vertex streams, a
+/// HIE shell's slots and gaps) into a new native file.
+pub fn lower_write_into(rig: &Rig, out: &mut Vec<u8>) -> Result<(), RebuildError> {
+    match &rig.source {
+        Source::Hie(_) => {
+            let (shell, hierarchies) = hie::lower_hierarchies(rig).map_err(RebuildError::Lower)?;
+            let parts = crate::native::hie::HieParts {
+                slots: &shell.slots,
+                hierarchies: &hierarchies,
+                gaps: &shell.gaps,
+            };
+            crate::native::hie::write_parts_into(parts, out)
+                .map_err(|e| RebuildError::Write(WriteError::Hie(e)))
+        }
+        Source::Dmc3(_) => {
+            let lowered = dmc3::lower_parts(rig).map_err(RebuildError::Lower)?;
+            crate::native::dmc3::write_parts_into(lowered.parts(), out)
+                .map_err(|e| RebuildError::Write(WriteError::Dmc3(e)))
+        }
     }
 }
 

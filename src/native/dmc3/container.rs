@@ -879,19 +879,18 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
     Ok(Container { header, objects })
 }
 
-/// Places the container's structures, shared streams once (checked to agree), appending them
-/// to `out` in the order they are checked. Checks counts against records and record variants
-/// against the magic.
-pub(crate) fn layout(c: &Container, out: &mut Vec<Placed>) -> Result<(), Dmc3Error> {
+/// Places the structures of a container (`h` and `objects`), shared streams once (checked to
+/// agree), appending them to `out` in the order they are checked. Checks counts against
+/// records and record variants against the magic.
+pub(crate) fn layout(h: &Header, objects: &[Object], out: &mut Vec<Placed>) -> Result<(), Dmc3Error> {
     let bad = |what: String, problem: String| Dmc3Error::Inconsistent { what, problem };
-    let h = &c.header;
-    if h.object_count as usize != c.objects.len() {
+    if h.object_count as usize != objects.len() {
         return Err(bad(
             "container header +0x10".into(),
             format!(
                 "object count {} but {} objects",
                 h.object_count,
-                c.objects.len()
+                objects.len()
             ),
         ));
     }
@@ -902,7 +901,7 @@ pub(crate) fn layout(c: &Container, out: &mut Vec<Placed>) -> Result<(), Dmc3Err
     });
     let mut shared: std::collections::BTreeMap<StreamKey, (usize, usize)> =
         std::collections::BTreeMap::new();
-    for (i, obj) in c.objects.iter().enumerate() {
+    for (i, obj) in objects.iter().enumerate() {
         let at = HEADER_LEN + i as u64 * OBJECT_LEN;
         out.push(Placed {
             offset: at,
@@ -973,8 +972,7 @@ pub(crate) fn layout(c: &Container, out: &mut Vec<Placed>) -> Result<(), Dmc3Err
                 match shared.entry((off, len, kind)) {
                     std::collections::btree_map::Entry::Occupied(e) => {
                         let (fi, fj) = *e.get();
-                        let same = c
-                            .objects
+                        let same = objects
                             .get(fi)
                             .and_then(|o| o.meshes.get(fj))
                             .is_some_and(|first| first.same_stream(mesh, kind));
@@ -1020,29 +1018,29 @@ pub(crate) fn layout(c: &Container, out: &mut Vec<Placed>) -> Result<(), Dmc3Err
 }
 
 /// Writes the bytes of a structure `layout` placed into `dst` (exactly its length). Labels
-/// that name no structure of `c` write nothing.
-pub(crate) fn encode(c: &Container, label: Label, dst: &mut [u8]) {
+/// that name no structure of the container write nothing.
+pub(crate) fn encode(h: &Header, objects: &[Object], label: Label, dst: &mut [u8]) {
     let mut put = |bytes: &[u8]| {
         if let Some(d) = dst.get_mut(..bytes.len()) {
             d.copy_from_slice(bytes);
         }
     };
     match label {
-        Label::Header => put(&c.header.encode()),
+        Label::Header => put(&h.encode()),
         Label::Object(i) => {
-            if let Some(o) = c.objects.get(i) {
+            if let Some(o) = objects.get(i) {
                 put(&o.record.encode())
             }
         }
         Label::MeshRecord { object, mesh } => {
-            if let Some(m) = c.objects.get(object).and_then(|o| o.meshes.get(mesh)) {
+            if let Some(m) = objects.get(object).and_then(|o| o.meshes.get(mesh)) {
                 put(&m.record.encode())
             }
         }
         Label::Stream {
             kind, object, mesh, ..
         } => {
-            if let Some(m) = c.objects.get(object).and_then(|o| o.meshes.get(mesh)) {
+            if let Some(m) = objects.get(object).and_then(|o| o.meshes.get(mesh)) {
                 m.encode_stream(kind, dst)
             }
         }

@@ -46,7 +46,7 @@ impl Dmc3File {
     /// so that a lifted rig's shell (block moved out) can be measured too.
     pub fn claims_without_block(&self) -> Result<Vec<Claim>, Dmc3Error> {
         let mut placed = Vec::new();
-        self.place_without_block(&mut placed)?;
+        self.parts().place_without_block(&mut placed)?;
         Ok(placed
             .into_iter()
             .map(|p| Claim {
@@ -57,9 +57,36 @@ impl Dmc3File {
             .collect())
     }
 
+    /// The file's parts by reference, as [`write_parts_into`] takes them.
+    pub fn parts(&self) -> Dmc3Parts<'_> {
+        Dmc3Parts {
+            header: self.container.as_ref().map(|c| &c.header),
+            objects: self.container.as_ref().map_or(&[], |c| &c.objects),
+            block: self.block.as_ref(),
+            gaps: &self.gaps,
+        }
+    }
+}
+
+/// A DMC3 file to write, by reference: what [`write`] reads of a [`Dmc3File`], so that a
+/// caller holding the parts in different places (a lowered rig: the shell's objects and gaps,
+/// a new header and block) need not copy them into one `Dmc3File` first.
+#[derive(Debug, Clone, Copy)]
+pub struct Dmc3Parts<'a> {
+    /// The container header; `None` for a bare block file (then `objects` is not written).
+    pub header: Option<&'a Header>,
+    /// The container's objects.
+    pub objects: &'a [Object],
+    /// The node-domain block.
+    pub block: Option<&'a NodeBlock>,
+    /// Every other byte, absolute offsets.
+    pub gaps: &'a [Gap],
+}
+
+impl Dmc3Parts<'_> {
     fn place_without_block(&self, out: &mut Vec<container::Placed>) -> Result<(), Dmc3Error> {
-        if let Some(c) = &self.container {
-            container::layout(c, out)?;
+        if let Some(h) = self.header {
+            container::layout(h, self.objects, out)?;
         }
         for (index, g) in self.gaps.iter().enumerate() {
             out.push(container::Placed {
@@ -166,12 +193,16 @@ pub fn write(file: &Dmc3File) -> Result<Vec<u8>, Dmc3Error> {
 /// [`write`] into a caller's buffer (cleared first), so that a caller writing many files can
 /// reuse one allocation. On error `out` holds nothing useful.
 pub fn write_into(file: &Dmc3File, out: &mut Vec<u8>) -> Result<(), Dmc3Error> {
+    write_parts_into(file.parts(), out)
+}
+
+/// [`write_into`] for a file given by its parts: the same checks, the same bytes.
+pub fn write_parts_into(file: Dmc3Parts<'_>, out: &mut Vec<u8>) -> Result<(), Dmc3Error> {
     out.clear();
     let mut placed = Vec::with_capacity(8 + file.gaps.len());
     file.place_without_block(&mut placed)?;
-    if let Some(c) = &file.container {
-        let h = &c.header;
-        match &file.block {
+    if let Some(h) = file.header {
+        match file.block {
             Some(b) if h.bone_count as usize != b.node_count() || h.block_offset != b.offset => {
                 return Err(Dmc3Error::Inconsistent {
                     what: "container header +0x11/+0x20".into(),
@@ -197,7 +228,7 @@ pub fn write_into(file: &Dmc3File, out: &mut Vec<u8>) -> Result<(), Dmc3Error> {
             None => {}
         }
     }
-    if let Some(b) = &file.block {
+    if let Some(b) = file.block {
         placed.push(container::Placed {
             offset: b.offset,
             len: b.encoded_len()?,
@@ -239,13 +270,13 @@ pub fn write_into(file: &Dmc3File, out: &mut Vec<u8>) -> Result<(), Dmc3Error> {
                 }
             }
             Label::Block(_) => {
-                if let Some(b) = &file.block {
+                if let Some(b) = file.block {
                     b.encode_into(dst);
                 }
             }
             label => {
-                if let Some(con) = &file.container {
-                    container::encode(con, label, dst);
+                if let Some(h) = file.header {
+                    container::encode(h, file.objects, label, dst);
                 }
             }
         }
