@@ -255,12 +255,16 @@ pub enum HieError {
 impl ByteLists {
     /// Splits a 0x32-byte area on 0xFF.
     pub fn parse(area: &[u8]) -> Self {
-        let mut pieces: Vec<Vec<u8>> = area.split(|&b| b == 0xFF).map(<[u8]>::to_vec).collect();
-        // split() always yields at least one piece: the bytes after the last 0xFF.
-        let tail = pieces.pop().unwrap_or_default();
+        let mut lists = Vec::with_capacity(area.iter().filter(|&&b| b == 0xFF).count());
+        let mut rest = area;
+        while let Some(end) = rest.iter().position(|&b| b == 0xFF) {
+            lists.push(rest[..end].to_vec());
+            rest = &rest[end + 1..];
+        }
+        // The bytes after the last 0xFF (the whole area if there is none).
         ByteLists {
-            lists: pieces,
-            tail,
+            lists,
+            tail: rest.to_vec(),
         }
     }
 

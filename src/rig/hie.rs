@@ -74,11 +74,18 @@ pub struct RawPlacement {
 
 /// The HIE part of the gate: depths must define parents. Returns each part's parent on success.
 pub fn parents_from_depths(depths: &[u16]) -> Result<Vec<Option<usize>>, GateFailure> {
+    parents_from_depth_iter(depths.iter().copied())
+}
+
+/// [`parents_from_depths`] over the depths as they come (no depth vector needed).
+fn parents_from_depth_iter(
+    depths: impl ExactSizeIterator<Item = u16>,
+) -> Result<Vec<Option<usize>>, GateFailure> {
     let mut parents = Vec::with_capacity(depths.len());
     // last_at[d] = the latest part seen at depth d.
     let mut last_at: Vec<Option<usize>> = Vec::new();
     let mut prev = 0u16;
-    for (k, &d) in depths.iter().enumerate() {
+    for (k, d) in depths.enumerate() {
         if k == 0 && d != 1 {
             return Err(GateFailure::at(
                 GateCondition::FirstDepthIsOne,
@@ -157,8 +164,7 @@ fn to_f64(o: [i32; 3]) -> DVec3 {
 }
 
 fn lift_hierarchy(h: Hierarchy, name: String) -> Skeleton {
-    let depths: Vec<u16> = h.parts.iter().map(|p| p.depth).collect();
-    let parents = parents_from_depths(&depths);
+    let parents = parents_from_depth_iter(h.parts.iter().map(|p| p.depth));
     let joints: Vec<Joint> = h
         .parts
         .iter()
@@ -280,26 +286,30 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
             ),
         });
     }
-    let mut payloads = Vec::with_capacity(sk.joints.len());
-    for j in &sk.joints {
+    let wrong_payload = LowerError::WrongPayload {
+        skeleton: s,
+        expected: "hie",
+        found: "dmc3",
+    };
+    fn payload(j: &Joint) -> Option<&HieJoint> {
         match &j.native {
-            JointPayload::Hie(p) => payloads.push(p),
-            JointPayload::Dmc3(_) => {
-                return Err(LowerError::WrongPayload {
-                    skeleton: s,
-                    expected: "hie",
-                    found: "dmc3",
-                })
-            }
+            JointPayload::Hie(p) => Some(p),
+            JointPayload::Dmc3(_) => None,
         }
     }
-    let raw_count = payloads.iter().filter(|p| p.raw.is_some()).count();
-    if raw_count != 0 && raw_count != payloads.len() {
+    let mut raw_count = 0;
+    for j in &sk.joints {
+        match payload(j) {
+            Some(p) => raw_count += usize::from(p.raw.is_some()),
+            None => return Err(wrong_payload),
+        }
+    }
+    if raw_count != 0 && raw_count != sk.joints.len() {
         return Err(LowerError::Structure {
             skeleton: s,
             problem: format!(
                 "{raw_count} of {} joints carry raw placements; a hierarchy is either all raw (it failed the gate) or all placed by parents",
-                payloads.len()
+                sk.joints.len()
             ),
         });
     }
@@ -311,9 +321,12 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
         problem,
     };
 
-    let mut parts = Vec::with_capacity(sk.joints.len());
-    let mut depths: Vec<u16> = Vec::with_capacity(sk.joints.len());
-    for (k, (j, p)) in sk.joints.iter().zip(&payloads).enumerate() {
+    let mut parts: Vec<Part> = Vec::with_capacity(sk.joints.len());
+    for (k, j) in sk.joints.iter().enumerate() {
+        // Every payload was checked above.
+        let Some(p) = payload(j) else {
+            return Err(wrong_payload);
+        };
         let angle = rotation_angle(j.rotation);
         // NaN (a non-finite quaternion) is refused too.
         if angle.is_nan() || angle > ANGLE_EPS {
@@ -368,8 +381,8 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
                     (1, p.root_offset.unwrap_or([0; 3]))
                 }
                 Some(parent) => {
-                    let pd = match depths.get(parent) {
-                        Some(&d) if parent < k => d,
+                    let pd = match parts.get(parent) {
+                        Some(pp) if parent < k => pp.depth,
                         _ => {
                             return Err(LowerError::Structure {
                                 skeleton: s,
@@ -404,7 +417,6 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
                 }
             }
         };
-        depths.push(depth);
         parts.push(Part {
             unknown_00: p.unknown_00,
             depth,
@@ -417,9 +429,11 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
 
     if raw_count == 0 {
         // The depths are the only parent information on disk: they must give back the IR parents.
-        let recomputed = parents_from_depths(&depths).map_err(|e| LowerError::Structure {
+        let recomputed = parents_from_depth_iter(parts.iter().map(|p| p.depth)).map_err(|e| {
+            LowerError::Structure {
             skeleton: s,
             problem: format!("computed depths do not define parents: {e}"),
+            }
         })?;
         for (k, (j, r)) in sk.joints.iter().zip(&recomputed).enumerate() {
             if j.parent != *r {
@@ -427,7 +441,7 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
                     skeleton: s,
                     problem: format!(
                         "joint {k} ({}) has parent {:?}, but its depth {} makes it a child of {:?}; parts must be in depth-first order (reordering is not supported yet)",
-                        j.name, j.parent, depths.get(k).copied().unwrap_or(0), r
+                        j.name, j.parent, parts.get(k).map_or(0, |p| p.depth), r
                     ),
                 });
             }

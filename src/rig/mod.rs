@@ -189,6 +189,8 @@ impl GateFailure {
 /// Checks what every format's gate shares: parents in range, no cycles, finite transforms.
 /// Format lifts run their own conditions first and this last.
 pub fn check_structure(joints: &[Joint]) -> Result<(), GateFailure> {
+    // Whether every parent comes before its child (always so for HIE's depth-first parts).
+    let mut forward = true;
     for (i, j) in joints.iter().enumerate() {
         if let Some(p) = j.parent {
             if p >= joints.len() {
@@ -198,6 +200,7 @@ pub fn check_structure(joints: &[Joint]) -> Result<(), GateFailure> {
                     format!("parent {p}, but there are {} joints", joints.len()),
                 ));
             }
+            forward &= p < i;
         }
         if !(j.translation.is_finite() && j.rotation.is_finite()) {
             return Err(GateFailure::at(
@@ -206,6 +209,10 @@ pub fn check_structure(joints: &[Joint]) -> Result<(), GateFailure> {
                 format!("translation {:?}, rotation {:?}", j.translation, j.rotation),
             ));
         }
+    }
+    if forward {
+        // Parent indices strictly decrease up every chain: no cycle, and parents come first.
+        return Ok(());
     }
     topological_order(joints).map(|_| ())
 }

@@ -774,6 +774,50 @@ pub(crate) struct Placed {
 /// Where a shared stream was first claimed and what it held, so later sharers can be checked.
 type StreamKey = (u64, u64, StreamKind);
 
+/// Streams seen so far, by key: a plain vector while few (a file's meshes name a few dozen
+/// streams, searched faster than a tree is built), a B-tree once there are many (a hostile
+/// file can name thousands).
+struct StreamKeys<V> {
+    small: Vec<(StreamKey, V)>,
+    large: Option<std::collections::BTreeMap<StreamKey, V>>,
+}
+
+impl<V: Copy> StreamKeys<V> {
+    const SMALL: usize = 64;
+
+    fn new() -> Self {
+        StreamKeys {
+            small: Vec::new(),
+            large: None,
+        }
+    }
+
+    /// The value `key` was first seen with, or `None` after recording it with `value`.
+    fn first_or_insert(&mut self, key: StreamKey, value: V) -> Option<V> {
+        if let Some(map) = &mut self.large {
+            return match map.entry(key) {
+                std::collections::btree_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(value);
+                    None
+                }
+            };
+        }
+        if let Some(&(_, v)) = self.small.iter().find(|(k, _)| *k == key) {
+            return Some(v);
+        }
+        if self.small.len() < Self::SMALL {
+            self.small.push((key, value));
+        } else {
+            let mut map: std::collections::BTreeMap<StreamKey, V> =
+                self.small.drain(..).collect();
+            map.insert(key, value);
+            self.large = Some(map);
+        }
+        None
+    }
+}
+
 /// Reads the header, objects, meshes and streams, claiming each in `map`; the caller reads the
 /// block.
 pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Container, Dmc3Error> {
@@ -805,7 +849,7 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
 
     let budget = DECODE_BUDGET_FACTOR.saturating_mul(b.len());
     let mut decoded = 0u64;
-    let mut seen: std::collections::BTreeSet<StreamKey> = std::collections::BTreeSet::new();
+    let mut seen = StreamKeys::new();
     // Mesh-record ranges read so far. Objects naming overlapping records are refused by the
     // region map too, but only after every mesh was built: 255 objects naming the same 255
     // records made 65025 meshes (~20 MB) from a 36 KB file. Refuse them before decoding.
@@ -868,7 +912,7 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
                 }
                 // A stream named by several meshes with the same offset, length and kind is
                 // one structure: claim it once. Anything else overlapping is an error later.
-                if seen.insert((off, len, kind)) {
+                if seen.first_or_insert((off, len, kind), ()).is_none() {
                     map.claim(off, len, label);
                 }
                 mesh.set_stream(kind, bytes);
@@ -899,8 +943,7 @@ pub(crate) fn layout(h: &Header, objects: &[Object], out: &mut Vec<Placed>) -> R
         len: HEADER_LEN,
         label: Label::Header,
     });
-    let mut shared: std::collections::BTreeMap<StreamKey, (usize, usize)> =
-        std::collections::BTreeMap::new();
+    let mut shared = StreamKeys::new();
     for (i, obj) in objects.iter().enumerate() {
         let at = HEADER_LEN + i as u64 * OBJECT_LEN;
         out.push(Placed {
@@ -969,9 +1012,8 @@ pub(crate) fn layout(h: &Header, objects: &[Object], out: &mut Vec<Placed>) -> R
                     mesh: j,
                     vertices: None,
                 };
-                match shared.entry((off, len, kind)) {
-                    std::collections::btree_map::Entry::Occupied(e) => {
-                        let (fi, fj) = *e.get();
+                match shared.first_or_insert((off, len, kind), (i, j)) {
+                    Some((fi, fj)) => {
                         let same = objects
                             .get(fi)
                             .and_then(|o| o.meshes.get(fj))
@@ -989,8 +1031,7 @@ pub(crate) fn layout(h: &Header, objects: &[Object], out: &mut Vec<Placed>) -> R
                             ));
                         }
                     }
-                    std::collections::btree_map::Entry::Vacant(e) => {
-                        e.insert((i, j));
+                    None => {
                         out.push(Placed {
                             offset: off,
                             len,
