@@ -279,14 +279,7 @@ impl<L: fmt::Display> RegionMap<L> {
     /// every unclaimed byte range of `data` as a [`Gap`]. Claims with the same range keep the
     /// order they were made in (the sort is stable), so messages name them in that order.
     pub fn finish(mut self, data: &[u8]) -> Result<(Vec<Claim<L>>, Vec<Gap>), Overlap> {
-        // Readers claim in file order nearly always: skip the sort then.
-        if !self
-            .claims
-            .windows(2)
-            .all(|w| (w[0].start, w[0].end) <= (w[1].start, w[1].end))
-        {
-            self.claims.sort_by_key(|c| (c.start, c.end));
-        }
+        sort_claims(&mut self.claims);
         for w in self.claims.windows(2) {
             if w[1].start < w[0].end {
                 return Err(Overlap {
@@ -319,6 +312,24 @@ impl<L: fmt::Display> RegionMap<L> {
             });
         }
         Ok((self.claims, gaps))
+    }
+}
+
+/// Sorts claims by (start, end), stably: claims of the same range keep the order they were
+/// made in. Claims come nearly in file order (a handful out of place), so a short list is
+/// insertion-sorted in place; a long one goes to the general sort.
+fn sort_claims<L>(claims: &mut [Claim<L>]) {
+    let key = |c: &Claim<L>| (c.start, c.end);
+    if claims.len() > 64 {
+        claims.sort_by_key(key);
+        return;
+    }
+    for i in 1..claims.len() {
+        let mut j = i;
+        while j > 0 && key(&claims[j - 1]) > key(&claims[j]) {
+            claims.swap(j - 1, j);
+            j -= 1;
+        }
     }
 }
 
@@ -663,6 +674,26 @@ mod tests {
         m.claim(5, 4, "b");
         let e = m.finish(&data).unwrap_err();
         assert_eq!(e.to_string(), "a (0x2..0x6) overlaps b (0x5..0x9)");
+    }
+
+    #[test]
+    fn claims_sort_stably_short_and_long() {
+        for n in [0usize, 1, 5, 64, 65, 300] {
+            let mut claims: Vec<Claim<usize>> = (0..n)
+                .map(|i| {
+                    let start = ((i * 7919) % 13) as u64;
+                    Claim {
+                        start,
+                        end: start + (i % 3) as u64,
+                        label: i,
+                    }
+                })
+                .collect();
+            let mut expect = claims.clone();
+            expect.sort_by_key(|c| (c.start, c.end));
+            sort_claims(&mut claims);
+            assert_eq!(claims, expect, "{n} claims");
+        }
     }
 
     #[test]

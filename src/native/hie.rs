@@ -341,30 +341,63 @@ impl Hierarchy {
         HEADER_LEN + PART_LEN * self.parts.len() as u64
     }
 
-    /// Writes the hierarchy as it goes on disk into `dst`, exactly [`Hierarchy::encoded_len`]
-    /// bytes of zeros (checks done by [`write`]: parts.len() <= MAX_PARTS, byte lists filling
-    /// their area exactly).
-    fn encode_into(&self, dst: &mut [u8]) {
-        if dst.len() < HEADER_LEN as usize {
+}
+
+/// What the writer reads of a hierarchy: its fields, by reference.
+pub trait HierarchyView {
+    /// File offset it was read from.
+    fn offset(&self) -> u32;
+    /// Bytes it occupied when read (0 for a new one).
+    fn span(&self) -> u32;
+    /// The header's byte-list area.
+    fn byte_lists(&self) -> &ByteLists;
+    /// The parts, in file order.
+    fn parts(&self) -> &[Part];
+    /// Bytes the hierarchy takes on disk with its current parts.
+    fn encoded_len(&self) -> u64 {
+        HEADER_LEN + PART_LEN * self.parts().len() as u64
+    }
+}
+
+impl HierarchyView for Hierarchy {
+    fn offset(&self) -> u32 {
+        self.offset
+    }
+    fn span(&self) -> u32 {
+        self.span
+    }
+    fn byte_lists(&self) -> &ByteLists {
+        &self.byte_lists
+    }
+    fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+}
+
+/// Writes a hierarchy as it goes on disk into `dst`, exactly `encoded_len` bytes of zeros
+/// (checks done by [`write`]: parts.len() <= MAX_PARTS, byte lists filling their area
+/// exactly).
+fn encode_hierarchy<H: HierarchyView>(h: &H, dst: &mut [u8]) {
+    if dst.len() < HEADER_LEN as usize {
+        return;
+    }
+    let (head, parts) = dst.split_at_mut(HEADER_LEN as usize);
+    head[0..2].copy_from_slice(&(h.parts().len() as i16).to_le_bytes());
+    let mut area = &mut head[2..];
+    let lists = h.byte_lists();
+    for l in &lists.lists {
+        let Some((d, rest)) = area.split_at_mut_checked(l.len() + 1) else {
             return;
-        }
-        let (head, parts) = dst.split_at_mut(HEADER_LEN as usize);
-        head[0..2].copy_from_slice(&(self.parts.len() as i16).to_le_bytes());
-        let mut area = &mut head[2..];
-        for l in &self.byte_lists.lists {
-            let Some((d, rest)) = area.split_at_mut_checked(l.len() + 1) else {
-                return;
-            };
-            d[..l.len()].copy_from_slice(l);
-            d[l.len()] = 0xFF;
-            area = rest;
-        }
-        if let Some(d) = area.get_mut(..self.byte_lists.tail.len()) {
-            d.copy_from_slice(&self.byte_lists.tail);
-        }
-        for (d, p) in parts.chunks_exact_mut(PART_LEN as usize).zip(&self.parts) {
-            d.copy_from_slice(&p.encode());
-        }
+        };
+        d[..l.len()].copy_from_slice(l);
+        d[l.len()] = 0xFF;
+        area = rest;
+    }
+    if let Some(d) = area.get_mut(..lists.tail.len()) {
+        d.copy_from_slice(&lists.tail);
+    }
+    for (d, p) in parts.chunks_exact_mut(PART_LEN as usize).zip(h.parts()) {
+        d.copy_from_slice(&p.encode());
     }
 }
 
@@ -553,7 +586,7 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
 
 /// Checks what the writer cannot encode: slot count and indices, part counts, byte lists, and
 /// hierarchies no slot reaches.
-fn validate(file: &HieParts<'_>) -> Result<(), HieError> {
+fn validate<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<(), HieError> {
     if file.slots.len() != SLOTS {
         return Err(HieError::SlotCount {
             len: file.slots.len(),
@@ -572,21 +605,21 @@ fn validate(file: &HieParts<'_>) -> Result<(), HieError> {
         }
     }
     for (i, h) in file.hierarchies.iter().enumerate() {
-        let offset = h.offset;
+        let offset = h.offset();
         if !referenced.get(i).copied().unwrap_or(false) {
             return Err(HieError::Unreferenced {
                 hierarchy: i,
                 offset,
             });
         }
-        if h.parts.len() > MAX_PARTS {
+        if h.parts().len() > MAX_PARTS {
             return Err(HieError::TooManyParts {
                 hierarchy: i,
                 offset,
-                parts: h.parts.len(),
+                parts: h.parts().len(),
             });
         }
-        for (k, l) in h.byte_lists.lists.iter().enumerate() {
+        for (k, l) in h.byte_lists().lists.iter().enumerate() {
             if l.contains(&0xFF) {
                 return Err(HieError::ByteListTerminator {
                     hierarchy: i,
@@ -595,7 +628,7 @@ fn validate(file: &HieParts<'_>) -> Result<(), HieError> {
                 });
             }
         }
-        if h.byte_lists.tail.contains(&0xFF) {
+        if h.byte_lists().tail.contains(&0xFF) {
             return Err(HieError::ByteListTerminator {
                 hierarchy: i,
                 offset,
@@ -603,12 +636,12 @@ fn validate(file: &HieParts<'_>) -> Result<(), HieError> {
             });
         }
         let len: usize = h
-            .byte_lists
+            .byte_lists()
             .lists
             .iter()
             .map(|l| l.len() + 1)
             .sum::<usize>()
-            + h.byte_lists.tail.len();
+            + h.byte_lists().tail.len();
         if len != BYTE_LIST_LEN {
             return Err(HieError::ByteListLength {
                 hierarchy: i,
@@ -628,7 +661,15 @@ pub fn layout(file: &HieFile) -> Result<Vec<u32>, HieError> {
     layout_parts(&file.parts())
 }
 
-fn layout_parts(file: &HieParts<'_>) -> Result<Vec<u32>, HieError> {
+impl<H> Clone for HieParts<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for HieParts<'_, H> {}
+
+fn layout_parts<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<Vec<u32>, HieError> {
     validate(file)?;
     // (start, end, label) of every region whose place is fixed.
     let mut fixed: Vec<(u64, u64, WriteLabel)> =
@@ -636,16 +677,16 @@ fn layout_parts(file: &HieParts<'_>) -> Result<Vec<u32>, HieError> {
     fixed.push((0, TABLE_LEN, WriteLabel::Table));
     let mut end = TABLE_LEN;
     for (i, h) in file.hierarchies.iter().enumerate() {
-        let start = u64::from(h.offset);
-        let span_end = start + u64::from(h.span);
-        if h.span > 0 {
+        let start = u64::from(h.offset());
+        let span_end = start + u64::from(h.span());
+        if h.span() > 0 {
             end = end.max(span_end);
         }
-        if h.span > 0 && h.encoded_len() <= u64::from(h.span) {
+        if h.span() > 0 && h.encoded_len() <= u64::from(h.span()) {
             if start < TABLE_LEN {
                 return Err(HieError::OffsetInTable {
                     hierarchy: i,
-                    offset: h.offset,
+                    offset: h.offset(),
                 });
             }
             fixed.push((start, span_end, WriteLabel::Hierarchy(i)));
@@ -677,8 +718,8 @@ fn layout_parts(file: &HieParts<'_>) -> Result<Vec<u32>, HieError> {
     }
     let mut placed = Vec::with_capacity(file.hierarchies.len());
     for (i, h) in file.hierarchies.iter().enumerate() {
-        if h.span > 0 && h.encoded_len() <= u64::from(h.span) {
-            placed.push(h.offset);
+        if h.span() > 0 && h.encoded_len() <= u64::from(h.span()) {
+            placed.push(h.offset());
         } else {
             let at = align(end, 4);
             let offset = u32::try_from(at).map_err(|_| HieError::TooLarge {
@@ -709,12 +750,13 @@ pub fn write_into(file: &HieFile, out: &mut Vec<u8>) -> Result<(), HieError> {
 /// A HIE file to write, by reference: what [`write`] reads of a [`HieFile`], so that a caller
 /// holding the parts in different places (a lowered rig: the shell's slots and gaps, new
 /// hierarchies) need not copy them into one `HieFile` first.
-#[derive(Debug, Clone, Copy)]
-pub struct HieParts<'a> {
+#[derive(Debug)]
+pub struct HieParts<'a, H = Hierarchy> {
     /// One entry per slot: index into `hierarchies`.
     pub slots: &'a [Option<usize>],
-    /// The hierarchies.
-    pub hierarchies: &'a [Hierarchy],
+    /// The hierarchies (anything that shows a hierarchy's fields, so that their byte lists
+    /// need not be copied either).
+    pub hierarchies: &'a [H],
     /// Every byte covered by neither the table nor a hierarchy.
     pub gaps: &'a [Gap],
 }
@@ -731,7 +773,10 @@ impl HieFile {
 }
 
 /// [`write_into`] for a file given by its parts: the same checks, the same bytes.
-pub fn write_parts_into(file: HieParts<'_>, out: &mut Vec<u8>) -> Result<(), HieError> {
+pub fn write_parts_into<H: HierarchyView>(
+    file: HieParts<'_, H>,
+    out: &mut Vec<u8>,
+) -> Result<(), HieError> {
     out.clear();
     let placed = layout_parts(&file)?;
     // A read file's regions cover every byte. Only a structure built or edited elsewhere (a
@@ -742,8 +787,8 @@ pub fn write_parts_into(file: HieParts<'_>, out: &mut Vec<u8>) -> Result<(), Hie
     let mut covered = TABLE_LEN;
     for (h, &at) in file.hierarchies.iter().zip(&placed) {
         end = end.max(u64::from(at) + h.encoded_len());
-        if h.span > 0 {
-            end = end.max(u64::from(h.offset) + u64::from(h.span));
+        if h.span() > 0 {
+            end = end.max(u64::from(h.offset()) + u64::from(h.span()));
         }
         covered = covered.saturating_add(h.encoded_len());
     }
@@ -764,7 +809,7 @@ pub fn write_parts_into(file: HieParts<'_>, out: &mut Vec<u8>) -> Result<(), Hie
     }
     for (h, &at) in file.hierarchies.iter().zip(&placed) {
         if let Some(d) = region(out, u64::from(at), h.encoded_len()) {
-            h.encode_into(d);
+            encode_hierarchy(h, d);
         }
     }
     for g in file.gaps.iter() {

@@ -14,7 +14,7 @@ use super::{
     SkeletonPayload, Source,
 };
 use crate::bytes::Gap;
-use crate::native::hie::{ByteLists, HieFile, Hierarchy, Part, MAX_PARTS};
+use crate::native::hie::{ByteLists, HieFile, Hierarchy, HierarchyView, Part, MAX_PARTS};
 
 /// File-level remainder of a HIE file.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -223,13 +223,48 @@ pub fn lower(rig: &Rig) -> Result<HieFile, LowerError> {
     let (shell, hierarchies) = lower_hierarchies(rig)?;
     Ok(HieFile {
         slots: shell.slots.clone(),
-        hierarchies,
+        hierarchies: hierarchies.into_iter().map(Lowered::into_hierarchy).collect(),
         gaps: shell.gaps.clone(),
     })
 }
 
+/// A lowered hierarchy whose byte lists are still the skeleton payload's: [`lower`] copies
+/// them into a [`Hierarchy`], [`super::lower_write_into`] writes them from where they are.
+pub(crate) struct Lowered<'a> {
+    offset: u32,
+    span: u32,
+    byte_lists: &'a ByteLists,
+    parts: Vec<Part>,
+}
+
+impl Lowered<'_> {
+    fn into_hierarchy(self) -> Hierarchy {
+        Hierarchy {
+            offset: self.offset,
+            span: self.span,
+            byte_lists: self.byte_lists.clone(),
+            parts: self.parts,
+        }
+    }
+}
+
+impl HierarchyView for Lowered<'_> {
+    fn offset(&self) -> u32 {
+        self.offset
+    }
+    fn span(&self) -> u32 {
+        self.span
+    }
+    fn byte_lists(&self) -> &ByteLists {
+        self.byte_lists
+    }
+    fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+}
+
 /// What [`lower`] builds: the hierarchies, beside the shell whose slots and gaps it copies.
-pub(crate) fn lower_hierarchies(rig: &Rig) -> Result<(&HieShell, Vec<Hierarchy>), LowerError> {
+pub(crate) fn lower_hierarchies(rig: &Rig) -> Result<(&HieShell, Vec<Lowered<'_>>), LowerError> {
     let shell = match &rig.source {
         Source::Hie(s) => s,
         Source::Dmc3(_) => {
@@ -266,7 +301,7 @@ pub fn placements(s: usize, sk: &Skeleton) -> Result<Vec<RawPlacement>, LowerErr
         .collect())
 }
 
-fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
+fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Lowered<'_>, LowerError> {
     let native = match &sk.native {
         SkeletonPayload::Hie(n) => n,
         SkeletonPayload::Dmc3(_) => {
@@ -448,10 +483,10 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
         }
     }
 
-    Ok(Hierarchy {
+    Ok(Lowered {
         offset: native.offset,
         span: native.span,
-        byte_lists: native.byte_lists.clone(),
+        byte_lists: &native.byte_lists,
         parts,
     })
 }
