@@ -292,7 +292,12 @@ impl<L: fmt::Display> RegionMap<L> {
                 });
             }
         }
-        let mut gaps = Vec::new();
+        // At most one gap before each claim and one after the last.
+        let mut gaps = Vec::with_capacity(if data.is_empty() {
+            0
+        } else {
+            self.claims.len() + 1
+        });
         let mut pos = 0u64;
         let len = data.len() as u64;
         for c in &self.claims {
@@ -316,11 +321,14 @@ impl<L: fmt::Display> RegionMap<L> {
 }
 
 /// Sorts claims by (start, end), stably: claims of the same range keep the order they were
-/// made in. Claims come nearly in file order (a handful out of place), so a short list is
-/// insertion-sorted in place; a long one goes to the general sort.
+/// made in. Claims often come in file order, or nearly: a sorted list is left as it is, a
+/// short one insertion-sorted in place, a longer one goes to the general sort.
 fn sort_claims<L>(claims: &mut [Claim<L>]) {
     let key = |c: &Claim<L>| (c.start, c.end);
-    if claims.len() > 64 {
+    if claims.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+        return;
+    }
+    if claims.len() > 16 {
         claims.sort_by_key(key);
         return;
     }

@@ -540,13 +540,16 @@ fn lower_block(
         transforms.push(encode_record(k, j, &jp.record)?);
         groups.push(jp.group);
     }
-    let ir_parents: Vec<Option<usize>> = s.joints.iter().map(|j| j.parent).collect();
     let keep = n_new == n_old
         && p.parents.len() == n_old
-        && ir_parents == node_parents(&p.parents, &p.order, n_old);
+        && s.joints
+            .iter()
+            .map(|j| j.parent)
+            .eq(node_parents(&p.parents, &p.order, n_old));
     let (parents, order) = if keep {
         (p.parents.clone(), p.order.clone())
     } else {
+        let ir_parents: Vec<Option<usize>> = s.joints.iter().map(|j| j.parent).collect();
         let (parents, order) = rewrite_order(s, &ir_parents, &p.order)?;
         check_gate(&parents, &order, &transforms).map_err(|e| LowerError::Structure {
             skeleton: 0,

@@ -82,10 +82,42 @@ fn parents_from_depth_iter(
     depths: impl ExactSizeIterator<Item = u16>,
 ) -> Result<Vec<Option<usize>>, GateFailure> {
     let mut parents = Vec::with_capacity(depths.len());
-    // last_at[d] = the latest part seen at depth d.
-    let mut last_at: Vec<Option<usize>> = Vec::new();
-    let mut prev = 0u16;
-    for (k, d) in depths.enumerate() {
+    let mut walk = DepthWalk::new(depths.len());
+    for d in depths {
+        parents.push(walk.next(d)?);
+    }
+    Ok(parents)
+}
+
+/// The rule of [`parents_from_depths`], one part at a time: each part's parent, or the first
+/// depth that leaves parents undefined.
+struct DepthWalk {
+    /// last_at[d] = the latest part seen at depth d.
+    last_at: Vec<Option<usize>>,
+    prev: u16,
+    k: usize,
+}
+
+impl DepthWalk {
+    /// A walk over `parts` depths (sized for the usual shallow hierarchies).
+    fn new(parts: usize) -> Self {
+        DepthWalk {
+            last_at: Vec::with_capacity(parts.min(31) + 1),
+            prev: 0,
+            k: 0,
+        }
+    }
+
+    /// Back to part 0, keeping the buffer.
+    fn restart(&mut self) {
+        self.last_at.clear();
+        self.prev = 0;
+        self.k = 0;
+    }
+
+    /// The parent of the next part, whose depth is `d`.
+    fn next(&mut self, d: u16) -> Result<Option<usize>, GateFailure> {
+        let (k, prev) = (self.k, self.prev);
         if k == 0 && d != 1 {
             return Err(GateFailure::at(
                 GateCondition::FirstDepthIsOne,
@@ -113,18 +145,18 @@ fn parents_from_depth_iter(
         let d = usize::from(d);
         // The step check bounds d by k + 1, so last_at grows by at most one per part.
         let parent = if d >= 2 {
-            last_at.get(d - 1).copied().flatten()
+            self.last_at.get(d - 1).copied().flatten()
         } else {
             None
         };
-        if last_at.len() <= d {
-            last_at.resize(d + 1, None);
+        if self.last_at.len() <= d {
+            self.last_at.resize(d + 1, None);
         }
-        last_at[d] = Some(k);
-        parents.push(parent);
-        prev = d as u16;
+        self.last_at[d] = Some(k);
+        self.prev = d as u16;
+        self.k += 1;
+        Ok(parent)
     }
-    Ok(parents)
 }
 
 /// Native -> IR: one skeleton per hierarchy, in the same order.
@@ -164,7 +196,14 @@ fn to_f64(o: [i32; 3]) -> DVec3 {
 }
 
 fn lift_hierarchy(h: Hierarchy, name: String) -> Skeleton {
-    let parents = parents_from_depth_iter(h.parts.iter().map(|p| p.depth));
+    // Whether the depths define parents (the first failure if not), then each part's parent
+    // from a second walk over the same depths.
+    let mut walk = DepthWalk::new(h.parts.len());
+    let parents = h
+        .parts
+        .iter()
+        .try_for_each(|p| walk.next(p.depth).map(|_| ()));
+    walk.restart();
     let joints: Vec<Joint> = h
         .parts
         .iter()
@@ -179,8 +218,9 @@ fn lift_hierarchy(h: Hierarchy, name: String) -> Skeleton {
                 raw: None,
             };
             let (parent, translation) = match &parents {
-                Ok(ps) => {
-                    let parent = ps.get(k).copied().flatten();
+                Ok(()) => {
+                    // The first walk passed every depth: so does this one.
+                    let parent = walk.next(p.depth).ok().flatten();
                     if parent.is_none() {
                         native.root_offset = Some(p.offset);
                         (None, DVec3::ZERO)
@@ -463,15 +503,20 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Lowered<'_>, LowerError> {
     }
 
     if raw_count == 0 {
-        // The depths are the only parent information on disk: they must give back the IR parents.
-        let recomputed = parents_from_depth_iter(parts.iter().map(|p| p.depth)).map_err(|e| {
-            LowerError::Structure {
-            skeleton: s,
-            problem: format!("computed depths do not define parents: {e}"),
-            }
-        })?;
-        for (k, (j, r)) in sk.joints.iter().zip(&recomputed).enumerate() {
-            if j.parent != *r {
+        // The depths are the only parent information on disk: they must give back the IR
+        // parents. Every depth is checked before any parent is compared.
+        let mut walk = DepthWalk::new(parts.len());
+        parts
+            .iter()
+            .try_for_each(|p| walk.next(p.depth).map(|_| ()))
+            .map_err(|e| LowerError::Structure {
+                skeleton: s,
+                problem: format!("computed depths do not define parents: {e}"),
+            })?;
+        walk.restart();
+        for (k, (j, p)) in sk.joints.iter().zip(&parts).enumerate() {
+            let r = walk.next(p.depth).ok().flatten();
+            if j.parent != r {
                 return Err(LowerError::Structure {
                     skeleton: s,
                     problem: format!(

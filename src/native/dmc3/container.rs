@@ -698,27 +698,27 @@ pub struct Container {
 pub enum Label {
     /// `container header`.
     Header,
-    /// `object record {i}`.
-    Object(usize),
+    /// `object record {i}` (object counts are u8: the index fits).
+    Object(u8),
     /// `mesh records of object {i}` (an object's records in a row).
-    MeshRecords(usize),
-    /// `mesh record {mesh} of object {object}`.
+    MeshRecords(u8),
+    /// `mesh record {mesh} of object {object}` (mesh counts are u8 too).
     MeshRecord {
         /// Object index.
-        object: usize,
+        object: u8,
         /// Mesh index within the object.
-        mesh: usize,
+        mesh: u8,
     },
     /// `{stream} of object {object} mesh {mesh}`, with ` ({n} vertices)` when read.
     Stream {
         /// Which stream.
         kind: StreamKind,
         /// Object index.
-        object: usize,
+        object: u8,
         /// Mesh index within the object.
-        mesh: usize,
+        mesh: u8,
         /// The vertex count, named by the reader's messages.
-        vertices: Option<u64>,
+        vertices: Option<u16>,
     },
     /// `gap at {offset:#x}`.
     Gap {
@@ -837,8 +837,8 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
     map.claim(0, HEADER_LEN, Label::Header);
 
     let mut objects = Vec::with_capacity(header.object_count as usize);
-    for i in 0..header.object_count as usize {
-        let at = HEADER_LEN + i as u64 * OBJECT_LEN;
+    for i in 0..header.object_count {
+        let at = HEADER_LEN + u64::from(i) * OBJECT_LEN;
         let rec = b.slice(Label::Object(i), at, OBJECT_LEN)?;
         map.claim(at, OBJECT_LEN, Label::Object(i));
         objects.push(Object {
@@ -853,8 +853,8 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
     // Mesh-record ranges read so far. Objects naming overlapping records are refused by the
     // region map too, but only after every mesh was built: 255 objects naming the same 255
     // records made 65025 meshes (~20 MB) from a 36 KB file. Refuse them before decoding.
-    let mut record_ranges: Vec<(u64, u64, usize)> = Vec::new();
-    for (i, obj) in objects.iter_mut().enumerate() {
+    let mut record_ranges: Vec<(u64, u64, u8)> = Vec::new();
+    for (i, obj) in (0..=u8::MAX).zip(objects.iter_mut()) {
         let count = obj.record.mesh_count as u64;
         if count == 0 {
             continue;
@@ -881,14 +881,16 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
         }
         record_ranges.push((first, end, i));
         obj.meshes.reserve_exact(count as usize);
-        for (j, rec) in records.chunks_exact(MESH_LEN as usize).enumerate() {
-            let at = first + j as u64 * MESH_LEN;
+        // count is the u8 mesh count: (0..=u8::MAX) numbers every record.
+        for (j, rec) in (0..=u8::MAX).zip(records.chunks_exact(MESH_LEN as usize)) {
+            let at = first + u64::from(j) * MESH_LEN;
             map.claim(at, MESH_LEN, Label::MeshRecord { object: i, mesh: j });
             let mut mesh = Mesh {
                 record: MeshRecord::decode(Fields(rec), magic),
                 ..Mesh::default()
             };
-            let vc = mesh.record.vertex_count as u64;
+            let vertices = mesh.record.vertex_count;
+            let vc = u64::from(vertices);
             for &(kind, off) in mesh.record.stream_slots().iter() {
                 let len = vc * kind.stride();
                 if len == 0 {
@@ -898,7 +900,7 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
                     kind,
                     object: i,
                     mesh: j,
-                    vertices: Some(vc),
+                    vertices: Some(vertices),
                 };
                 let bytes = b.slice(label, off, len)?;
                 decoded = decoded.saturating_add(len);
@@ -944,8 +946,10 @@ pub(crate) fn layout(h: &Header, objects: &[Object], out: &mut Vec<Placed>) -> R
         label: Label::Header,
     });
     let mut shared = StreamKeys::new();
-    for (i, obj) in objects.iter().enumerate() {
-        let at = HEADER_LEN + i as u64 * OBJECT_LEN;
+    // The counts were checked against the u8 header fields: (0..=u8::MAX) numbers every
+    // object, and (below) every mesh of an object.
+    for (i, obj) in (0..=u8::MAX).zip(objects) {
+        let at = HEADER_LEN + u64::from(i) * OBJECT_LEN;
         out.push(Placed {
             offset: at,
             len: OBJECT_LEN,
@@ -961,11 +965,11 @@ pub(crate) fn layout(h: &Header, objects: &[Object], out: &mut Vec<Placed>) -> R
                 ),
             ));
         }
-        for (j, mesh) in obj.meshes.iter().enumerate() {
+        for (j, mesh) in (0..=u8::MAX).zip(&obj.meshes) {
             let mat = obj
                 .record
                 .mesh_offset
-                .checked_add(j as u64 * MESH_LEN)
+                .checked_add(u64::from(j) * MESH_LEN)
                 .ok_or_else(|| {
                     bad(
                         format!("object {i} mesh {j}"),
@@ -1015,8 +1019,8 @@ pub(crate) fn layout(h: &Header, objects: &[Object], out: &mut Vec<Placed>) -> R
                 match shared.first_or_insert((off, len, kind), (i, j)) {
                     Some((fi, fj)) => {
                         let same = objects
-                            .get(fi)
-                            .and_then(|o| o.meshes.get(fj))
+                            .get(usize::from(fi))
+                            .and_then(|o| o.meshes.get(usize::from(fj)))
                             .is_some_and(|first| first.same_stream(mesh, kind));
                         if !same {
                             let first = Label::Stream {
@@ -1069,19 +1073,25 @@ pub(crate) fn encode(h: &Header, objects: &[Object], label: Label, dst: &mut [u8
     match label {
         Label::Header => put(&h.encode()),
         Label::Object(i) => {
-            if let Some(o) = objects.get(i) {
+            if let Some(o) = objects.get(usize::from(i)) {
                 put(&o.record.encode())
             }
         }
         Label::MeshRecord { object, mesh } => {
-            if let Some(m) = objects.get(object).and_then(|o| o.meshes.get(mesh)) {
+            if let Some(m) = objects
+                .get(usize::from(object))
+                .and_then(|o| o.meshes.get(usize::from(mesh)))
+            {
                 put(&m.record.encode())
             }
         }
         Label::Stream {
             kind, object, mesh, ..
         } => {
-            if let Some(m) = objects.get(object).and_then(|o| o.meshes.get(mesh)) {
+            if let Some(m) = objects
+                .get(usize::from(object))
+                .and_then(|o| o.meshes.get(usize::from(mesh)))
+            {
                 m.encode_stream(kind, dst)
             }
         }
