@@ -10,6 +10,7 @@
 //! what the lift computes from its raw record keeps the raw record; the raw parent/order arrays
 //! are kept whenever the IR parents are the ones they give.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -284,24 +285,67 @@ pub fn lift(file: Dmc3File) -> Rig {
     }
 }
 
+thread_local! {
+    /// The rotations the last lift on this thread computed, joint by joint, with the angle
+    /// bits each came from. Lowering a rig compares every joint with what its raw record
+    /// lifts to; for an entry whose bits are the record's, that is this very value
+    /// (`local_rotation` is a pure function of the bits), so the three sines and cosines are
+    /// not taken a second time. An entry never decides anything by itself: any mismatch (an
+    /// edited record, another rig) recomputes.
+    static LIFTED_ROTATIONS: RefCell<Vec<([u32; 3], DQuat)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Blocks with more nodes than this are not remembered (the memo stays small).
+const MAX_REMEMBERED: usize = 1024;
+
+fn rotation_bits(r: &NodeTransform) -> [u32; 3] {
+    [r.rx_bits, r.ry_bits, r.rz_bits]
+}
+
+/// `local_rotation(r)` for joint `k` of a block, from the memo when the last lift on this
+/// thread computed it from the same bits.
+fn lifted_rotation(k: usize, r: &NodeTransform) -> DQuat {
+    let bits = rotation_bits(r);
+    LIFTED_ROTATIONS
+        .with(|m| {
+            let m = m.try_borrow().ok()?;
+            m.get(k).filter(|e| e.0 == bits).map(|e| e.1)
+        })
+        .unwrap_or_else(|| local_rotation(r))
+}
+
 fn lift_block(b: NodeBlock, name: &str) -> Skeleton {
     let n = b.transforms.len();
     let parent_of = node_parents(&b.parents, &b.order, n);
-    let joints: Vec<Joint> = b
-        .transforms
-        .iter()
-        .enumerate()
-        .map(|(k, r)| Joint {
-            name: super::joint_name(name, k),
-            parent: parent_of[k],
-            translation: local_translation(r),
-            rotation: local_rotation(r),
-            native: JointPayload::Dmc3(Dmc3Joint {
-                record: *r,
-                group: b.groups.get(k).copied().unwrap_or(0),
-            }),
-        })
-        .collect();
+    let joints: Vec<Joint> = LIFTED_ROTATIONS.with(|memo| {
+        let mut memo = memo.try_borrow_mut().ok();
+        if let Some(m) = memo.as_mut() {
+            m.clear();
+            if n > MAX_REMEMBERED {
+                m.shrink_to(MAX_REMEMBERED);
+            }
+        }
+        b.transforms
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                let rotation = local_rotation(r);
+                if let Some(m) = memo.as_mut().filter(|_| n <= MAX_REMEMBERED) {
+                    m.push((rotation_bits(r), rotation));
+                }
+                Joint {
+                    name: super::joint_name(name, k),
+                    parent: parent_of[k],
+                    translation: local_translation(r),
+                    rotation,
+                    native: JointPayload::Dmc3(Dmc3Joint {
+                        record: *r,
+                        group: b.groups.get(k).copied().unwrap_or(0),
+                    }),
+                }
+            })
+            .collect()
+    });
     let gate =
         check_gate(&b.parents, &b.order, &b.transforms).and_then(|_| check_structure(&joints));
     Skeleton {
@@ -486,7 +530,7 @@ fn encode_record(k: usize, j: &Joint, raw: &NodeTransform) -> Result<NodeTransfo
         rec.tz_bits = tz.to_bits();
         rec.magnitude_bits = m.to_bits();
     }
-    if !same_bits_quat(j.rotation, local_rotation(raw)) {
+    if !same_bits_quat(j.rotation, lifted_rotation(k, raw)) {
         let q = j.rotation;
         let len = q.length();
         if !q.is_finite() || len <= 1e-12 {
