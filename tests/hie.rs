@@ -970,6 +970,32 @@ fn lower_refuses_what_hie_cannot_hold() {
         "{e}"
     );
 
+    // A parent that the depths give differently (joint 3) and, later, a depth jump (joint 5):
+    // the depths are checked first, so the jump is what is reported.
+    let mut rig = sample_rig();
+    let parents = [None, Some(0), Some(0), Some(1), None, Some(3)];
+    let sk = &mut rig.skeletons[1];
+    sk.joints.truncate(parents.len());
+    for (j, p) in sk.joints.iter_mut().zip(parents) {
+        j.parent = p;
+        j.translation = if p.is_some() { DVec3::X } else { DVec3::ZERO };
+        if let JointPayload::Hie(h) = &mut j.native {
+            h.root_offset = None;
+        }
+    }
+    let e = rig_hie::lower(&rig).unwrap_err().to_string();
+    assert!(
+        e.contains("computed depths do not define parents") && e.contains("joint 5"),
+        "{e}"
+    );
+    // Without the jump, the differing parent is reported.
+    rig.skeletons[1].joints.truncate(5);
+    let e = rig_hie::lower(&rig).unwrap_err().to_string();
+    assert!(
+        e.contains("joint 3") && e.contains("makes it a child of Some(2)"),
+        "{e}"
+    );
+
     // A parent stored after its child.
     let mut rig = sample_rig();
     rig.skeletons[1].joints[1].parent = Some(2);

@@ -108,13 +108,6 @@ impl DepthWalk {
         }
     }
 
-    /// Back to part 0, keeping the buffer.
-    fn restart(&mut self) {
-        self.last_at.clear();
-        self.prev = 0;
-        self.k = 0;
-    }
-
     /// The parent of the next part, whose depth is `d`.
     fn next(&mut self, d: u16) -> Result<Option<usize>, GateFailure> {
         let (k, prev) = (self.k, self.prev);
@@ -196,55 +189,57 @@ fn to_f64(o: [i32; 3]) -> DVec3 {
 }
 
 fn lift_hierarchy(h: Hierarchy, name: String) -> Skeleton {
-    // Whether the depths define parents (the first failure if not), then each part's parent
-    // from a second walk over the same depths.
-    let mut walk = DepthWalk::new(h.parts.len());
-    let parents = h
-        .parts
-        .iter()
-        .try_for_each(|p| walk.next(p.depth).map(|_| ()));
-    walk.restart();
-    let joints: Vec<Joint> = h
-        .parts
-        .iter()
-        .enumerate()
-        .map(|(k, p)| {
-            let mut native = HieJoint {
-                unknown_00: p.unknown_00,
-                runtime: p.runtime,
-                unknown_20: p.unknown_20,
-                model: p.model,
-                root_offset: None,
-                raw: None,
-            };
-            let (parent, translation) = match &parents {
-                Ok(()) => {
-                    // The first walk passed every depth: so does this one.
-                    let parent = walk.next(p.depth).ok().flatten();
-                    if parent.is_none() {
-                        native.root_offset = Some(p.offset);
-                        (None, DVec3::ZERO)
-                    } else {
-                        (parent, to_f64(p.offset))
-                    }
-                }
-                Err(_) => {
-                    native.raw = Some(RawPlacement {
-                        depth: p.depth,
-                        offset: p.offset,
-                    });
-                    (None, to_f64(p.offset))
-                }
-            };
-            Joint {
-                name: super::joint_name(&name, k),
-                parent,
-                translation,
-                rotation: DQuat::IDENTITY,
-                native: JointPayload::Hie(native),
+    // Joint k of part p: `placed` is its parent when the depths define parents, `None` when
+    // they do not (every part is then kept raw).
+    let joint = |k: usize, p: &Part, placed: Option<Option<usize>>| {
+        let mut native = HieJoint {
+            unknown_00: p.unknown_00,
+            runtime: p.runtime,
+            unknown_20: p.unknown_20,
+            model: p.model,
+            root_offset: None,
+            raw: None,
+        };
+        let (parent, translation) = match placed {
+            Some(None) => {
+                native.root_offset = Some(p.offset);
+                (None, DVec3::ZERO)
             }
-        })
-        .collect();
+            Some(parent) => (parent, to_f64(p.offset)),
+            None => {
+                native.raw = Some(RawPlacement {
+                    depth: p.depth,
+                    offset: p.offset,
+                });
+                (None, to_f64(p.offset))
+            }
+        };
+        Joint {
+            name: super::joint_name(&name, k),
+            parent,
+            translation,
+            rotation: DQuat::IDENTITY,
+            native: JointPayload::Hie(native),
+        }
+    };
+    // One walk over the depths, placing each part as it goes; at the first depth that leaves
+    // parents undefined, every part is made again, raw.
+    let mut walk = DepthWalk::new(h.parts.len());
+    let mut joints: Vec<Joint> = Vec::with_capacity(h.parts.len());
+    let mut parents = Ok(());
+    for (k, p) in h.parts.iter().enumerate() {
+        match walk.next(p.depth) {
+            Ok(parent) => joints.push(joint(k, p, Some(parent))),
+            Err(e) => {
+                parents = Err(e);
+                break;
+            }
+        }
+    }
+    if parents.is_err() {
+        joints.clear();
+        joints.extend(h.parts.iter().enumerate().map(|(k, p)| joint(k, p, None)));
+    }
     let gate = parents.and_then(|_| check_structure(&joints));
     Skeleton {
         name,
@@ -504,27 +499,26 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Lowered<'_>, LowerError> {
 
     if raw_count == 0 {
         // The depths are the only parent information on disk: they must give back the IR
-        // parents. Every depth is checked before any parent is compared.
+        // parents. A depth that defines no parent is reported before any parent that differs.
         let mut walk = DepthWalk::new(parts.len());
-        parts
-            .iter()
-            .try_for_each(|p| walk.next(p.depth).map(|_| ()))
-            .map_err(|e| LowerError::Structure {
+        let mut first_mismatch = None;
+        for (k, (j, p)) in sk.joints.iter().zip(&parts).enumerate() {
+            let r = walk.next(p.depth).map_err(|e| LowerError::Structure {
                 skeleton: s,
                 problem: format!("computed depths do not define parents: {e}"),
             })?;
-        walk.restart();
-        for (k, (j, p)) in sk.joints.iter().zip(&parts).enumerate() {
-            let r = walk.next(p.depth).ok().flatten();
-            if j.parent != r {
-                return Err(LowerError::Structure {
-                    skeleton: s,
-                    problem: format!(
-                        "joint {k} ({}) has parent {:?}, but its depth {} makes it a child of {:?}; parts must be in depth-first order (reordering is not supported yet)",
-                        j.name, j.parent, parts.get(k).map_or(0, |p| p.depth), r
-                    ),
-                });
+            if j.parent != r && first_mismatch.is_none() {
+                first_mismatch = Some((k, j, p.depth, r));
             }
+        }
+        if let Some((k, j, depth, r)) = first_mismatch {
+            return Err(LowerError::Structure {
+                skeleton: s,
+                problem: format!(
+                    "joint {k} ({}) has parent {:?}, but its depth {depth} makes it a child of {:?}; parts must be in depth-first order (reordering is not supported yet)",
+                    j.name, j.parent, r
+                ),
+            });
         }
     }
 
