@@ -503,7 +503,7 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
     let offsets = table(&b)?;
 
     // (offset, lowest slot, parts, len) for each distinct offset.
-    let mut found: Vec<(u32, usize, i16, u64)> = Vec::new();
+    let mut found: Vec<(u32, usize, i16, u64)> = Vec::with_capacity(16);
     for (slot, &o) in offsets.iter().enumerate() {
         if o == 0 {
             continue;

@@ -787,7 +787,7 @@ impl<V: Copy> StreamKeys<V> {
 
     fn new() -> Self {
         StreamKeys {
-            small: Vec::new(),
+            small: Vec::with_capacity(16),
             large: None,
         }
     }

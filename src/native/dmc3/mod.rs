@@ -150,7 +150,7 @@ pub fn has_container_magic(data: &[u8]) -> bool {
 /// Reads a MOD or SCM container: header, objects, meshes, streams, the block named by header
 /// +0x20 with N = header +0x11 (none when both are 0), and every other byte as gaps.
 pub fn read_container(data: &[u8]) -> Result<Dmc3File, Dmc3Error> {
-    let mut map = RegionMap::with_capacity(16);
+    let mut map = RegionMap::with_capacity(32);
     let container = container::read_parts(data, &mut map)?;
     let h = &container.header;
     let block = if h.has_block() {
@@ -199,7 +199,9 @@ pub fn write_into(file: &Dmc3File, out: &mut Vec<u8>) -> Result<(), Dmc3Error> {
 /// [`write_into`] for a file given by its parts: the same checks, the same bytes.
 pub fn write_parts_into(file: Dmc3Parts<'_>, out: &mut Vec<u8>) -> Result<(), Dmc3Error> {
     out.clear();
-    let mut placed = Vec::with_capacity(8 + file.gaps.len());
+    // Header, objects, up to six pieces per mesh (record and five streams), gaps, block.
+    let meshes: usize = file.objects.iter().map(|o| o.meshes.len()).sum();
+    let mut placed = Vec::with_capacity(2 + file.objects.len() + 6 * meshes + file.gaps.len());
     file.place_without_block(&mut placed)?;
     if let Some(h) = file.header {
         match file.block {
