@@ -325,8 +325,9 @@ fn walk(dir: &Path, out: &mut Vec<Candidate>) -> std::io::Result<()> {
         };
         entries.push((path, is_dir));
     }
-    // Every entry has the same parent, so comparing names is comparing paths.
-    entries.sort_by(|a, b| a.0.file_name().cmp(&b.0.file_name()));
+    // Every entry has the same parent, so its path is that prefix and its name: comparing the
+    // paths' bytes compares the names, as sorting the paths by component does.
+    entries.sort_by(|a, b| a.0.as_os_str().as_encoded_bytes().cmp(b.0.as_os_str().as_encoded_bytes()));
     for (path, is_dir) in entries {
         if is_dir {
             walk(&path, out)?;
