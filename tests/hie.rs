@@ -911,6 +911,20 @@ fn gate_helper_gives_nearest_earlier_parent() {
         vec![None, Some(0), Some(1), Some(0), Some(3), None, Some(5)]
     );
     assert_eq!(rig_hie::parents_from_depths(&[]).unwrap(), vec![]);
+    // Deep hierarchies: a chain of 100, back up to depth 50, down again; then a second root
+    // whose chain re-visits the deep levels.
+    let mut depths: Vec<u16> = (1..=100).collect();
+    depths.extend([50, 51, 1, 2]);
+    depths.extend(3..=70);
+    let p = rig_hie::parents_from_depths(&depths).unwrap();
+    for (k, parent) in p.iter().enumerate().take(100).skip(1) {
+        assert_eq!(*parent, Some(k - 1));
+    }
+    assert_eq!((p[100], p[101], p[102], p[103]), (Some(48), Some(100), None, Some(102)));
+    assert_eq!(p[104], Some(103));
+    assert_eq!(p[depths.len() - 1], Some(depths.len() - 2));
+    let e = rig_hie::parents_from_depths(&[1, 2, 3, 5]).unwrap_err();
+    assert_eq!(e.condition, GateCondition::DepthStepAtMostOne);
 }
 
 /// The sample, lifted.

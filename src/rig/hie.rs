@@ -82,7 +82,7 @@ fn parents_from_depth_iter(
     depths: impl ExactSizeIterator<Item = u16>,
 ) -> Result<Vec<Option<usize>>, GateFailure> {
     let mut parents = Vec::with_capacity(depths.len());
-    let mut walk = DepthWalk::new(depths.len());
+    let mut walk = DepthWalk::new();
     for d in depths {
         parents.push(walk.next(d)?);
     }
@@ -92,19 +92,45 @@ fn parents_from_depth_iter(
 /// The rule of [`parents_from_depths`], one part at a time: each part's parent, or the first
 /// depth that leaves parents undefined.
 struct DepthWalk {
-    /// last_at[d] = the latest part seen at depth d.
-    last_at: Vec<Option<usize>>,
+    /// shallow[d] = the latest part seen at depth d (NONE: none yet), for d < SHALLOW: no
+    /// allocation for the usual hierarchies.
+    shallow: [usize; DepthWalk::SHALLOW],
+    /// The same for depths SHALLOW and more: deep[d - SHALLOW].
+    deep: Vec<usize>,
     prev: u16,
     k: usize,
 }
 
 impl DepthWalk {
-    /// A walk over `parts` depths (sized for the usual shallow hierarchies).
-    fn new(parts: usize) -> Self {
+    const SHALLOW: usize = 32;
+    const NONE: usize = usize::MAX;
+
+    fn new() -> Self {
         DepthWalk {
-            last_at: Vec::with_capacity(parts.min(31) + 1),
+            shallow: [Self::NONE; Self::SHALLOW],
+            deep: Vec::new(),
             prev: 0,
             k: 0,
+        }
+    }
+
+    fn last_at(&self, d: usize) -> Option<usize> {
+        let v = match d.checked_sub(Self::SHALLOW) {
+            None => self.shallow[d],
+            Some(i) => self.deep.get(i).copied().unwrap_or(Self::NONE),
+        };
+        (v != Self::NONE).then_some(v)
+    }
+
+    fn set_last_at(&mut self, d: usize, k: usize) {
+        match d.checked_sub(Self::SHALLOW) {
+            None => self.shallow[d] = k,
+            Some(i) => {
+                if self.deep.len() <= i {
+                    self.deep.resize(i + 1, Self::NONE);
+                }
+                self.deep[i] = k;
+            }
         }
     }
 
@@ -136,16 +162,9 @@ impl DepthWalk {
             ));
         }
         let d = usize::from(d);
-        // The step check bounds d by k + 1, so last_at grows by at most one per part.
-        let parent = if d >= 2 {
-            self.last_at.get(d - 1).copied().flatten()
-        } else {
-            None
-        };
-        if self.last_at.len() <= d {
-            self.last_at.resize(d + 1, None);
-        }
-        self.last_at[d] = Some(k);
+        // The step check bounds d by k + 1, so `deep` grows by at most one per part.
+        let parent = if d >= 2 { self.last_at(d - 1) } else { None };
+        self.set_last_at(d, k);
         self.prev = d as u16;
         self.k += 1;
         Ok(parent)
@@ -224,7 +243,7 @@ fn lift_hierarchy(h: Hierarchy, name: String) -> Skeleton {
     };
     // One walk over the depths, placing each part as it goes; at the first depth that leaves
     // parents undefined, every part is made again, raw.
-    let mut walk = DepthWalk::new(h.parts.len());
+    let mut walk = DepthWalk::new();
     let mut joints: Vec<Joint> = Vec::with_capacity(h.parts.len());
     let mut parents = Ok(());
     for (k, p) in h.parts.iter().enumerate() {
@@ -500,7 +519,7 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Lowered<'_>, LowerError> {
     if raw_count == 0 {
         // The depths are the only parent information on disk: they must give back the IR
         // parents. A depth that defines no parent is reported before any parent that differs.
-        let mut walk = DepthWalk::new(parts.len());
+        let mut walk = DepthWalk::new();
         let mut first_mismatch = None;
         for (k, (j, p)) in sk.joints.iter().zip(&parts).enumerate() {
             let r = walk.next(p.depth).map_err(|e| LowerError::Structure {
