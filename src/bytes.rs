@@ -6,6 +6,7 @@
 //! the complement into explicit [`Gap`]s so that no byte of the input is ever thrown away.
 
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// A read that would leave the input, or a region that does not fit in it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -87,27 +88,36 @@ impl<'a> Bytes<'a> {
     }
 
     /// Checks that `len` bytes at `offset` lie inside the input, without reading them.
-    pub fn check(&self, what: &str, offset: u64, len: u64) -> Result<(), OutOfBounds> {
+    /// `what` names the structure in the error; it is only turned into text on failure, so a
+    /// lazily formatted label (any `Display`) costs nothing when the check passes.
+    #[inline]
+    pub fn check(&self, what: impl fmt::Display, offset: u64, len: u64) -> Result<(), OutOfBounds> {
         match offset.checked_add(len) {
             Some(end) if end <= self.len() => Ok(()),
-            _ => Err(OutOfBounds {
-                what: what.to_string(),
-                offset,
-                len,
-                file_len: self.len(),
-            }),
+            _ => Err(out_of_bounds(what.to_string(), offset, len, self.len())),
         }
     }
 
     /// `len` bytes at `offset`.
-    pub fn slice(&self, what: &str, offset: u64, len: u64) -> Result<&'a [u8], OutOfBounds> {
+    #[inline]
+    pub fn slice(
+        &self,
+        what: impl fmt::Display,
+        offset: u64,
+        len: u64,
+    ) -> Result<&'a [u8], OutOfBounds> {
         self.check(what, offset, len)?;
         // check() proved offset + len <= data.len(), which fits in usize.
         Ok(&self.data[offset as usize..(offset + len) as usize])
     }
 
     /// A fixed-size array at `offset`.
-    pub fn array<const N: usize>(&self, what: &str, offset: u64) -> Result<[u8; N], OutOfBounds> {
+    #[inline]
+    pub fn array<const N: usize>(
+        &self,
+        what: impl fmt::Display,
+        offset: u64,
+    ) -> Result<[u8; N], OutOfBounds> {
         let s = self.slice(what, offset, N as u64)?;
         let mut a = [0u8; N];
         a.copy_from_slice(s);
@@ -115,93 +125,179 @@ impl<'a> Bytes<'a> {
     }
 
     /// A byte at `offset`.
-    pub fn u8(&self, what: &str, offset: u64) -> Result<u8, OutOfBounds> {
+    #[inline]
+    pub fn u8(&self, what: impl fmt::Display, offset: u64) -> Result<u8, OutOfBounds> {
         Ok(self.array::<1>(what, offset)?[0])
     }
 
     /// A little-endian u16 at `offset`.
-    pub fn u16(&self, what: &str, offset: u64) -> Result<u16, OutOfBounds> {
+    #[inline]
+    pub fn u16(&self, what: impl fmt::Display, offset: u64) -> Result<u16, OutOfBounds> {
         Ok(u16::from_le_bytes(self.array(what, offset)?))
     }
 
     /// A little-endian i16 at `offset`.
-    pub fn i16(&self, what: &str, offset: u64) -> Result<i16, OutOfBounds> {
+    #[inline]
+    pub fn i16(&self, what: impl fmt::Display, offset: u64) -> Result<i16, OutOfBounds> {
         Ok(i16::from_le_bytes(self.array(what, offset)?))
     }
 
     /// A little-endian u32 at `offset`.
-    pub fn u32(&self, what: &str, offset: u64) -> Result<u32, OutOfBounds> {
+    #[inline]
+    pub fn u32(&self, what: impl fmt::Display, offset: u64) -> Result<u32, OutOfBounds> {
         Ok(u32::from_le_bytes(self.array(what, offset)?))
     }
 
     /// A little-endian i32 at `offset`.
-    pub fn i32(&self, what: &str, offset: u64) -> Result<i32, OutOfBounds> {
+    #[inline]
+    pub fn i32(&self, what: impl fmt::Display, offset: u64) -> Result<i32, OutOfBounds> {
         Ok(i32::from_le_bytes(self.array(what, offset)?))
     }
 
     /// A little-endian u64 at `offset`.
-    pub fn u64(&self, what: &str, offset: u64) -> Result<u64, OutOfBounds> {
+    #[inline]
+    pub fn u64(&self, what: impl fmt::Display, offset: u64) -> Result<u64, OutOfBounds> {
         Ok(u64::from_le_bytes(self.array(what, offset)?))
     }
 
     /// A little-endian f32 at `offset`, bit pattern intact (NaN payloads and -0.0 included).
-    pub fn f32(&self, what: &str, offset: u64) -> Result<f32, OutOfBounds> {
+    #[inline]
+    pub fn f32(&self, what: impl fmt::Display, offset: u64) -> Result<f32, OutOfBounds> {
         Ok(f32::from_bits(self.u32(what, offset)?))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_bounds(what: String, offset: u64, len: u64, file_len: u64) -> OutOfBounds {
+    OutOfBounds {
+        what,
+        offset,
+        len,
+        file_len,
+    }
+}
+
+/// Little-endian fields at fixed offsets of a slice whose length was already checked (a record
+/// read in one bounds-checked piece). A field outside the slice reads as zero instead of
+/// panicking, which cannot happen for the fixed layouts it is used with.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields<'a>(pub &'a [u8]);
+
+impl Fields<'_> {
+    /// `N` bytes at `at`.
+    #[inline]
+    pub fn array<const N: usize>(&self, at: usize) -> [u8; N] {
+        let mut a = [0u8; N];
+        if let Some(s) = self.0.get(at..at + N) {
+            a.copy_from_slice(s);
+        }
+        a
+    }
+
+    /// A byte at `at`.
+    #[inline]
+    pub fn u8(&self, at: usize) -> u8 {
+        self.0.get(at).copied().unwrap_or(0)
+    }
+
+    /// A little-endian u16 at `at`.
+    #[inline]
+    pub fn u16(&self, at: usize) -> u16 {
+        u16::from_le_bytes(self.array(at))
+    }
+
+    /// A little-endian u32 at `at`.
+    #[inline]
+    pub fn u32(&self, at: usize) -> u32 {
+        u32::from_le_bytes(self.array(at))
+    }
+
+    /// A little-endian i32 at `at`.
+    #[inline]
+    pub fn i32(&self, at: usize) -> i32 {
+        i32::from_le_bytes(self.array(at))
+    }
+
+    /// A little-endian u64 at `at`.
+    #[inline]
+    pub fn u64(&self, at: usize) -> u64 {
+        u64::from_le_bytes(self.array(at))
     }
 }
 
 /// One structure's claim on a byte range.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Claim {
+pub struct Claim<L = String> {
     /// First byte.
     pub start: u64,
     /// One past the last byte.
     pub end: u64,
-    /// What owns it, for error messages and coverage maps.
-    pub label: String,
+    /// What owns it, for error messages and coverage maps. Any `Display` type: readers use
+    /// small enums that become text only when a message is actually shown.
+    pub label: L,
 }
 
 /// Which structure owns which bytes of one input.
-#[derive(Debug, Clone, Default)]
-pub struct RegionMap {
-    claims: Vec<Claim>,
+#[derive(Debug, Clone)]
+pub struct RegionMap<L = String> {
+    claims: Vec<Claim<L>>,
 }
 
-impl RegionMap {
+impl<L> Default for RegionMap<L> {
+    fn default() -> Self {
+        RegionMap { claims: Vec::new() }
+    }
+}
+
+impl<L: fmt::Display> RegionMap<L> {
     /// An empty map.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// An empty map with room for `n` claims.
+    pub fn with_capacity(n: usize) -> Self {
+        RegionMap {
+            claims: Vec::with_capacity(n),
+        }
+    }
+
     /// Records that `label` owns `len` bytes at `start`. Empty claims are ignored.
     /// Overlaps are found by [`RegionMap::finish`], once, after every claim is in.
-    pub fn claim(&mut self, start: u64, len: u64, label: impl Into<String>) {
+    pub fn claim(&mut self, start: u64, len: u64, label: L) {
         if len > 0 {
             self.claims.push(Claim {
                 start,
                 end: start.saturating_add(len),
-                label: label.into(),
+                label,
             });
         }
     }
 
     /// Checks that no two claims overlap and returns the claims in file order together with
-    /// every unclaimed byte range of `data` as a [`Gap`].
-    pub fn finish(mut self, data: &[u8]) -> Result<(Vec<Claim>, Vec<Gap>), Overlap> {
-        self.claims.sort_by_key(|c| (c.start, c.end));
+    /// every unclaimed byte range of `data` as a [`Gap`]. Claims with the same range keep the
+    /// order they were made in (the sort is stable), so messages name them in that order.
+    pub fn finish(mut self, data: &[u8]) -> Result<(Vec<Claim<L>>, Vec<Gap>), Overlap> {
+        sort_claims(&mut self.claims);
         for w in self.claims.windows(2) {
             if w[1].start < w[0].end {
                 return Err(Overlap {
-                    first: w[0].label.clone(),
+                    first: w[0].label.to_string(),
                     first_start: w[0].start,
                     first_end: w[0].end,
-                    second: w[1].label.clone(),
+                    second: w[1].label.to_string(),
                     second_start: w[1].start,
                     second_end: w[1].end,
                 });
             }
         }
-        let mut gaps = Vec::new();
+        // At most one gap before each claim and one after the last.
+        let mut gaps = Vec::with_capacity(if data.is_empty() {
+            0
+        } else {
+            self.claims.len() + 1
+        });
         let mut pos = 0u64;
         let len = data.len() as u64;
         for c in &self.claims {
@@ -221,6 +317,27 @@ impl RegionMap {
             });
         }
         Ok((self.claims, gaps))
+    }
+}
+
+/// Sorts claims by (start, end), stably: claims of the same range keep the order they were
+/// made in. Claims often come in file order, or nearly: a sorted list is left as it is, a
+/// short one insertion-sorted in place, a longer one goes to the general sort.
+fn sort_claims<L>(claims: &mut [Claim<L>]) {
+    let key = |c: &Claim<L>| (c.start, c.end);
+    if claims.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+        return;
+    }
+    if claims.len() > 16 {
+        claims.sort_by_key(key);
+        return;
+    }
+    for i in 1..claims.len() {
+        let mut j = i;
+        while j > 0 && key(&claims[j - 1]) > key(&claims[j]) {
+            claims.swap(j - 1, j);
+            j -= 1;
+        }
     }
 }
 
@@ -565,6 +682,26 @@ mod tests {
         m.claim(5, 4, "b");
         let e = m.finish(&data).unwrap_err();
         assert_eq!(e.to_string(), "a (0x2..0x6) overlaps b (0x5..0x9)");
+    }
+
+    #[test]
+    fn claims_sort_stably_short_and_long() {
+        for n in [0usize, 1, 5, 64, 65, 300] {
+            let mut claims: Vec<Claim<usize>> = (0..n)
+                .map(|i| {
+                    let start = ((i * 7919) % 13) as u64;
+                    Claim {
+                        start,
+                        end: start + (i % 3) as u64,
+                        label: i,
+                    }
+                })
+                .collect();
+            let mut expect = claims.clone();
+            expect.sort_by_key(|c| (c.start, c.end));
+            sort_claims(&mut claims);
+            assert_eq!(claims, expect, "{n} claims");
+        }
     }
 
     #[test]

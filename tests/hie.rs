@@ -477,6 +477,39 @@ proptest! {
         prop_assert_eq!(hie::write(&back).unwrap(), data);
     }
 
+    /// Lowering and writing in one step (what verify uses: no copy of the shell) agrees with
+    /// lower + write, bytes or error, for unedited and edited rigs.
+    #[test]
+    fn one_step_lower_write_agrees(seed in any::<u64>(), edit in 0..4u8) {
+        let data = synth::random(seed);
+        let rig = rig_hie::lift(hie::read(&data).unwrap());
+        assert_one_step_agrees(&rig);
+        let mut r = rig.clone();
+        if let Some(s) = r.skeletons.first_mut() {
+            match edit {
+                0 => {
+                    if let Some(j) = s.joints.iter_mut().find(|j| j.parent.is_some()) {
+                        j.translation += DVec3::new(3.0, -1.0, 2.0);
+                    }
+                }
+                1 => {
+                    s.joints.pop();
+                }
+                2 => {
+                    if let Some(j) = s.joints.last().cloned() {
+                        s.joints.push(j);
+                    }
+                }
+                _ => {
+                    if let Some(j) = s.joints.first_mut() {
+                        j.rotation = DQuat::from_rotation_z(0.5);
+                    }
+                }
+            }
+        }
+        assert_one_step_agrees(&r);
+    }
+
     #[test]
     fn regions_cover_the_file(seed in any::<u64>()) {
         let data = synth::random(seed);
@@ -484,6 +517,17 @@ proptest! {
         assert_tiles(&f, data.len());
         prop_assert_eq!(hie::looks_like(&data), f.slots.iter().any(|s| s.is_some()));
     }
+}
+
+/// `rig::lower_write_into` gives exactly what `rig::lower` then `write` give.
+fn assert_one_step_agrees(rig: &Rig) {
+    use rigtrip::rig::RebuildError;
+    let two = rigtrip::rig::lower(rig)
+        .map_err(RebuildError::Lower)
+        .and_then(|f| f.write().map_err(RebuildError::Write));
+    let mut out = vec![0xA5; 7];
+    let one = rigtrip::rig::lower_write_into(rig, &mut out).map(|()| out);
+    assert_eq!(one, two);
 }
 
 #[test]
@@ -867,6 +911,20 @@ fn gate_helper_gives_nearest_earlier_parent() {
         vec![None, Some(0), Some(1), Some(0), Some(3), None, Some(5)]
     );
     assert_eq!(rig_hie::parents_from_depths(&[]).unwrap(), vec![]);
+    // Deep hierarchies: a chain of 100, back up to depth 50, down again; then a second root
+    // whose chain re-visits the deep levels.
+    let mut depths: Vec<u16> = (1..=100).collect();
+    depths.extend([50, 51, 1, 2]);
+    depths.extend(3..=70);
+    let p = rig_hie::parents_from_depths(&depths).unwrap();
+    for (k, parent) in p.iter().enumerate().take(100).skip(1) {
+        assert_eq!(*parent, Some(k - 1));
+    }
+    assert_eq!((p[100], p[101], p[102], p[103]), (Some(48), Some(100), None, Some(102)));
+    assert_eq!(p[104], Some(103));
+    assert_eq!(p[depths.len() - 1], Some(depths.len() - 2));
+    let e = rig_hie::parents_from_depths(&[1, 2, 3, 5]).unwrap_err();
+    assert_eq!(e.condition, GateCondition::DepthStepAtMostOne);
 }
 
 /// The sample, lifted.
@@ -923,6 +981,32 @@ fn lower_refuses_what_hie_cannot_hold() {
     );
     assert!(
         e.to_string().contains("joint 3") && e.to_string().contains("depth-first"),
+        "{e}"
+    );
+
+    // A parent that the depths give differently (joint 3) and, later, a depth jump (joint 5):
+    // the depths are checked first, so the jump is what is reported.
+    let mut rig = sample_rig();
+    let parents = [None, Some(0), Some(0), Some(1), None, Some(3)];
+    let sk = &mut rig.skeletons[1];
+    sk.joints.truncate(parents.len());
+    for (j, p) in sk.joints.iter_mut().zip(parents) {
+        j.parent = p;
+        j.translation = if p.is_some() { DVec3::X } else { DVec3::ZERO };
+        if let JointPayload::Hie(h) = &mut j.native {
+            h.root_offset = None;
+        }
+    }
+    let e = rig_hie::lower(&rig).unwrap_err().to_string();
+    assert!(
+        e.contains("computed depths do not define parents") && e.contains("joint 5"),
+        "{e}"
+    );
+    // Without the jump, the differing parent is reported.
+    rig.skeletons[1].joints.truncate(5);
+    let e = rig_hie::lower(&rig).unwrap_err().to_string();
+    assert!(
+        e.contains("joint 3") && e.contains("makes it a child of Some(2)"),
         "{e}"
     );
 

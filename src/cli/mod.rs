@@ -581,8 +581,10 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
     };
     let mut summary = verify::Summary::default();
     let mut results = Vec::new();
-    let mut out = std::io::stdout().lock();
+    // Lines are buffered and written once per chunk (stdout alone would write each line).
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let progress = progress_bar(files.len() as u64);
+    let show_progress = !progress.is_hidden();
     // Files are checked in parallel a chunk at a time and printed in order after each chunk:
     // output streams, and memory stays flat however many files there are.
     for chunk in files.chunks(VERIFY_CHUNK) {
@@ -590,7 +592,9 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
             .par_iter()
             .map(|f| {
                 let r = verify::verify_candidate(format, f, legs);
-                progress.inc(1);
+                if show_progress {
+                    progress.inc(1);
+                }
                 r
             })
             .collect();
@@ -601,9 +605,11 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
                     results.push(r);
                 }
             } else {
-                progress.suspend(|| print_line(&mut out, cli, &r))?;
+                print_line(&mut out, cli, &r)?;
             }
         }
+        // The bar is cleared while the chunk's lines go out, then drawn again.
+        progress.suspend(|| out.flush())?;
     }
     progress.finish_and_clear();
     if a.json {
@@ -621,6 +627,7 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
         }
         writeln!(out)?;
     }
+    out.flush()?;
     Ok(summary.exit_code())
 }
 

@@ -9,7 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bytes::{align, hex_bytes, Bytes, Canvas, Gap, Overlap, RegionMap};
+use std::fmt;
+
+use crate::bytes::{align, hex_bytes, Bytes, Fields, Gap, Overlap, RegionMap};
 use crate::native::dmc3::MAX_HOLE_BYTES;
 
 /// Number of slots in the offset table.
@@ -253,12 +255,16 @@ pub enum HieError {
 impl ByteLists {
     /// Splits a 0x32-byte area on 0xFF.
     pub fn parse(area: &[u8]) -> Self {
-        let mut pieces: Vec<Vec<u8>> = area.split(|&b| b == 0xFF).map(<[u8]>::to_vec).collect();
-        // split() always yields at least one piece: the bytes after the last 0xFF.
-        let tail = pieces.pop().unwrap_or_default();
+        let mut lists = Vec::with_capacity(area.iter().filter(|&&b| b == 0xFF).count());
+        let mut rest = area;
+        while let Some(end) = rest.iter().position(|&b| b == 0xFF) {
+            lists.push(rest[..end].to_vec());
+            rest = &rest[end + 1..];
+        }
+        // The bytes after the last 0xFF (the whole area if there is none).
         ByteLists {
-            lists: pieces,
-            tail,
+            lists,
+            tail: rest.to_vec(),
         }
     }
 
@@ -299,7 +305,20 @@ impl Part {
         b
     }
 
+    /// Decodes a record from its 0x28 bytes (length checked by the caller).
+    fn decode(f: Fields<'_>) -> Part {
+        Part {
+            unknown_00: f.u16(0x00),
+            depth: f.u16(0x02),
+            runtime: f.array(0x04),
+            offset: [f.i32(0x14), f.i32(0x18), f.i32(0x1C)],
+            unknown_20: f.u32(0x20),
+            model: f.u32(0x24),
+        }
+    }
+
     /// Reads a record at `at`.
+    #[cfg(test)]
     fn read(b: &Bytes<'_>, at: u64) -> Result<Part, crate::bytes::OutOfBounds> {
         Ok(Part {
             unknown_00: b.u16("part unknown_00", at)?,
@@ -322,16 +341,63 @@ impl Hierarchy {
         HEADER_LEN + PART_LEN * self.parts.len() as u64
     }
 
-    /// The hierarchy as it goes on disk (checks done by [`write`]).
-    fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len() as usize);
-        // Callers checked parts.len() <= MAX_PARTS.
-        out.extend_from_slice(&(self.parts.len() as i16).to_le_bytes());
-        out.extend_from_slice(&self.byte_lists.encode());
-        for p in &self.parts {
-            out.extend_from_slice(&p.encode());
-        }
-        out
+}
+
+/// What the writer reads of a hierarchy: its fields, by reference.
+pub trait HierarchyView {
+    /// File offset it was read from.
+    fn offset(&self) -> u32;
+    /// Bytes it occupied when read (0 for a new one).
+    fn span(&self) -> u32;
+    /// The header's byte-list area.
+    fn byte_lists(&self) -> &ByteLists;
+    /// The parts, in file order.
+    fn parts(&self) -> &[Part];
+    /// Bytes the hierarchy takes on disk with its current parts.
+    fn encoded_len(&self) -> u64 {
+        HEADER_LEN + PART_LEN * self.parts().len() as u64
+    }
+}
+
+impl HierarchyView for Hierarchy {
+    fn offset(&self) -> u32 {
+        self.offset
+    }
+    fn span(&self) -> u32 {
+        self.span
+    }
+    fn byte_lists(&self) -> &ByteLists {
+        &self.byte_lists
+    }
+    fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+}
+
+/// Writes a hierarchy as it goes on disk into `dst`, exactly `encoded_len` bytes of zeros
+/// (checks done by [`write`]: parts.len() <= MAX_PARTS, byte lists filling their area
+/// exactly).
+fn encode_hierarchy<H: HierarchyView>(h: &H, dst: &mut [u8]) {
+    if dst.len() < HEADER_LEN as usize {
+        return;
+    }
+    let (head, parts) = dst.split_at_mut(HEADER_LEN as usize);
+    head[0..2].copy_from_slice(&(h.parts().len() as i16).to_le_bytes());
+    let mut area = &mut head[2..];
+    let lists = h.byte_lists();
+    for l in &lists.lists {
+        let Some((d, rest)) = area.split_at_mut_checked(l.len() + 1) else {
+            return;
+        };
+        d[..l.len()].copy_from_slice(l);
+        d[l.len()] = 0xFF;
+        area = rest;
+    }
+    if let Some(d) = area.get_mut(..lists.tail.len()) {
+        d.copy_from_slice(&lists.tail);
+    }
+    for (d, p) in parts.chunks_exact_mut(PART_LEN as usize).zip(h.parts()) {
+        d.copy_from_slice(&p.encode());
     }
 }
 
@@ -356,13 +422,15 @@ impl HieFile {
 }
 
 /// Reads the offset of every slot.
-fn table(b: &Bytes<'_>) -> Result<Vec<u32>, HieError> {
-    (0..SLOTS)
-        .map(|i| {
-            b.u32("slot", 4 * i as u64)
-                .map_err(|_| HieError::TooShort { len: b.len() })
-        })
-        .collect()
+fn table(b: &Bytes<'_>) -> Result<[u32; SLOTS], HieError> {
+    let t = b
+        .slice("slot", 0, TABLE_LEN)
+        .map_err(|_| HieError::TooShort { len: b.len() })?;
+    let mut out = [0u32; SLOTS];
+    for (o, c) in out.iter_mut().zip(t.chunks_exact(4)) {
+        *o = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    Ok(out)
 }
 
 /// Part count and byte length of the hierarchy a slot points at, with every check on the way.
@@ -435,7 +503,7 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
     let offsets = table(&b)?;
 
     // (offset, lowest slot, parts, len) for each distinct offset.
-    let mut found: Vec<(u32, usize, i16, u64)> = Vec::new();
+    let mut found: Vec<(u32, usize, i16, u64)> = Vec::with_capacity(16);
     for (slot, &o) in offsets.iter().enumerate() {
         if o == 0 {
             continue;
@@ -460,15 +528,11 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
         }
     }
 
-    let mut map = RegionMap::new();
-    map.claim(0, TABLE_LEN, "slot table");
+    let mut map = RegionMap::with_capacity(found.len() + 1);
+    map.claim(0, TABLE_LEN, ReadLabel::Table);
     let mut hierarchies = Vec::with_capacity(found.len());
     for &(offset, slot, parts, len) in &found {
-        map.claim(
-            u64::from(offset),
-            len,
-            format!("slot {slot}'s hierarchy at {offset:#x}"),
-        );
+        map.claim(u64::from(offset), len, ReadLabel::Hierarchy { slot, offset });
         let base = u64::from(offset);
         let past_end = |_: crate::bytes::OutOfBounds| HieError::HierarchyPastEnd {
             slot,
@@ -481,10 +545,13 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
             .slice("byte lists", base + 2, BYTE_LIST_LEN as u64)
             .map_err(past_end)?;
         // parts >= 0 and the whole hierarchy was checked to fit, so this is bounded by the file.
-        let mut list = Vec::with_capacity(parts as usize);
-        for k in 0..parts as u64 {
-            list.push(Part::read(&b, base + HEADER_LEN + PART_LEN * k).map_err(past_end)?);
-        }
+        let records = b
+            .slice("parts", base + HEADER_LEN, PART_LEN * parts as u64)
+            .map_err(past_end)?;
+        let list: Vec<Part> = records
+            .chunks_exact(PART_LEN as usize)
+            .map(|r| Part::decode(Fields(r)))
+            .collect();
         hierarchies.push(Hierarchy {
             offset,
             // len <= file length - offset, and offset is a u32, but the file may be larger.
@@ -519,7 +586,7 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
 
 /// Checks what the writer cannot encode: slot count and indices, part counts, byte lists, and
 /// hierarchies no slot reaches.
-fn validate(file: &HieFile) -> Result<(), HieError> {
+fn validate<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<(), HieError> {
     if file.slots.len() != SLOTS {
         return Err(HieError::SlotCount {
             len: file.slots.len(),
@@ -538,21 +605,21 @@ fn validate(file: &HieFile) -> Result<(), HieError> {
         }
     }
     for (i, h) in file.hierarchies.iter().enumerate() {
-        let offset = h.offset;
+        let offset = h.offset();
         if !referenced.get(i).copied().unwrap_or(false) {
             return Err(HieError::Unreferenced {
                 hierarchy: i,
                 offset,
             });
         }
-        if h.parts.len() > MAX_PARTS {
+        if h.parts().len() > MAX_PARTS {
             return Err(HieError::TooManyParts {
                 hierarchy: i,
                 offset,
-                parts: h.parts.len(),
+                parts: h.parts().len(),
             });
         }
-        for (k, l) in h.byte_lists.lists.iter().enumerate() {
+        for (k, l) in h.byte_lists().lists.iter().enumerate() {
             if l.contains(&0xFF) {
                 return Err(HieError::ByteListTerminator {
                     hierarchy: i,
@@ -561,7 +628,7 @@ fn validate(file: &HieFile) -> Result<(), HieError> {
                 });
             }
         }
-        if h.byte_lists.tail.contains(&0xFF) {
+        if h.byte_lists().tail.contains(&0xFF) {
             return Err(HieError::ByteListTerminator {
                 hierarchy: i,
                 offset,
@@ -569,12 +636,12 @@ fn validate(file: &HieFile) -> Result<(), HieError> {
             });
         }
         let len: usize = h
-            .byte_lists
+            .byte_lists()
             .lists
             .iter()
             .map(|l| l.len() + 1)
             .sum::<usize>()
-            + h.byte_lists.tail.len();
+            + h.byte_lists().tail.len();
         if len != BYTE_LIST_LEN {
             return Err(HieError::ByteListLength {
                 hierarchy: i,
@@ -591,43 +658,59 @@ fn validate(file: &HieFile) -> Result<(), HieError> {
 /// every gap, every hierarchy's old span), 4-byte aligned, in `hierarchies` order. Old spans of
 /// moved hierarchies stay reserved (written as zeros) so no other byte has to move.
 pub fn layout(file: &HieFile) -> Result<Vec<u32>, HieError> {
+    layout_parts(&file.parts())
+}
+
+impl<H> Clone for HieParts<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for HieParts<'_, H> {}
+
+fn layout_parts<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<Vec<u32>, HieError> {
     validate(file)?;
     // (start, end, label) of every region whose place is fixed.
-    let mut fixed: Vec<(u64, u64, String)> = vec![(0, TABLE_LEN, "slot table".to_string())];
+    let mut fixed: Vec<(u64, u64, WriteLabel)> =
+        Vec::with_capacity(1 + file.hierarchies.len() + file.gaps.len());
+    fixed.push((0, TABLE_LEN, WriteLabel::Table));
     let mut end = TABLE_LEN;
     for (i, h) in file.hierarchies.iter().enumerate() {
-        let start = u64::from(h.offset);
-        let span_end = start + u64::from(h.span);
-        if h.span > 0 {
+        let start = u64::from(h.offset());
+        let span_end = start + u64::from(h.span());
+        if h.span() > 0 {
             end = end.max(span_end);
         }
-        if h.span > 0 && h.encoded_len() <= u64::from(h.span) {
+        if h.span() > 0 && h.encoded_len() <= u64::from(h.span()) {
             if start < TABLE_LEN {
                 return Err(HieError::OffsetInTable {
                     hierarchy: i,
-                    offset: h.offset,
+                    offset: h.offset(),
                 });
             }
-            fixed.push((start, span_end, format!("hierarchy {i}")));
+            fixed.push((start, span_end, WriteLabel::Hierarchy(i)));
         }
     }
-    for g in &file.gaps {
+    for g in file.gaps.iter() {
         // A gap is a Vec in memory, so its length fits in u64 without overflow.
         let g_end = g.offset.saturating_add(g.bytes.len() as u64);
         if !g.bytes.is_empty() {
-            fixed.push((g.offset, g_end, format!("gap at {:#x}", g.offset)));
+            fixed.push((g.offset, g_end, WriteLabel::Gap(g.offset)));
         }
         end = end.max(g_end);
     }
-    fixed.sort_by_key(|r| (r.0, r.1));
+    if !fixed.windows(2).all(|w| (w[0].0, w[0].1) <= (w[1].0, w[1].1)) {
+        fixed.sort_by_key(|r| (r.0, r.1));
+    }
     // Sorted by start: an overlap anywhere implies one between neighbours.
     for w in fixed.windows(2) {
         if w[1].0 < w[0].1 {
             return Err(HieError::WriteOverlap {
-                first: w[0].2.clone(),
+                first: w[0].2.to_string(),
                 first_start: w[0].0,
                 first_end: w[0].1,
-                second: w[1].2.clone(),
+                second: w[1].2.to_string(),
                 second_start: w[1].0,
                 second_end: w[1].1,
             });
@@ -635,8 +718,8 @@ pub fn layout(file: &HieFile) -> Result<Vec<u32>, HieError> {
     }
     let mut placed = Vec::with_capacity(file.hierarchies.len());
     for (i, h) in file.hierarchies.iter().enumerate() {
-        if h.span > 0 && h.encoded_len() <= u64::from(h.span) {
-            placed.push(h.offset);
+        if h.span() > 0 && h.encoded_len() <= u64::from(h.span()) {
+            placed.push(h.offset());
         } else {
             let at = align(end, 4);
             let offset = u32::try_from(at).map_err(|_| HieError::TooLarge {
@@ -653,41 +736,130 @@ pub fn layout(file: &HieFile) -> Result<Vec<u32>, HieError> {
 /// Writes a whole file: for a file as read, exactly the bytes it was read from; for a modified
 /// one, see [`layout`] for where each hierarchy goes.
 pub fn write(file: &HieFile) -> Result<Vec<u8>, HieError> {
-    let placed = layout(file)?;
+    let mut out = Vec::new();
+    write_into(file, &mut out)?;
+    Ok(out)
+}
+
+/// [`write`] into a caller's buffer (cleared first), so that a caller writing many files can
+/// reuse one allocation. On error `out` holds nothing useful.
+pub fn write_into(file: &HieFile, out: &mut Vec<u8>) -> Result<(), HieError> {
+    write_parts_into(file.parts(), out)
+}
+
+/// A HIE file to write, by reference: what [`write`] reads of a [`HieFile`], so that a caller
+/// holding the parts in different places (a lowered rig: the shell's slots and gaps, new
+/// hierarchies) need not copy them into one `HieFile` first.
+#[derive(Debug)]
+pub struct HieParts<'a, H = Hierarchy> {
+    /// One entry per slot: index into `hierarchies`.
+    pub slots: &'a [Option<usize>],
+    /// The hierarchies (anything that shows a hierarchy's fields, so that their byte lists
+    /// need not be copied either).
+    pub hierarchies: &'a [H],
+    /// Every byte covered by neither the table nor a hierarchy.
+    pub gaps: &'a [Gap],
+}
+
+impl HieFile {
+    /// The file's parts by reference, as [`write_parts_into`] takes them.
+    pub fn parts(&self) -> HieParts<'_> {
+        HieParts {
+            slots: &self.slots,
+            hierarchies: &self.hierarchies,
+            gaps: &self.gaps,
+        }
+    }
+}
+
+/// [`write_into`] for a file given by its parts: the same checks, the same bytes.
+pub fn write_parts_into<H: HierarchyView>(
+    file: HieParts<'_, H>,
+    out: &mut Vec<u8>,
+) -> Result<(), HieError> {
+    out.clear();
+    let placed = layout_parts(&file)?;
     // A read file's regions cover every byte. Only a structure built or edited elsewhere (a
     // glTF's extras) can leave holes; refuse big ones instead of allocating for a stray offset.
+    // `end` is where the last region ends: the table, each hierarchy where it goes, each old
+    // span (reserved as zeros whether its hierarchy stays or moves), each gap.
     let mut end = TABLE_LEN;
     let mut covered = TABLE_LEN;
     for (h, &at) in file.hierarchies.iter().zip(&placed) {
         end = end.max(u64::from(at) + h.encoded_len());
-        if h.span > 0 {
-            end = end.max(u64::from(h.offset) + u64::from(h.span));
+        if h.span() > 0 {
+            end = end.max(u64::from(h.offset()) + u64::from(h.span()));
         }
         covered = covered.saturating_add(h.encoded_len());
     }
-    for g in &file.gaps {
+    for g in file.gaps.iter() {
         end = end.max(g.offset.saturating_add(g.bytes.len() as u64));
         covered = covered.saturating_add(g.bytes.len() as u64);
     }
     if end.saturating_sub(covered) > MAX_HOLE_BYTES {
         return Err(HieError::Holes { covered, end });
     }
-    let mut c = Canvas::with_len(TABLE_LEN as usize);
+    // `end` is bounded by the structures' in-memory sizes plus MAX_HOLE_BYTES, and bounds
+    // every region below; `layout` proved that none overlaps another.
+    out.resize(end as usize, 0);
+    fn region(out: &mut [u8], at: u64, len: u64) -> Option<&mut [u8]> {
+        let start = usize::try_from(at).ok()?;
+        let len = usize::try_from(len).ok()?;
+        out.get_mut(start..start.checked_add(len)?)
+    }
     for (h, &at) in file.hierarchies.iter().zip(&placed) {
-        if h.span > 0 {
-            // Reserve the old span (zeros) whether the hierarchy stays or moves.
-            c.put(u64::from(h.offset) + u64::from(h.span), &[]);
+        if let Some(d) = region(out, u64::from(at), h.encoded_len()) {
+            encode_hierarchy(h, d);
         }
-        c.put(u64::from(at), &h.encode());
     }
-    c.put_gaps(&file.gaps);
-    let mut table = Vec::with_capacity(TABLE_LEN as usize);
-    for s in &file.slots {
-        let o = s.and_then(|h| placed.get(h).copied()).unwrap_or(0);
-        table.extend_from_slice(&o.to_le_bytes());
+    for g in file.gaps.iter() {
+        if let Some(d) = region(out, g.offset, g.bytes.len() as u64) {
+            d.copy_from_slice(&g.bytes);
+        }
     }
-    c.put(0, &table);
-    Ok(c.into_bytes())
+    if let Some(t) = out.get_mut(..TABLE_LEN as usize) {
+        for (d, s) in t.chunks_exact_mut(4).zip(file.slots.iter()) {
+            let o = s.and_then(|h| placed.get(h).copied()).unwrap_or(0);
+            d.copy_from_slice(&o.to_le_bytes());
+        }
+    }
+    Ok(())
+}
+
+/// What a region is, for the reader's overlap messages (text only when one is shown).
+#[derive(Debug, Clone, Copy)]
+enum ReadLabel {
+    Table,
+    Hierarchy { slot: usize, offset: u32 },
+}
+
+impl fmt::Display for ReadLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ReadLabel::Table => f.write_str("slot table"),
+            ReadLabel::Hierarchy { slot, offset } => {
+                write!(f, "slot {slot}'s hierarchy at {offset:#x}")
+            }
+        }
+    }
+}
+
+/// What a fixed region is, for the writer's overlap messages.
+#[derive(Debug, Clone, Copy)]
+enum WriteLabel {
+    Table,
+    Hierarchy(usize),
+    Gap(u64),
+}
+
+impl fmt::Display for WriteLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            WriteLabel::Table => f.write_str("slot table"),
+            WriteLabel::Hierarchy(i) => write!(f, "hierarchy {i}"),
+            WriteLabel::Gap(offset) => write!(f, "gap at {offset:#x}"),
+        }
+    }
 }
 
 /// Serde helper: a list of byte vectors as a list of hex strings.

@@ -100,6 +100,15 @@ impl NativeFile {
         }
     }
 
+    /// [`NativeFile::write`] into a caller's buffer (cleared first), so that a caller writing
+    /// many files can reuse one allocation. On error `out` holds nothing useful.
+    pub fn write_into(&self, out: &mut Vec<u8>) -> Result<(), WriteError> {
+        match self {
+            NativeFile::Hie(f) => hie::write_into(f, out).map_err(WriteError::Hie),
+            NativeFile::Dmc3(f) => dmc3::write_into(f, out).map_err(WriteError::Dmc3),
+        }
+    }
+
     /// A short name of the file's kind: `hie`, `mod`, `scm` or `block`.
     pub fn kind(&self) -> &'static str {
         match self {

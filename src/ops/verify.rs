@@ -1,6 +1,7 @@
 //! `verify`: does every file come back byte for byte through native → IR → native?
 
 use serde::Serialize;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use crate::native::{Format, NativeFile};
@@ -128,18 +129,18 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
         .iter()
         .filter_map(|s| s.gate.as_ref().err().map(|g| format!("{}: {g}", s.name)))
         .collect();
-    let written = rig::lower(&rig)
-        .map_err(|e| format!("lower failed: {e}"))
-        .and_then(|f| f.write().map_err(|e| format!("write failed: {e}")));
-    match written {
-        Ok(bytes) if bytes == data => {}
-        Ok(bytes) => {
-            return Verdict::Differ {
-                kind,
-                message: describe_difference(data, &bytes),
-            }
-        }
-        Err(message) => return Verdict::Differ { kind, message },
+    // The rebuilt bytes go into a buffer each thread keeps, so that checking many files does
+    // not allocate (and fault in) a fresh output per file.
+    let written = with_buffer(&WRITE_BUF, |buf| {
+        rig::lower_write_into(&rig, buf)
+            .map_err(|e| e.to_string())
+            .and_then(|()| match buf.as_slice() == data {
+                true => Ok(()),
+                false => Err(describe_difference(data, buf)),
+            })
+    });
+    if let Err(message) = written {
+        return Verdict::Differ { kind, message };
     }
     let gltf = match legs {
         Legs::Native => GltfLeg::NotRun,
@@ -209,23 +210,84 @@ pub fn named_like_rig(path: &Path) -> bool {
     name.ends_with(".mod") || name.ends_with(".scm") || name.ends_with("hie.bin")
 }
 
+thread_local! {
+    /// Per thread: the file being checked, and the bytes rebuilt from it.
+    static READ_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static WRITE_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Buffers larger than this are given back after use rather than kept for the next file.
+const KEEP_BUFFER_BYTES: usize = 16 << 20;
+
+/// Runs `f` with this thread's buffer `key`, or with a fresh one if it is in use (a nested
+/// call, e.g. a thread pool running another file's check while this one waits).
+fn with_buffer<R>(
+    key: &'static std::thread::LocalKey<RefCell<Vec<u8>>>,
+    f: impl FnOnce(&mut Vec<u8>) -> R,
+) -> R {
+    key.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            let r = f(&mut buf);
+            if buf.capacity() > KEEP_BUFFER_BYTES {
+                *buf = Vec::new();
+            }
+            r
+        }
+        Err(_) => f(&mut Vec::new()),
+    })
+}
+
+/// Reads a whole file into `buf` (kept initialised to its full length, so only growth is
+/// zeroed) and returns how many bytes it holds. Unlike `fs::read`, no `stat` for a size hint:
+/// reads go into the spare room until one returns 0.
+fn read_file(path: &Path, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    use std::io::Read;
+    const FIRST: usize = 64 << 10;
+    let mut f = std::fs::File::open(path)?;
+    if buf.len() < FIRST {
+        buf.resize(FIRST, 0);
+    }
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            // Grows with what the file actually holds, never ahead of it by more than 2x.
+            let grow = buf.len();
+            buf.resize(buf.len() + grow, 0);
+        }
+        match f.read(&mut buf[filled..]) {
+            Ok(0) => return Ok(filled),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Checks one file on disk. Without a forced format, a file found in a directory that is
 /// neither recognised by content nor named like a rig file is skipped.
 pub fn verify_candidate(format: Option<Format>, c: &Candidate, legs: Legs) -> FileResult {
-    let verdict = match std::fs::read(&c.path) {
-        Ok(data)
-            if format.is_none()
-                && !c.named
-                && crate::native::detect(&data).is_none()
-                && !named_like_rig(&c.path) =>
-        {
-            Verdict::Skipped
+    let verdict = with_buffer(&READ_BUF, |buf| {
+        match read_file(&c.path, buf) {
+            Ok(n) => {
+                let data = &buf[..n];
+                // Detected once here and handed on (reading with the detected format is what
+                // reading with none does).
+                let detected = match format {
+                    None => crate::native::detect(data),
+                    Some(_) => None,
+                };
+                if format.is_none() && !c.named && detected.is_none() && !named_like_rig(&c.path)
+                {
+                    Verdict::Skipped
+                } else {
+                    verify_bytes_legs(format.or(detected), data, legs)
+                }
+            }
+            Err(e) => Verdict::Rejected {
+                message: format!("cannot read: {e}"),
+            },
         }
-        Ok(data) => verify_bytes_legs(format, &data, legs),
-        Err(e) => Verdict::Rejected {
-            message: format!("cannot read: {e}"),
-        },
-    };
+    });
     FileResult {
         path: c.path.clone(),
         verdict,
@@ -248,20 +310,33 @@ pub fn collect_files(paths: &[PathBuf]) -> std::io::Result<Vec<Candidate>> {
     Ok(out)
 }
 
-fn walk(p: &Path, out: &mut Vec<Candidate>) -> std::io::Result<()> {
-    if p.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
-            .map(|e| e.map(|e| e.path()))
-            .collect::<Result<_, _>>()?;
-        entries.sort();
-        for e in entries {
-            walk(&e, out)?;
+/// Lists a directory in name order, recursing into subdirectories (symbolic links to
+/// directories included). Entry types come from the directory listing itself, so there is no
+/// `stat` per file; only links (and entries whose type the listing does not give) are
+/// followed with one.
+fn walk(dir: &Path, out: &mut Vec<Candidate>) -> std::io::Result<()> {
+    let mut entries: Vec<(PathBuf, bool)> = Vec::new();
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let path = e.path();
+        let is_dir = match e.file_type() {
+            Ok(t) if !t.is_symlink() => t.is_dir(),
+            _ => path.is_dir(),
+        };
+        entries.push((path, is_dir));
+    }
+    // Every entry has the same parent, so its path is that prefix and its name: comparing the
+    // paths' bytes compares the names, as sorting the paths by component does.
+    entries.sort_by(|a, b| a.0.as_os_str().as_encoded_bytes().cmp(b.0.as_os_str().as_encoded_bytes()));
+    for (path, is_dir) in entries {
+        if is_dir {
+            walk(&path, out)?;
+        } else {
+            out.push(Candidate {
+                path,
+                named: false,
+            });
         }
-    } else {
-        out.push(Candidate {
-            path: p.to_path_buf(),
-            named: false,
-        });
     }
     Ok(())
 }

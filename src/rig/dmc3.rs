@@ -10,6 +10,7 @@
 //! what the lift computes from its raw record keeps the raw record; the raw parent/order arrays
 //! are kept whenever the IR parents are the ones they give.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -21,7 +22,9 @@ use super::{
     SkeletonPayload, Source,
 };
 use crate::bytes::Gap;
-use crate::native::dmc3::{BlockRels, Dmc3File, NodeBlock, NodeTransform};
+use crate::native::dmc3::{
+    BlockRels, Container, Dmc3File, Dmc3Parts, Header, NodeBlock, NodeTransform,
+};
 
 /// File-level remainder of a DMC3 file: the file with its block moved out (`block` is `None`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -282,24 +285,67 @@ pub fn lift(file: Dmc3File) -> Rig {
     }
 }
 
+thread_local! {
+    /// The rotations the last lift on this thread computed, joint by joint, with the angle
+    /// bits each came from. Lowering a rig compares every joint with what its raw record
+    /// lifts to; for an entry whose bits are the record's, that is this very value
+    /// (`local_rotation` is a pure function of the bits), so the three sines and cosines are
+    /// not taken a second time. An entry never decides anything by itself: any mismatch (an
+    /// edited record, another rig) recomputes.
+    static LIFTED_ROTATIONS: RefCell<Vec<([u32; 3], DQuat)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Blocks with more nodes than this are not remembered (the memo stays small).
+const MAX_REMEMBERED: usize = 1024;
+
+fn rotation_bits(r: &NodeTransform) -> [u32; 3] {
+    [r.rx_bits, r.ry_bits, r.rz_bits]
+}
+
+/// `local_rotation(r)` for joint `k` of a block, from the memo when the last lift on this
+/// thread computed it from the same bits.
+fn lifted_rotation(k: usize, r: &NodeTransform) -> DQuat {
+    let bits = rotation_bits(r);
+    LIFTED_ROTATIONS
+        .with(|m| {
+            let m = m.try_borrow().ok()?;
+            m.get(k).filter(|e| e.0 == bits).map(|e| e.1)
+        })
+        .unwrap_or_else(|| local_rotation(r))
+}
+
 fn lift_block(b: NodeBlock, name: &str) -> Skeleton {
     let n = b.transforms.len();
     let parent_of = node_parents(&b.parents, &b.order, n);
-    let joints: Vec<Joint> = b
-        .transforms
-        .iter()
-        .enumerate()
-        .map(|(k, r)| Joint {
-            name: format!("{name}_{k}"),
-            parent: parent_of[k],
-            translation: local_translation(r),
-            rotation: local_rotation(r),
-            native: JointPayload::Dmc3(Dmc3Joint {
-                record: *r,
-                group: b.groups.get(k).copied().unwrap_or(0),
-            }),
-        })
-        .collect();
+    let joints: Vec<Joint> = LIFTED_ROTATIONS.with(|memo| {
+        let mut memo = memo.try_borrow_mut().ok();
+        if let Some(m) = memo.as_mut() {
+            m.clear();
+            if n > MAX_REMEMBERED {
+                m.shrink_to(MAX_REMEMBERED);
+            }
+        }
+        b.transforms
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                let rotation = local_rotation(r);
+                if let Some(m) = memo.as_mut().filter(|_| n <= MAX_REMEMBERED) {
+                    m.push((rotation_bits(r), rotation));
+                }
+                Joint {
+                    name: super::joint_name(name, k),
+                    parent: parent_of[k],
+                    translation: local_translation(r),
+                    rotation,
+                    native: JointPayload::Dmc3(Dmc3Joint {
+                        record: *r,
+                        group: b.groups.get(k).copied().unwrap_or(0),
+                    }),
+                }
+            })
+            .collect()
+    });
     let gate =
         check_gate(&b.parents, &b.order, &b.transforms).and_then(|_| check_structure(&joints));
     Skeleton {
@@ -337,8 +383,48 @@ fn same_bits_quat(a: DQuat, b: DQuat) -> bool {
 /// IR → native. Exact inverse of [`lift`] for unedited rigs; edits land only in the fields
 /// they touch (see the module doc), and what cannot be represented is refused.
 pub fn lower(rig: &Rig) -> Result<Dmc3File, LowerError> {
+    lower_parts(rig).map(Lowered::into_file)
+}
+
+/// A lowered DMC3 rig before it is assembled into a [`Dmc3File`]: the shell's unchanged parts
+/// by reference, what lowering made by value. [`lower`] assembles it (copying the shell's
+/// objects and gaps); [`super::lower_write_into`] writes it as it is.
+pub(crate) struct Lowered<'a> {
+    shell: &'a Dmc3File,
+    /// The container header with the block's node count and offset, when there is a container.
+    header: Option<Header>,
+    block: Option<NodeBlock>,
+    /// The gaps when lowering changed them (a block that shrank), else the shell's.
+    gaps: Option<Vec<Gap>>,
+}
+
+impl Lowered<'_> {
+    /// The file as parts, for [`crate::native::dmc3::write_parts_into`].
+    pub(crate) fn parts(&self) -> Dmc3Parts<'_> {
+        let shell = self.shell.parts();
+        Dmc3Parts {
+            header: self.header.as_ref().or(shell.header),
+            objects: shell.objects,
+            block: self.block.as_ref(),
+            gaps: self.gaps.as_deref().unwrap_or(shell.gaps),
+        }
+    }
+
+    fn into_file(self) -> Dmc3File {
+        Dmc3File {
+            container: self.shell.container.as_ref().map(|c| Container {
+                header: self.header.unwrap_or_else(|| c.header.clone()),
+                objects: c.objects.clone(),
+            }),
+            block: self.block,
+            gaps: self.gaps.unwrap_or_else(|| self.shell.gaps.clone()),
+        }
+    }
+}
+
+pub(crate) fn lower_parts(rig: &Rig) -> Result<Lowered<'_>, LowerError> {
     let shell = match &rig.source {
-        Source::Dmc3(s) => s,
+        Source::Dmc3(s) => &s.file,
         Source::Hie(_) => {
             return Err(LowerError::WrongPayload {
                 skeleton: 0,
@@ -347,8 +433,7 @@ pub fn lower(rig: &Rig) -> Result<Dmc3File, LowerError> {
             })
         }
     };
-    let mut file = shell.file.clone();
-    let had_block = match &file.container {
+    let had_block = match &shell.container {
         Some(c) => c.header.has_block(),
         None => true,
     };
@@ -357,25 +442,36 @@ pub fn lower(rig: &Rig) -> Result<Dmc3File, LowerError> {
             skeleton: 0,
             problem: "the file holds a node-domain block but the rig has no skeleton".into(),
         }),
-        [] => {
-            file.block = None;
-            Ok(file)
-        }
+        [] => Ok(Lowered {
+            shell,
+            header: None,
+            block: None,
+            gaps: None,
+        }),
         [s] if had_block => {
-            let block = lower_block(s, &mut file)?;
-            if let Some(c) = &mut file.container {
-                c.header.bone_count =
-                    u8::try_from(block.node_count()).map_err(|_| LowerError::Structure {
-                        skeleton: 0,
-                        problem: format!(
-                            "{} joints, but the container header's bone count (+0x11) is a u8",
-                            block.node_count()
-                        ),
-                    })?;
-                c.header.block_offset = block.offset;
-            }
-            file.block = Some(block);
-            Ok(file)
+            let (block, gaps) = lower_block(s, shell)?;
+            let header = match &shell.container {
+                Some(c) => {
+                    let mut h = c.header.clone();
+                    h.bone_count =
+                        u8::try_from(block.node_count()).map_err(|_| LowerError::Structure {
+                            skeleton: 0,
+                            problem: format!(
+                                "{} joints, but the container header's bone count (+0x11) is a u8",
+                                block.node_count()
+                            ),
+                        })?;
+                    h.block_offset = block.offset;
+                    Some(h)
+                }
+                None => None,
+            };
+            Ok(Lowered {
+                shell,
+                header,
+                block: Some(block),
+                gaps,
+            })
         }
         [_] => Err(LowerError::Structure {
             skeleton: 0,
@@ -434,7 +530,7 @@ fn encode_record(k: usize, j: &Joint, raw: &NodeTransform) -> Result<NodeTransfo
         rec.tz_bits = tz.to_bits();
         rec.magnitude_bits = m.to_bits();
     }
-    if !same_bits_quat(j.rotation, local_rotation(raw)) {
+    if !same_bits_quat(j.rotation, lifted_rotation(k, raw)) {
         let q = j.rotation;
         let len = q.length();
         if !q.is_finite() || len <= 1e-12 {
@@ -454,7 +550,12 @@ fn encode_record(k: usize, j: &Joint, raw: &NodeTransform) -> Result<NodeTransfo
     Ok(rec)
 }
 
-fn lower_block(s: &Skeleton, file: &mut Dmc3File) -> Result<NodeBlock, LowerError> {
+/// The block skeleton `s` lowers to, and the file's gaps when relaying the block out changed
+/// them (`None`: the shell's gaps stand).
+fn lower_block(
+    s: &Skeleton,
+    file: &Dmc3File,
+) -> Result<(NodeBlock, Option<Vec<Gap>>), LowerError> {
     let p = match &s.native {
         SkeletonPayload::Dmc3(p) => p,
         SkeletonPayload::Hie(_) => {
@@ -483,13 +584,16 @@ fn lower_block(s: &Skeleton, file: &mut Dmc3File) -> Result<NodeBlock, LowerErro
         transforms.push(encode_record(k, j, &jp.record)?);
         groups.push(jp.group);
     }
-    let ir_parents: Vec<Option<usize>> = s.joints.iter().map(|j| j.parent).collect();
     let keep = n_new == n_old
         && p.parents.len() == n_old
-        && ir_parents == node_parents(&p.parents, &p.order, n_old);
+        && s.joints
+            .iter()
+            .map(|j| j.parent)
+            .eq(node_parents(&p.parents, &p.order, n_old));
     let (parents, order) = if keep {
         (p.parents.clone(), p.order.clone())
     } else {
+        let ir_parents: Vec<Option<usize>> = s.joints.iter().map(|j| j.parent).collect();
         let (parents, order) = rewrite_order(s, &ir_parents, &p.order)?;
         check_gate(&parents, &order, &transforms).map_err(|e| LowerError::Structure {
             skeleton: 0,
@@ -507,10 +611,12 @@ fn lower_block(s: &Skeleton, file: &mut Dmc3File) -> Result<NodeBlock, LowerErro
         transforms,
         padding: p.padding.clone(),
     };
-    if n_new != n_old {
-        relayout(&mut block, p, n_old, file)?;
-    }
-    Ok(block)
+    let gaps = if n_new != n_old {
+        relayout(&mut block, p, n_old, file)?
+    } else {
+        None
+    };
+    Ok((block, gaps))
 }
 
 /// New parent/order arrays for changed parents: parents before children, and among the joints
@@ -609,12 +715,14 @@ fn rewrite_order(
 /// Lays a block whose node count changed out canonically at its old offset, if that moves no
 /// other structure: it must fit the old extent, or nothing may lie where it grows into.
 /// Freed bytes become a zero gap, or the file ends earlier when nothing follows the block.
+/// Returns the file's gaps when that added one.
 fn relayout(
     block: &mut NodeBlock,
     p: &Dmc3Skeleton,
     n_old: usize,
-    file: &mut Dmc3File,
-) -> Result<(), LowerError> {
+    file: &Dmc3File,
+) -> Result<Option<Vec<Gap>>, LowerError> {
+    let mut new_gaps = None;
     let n_new = block.node_count();
     let structure = |problem: String| LowerError::Structure {
         skeleton: 0,
@@ -654,11 +762,13 @@ fn relayout(
                 new_end - start
             )));
         }
-        file.gaps.push(Gap {
+        let mut gaps = file.gaps.clone();
+        gaps.push(Gap {
             offset: new_end,
             bytes: vec![0; (old_end - new_end) as usize],
         });
-        file.gaps.sort_by_key(|g| g.offset);
+        gaps.sort_by_key(|g| g.offset);
+        new_gaps = Some(gaps);
     }
     block.rels = rels;
     let a = crate::bytes::align(n_new as u64, 4);
@@ -677,5 +787,5 @@ fn relayout(
         }
     }
     block.padding = padding;
-    Ok(())
+    Ok(new_gaps)
 }

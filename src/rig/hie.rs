@@ -14,7 +14,7 @@ use super::{
     SkeletonPayload, Source,
 };
 use crate::bytes::Gap;
-use crate::native::hie::{ByteLists, HieFile, Hierarchy, Part, MAX_PARTS};
+use crate::native::hie::{ByteLists, HieFile, Hierarchy, HierarchyView, Part, MAX_PARTS};
 
 /// File-level remainder of a HIE file.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -74,11 +74,69 @@ pub struct RawPlacement {
 
 /// The HIE part of the gate: depths must define parents. Returns each part's parent on success.
 pub fn parents_from_depths(depths: &[u16]) -> Result<Vec<Option<usize>>, GateFailure> {
+    parents_from_depth_iter(depths.iter().copied())
+}
+
+/// [`parents_from_depths`] over the depths as they come (no depth vector needed).
+fn parents_from_depth_iter(
+    depths: impl ExactSizeIterator<Item = u16>,
+) -> Result<Vec<Option<usize>>, GateFailure> {
     let mut parents = Vec::with_capacity(depths.len());
-    // last_at[d] = the latest part seen at depth d.
-    let mut last_at: Vec<Option<usize>> = Vec::new();
-    let mut prev = 0u16;
-    for (k, &d) in depths.iter().enumerate() {
+    let mut walk = DepthWalk::new();
+    for d in depths {
+        parents.push(walk.next(d)?);
+    }
+    Ok(parents)
+}
+
+/// The rule of [`parents_from_depths`], one part at a time: each part's parent, or the first
+/// depth that leaves parents undefined.
+struct DepthWalk {
+    /// shallow[d] = the latest part seen at depth d (NONE: none yet), for d < SHALLOW: no
+    /// allocation for the usual hierarchies.
+    shallow: [usize; DepthWalk::SHALLOW],
+    /// The same for depths SHALLOW and more: deep[d - SHALLOW].
+    deep: Vec<usize>,
+    prev: u16,
+    k: usize,
+}
+
+impl DepthWalk {
+    const SHALLOW: usize = 32;
+    const NONE: usize = usize::MAX;
+
+    fn new() -> Self {
+        DepthWalk {
+            shallow: [Self::NONE; Self::SHALLOW],
+            deep: Vec::new(),
+            prev: 0,
+            k: 0,
+        }
+    }
+
+    fn last_at(&self, d: usize) -> Option<usize> {
+        let v = match d.checked_sub(Self::SHALLOW) {
+            None => self.shallow[d],
+            Some(i) => self.deep.get(i).copied().unwrap_or(Self::NONE),
+        };
+        (v != Self::NONE).then_some(v)
+    }
+
+    fn set_last_at(&mut self, d: usize, k: usize) {
+        match d.checked_sub(Self::SHALLOW) {
+            None => self.shallow[d] = k,
+            Some(i) => {
+                if self.deep.len() <= i {
+                    self.deep.resize(i + 1, Self::NONE);
+                }
+                self.deep[i] = k;
+            }
+        }
+    }
+
+    /// The parent of the next part, whose depth is `d`.
+    fn next(&mut self, d: u16) -> Result<Option<usize>, GateFailure> {
+        let (k, prev) = (self.k, self.prev);
         if k == 0 && d != 1 {
             return Err(GateFailure::at(
                 GateCondition::FirstDepthIsOne,
@@ -104,26 +162,28 @@ pub fn parents_from_depths(depths: &[u16]) -> Result<Vec<Option<usize>>, GateFai
             ));
         }
         let d = usize::from(d);
-        // The step check bounds d by k + 1, so last_at grows by at most one per part.
-        let parent = if d >= 2 {
-            last_at.get(d - 1).copied().flatten()
-        } else {
-            None
-        };
-        if last_at.len() <= d {
-            last_at.resize(d + 1, None);
-        }
-        last_at[d] = Some(k);
-        parents.push(parent);
-        prev = d as u16;
+        // The step check bounds d by k + 1, so `deep` grows by at most one per part.
+        let parent = if d >= 2 { self.last_at(d - 1) } else { None };
+        self.set_last_at(d, k);
+        self.prev = d as u16;
+        self.k += 1;
+        Ok(parent)
     }
-    Ok(parents)
 }
 
 /// Native -> IR: one skeleton per hierarchy, in the same order.
 pub fn lift(file: HieFile) -> Rig {
-    let names: Vec<String> = (0..file.hierarchies.len())
-        .map(|h| match file.first_slot(h) {
+    // The lowest slot of each hierarchy, in one pass over the table.
+    let mut first: Vec<Option<usize>> = vec![None; file.hierarchies.len()];
+    for (slot, h) in file.slots.iter().enumerate() {
+        if let Some(f) = h.and_then(|h| first.get_mut(h)) {
+            f.get_or_insert(slot);
+        }
+    }
+    let names: Vec<String> = first
+        .iter()
+        .enumerate()
+        .map(|(h, s)| match s {
             Some(s) => format!("slot{s}"),
             None => format!("hierarchy{h}"),
         })
@@ -148,48 +208,57 @@ fn to_f64(o: [i32; 3]) -> DVec3 {
 }
 
 fn lift_hierarchy(h: Hierarchy, name: String) -> Skeleton {
-    let depths: Vec<u16> = h.parts.iter().map(|p| p.depth).collect();
-    let parents = parents_from_depths(&depths);
-    let joints: Vec<Joint> = h
-        .parts
-        .iter()
-        .enumerate()
-        .map(|(k, p)| {
-            let mut native = HieJoint {
-                unknown_00: p.unknown_00,
-                runtime: p.runtime,
-                unknown_20: p.unknown_20,
-                model: p.model,
-                root_offset: None,
-                raw: None,
-            };
-            let (parent, translation) = match &parents {
-                Ok(ps) => {
-                    let parent = ps.get(k).copied().flatten();
-                    if parent.is_none() {
-                        native.root_offset = Some(p.offset);
-                        (None, DVec3::ZERO)
-                    } else {
-                        (parent, to_f64(p.offset))
-                    }
-                }
-                Err(_) => {
-                    native.raw = Some(RawPlacement {
-                        depth: p.depth,
-                        offset: p.offset,
-                    });
-                    (None, to_f64(p.offset))
-                }
-            };
-            Joint {
-                name: format!("{name}_{k}"),
-                parent,
-                translation,
-                rotation: DQuat::IDENTITY,
-                native: JointPayload::Hie(native),
+    // Joint k of part p: `placed` is its parent when the depths define parents, `None` when
+    // they do not (every part is then kept raw).
+    let joint = |k: usize, p: &Part, placed: Option<Option<usize>>| {
+        let mut native = HieJoint {
+            unknown_00: p.unknown_00,
+            runtime: p.runtime,
+            unknown_20: p.unknown_20,
+            model: p.model,
+            root_offset: None,
+            raw: None,
+        };
+        let (parent, translation) = match placed {
+            Some(None) => {
+                native.root_offset = Some(p.offset);
+                (None, DVec3::ZERO)
             }
-        })
-        .collect();
+            Some(parent) => (parent, to_f64(p.offset)),
+            None => {
+                native.raw = Some(RawPlacement {
+                    depth: p.depth,
+                    offset: p.offset,
+                });
+                (None, to_f64(p.offset))
+            }
+        };
+        Joint {
+            name: super::joint_name(&name, k),
+            parent,
+            translation,
+            rotation: DQuat::IDENTITY,
+            native: JointPayload::Hie(native),
+        }
+    };
+    // One walk over the depths, placing each part as it goes; at the first depth that leaves
+    // parents undefined, every part is made again, raw.
+    let mut walk = DepthWalk::new();
+    let mut joints: Vec<Joint> = Vec::with_capacity(h.parts.len());
+    let mut parents = Ok(());
+    for (k, p) in h.parts.iter().enumerate() {
+        match walk.next(p.depth) {
+            Ok(parent) => joints.push(joint(k, p, Some(parent))),
+            Err(e) => {
+                parents = Err(e);
+                break;
+            }
+        }
+    }
+    if parents.is_err() {
+        joints.clear();
+        joints.extend(h.parts.iter().enumerate().map(|(k, p)| joint(k, p, None)));
+    }
     let gate = parents.and_then(|_| check_structure(&joints));
     Skeleton {
         name,
@@ -205,6 +274,51 @@ fn lift_hierarchy(h: Hierarchy, name: String) -> Skeleton {
 
 /// IR -> native: the exact inverse of [`lift`] for lifted rigs.
 pub fn lower(rig: &Rig) -> Result<HieFile, LowerError> {
+    let (shell, hierarchies) = lower_hierarchies(rig)?;
+    Ok(HieFile {
+        slots: shell.slots.clone(),
+        hierarchies: hierarchies.into_iter().map(Lowered::into_hierarchy).collect(),
+        gaps: shell.gaps.clone(),
+    })
+}
+
+/// A lowered hierarchy whose byte lists are still the skeleton payload's: [`lower`] copies
+/// them into a [`Hierarchy`], [`super::lower_write_into`] writes them from where they are.
+pub(crate) struct Lowered<'a> {
+    offset: u32,
+    span: u32,
+    byte_lists: &'a ByteLists,
+    parts: Vec<Part>,
+}
+
+impl Lowered<'_> {
+    fn into_hierarchy(self) -> Hierarchy {
+        Hierarchy {
+            offset: self.offset,
+            span: self.span,
+            byte_lists: self.byte_lists.clone(),
+            parts: self.parts,
+        }
+    }
+}
+
+impl HierarchyView for Lowered<'_> {
+    fn offset(&self) -> u32 {
+        self.offset
+    }
+    fn span(&self) -> u32 {
+        self.span
+    }
+    fn byte_lists(&self) -> &ByteLists {
+        self.byte_lists
+    }
+    fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+}
+
+/// What [`lower`] builds: the hierarchies, beside the shell whose slots and gaps it copies.
+pub(crate) fn lower_hierarchies(rig: &Rig) -> Result<(&HieShell, Vec<Lowered<'_>>), LowerError> {
     let shell = match &rig.source {
         Source::Hie(s) => s,
         Source::Dmc3(_) => {
@@ -221,11 +335,7 @@ pub fn lower(rig: &Rig) -> Result<HieFile, LowerError> {
         .enumerate()
         .map(|(s, sk)| lower_skeleton(s, sk))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(HieFile {
-        slots: shell.slots.clone(),
-        hierarchies,
-        gaps: shell.gaps.clone(),
-    })
+    Ok((shell, hierarchies))
 }
 
 /// Largest rotation angle (radians) still taken as identity.
@@ -245,7 +355,7 @@ pub fn placements(s: usize, sk: &Skeleton) -> Result<Vec<RawPlacement>, LowerErr
         .collect())
 }
 
-fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
+fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Lowered<'_>, LowerError> {
     let native = match &sk.native {
         SkeletonPayload::Hie(n) => n,
         SkeletonPayload::Dmc3(_) => {
@@ -265,26 +375,30 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
             ),
         });
     }
-    let mut payloads = Vec::with_capacity(sk.joints.len());
-    for j in &sk.joints {
+    let wrong_payload = LowerError::WrongPayload {
+        skeleton: s,
+        expected: "hie",
+        found: "dmc3",
+    };
+    fn payload(j: &Joint) -> Option<&HieJoint> {
         match &j.native {
-            JointPayload::Hie(p) => payloads.push(p),
-            JointPayload::Dmc3(_) => {
-                return Err(LowerError::WrongPayload {
-                    skeleton: s,
-                    expected: "hie",
-                    found: "dmc3",
-                })
-            }
+            JointPayload::Hie(p) => Some(p),
+            JointPayload::Dmc3(_) => None,
         }
     }
-    let raw_count = payloads.iter().filter(|p| p.raw.is_some()).count();
-    if raw_count != 0 && raw_count != payloads.len() {
+    let mut raw_count = 0;
+    for j in &sk.joints {
+        match payload(j) {
+            Some(p) => raw_count += usize::from(p.raw.is_some()),
+            None => return Err(wrong_payload),
+        }
+    }
+    if raw_count != 0 && raw_count != sk.joints.len() {
         return Err(LowerError::Structure {
             skeleton: s,
             problem: format!(
                 "{raw_count} of {} joints carry raw placements; a hierarchy is either all raw (it failed the gate) or all placed by parents",
-                payloads.len()
+                sk.joints.len()
             ),
         });
     }
@@ -296,9 +410,12 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
         problem,
     };
 
-    let mut parts = Vec::with_capacity(sk.joints.len());
-    let mut depths: Vec<u16> = Vec::with_capacity(sk.joints.len());
-    for (k, (j, p)) in sk.joints.iter().zip(&payloads).enumerate() {
+    let mut parts: Vec<Part> = Vec::with_capacity(sk.joints.len());
+    for (k, j) in sk.joints.iter().enumerate() {
+        // Every payload was checked above.
+        let Some(p) = payload(j) else {
+            return Err(wrong_payload);
+        };
         let angle = rotation_angle(j.rotation);
         // NaN (a non-finite quaternion) is refused too.
         if angle.is_nan() || angle > ANGLE_EPS {
@@ -353,8 +470,8 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
                     (1, p.root_offset.unwrap_or([0; 3]))
                 }
                 Some(parent) => {
-                    let pd = match depths.get(parent) {
-                        Some(&d) if parent < k => d,
+                    let pd = match parts.get(parent) {
+                        Some(pp) if parent < k => pp.depth,
                         _ => {
                             return Err(LowerError::Structure {
                                 skeleton: s,
@@ -389,7 +506,6 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
                 }
             }
         };
-        depths.push(depth);
         parts.push(Part {
             unknown_00: p.unknown_00,
             depth,
@@ -401,34 +517,44 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Hierarchy, LowerError> {
     }
 
     if raw_count == 0 {
-        // The depths are the only parent information on disk: they must give back the IR parents.
-        let recomputed = parents_from_depths(&depths).map_err(|e| LowerError::Structure {
-            skeleton: s,
-            problem: format!("computed depths do not define parents: {e}"),
-        })?;
-        for (k, (j, r)) in sk.joints.iter().zip(&recomputed).enumerate() {
-            if j.parent != *r {
-                return Err(LowerError::Structure {
-                    skeleton: s,
-                    problem: format!(
-                        "joint {k} ({}) has parent {:?}, but its depth {} makes it a child of {:?}; parts must be in depth-first order (reordering is not supported yet)",
-                        j.name, j.parent, depths.get(k).copied().unwrap_or(0), r
-                    ),
-                });
+        // The depths are the only parent information on disk: they must give back the IR
+        // parents. A depth that defines no parent is reported before any parent that differs.
+        let mut walk = DepthWalk::new();
+        let mut first_mismatch = None;
+        for (k, (j, p)) in sk.joints.iter().zip(&parts).enumerate() {
+            let r = walk.next(p.depth).map_err(|e| LowerError::Structure {
+                skeleton: s,
+                problem: format!("computed depths do not define parents: {e}"),
+            })?;
+            if j.parent != r && first_mismatch.is_none() {
+                first_mismatch = Some((k, j, p.depth, r));
             }
+        }
+        if let Some((k, j, depth, r)) = first_mismatch {
+            return Err(LowerError::Structure {
+                skeleton: s,
+                problem: format!(
+                    "joint {k} ({}) has parent {:?}, but its depth {depth} makes it a child of {:?}; parts must be in depth-first order (reordering is not supported yet)",
+                    j.name, j.parent, r
+                ),
+            });
         }
     }
 
-    Ok(Hierarchy {
+    Ok(Lowered {
         offset: native.offset,
         span: native.span,
-        byte_lists: native.byte_lists.clone(),
+        byte_lists: &native.byte_lists,
         parts,
     })
 }
 
 /// The rotation angle of `q` in radians (NaN for a non-finite quaternion).
 fn rotation_angle(q: DQuat) -> f64 {
+    // What the lift gives every joint: the general formula yields exactly 0 for it too.
+    if q == DQuat::IDENTITY {
+        return 0.0;
+    }
     if !q.is_finite() {
         return f64::NAN;
     }

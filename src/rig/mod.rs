@@ -14,7 +14,7 @@ pub mod mesh;
 use glam::{DMat4, DQuat, DVec3};
 use std::fmt;
 
-use crate::native::NativeFile;
+use crate::native::{NativeFile, WriteError};
 
 /// A whole rig: every skeleton of one native file, plus what the file holds besides joints.
 #[derive(Debug, Clone, PartialEq)]
@@ -189,6 +189,8 @@ impl GateFailure {
 /// Checks what every format's gate shares: parents in range, no cycles, finite transforms.
 /// Format lifts run their own conditions first and this last.
 pub fn check_structure(joints: &[Joint]) -> Result<(), GateFailure> {
+    // Whether every parent comes before its child (always so for HIE's depth-first parts).
+    let mut forward = true;
     for (i, j) in joints.iter().enumerate() {
         if let Some(p) = j.parent {
             if p >= joints.len() {
@@ -198,6 +200,7 @@ pub fn check_structure(joints: &[Joint]) -> Result<(), GateFailure> {
                     format!("parent {p}, but there are {} joints", joints.len()),
                 ));
             }
+            forward &= p < i;
         }
         if !(j.translation.is_finite() && j.rotation.is_finite()) {
             return Err(GateFailure::at(
@@ -207,7 +210,57 @@ pub fn check_structure(joints: &[Joint]) -> Result<(), GateFailure> {
             ));
         }
     }
-    topological_order(joints).map(|_| ())
+    if forward {
+        // Parent indices strictly decrease up every chain: no cycle, and parents come first.
+        return Ok(());
+    }
+    check_acyclic(joints)
+}
+
+/// `topological_order(joints).map(|_| ())` without building the order: the same walk, so the
+/// same first failure.
+fn check_acyclic(joints: &[Joint]) -> Result<(), GateFailure> {
+    let n = joints.len();
+    // 0 = unvisited, 1 = on the current parent chain, 2 = placed.
+    let mut state = vec![0u8; n];
+    for start in 0..n {
+        let mut j = start;
+        loop {
+            match state[j] {
+                2 => break,
+                1 => {
+                    return Err(GateFailure::at(
+                        GateCondition::Acyclic,
+                        Some(j),
+                        format!("joint {j} is its own ancestor"),
+                    ))
+                }
+                _ => {}
+            }
+            state[j] = 1;
+            match joints[j].parent {
+                Some(p) if p < n => j = p,
+                Some(p) => {
+                    return Err(GateFailure::at(
+                        GateCondition::ParentInRange,
+                        Some(j),
+                        format!("parent {p}, but there are {n} joints"),
+                    ))
+                }
+                None => break,
+            }
+        }
+        // Place the chain just walked: every joint on it is 1 up to where the walk stopped.
+        let mut j = start;
+        while state[j] == 1 {
+            state[j] = 2;
+            match joints[j].parent {
+                Some(p) if p < n => j = p,
+                _ => break,
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Joint indices ordered so that every parent comes before its children.
@@ -355,6 +408,28 @@ impl Rig {
     }
 }
 
+/// `{prefix}_{k}`: the default name the lifts give joint `k` of a skeleton named `prefix`.
+/// Built without the formatting machinery (lifting a large HIE table names thousands of
+/// joints): one allocation of the exact size.
+pub(crate) fn joint_name(prefix: &str, k: usize) -> String {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut v = k;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(prefix.len() + 1 + digits.len() - i);
+    s.push_str(prefix);
+    s.push('_');
+    s.extend(digits[i..].iter().map(|&d| d as char));
+    s
+}
+
 /// Lifts a native file into the IR.
 pub fn lift(file: NativeFile) -> Rig {
     match file {
@@ -368,6 +443,40 @@ pub fn lower(rig: &Rig) -> Result<NativeFile, LowerError> {
     match &rig.source {
         Source::Hie(_) => hie::lower(rig).map(NativeFile::Hie),
         Source::Dmc3(_) => dmc3::lower(rig).map(NativeFile::Dmc3),
+    }
+}
+
+/// Why a rig could not be turned back into native bytes.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RebuildError {
+    /// [`lower`] refused the rig.
+    #[error("lower failed: {0}")]
+    Lower(LowerError),
+    /// The native writer refused the lowered file.
+    #[error("write failed: {0}")]
+    Write(WriteError),
+}
+
+/// `lower(rig)?.write_into(out)` in one step: the same checks and the same bytes, without
+/// first copying what lowering leaves unchanged (a DMC3 shell's objects and vertex streams, a
+/// HIE shell's slots and gaps) into a new native file.
+pub fn lower_write_into(rig: &Rig, out: &mut Vec<u8>) -> Result<(), RebuildError> {
+    match &rig.source {
+        Source::Hie(_) => {
+            let (shell, hierarchies) = hie::lower_hierarchies(rig).map_err(RebuildError::Lower)?;
+            let parts = crate::native::hie::HieParts {
+                slots: &shell.slots,
+                hierarchies: &hierarchies,
+                gaps: &shell.gaps,
+            };
+            crate::native::hie::write_parts_into(parts, out)
+                .map_err(|e| RebuildError::Write(WriteError::Hie(e)))
+        }
+        Source::Dmc3(_) => {
+            let lowered = dmc3::lower_parts(rig).map_err(RebuildError::Lower)?;
+            crate::native::dmc3::write_parts_into(lowered.parts(), out)
+                .map_err(|e| RebuildError::Write(WriteError::Dmc3(e)))
+        }
     }
 }
 
@@ -393,6 +502,36 @@ mod tests {
             gate,
             native: SkeletonPayload::Hie(hie::HieSkeleton::default()),
         }
+    }
+
+    #[test]
+    fn acyclic_check_agrees_with_topological_order() {
+        // Every parent assignment of 4 joints (None, 0..=3, 9 out of range).
+        let choices = [None, Some(0), Some(1), Some(2), Some(3), Some(9)];
+        for code in 0..choices.len().pow(4) {
+            let mut c = code;
+            let joints: Vec<Joint> = (0..4)
+                .map(|_| {
+                    let p = choices[c % choices.len()];
+                    c /= choices.len();
+                    joint(p, [0.0; 3])
+                })
+                .collect();
+            assert_eq!(
+                check_acyclic(&joints),
+                topological_order(&joints).map(|_| ()),
+                "{:?}",
+                joints.iter().map(|j| j.parent).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    #[test]
+    fn joint_names_are_prefix_underscore_index() {
+        for k in [0, 1, 9, 10, 99, 100, 12345, usize::MAX] {
+            assert_eq!(joint_name("slot3", k), format!("slot3_{k}"));
+        }
+        assert_eq!(joint_name("", 7), "_7");
     }
 
     #[test]

@@ -263,6 +263,16 @@ impl NodeBlock {
     /// The block's extent as bytes. Extent bytes no padding gap covers (only possible for a
     /// block built in code) are written as zero.
     pub fn to_bytes(&self) -> Result<Vec<u8>, Dmc3Error> {
+        let extent = self.encoded_len()?;
+        // encoded_len proved the extent fits in memory.
+        let mut out = vec![0u8; extent as usize];
+        self.encode_into(&mut out);
+        Ok(out)
+    }
+
+    /// The length [`NodeBlock::to_bytes`] would give, after every check it makes (layout,
+    /// holes, size); [`NodeBlock::encode_into`] then cannot fail.
+    pub fn encoded_len(&self) -> Result<u64, Dmc3Error> {
         self.check_layout()?;
         // check_layout proved that nothing overlaps, so the covered bytes add up. A read block
         // is fully covered; refuse big holes (rels from a glTF's extras) before allocating.
@@ -282,37 +292,51 @@ impl NodeBlock {
                 ),
             });
         }
-        let extent = usize::try_from(self.extent()).map_err(|_| Dmc3Error::Inconsistent {
+        let extent = self.extent();
+        usize::try_from(extent).map_err(|_| Dmc3Error::Inconsistent {
             what: format!("node-domain block at {:#x}", self.offset),
             problem: "extent does not fit in memory".into(),
         })?;
-        let mut out = vec![0u8; extent];
-        let mut put = |rel: u64, bytes: &[u8]| {
-            // check_layout proved every region and gap lies inside the extent.
-            let start = rel as usize;
-            if let Some(dst) = out.get_mut(start..start + bytes.len()) {
-                dst.copy_from_slice(bytes);
+        Ok(extent)
+    }
+
+    /// Writes the block's extent into `dst`, which is [`NodeBlock::encoded_len`] bytes of
+    /// zeros (what lies outside `dst` is not written). Call `encoded_len` first: it checks the
+    /// layout this relies on.
+    pub fn encode_into(&self, dst: &mut [u8]) {
+        // check_layout proved every region and gap lies inside the extent; out of range
+        // writes are skipped rather than trusted.
+        fn region(dst: &mut [u8], rel: u64, len: usize) -> Option<&mut [u8]> {
+            let start = usize::try_from(rel).ok()?;
+            dst.get_mut(start..start.checked_add(len)?)
+        }
+        fn put(dst: &mut [u8], rel: u64, bytes: &[u8]) {
+            if let Some(d) = region(dst, rel, bytes.len()) {
+                d.copy_from_slice(bytes);
             }
-        };
-        put(0x00, &self.rels.parent.to_le_bytes());
-        put(0x04, &self.rels.order.to_le_bytes());
-        put(0x08, &self.rels.group.to_le_bytes());
-        put(0x0C, &self.rels.transform.to_le_bytes());
-        put(0x10, &self.unknown_10);
-        let parents: Vec<u8> = self.parents.iter().map(|&p| p as u8).collect();
-        put(self.rels.parent as u64, &parents);
-        put(self.rels.order as u64, &self.order);
-        put(self.rels.group as u64, &self.groups);
-        for (k, t) in self.transforms.iter().enumerate() {
-            put(
-                self.rels.transform as u64 + k as u64 * TRANSFORM_LEN,
-                &t.to_bytes(),
-            );
+        }
+        put(dst, 0x00, &self.rels.parent.to_le_bytes());
+        put(dst, 0x04, &self.rels.order.to_le_bytes());
+        put(dst, 0x08, &self.rels.group.to_le_bytes());
+        put(dst, 0x0C, &self.rels.transform.to_le_bytes());
+        put(dst, 0x10, &self.unknown_10);
+        // The parent bytes are the i8 values' bit patterns.
+        if let Some(d) = region(dst, self.rels.parent as u64, self.parents.len()) {
+            for (d, &p) in d.iter_mut().zip(&self.parents) {
+                *d = p as u8;
+            }
+        }
+        put(dst, self.rels.order as u64, &self.order);
+        put(dst, self.rels.group as u64, &self.groups);
+        let len = self.transforms.len().saturating_mul(TRANSFORM_LEN as usize);
+        if let Some(d) = region(dst, self.rels.transform as u64, len) {
+            for (d, r) in d.chunks_exact_mut(TRANSFORM_LEN as usize).zip(&self.transforms) {
+                d.copy_from_slice(&r.to_bytes());
+            }
         }
         for g in &self.padding {
-            put(g.offset, &g.bytes);
+            put(dst, g.offset, &g.bytes);
         }
-        Ok(out)
     }
 }
 
@@ -323,6 +347,23 @@ fn absolute_overlap(mut o: Overlap, base: u64) -> Dmc3Error {
     o.second_start = o.second_start.saturating_add(base);
     o.second_end = o.second_end.saturating_add(base);
     Dmc3Error::Overlap(o)
+}
+
+/// `{label} of the block at {block:#x} (rel {rel:#x})`, formatted only for a message.
+struct RegionLabel {
+    label: &'static str,
+    block: u64,
+    rel: u64,
+}
+
+impl std::fmt::Display for RegionLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} of the block at {:#x} (rel {:#x})",
+            self.label, self.block, self.rel
+        )
+    }
 }
 
 /// Reads a block of `n` nodes whose header is at absolute `offset` of `data`.
@@ -356,7 +397,11 @@ pub fn read_block(data: &[u8], offset: u64, n: usize) -> Result<NodeBlock, Dmc3E
                 file_len: b.len(),
             })?;
         b.check(
-            &format!("{label} of the block at {offset:#x} (rel {rel:#x})"),
+            RegionLabel {
+                label,
+                block: offset,
+                rel: *rel,
+            },
             abs,
             *len,
         )?;

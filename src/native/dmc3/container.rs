@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Dmc3Error;
-use crate::bytes::{Bytes, Overlap};
+use crate::bytes::{Bytes, Fields, Overlap, RegionMap};
 
 /// Size of the container header.
 pub const HEADER_LEN: u64 = 0x40;
@@ -101,39 +101,42 @@ impl Header {
         !(self.bone_count == 0 && self.block_offset == 0)
     }
 
-    fn read(b: &Bytes, magic: ContainerKind) -> Result<Self, Dmc3Error> {
-        let w = "container header";
-        Ok(Header {
+    /// Decodes the header from its 0x40 bytes (length checked by the caller).
+    fn decode(f: Fields<'_>, magic: ContainerKind) -> Self {
+        Header {
             magic,
-            version_bits: b.u32(w, 0x04)?,
-            unknown_08: b.array(w, 0x08)?,
-            object_count: b.u8(w, 0x10)?,
-            bone_count: b.u8(w, 0x11)?,
-            texture_count: b.u8(w, 0x12)?,
-            unknown_13: b.u8(w, 0x13)?,
-            unknown_14: b.u32(w, 0x14)?,
-            unknown_18: b.u64(w, 0x18)?,
-            block_offset: b.u64(w, 0x20)?,
-            unknown_28: b.array(w, 0x28)?,
-        })
+            version_bits: f.u32(0x04),
+            unknown_08: f.array(0x08),
+            object_count: f.u8(0x10),
+            bone_count: f.u8(0x11),
+            texture_count: f.u8(0x12),
+            unknown_13: f.u8(0x13),
+            unknown_14: f.u32(0x14),
+            unknown_18: f.u64(0x18),
+            block_offset: f.u64(0x20),
+            unknown_28: f.array(0x28),
+        }
     }
 
     /// The header's 0x40 bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = Vec::with_capacity(HEADER_LEN as usize);
-        v.extend_from_slice(&self.magic.magic());
-        v.extend_from_slice(&self.version_bits.to_le_bytes());
-        v.extend_from_slice(&self.unknown_08);
-        v.extend_from_slice(&[
-            self.object_count,
-            self.bone_count,
-            self.texture_count,
-            self.unknown_13,
-        ]);
-        v.extend_from_slice(&self.unknown_14.to_le_bytes());
-        v.extend_from_slice(&self.unknown_18.to_le_bytes());
-        v.extend_from_slice(&self.block_offset.to_le_bytes());
-        v.extend_from_slice(&self.unknown_28);
+        self.encode().to_vec()
+    }
+
+    /// The header's 0x40 bytes, without allocating.
+    pub fn encode(&self) -> [u8; HEADER_LEN as usize] {
+        let mut v = [0u8; HEADER_LEN as usize];
+        v[0x00..0x04].copy_from_slice(&self.magic.magic());
+        v[0x04..0x08].copy_from_slice(&self.version_bits.to_le_bytes());
+        v[0x08..0x10].copy_from_slice(&self.unknown_08);
+        v[0x10] = self.object_count;
+        v[0x11] = self.bone_count;
+        v[0x12] = self.texture_count;
+        v[0x13] = self.unknown_13;
+        v[0x14..0x18].copy_from_slice(&self.unknown_14.to_le_bytes());
+        v[0x18..0x20].copy_from_slice(&self.unknown_18.to_le_bytes());
+        v[0x20..0x28].copy_from_slice(&self.block_offset.to_le_bytes());
+        v[0x28..0x40].copy_from_slice(&self.unknown_28);
         v
     }
 }
@@ -170,36 +173,37 @@ impl ObjectRecord {
         self.bounds_bits.map(f32::from_bits)
     }
 
-    fn read(b: &Bytes, at: u64, what: &str) -> Result<Self, Dmc3Error> {
-        Ok(ObjectRecord {
-            mesh_count: b.u8(what, at)?,
-            unknown_01: b.u8(what, at + 0x01)?,
-            vertex_count: b.u16(what, at + 0x02)?,
-            unknown_04: b.u32(what, at + 0x04)?,
-            mesh_offset: b.u64(what, at + 0x08)?,
-            flags: b.u32(what, at + 0x10)?,
-            unknown_14: b.array(what, at + 0x14)?,
-            bounds_bits: [
-                b.u32(what, at + 0x30)?,
-                b.u32(what, at + 0x34)?,
-                b.u32(what, at + 0x38)?,
-                b.u32(what, at + 0x3C)?,
-            ],
-        })
+    /// Decodes a record from its 0x40 bytes (length checked by the caller).
+    fn decode(f: Fields<'_>) -> Self {
+        ObjectRecord {
+            mesh_count: f.u8(0x00),
+            unknown_01: f.u8(0x01),
+            vertex_count: f.u16(0x02),
+            unknown_04: f.u32(0x04),
+            mesh_offset: f.u64(0x08),
+            flags: f.u32(0x10),
+            unknown_14: f.array(0x14),
+            bounds_bits: [f.u32(0x30), f.u32(0x34), f.u32(0x38), f.u32(0x3C)],
+        }
     }
 
     /// The record's 0x40 bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = Vec::with_capacity(OBJECT_LEN as usize);
-        v.push(self.mesh_count);
-        v.push(self.unknown_01);
-        v.extend_from_slice(&self.vertex_count.to_le_bytes());
-        v.extend_from_slice(&self.unknown_04.to_le_bytes());
-        v.extend_from_slice(&self.mesh_offset.to_le_bytes());
-        v.extend_from_slice(&self.flags.to_le_bytes());
-        v.extend_from_slice(&self.unknown_14);
-        for f in self.bounds_bits {
-            v.extend_from_slice(&f.to_le_bytes());
+        self.encode().to_vec()
+    }
+
+    /// The record's 0x40 bytes, without allocating.
+    pub fn encode(&self) -> [u8; OBJECT_LEN as usize] {
+        let mut v = [0u8; OBJECT_LEN as usize];
+        v[0x00] = self.mesh_count;
+        v[0x01] = self.unknown_01;
+        v[0x02..0x04].copy_from_slice(&self.vertex_count.to_le_bytes());
+        v[0x04..0x08].copy_from_slice(&self.unknown_04.to_le_bytes());
+        v[0x08..0x10].copy_from_slice(&self.mesh_offset.to_le_bytes());
+        v[0x10..0x14].copy_from_slice(&self.flags.to_le_bytes());
+        v[0x14..0x30].copy_from_slice(&self.unknown_14);
+        for (k, f) in self.bounds_bits.iter().enumerate() {
+            v[0x30 + 4 * k..0x34 + 4 * k].copy_from_slice(&f.to_le_bytes());
         }
         v
     }
@@ -271,60 +275,66 @@ pub struct MeshRecord {
 }
 
 impl MeshRecord {
-    fn read(b: &Bytes, at: u64, kind: ContainerKind, what: &str) -> Result<Self, Dmc3Error> {
+    /// Decodes a record from its 0x50 bytes (length checked by the caller).
+    fn decode(f: Fields<'_>, kind: ContainerKind) -> Self {
         let variant = match kind {
             ContainerKind::Mod => MeshVariant::Mod {
-                bone_index_offset: b.u64(what, at + 0x28)?,
-                weight_offset: b.u64(what, at + 0x30)?,
-                unknown_38: b.array(what, at + 0x38)?,
+                bone_index_offset: f.u64(0x28),
+                weight_offset: f.u64(0x30),
+                unknown_38: f.array(0x38),
             },
             ContainerKind::Scm => MeshVariant::Scm {
-                unknown_28: b.array(what, at + 0x28)?,
-                colour_offset: b.u64(what, at + 0x38)?,
+                unknown_28: f.array(0x28),
+                colour_offset: f.u64(0x38),
             },
         };
-        Ok(MeshRecord {
-            vertex_count: b.u16(what, at)?,
-            texture_index: b.u16(what, at + 0x02)?,
-            unknown_04: b.array(what, at + 0x04)?,
-            positions_offset: b.u64(what, at + 0x10)?,
-            normals_offset: b.u64(what, at + 0x18)?,
-            uv_offset: b.u64(what, at + 0x20)?,
+        MeshRecord {
+            vertex_count: f.u16(0x00),
+            texture_index: f.u16(0x02),
+            unknown_04: f.array(0x04),
+            positions_offset: f.u64(0x10),
+            normals_offset: f.u64(0x18),
+            uv_offset: f.u64(0x20),
             variant,
-            unknown_40: b.u64(what, at + 0x40)?,
-            unknown_48: b.array(what, at + 0x48)?,
-        })
+            unknown_40: f.u64(0x40),
+            unknown_48: f.array(0x48),
+        }
     }
 
     /// The record's 0x50 bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = Vec::with_capacity(MESH_LEN as usize);
-        v.extend_from_slice(&self.vertex_count.to_le_bytes());
-        v.extend_from_slice(&self.texture_index.to_le_bytes());
-        v.extend_from_slice(&self.unknown_04);
-        v.extend_from_slice(&self.positions_offset.to_le_bytes());
-        v.extend_from_slice(&self.normals_offset.to_le_bytes());
-        v.extend_from_slice(&self.uv_offset.to_le_bytes());
+        self.encode().to_vec()
+    }
+
+    /// The record's 0x50 bytes, without allocating.
+    pub fn encode(&self) -> [u8; MESH_LEN as usize] {
+        let mut v = [0u8; MESH_LEN as usize];
+        v[0x00..0x02].copy_from_slice(&self.vertex_count.to_le_bytes());
+        v[0x02..0x04].copy_from_slice(&self.texture_index.to_le_bytes());
+        v[0x04..0x10].copy_from_slice(&self.unknown_04);
+        v[0x10..0x18].copy_from_slice(&self.positions_offset.to_le_bytes());
+        v[0x18..0x20].copy_from_slice(&self.normals_offset.to_le_bytes());
+        v[0x20..0x28].copy_from_slice(&self.uv_offset.to_le_bytes());
         match &self.variant {
             MeshVariant::Mod {
                 bone_index_offset,
                 weight_offset,
                 unknown_38,
             } => {
-                v.extend_from_slice(&bone_index_offset.to_le_bytes());
-                v.extend_from_slice(&weight_offset.to_le_bytes());
-                v.extend_from_slice(unknown_38);
+                v[0x28..0x30].copy_from_slice(&bone_index_offset.to_le_bytes());
+                v[0x30..0x38].copy_from_slice(&weight_offset.to_le_bytes());
+                v[0x38..0x40].copy_from_slice(unknown_38);
             }
             MeshVariant::Scm {
                 unknown_28,
                 colour_offset,
             } => {
-                v.extend_from_slice(unknown_28);
-                v.extend_from_slice(&colour_offset.to_le_bytes());
+                v[0x28..0x38].copy_from_slice(unknown_28);
+                v[0x38..0x40].copy_from_slice(&colour_offset.to_le_bytes());
             }
         }
-        v.extend_from_slice(&self.unknown_40.to_le_bytes());
-        v.extend_from_slice(&self.unknown_48);
+        v[0x40..0x48].copy_from_slice(&self.unknown_40.to_le_bytes());
+        v[0x48..0x50].copy_from_slice(&self.unknown_48);
         v
     }
 
@@ -338,25 +348,55 @@ impl MeshRecord {
 
     /// The record's streams: (kind, absolute offset), in record order.
     pub fn streams(&self) -> Vec<(StreamKind, u64)> {
-        let mut s = vec![
-            (StreamKind::Positions, self.positions_offset),
-            (StreamKind::Normals, self.normals_offset),
-            (StreamKind::Uvs, self.uv_offset),
-        ];
-        match &self.variant {
+        self.stream_slots().to_vec()
+    }
+
+    /// The record's streams, without allocating: (kind, absolute offset), in record order.
+    pub(crate) fn stream_slots(&self) -> StreamSlots {
+        let (last, n) = match &self.variant {
             MeshVariant::Mod {
                 bone_index_offset,
                 weight_offset,
                 ..
-            } => {
-                s.push((StreamKind::BoneIndices, *bone_index_offset));
-                s.push((StreamKind::Weights, *weight_offset));
-            }
-            MeshVariant::Scm { colour_offset, .. } => {
-                s.push((StreamKind::Colours, *colour_offset));
-            }
+            } => (
+                [
+                    (StreamKind::BoneIndices, *bone_index_offset),
+                    (StreamKind::Weights, *weight_offset),
+                ],
+                5,
+            ),
+            MeshVariant::Scm { colour_offset, .. } => (
+                [
+                    (StreamKind::Colours, *colour_offset),
+                    (StreamKind::Colours, *colour_offset),
+                ],
+                4,
+            ),
+        };
+        StreamSlots {
+            slots: [
+                (StreamKind::Positions, self.positions_offset),
+                (StreamKind::Normals, self.normals_offset),
+                (StreamKind::Uvs, self.uv_offset),
+                last[0],
+                last[1],
+            ],
+            len: n,
         }
-        s
+    }
+}
+
+/// A mesh record's streams in record order: four (SCM) or five (MOD).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StreamSlots {
+    slots: [(StreamKind, u64); 5],
+    len: usize,
+}
+
+impl std::ops::Deref for StreamSlots {
+    type Target = [(StreamKind, u64)];
+    fn deref(&self) -> &Self::Target {
+        &self.slots[..self.len]
     }
 }
 
@@ -551,80 +591,85 @@ impl Mesh {
 
     /// Stream `kind` as its bytes on disk.
     pub fn stream_bytes(&self, kind: StreamKind) -> Vec<u8> {
-        let mut v = Vec::with_capacity(self.stream_len(kind) * kind.stride() as usize);
-        match kind {
-            StreamKind::Positions | StreamKind::Normals => {
-                let s = if kind == StreamKind::Positions {
-                    &self.positions
-                } else {
-                    &self.normals
-                };
-                for p in s {
-                    for f in p {
-                        v.extend_from_slice(&f.to_le_bytes());
-                    }
-                }
-            }
-            StreamKind::Uvs => {
-                for u in &self.uvs {
-                    v.extend_from_slice(&u[0].to_le_bytes());
-                    v.extend_from_slice(&u[1].to_le_bytes());
-                }
-            }
-            StreamKind::BoneIndices => {
-                for b in &self.bone_indices {
-                    v.extend_from_slice(b);
-                }
-            }
-            StreamKind::Weights => {
-                for w in &self.weights {
-                    v.extend_from_slice(&w.to_le_bytes());
-                }
-            }
-            StreamKind::Colours => {
-                for c in &self.colours {
-                    v.extend_from_slice(c);
-                }
+        let mut v = vec![0u8; self.stream_len(kind) * kind.stride() as usize];
+        self.encode_stream(kind, &mut v);
+        v
+    }
+
+    /// Writes stream `kind` into `dst`, which holds exactly `stream_len(kind) * stride` bytes
+    /// (entries beyond a shorter `dst` are not written).
+    pub(crate) fn encode_stream(&self, kind: StreamKind, dst: &mut [u8]) {
+        fn put<T, const N: usize>(dst: &mut [u8], src: &[T], enc: impl Fn(&T) -> [u8; N]) {
+            for (d, v) in dst.chunks_exact_mut(N).zip(src) {
+                d.copy_from_slice(&enc(v));
             }
         }
-        v
+        fn vec3(p: &[u32; 3]) -> [u8; 12] {
+            let mut b = [0u8; 12];
+            b[0..4].copy_from_slice(&p[0].to_le_bytes());
+            b[4..8].copy_from_slice(&p[1].to_le_bytes());
+            b[8..12].copy_from_slice(&p[2].to_le_bytes());
+            b
+        }
+        match kind {
+            StreamKind::Positions => put(dst, &self.positions, vec3),
+            StreamKind::Normals => put(dst, &self.normals, vec3),
+            StreamKind::Uvs => put(dst, &self.uvs, |u| {
+                let (a, b) = (u[0].to_le_bytes(), u[1].to_le_bytes());
+                [a[0], a[1], b[0], b[1]]
+            }),
+            StreamKind::BoneIndices => put(dst, &self.bone_indices, |b| *b),
+            StreamKind::Weights => put(dst, &self.weights, |w| w.to_le_bytes()),
+            StreamKind::Colours => put(dst, &self.colours, |c| *c),
+        }
+    }
+
+    /// Whether stream `kind` holds the same entries here and in `other` (so the same bytes:
+    /// every entry type is its bit pattern).
+    pub(crate) fn same_stream(&self, other: &Mesh, kind: StreamKind) -> bool {
+        match kind {
+            StreamKind::Positions => self.positions == other.positions,
+            StreamKind::Normals => self.normals == other.normals,
+            StreamKind::Uvs => self.uvs == other.uvs,
+            StreamKind::BoneIndices => self.bone_indices == other.bone_indices,
+            StreamKind::Weights => self.weights == other.weights,
+            StreamKind::Colours => self.colours == other.colours,
+        }
     }
 
     /// Decodes stream `kind` from its bytes into this mesh.
     fn set_stream(&mut self, kind: StreamKind, bytes: &[u8]) {
-        let f = |c: &[u8], i: usize| {
-            c.get(i..i + 4)
-                .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-                .unwrap_or(0)
-        };
-        let stride = kind.stride() as usize;
-        let chunks = bytes.chunks_exact(stride);
+        fn get<T, const N: usize>(bytes: &[u8], dec: impl Fn([u8; N]) -> T) -> Vec<T> {
+            bytes
+                .chunks_exact(N)
+                .map(|c| {
+                    let mut a = [0u8; N];
+                    a.copy_from_slice(c);
+                    dec(a)
+                })
+                .collect()
+        }
+        fn vec3(c: [u8; 12]) -> [u32; 3] {
+            [
+                u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                u32::from_le_bytes([c[4], c[5], c[6], c[7]]),
+                u32::from_le_bytes([c[8], c[9], c[10], c[11]]),
+            ]
+        }
         match kind {
-            StreamKind::Positions => {
-                self.positions = chunks.map(|c| [f(c, 0), f(c, 4), f(c, 8)]).collect()
-            }
-            StreamKind::Normals => {
-                self.normals = chunks.map(|c| [f(c, 0), f(c, 4), f(c, 8)]).collect()
-            }
+            StreamKind::Positions => self.positions = get(bytes, vec3),
+            StreamKind::Normals => self.normals = get(bytes, vec3),
             StreamKind::Uvs => {
-                self.uvs = chunks
-                    .map(|c| {
-                        [
-                            i16::from_le_bytes([c[0], c[1]]),
-                            i16::from_le_bytes([c[2], c[3]]),
-                        ]
-                    })
-                    .collect()
+                self.uvs = get(bytes, |c: [u8; 4]| {
+                    [
+                        i16::from_le_bytes([c[0], c[1]]),
+                        i16::from_le_bytes([c[2], c[3]]),
+                    ]
+                })
             }
-            StreamKind::BoneIndices => {
-                self.bone_indices = chunks.map(|c| [c[0], c[1], c[2], c[3]]).collect()
-            }
-            StreamKind::Weights => {
-                self.weights = chunks.map(|c| u16::from_le_bytes([c[0], c[1]])).collect()
-            }
-            StreamKind::Colours => {
-                self.colours = chunks.map(|c| [c[0], c[1], c[2], c[3]]).collect()
-            }
+            StreamKind::BoneIndices => self.bone_indices = get(bytes, |c: [u8; 4]| c),
+            StreamKind::Weights => self.weights = get(bytes, u16::from_le_bytes),
+            StreamKind::Colours => self.colours = get(bytes, |c: [u8; 4]| c),
         }
     }
 }
@@ -647,25 +692,135 @@ pub struct Container {
     pub objects: Vec<Object>,
 }
 
-/// One structure of a container placed in the file: where, what, which bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Piece {
+/// What a structure of a DMC3 file is, for messages. Readers and the writer label every claim
+/// with one of these; it only becomes text when a message is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Label {
+    /// `container header`.
+    Header,
+    /// `object record {i}` (object counts are u8: the index fits).
+    Object(u8),
+    /// `mesh records of object {i}` (an object's records in a row).
+    MeshRecords(u8),
+    /// `mesh record {mesh} of object {object}` (mesh counts are u8 too).
+    MeshRecord {
+        /// Object index.
+        object: u8,
+        /// Mesh index within the object.
+        mesh: u8,
+    },
+    /// `{stream} of object {object} mesh {mesh}`, with ` ({n} vertices)` when read.
+    Stream {
+        /// Which stream.
+        kind: StreamKind,
+        /// Object index.
+        object: u8,
+        /// Mesh index within the object.
+        mesh: u8,
+        /// The vertex count, named by the reader's messages.
+        vertices: Option<u16>,
+    },
+    /// `gap at {offset:#x}`.
+    Gap {
+        /// Index in the file's gap list.
+        index: usize,
+        /// Its absolute offset.
+        offset: u64,
+    },
+    /// `node-domain block at {offset:#x}`.
+    Block(u64),
+    /// `node-domain block` (a bare block read from any file).
+    BareBlock,
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Label::Header => f.write_str("container header"),
+            Label::Object(i) => write!(f, "object record {i}"),
+            Label::MeshRecords(i) => write!(f, "mesh records of object {i}"),
+            Label::MeshRecord { object, mesh } => write!(f, "mesh record {mesh} of object {object}"),
+            Label::Stream {
+                kind,
+                object,
+                mesh,
+                vertices,
+            } => {
+                write!(f, "{} of object {object} mesh {mesh}", kind.name())?;
+                match vertices {
+                    Some(n) => write!(f, " ({n} vertices)"),
+                    None => Ok(()),
+                }
+            }
+            Label::Gap { offset, .. } => write!(f, "gap at {offset:#x}"),
+            Label::Block(offset) => write!(f, "node-domain block at {offset:#x}"),
+            Label::BareBlock => f.write_str("node-domain block"),
+        }
+    }
+}
+
+/// One structure placed in the file: where, how long, and what (which also says where its
+/// bytes come from when it is written).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Placed {
     /// Absolute offset.
     pub offset: u64,
-    /// What it is, for messages.
-    pub label: String,
-    /// Its bytes.
-    pub bytes: Vec<u8>,
+    /// Length in bytes.
+    pub len: u64,
+    /// What it is.
+    pub label: Label,
 }
 
 /// Where a shared stream was first claimed and what it held, so later sharers can be checked.
 type StreamKey = (u64, u64, StreamKind);
 
-/// Reads the header, objects, meshes and streams; the caller claims `claims` and reads the block.
-pub(crate) fn read_parts(
-    data: &[u8],
-    claim: &mut dyn FnMut(u64, u64, String),
-) -> Result<Container, Dmc3Error> {
+/// Streams seen so far, by key: a plain vector while few (a file's meshes name a few dozen
+/// streams, searched faster than a tree is built), a B-tree once there are many (a hostile
+/// file can name thousands).
+struct StreamKeys<V> {
+    small: Vec<(StreamKey, V)>,
+    large: Option<std::collections::BTreeMap<StreamKey, V>>,
+}
+
+impl<V: Copy> StreamKeys<V> {
+    const SMALL: usize = 64;
+
+    fn new() -> Self {
+        StreamKeys {
+            small: Vec::with_capacity(16),
+            large: None,
+        }
+    }
+
+    /// The value `key` was first seen with, or `None` after recording it with `value`.
+    fn first_or_insert(&mut self, key: StreamKey, value: V) -> Option<V> {
+        if let Some(map) = &mut self.large {
+            return match map.entry(key) {
+                std::collections::btree_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(value);
+                    None
+                }
+            };
+        }
+        if let Some(&(_, v)) = self.small.iter().find(|(k, _)| *k == key) {
+            return Some(v);
+        }
+        if self.small.len() < Self::SMALL {
+            self.small.push((key, value));
+        } else {
+            let mut map: std::collections::BTreeMap<StreamKey, V> =
+                self.small.drain(..).collect();
+            map.insert(key, value);
+            self.large = Some(map);
+        }
+        None
+    }
+}
+
+/// Reads the header, objects, meshes and streams, claiming each in `map`; the caller reads the
+/// block.
+pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Container, Dmc3Error> {
     let b = Bytes::new(data);
     if let Ok(m) = b.array::<4>("magic", 0) {
         if ContainerKind::from_magic(m).is_none() {
@@ -674,45 +829,39 @@ pub(crate) fn read_parts(
             });
         }
     }
-    b.check("container header", 0, HEADER_LEN)?;
+    let head = b.slice(Label::Header, 0, HEADER_LEN)?;
     let magic = ContainerKind::from_magic(b.array("magic", 0)?).ok_or(Dmc3Error::BadMagic {
         found: String::new(),
     })?;
-    let header = Header::read(&b, magic)?;
-    claim(0, HEADER_LEN, "container header".into());
+    let header = Header::decode(Fields(head), magic);
+    map.claim(0, HEADER_LEN, Label::Header);
 
     let mut objects = Vec::with_capacity(header.object_count as usize);
-    for i in 0..header.object_count as u64 {
-        let at = HEADER_LEN + i * OBJECT_LEN;
-        let what = format!("object record {i}");
-        b.check(&what, at, OBJECT_LEN)?;
-        let record = ObjectRecord::read(&b, at, &what)?;
-        claim(at, OBJECT_LEN, what);
+    for i in 0..header.object_count {
+        let at = HEADER_LEN + u64::from(i) * OBJECT_LEN;
+        let rec = b.slice(Label::Object(i), at, OBJECT_LEN)?;
+        map.claim(at, OBJECT_LEN, Label::Object(i));
         objects.push(Object {
-            record,
+            record: ObjectRecord::decode(Fields(rec)),
             meshes: Vec::new(),
         });
     }
 
     let budget = DECODE_BUDGET_FACTOR.saturating_mul(b.len());
     let mut decoded = 0u64;
-    let mut seen: std::collections::BTreeSet<StreamKey> = std::collections::BTreeSet::new();
+    let mut seen = StreamKeys::new();
     // Mesh-record ranges read so far. Objects naming overlapping records are refused by the
     // region map too, but only after every mesh was built: 255 objects naming the same 255
     // records made 65025 meshes (~20 MB) from a 36 KB file. Refuse them before decoding.
-    let mut record_ranges: Vec<(u64, u64, usize)> = Vec::new();
-    for (i, obj) in objects.iter_mut().enumerate() {
+    let mut record_ranges: Vec<(u64, u64, u8)> = Vec::new();
+    for (i, obj) in (0..=u8::MAX).zip(objects.iter_mut()) {
         let count = obj.record.mesh_count as u64;
         if count == 0 {
             continue;
         }
         let first = obj.record.mesh_offset;
-        b.check(
-            &format!("mesh records of object {i}"),
-            first,
-            count * MESH_LEN,
-        )?;
-        // check() proved first + count * MESH_LEN fits in the file.
+        let records = b.slice(Label::MeshRecords(i), first, count * MESH_LEN)?;
+        // slice() proved first + count * MESH_LEN fits in the file.
         let end = first + count * MESH_LEN;
         if let Some(&(s, e, k)) = record_ranges.iter().find(|r| first < r.1 && r.0 < end) {
             let (a, z) = ((s, e, k), (first, end, i));
@@ -722,36 +871,42 @@ pub(crate) fn read_parts(
                 (z, a)
             };
             return Err(Dmc3Error::Overlap(Overlap {
-                first: format!("mesh records of object {}", a.2),
+                first: Label::MeshRecords(a.2).to_string(),
                 first_start: a.0,
                 first_end: a.1,
-                second: format!("mesh records of object {}", z.2),
+                second: Label::MeshRecords(z.2).to_string(),
                 second_start: z.0,
                 second_end: z.1,
             }));
         }
         record_ranges.push((first, end, i));
-        for j in 0..count {
-            let at = first + j * MESH_LEN;
-            let what = format!("mesh record {j} of object {i}");
-            let record = MeshRecord::read(&b, at, magic, &what)?;
-            claim(at, MESH_LEN, what);
+        obj.meshes.reserve_exact(count as usize);
+        // count is the u8 mesh count: (0..=u8::MAX) numbers every record.
+        for (j, rec) in (0..=u8::MAX).zip(records.chunks_exact(MESH_LEN as usize)) {
+            let at = first + u64::from(j) * MESH_LEN;
+            map.claim(at, MESH_LEN, Label::MeshRecord { object: i, mesh: j });
             let mut mesh = Mesh {
-                record,
+                record: MeshRecord::decode(Fields(rec), magic),
                 ..Mesh::default()
             };
-            let vc = mesh.record.vertex_count as u64;
-            for (kind, off) in mesh.record.streams() {
+            let vertices = mesh.record.vertex_count;
+            let vc = u64::from(vertices);
+            for &(kind, off) in mesh.record.stream_slots().iter() {
                 let len = vc * kind.stride();
                 if len == 0 {
                     continue;
                 }
-                let what = format!("{} of object {i} mesh {j} ({vc} vertices)", kind.name());
-                let bytes = b.slice(&what, off, len)?;
+                let label = Label::Stream {
+                    kind,
+                    object: i,
+                    mesh: j,
+                    vertices: Some(vertices),
+                };
+                let bytes = b.slice(label, off, len)?;
                 decoded = decoded.saturating_add(len);
                 if decoded > budget {
                     return Err(Dmc3Error::DecodeBudget {
-                        what,
+                        what: label.to_string(),
                         offset: off,
                         decoded,
                         file_len: b.len(),
@@ -759,8 +914,8 @@ pub(crate) fn read_parts(
                 }
                 // A stream named by several meshes with the same offset, length and kind is
                 // one structure: claim it once. Anything else overlapping is an error later.
-                if seen.insert((off, len, kind)) {
-                    claim(off, len, what);
+                if seen.first_or_insert((off, len, kind), ()).is_none() {
+                    map.claim(off, len, label);
                 }
                 mesh.set_stream(kind, bytes);
             }
@@ -770,34 +925,35 @@ pub(crate) fn read_parts(
     Ok(Container { header, objects })
 }
 
-/// The container's structures as pieces, shared streams once (checked to agree).
-/// Checks counts against records and record variants against the magic.
-pub(crate) fn pieces(c: &Container) -> Result<Vec<Piece>, Dmc3Error> {
+/// Places the structures of a container (`h` and `objects`), shared streams once (checked to
+/// agree), appending them to `out` in the order they are checked. Checks counts against
+/// records and record variants against the magic.
+pub(crate) fn layout(h: &Header, objects: &[Object], out: &mut Vec<Placed>) -> Result<(), Dmc3Error> {
     let bad = |what: String, problem: String| Dmc3Error::Inconsistent { what, problem };
-    let h = &c.header;
-    if h.object_count as usize != c.objects.len() {
+    if h.object_count as usize != objects.len() {
         return Err(bad(
             "container header +0x10".into(),
             format!(
                 "object count {} but {} objects",
                 h.object_count,
-                c.objects.len()
+                objects.len()
             ),
         ));
     }
-    let mut out = vec![Piece {
+    out.push(Placed {
         offset: 0,
-        label: "container header".into(),
-        bytes: h.to_bytes(),
-    }];
-    let mut shared: std::collections::BTreeMap<StreamKey, (String, Vec<u8>)> =
-        std::collections::BTreeMap::new();
-    for (i, obj) in c.objects.iter().enumerate() {
-        let at = HEADER_LEN + i as u64 * OBJECT_LEN;
-        out.push(Piece {
+        len: HEADER_LEN,
+        label: Label::Header,
+    });
+    let mut shared = StreamKeys::new();
+    // The counts were checked against the u8 header fields: (0..=u8::MAX) numbers every
+    // object, and (below) every mesh of an object.
+    for (i, obj) in (0..=u8::MAX).zip(objects) {
+        let at = HEADER_LEN + u64::from(i) * OBJECT_LEN;
+        out.push(Placed {
             offset: at,
-            label: format!("object record {i}"),
-            bytes: obj.record.to_bytes(),
+            len: OBJECT_LEN,
+            label: Label::Object(i),
         });
         if obj.record.mesh_count as usize != obj.meshes.len() {
             return Err(bad(
@@ -809,18 +965,18 @@ pub(crate) fn pieces(c: &Container) -> Result<Vec<Piece>, Dmc3Error> {
                 ),
             ));
         }
-        for (j, mesh) in obj.meshes.iter().enumerate() {
+        for (j, mesh) in (0..=u8::MAX).zip(&obj.meshes) {
             let mat = obj
                 .record
                 .mesh_offset
-                .checked_add(j as u64 * MESH_LEN)
+                .checked_add(u64::from(j) * MESH_LEN)
                 .ok_or_else(|| {
                     bad(
                         format!("object {i} mesh {j}"),
                         "mesh record offset overflows".into(),
                     )
                 })?;
-            let what = format!("mesh record {j} of object {i}");
+            let what = Label::MeshRecord { object: i, mesh: j };
             if mesh.record.kind() != h.magic {
                 return Err(bad(
                     format!("{what} at {mat:#x}"),
@@ -831,13 +987,14 @@ pub(crate) fn pieces(c: &Container) -> Result<Vec<Piece>, Dmc3Error> {
                     ),
                 ));
             }
-            out.push(Piece {
+            out.push(Placed {
                 offset: mat,
-                label: what.clone(),
-                bytes: mesh.record.to_bytes(),
+                len: MESH_LEN,
+                label: what,
             });
             let vc = mesh.record.vertex_count as usize;
-            for (kind, off) in mesh.record.streams() {
+            let streams = mesh.record.stream_slots();
+            for &(kind, off) in streams.iter() {
                 if mesh.stream_len(kind) != vc {
                     return Err(bad(
                         format!("{what} at {mat:#x}"),
@@ -848,26 +1005,41 @@ pub(crate) fn pieces(c: &Container) -> Result<Vec<Piece>, Dmc3Error> {
                         ),
                     ));
                 }
-                let bytes = mesh.stream_bytes(kind);
-                if bytes.is_empty() {
+                // vc is a u16 and the stride at most 12: no overflow.
+                let len = vc as u64 * kind.stride();
+                if len == 0 {
                     continue;
                 }
-                let label = format!("{} of object {i} mesh {j}", kind.name());
-                let key = (off, bytes.len() as u64, kind);
-                match shared.get(&key) {
-                    Some((first, prev)) if *prev != bytes => {
-                        return Err(bad(
-                            format!("{label} at {off:#x}"),
-                            format!("shared with {first} but holds other data"),
-                        ))
+                let label = Label::Stream {
+                    kind,
+                    object: i,
+                    mesh: j,
+                    vertices: None,
+                };
+                match shared.first_or_insert((off, len, kind), (i, j)) {
+                    Some((fi, fj)) => {
+                        let same = objects
+                            .get(usize::from(fi))
+                            .and_then(|o| o.meshes.get(usize::from(fj)))
+                            .is_some_and(|first| first.same_stream(mesh, kind));
+                        if !same {
+                            let first = Label::Stream {
+                                kind,
+                                object: fi,
+                                mesh: fj,
+                                vertices: None,
+                            };
+                            return Err(bad(
+                                format!("{label} at {off:#x}"),
+                                format!("shared with {first} but holds other data"),
+                            ));
+                        }
                     }
-                    Some(_) => {}
                     None => {
-                        shared.insert(key, (label.clone(), bytes.clone()));
-                        out.push(Piece {
+                        out.push(Placed {
                             offset: off,
+                            len,
                             label,
-                            bytes,
                         });
                     }
                 }
@@ -877,7 +1049,7 @@ pub(crate) fn pieces(c: &Container) -> Result<Vec<Piece>, Dmc3Error> {
                 StreamKind::Weights,
                 StreamKind::Colours,
             ] {
-                let named = mesh.record.streams().iter().any(|s| s.0 == kind);
+                let named = streams.iter().any(|s| s.0 == kind);
                 if !named && mesh.stream_len(kind) != 0 {
                     return Err(bad(
                         format!("{what} at {mat:#x}"),
@@ -887,5 +1059,42 @@ pub(crate) fn pieces(c: &Container) -> Result<Vec<Piece>, Dmc3Error> {
             }
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// Writes the bytes of a structure `layout` placed into `dst` (exactly its length). Labels
+/// that name no structure of the container write nothing.
+pub(crate) fn encode(h: &Header, objects: &[Object], label: Label, dst: &mut [u8]) {
+    let mut put = |bytes: &[u8]| {
+        if let Some(d) = dst.get_mut(..bytes.len()) {
+            d.copy_from_slice(bytes);
+        }
+    };
+    match label {
+        Label::Header => put(&h.encode()),
+        Label::Object(i) => {
+            if let Some(o) = objects.get(usize::from(i)) {
+                put(&o.record.encode())
+            }
+        }
+        Label::MeshRecord { object, mesh } => {
+            if let Some(m) = objects
+                .get(usize::from(object))
+                .and_then(|o| o.meshes.get(usize::from(mesh)))
+            {
+                put(&m.record.encode())
+            }
+        }
+        Label::Stream {
+            kind, object, mesh, ..
+        } => {
+            if let Some(m) = objects
+                .get(usize::from(object))
+                .and_then(|o| o.meshes.get(usize::from(mesh)))
+            {
+                m.encode_stream(kind, dst)
+            }
+        }
+        Label::MeshRecords(_) | Label::Gap { .. } | Label::Block(_) | Label::BareBlock => {}
+    }
 }

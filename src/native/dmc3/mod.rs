@@ -13,11 +13,11 @@ use serde::{Deserialize, Serialize};
 pub use block::{read_block, BlockRels, NodeBlock, NodeTransform, BLOCK_HEADER_LEN, TRANSFORM_LEN};
 pub use container::{
     colour_strip_flag, joint_indices, strip_triangles, uv_value, weight_strip_flag, weight_values,
-    Container, ContainerKind, Header, Mesh, MeshRecord, MeshVariant, Object, ObjectRecord,
+    Container, ContainerKind, Header, Label, Mesh, MeshRecord, MeshVariant, Object, ObjectRecord,
     StreamKind, DECODE_BUDGET_FACTOR, HEADER_LEN, MESH_LEN, OBJECT_LEN,
 };
 
-use crate::bytes::{Canvas, Claim, Gap, OutOfBounds, Overlap, RegionMap};
+use crate::bytes::{Claim, Gap, OutOfBounds, Overlap, RegionMap};
 
 /// A DMC3 file: a MOD/SCM container, or any file holding a node-domain block.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -45,30 +45,60 @@ impl Dmc3File {
     /// Also checks counts and lengths; the header-to-block link is checked by [`write`] only,
     /// so that a lifted rig's shell (block moved out) can be measured too.
     pub fn claims_without_block(&self) -> Result<Vec<Claim>, Dmc3Error> {
-        Ok(self
-            .pieces_without_block()?
+        let mut placed = Vec::new();
+        self.parts().place_without_block(&mut placed)?;
+        Ok(placed
             .into_iter()
             .map(|p| Claim {
                 start: p.offset,
-                end: p.offset.saturating_add(p.bytes.len() as u64),
-                label: p.label,
+                end: p.offset.saturating_add(p.len),
+                label: p.label.to_string(),
             })
             .collect())
     }
 
-    fn pieces_without_block(&self) -> Result<Vec<container::Piece>, Dmc3Error> {
-        let mut out = match &self.container {
-            Some(c) => container::pieces(c)?,
-            None => Vec::new(),
-        };
-        for g in &self.gaps {
-            out.push(container::Piece {
+    /// The file's parts by reference, as [`write_parts_into`] takes them.
+    pub fn parts(&self) -> Dmc3Parts<'_> {
+        Dmc3Parts {
+            header: self.container.as_ref().map(|c| &c.header),
+            objects: self.container.as_ref().map_or(&[], |c| &c.objects),
+            block: self.block.as_ref(),
+            gaps: &self.gaps,
+        }
+    }
+}
+
+/// A DMC3 file to write, by reference: what [`write`] reads of a [`Dmc3File`], so that a
+/// caller holding the parts in different places (a lowered rig: the shell's objects and gaps,
+/// a new header and block) need not copy them into one `Dmc3File` first.
+#[derive(Debug, Clone, Copy)]
+pub struct Dmc3Parts<'a> {
+    /// The container header; `None` for a bare block file (then `objects` is not written).
+    pub header: Option<&'a Header>,
+    /// The container's objects.
+    pub objects: &'a [Object],
+    /// The node-domain block.
+    pub block: Option<&'a NodeBlock>,
+    /// Every other byte, absolute offsets.
+    pub gaps: &'a [Gap],
+}
+
+impl Dmc3Parts<'_> {
+    fn place_without_block(&self, out: &mut Vec<container::Placed>) -> Result<(), Dmc3Error> {
+        if let Some(h) = self.header {
+            container::layout(h, self.objects, out)?;
+        }
+        for (index, g) in self.gaps.iter().enumerate() {
+            out.push(container::Placed {
                 offset: g.offset,
-                label: format!("gap at {:#x}", g.offset),
-                bytes: g.bytes.clone(),
+                len: g.bytes.len() as u64,
+                label: Label::Gap {
+                    index,
+                    offset: g.offset,
+                },
             });
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -120,17 +150,12 @@ pub fn has_container_magic(data: &[u8]) -> bool {
 /// Reads a MOD or SCM container: header, objects, meshes, streams, the block named by header
 /// +0x20 with N = header +0x11 (none when both are 0), and every other byte as gaps.
 pub fn read_container(data: &[u8]) -> Result<Dmc3File, Dmc3Error> {
-    let mut map = RegionMap::new();
-    let container =
-        container::read_parts(data, &mut |start, len, label| map.claim(start, len, label))?;
+    let mut map = RegionMap::with_capacity(32);
+    let container = container::read_parts(data, &mut map)?;
     let h = &container.header;
     let block = if h.has_block() {
         let b = read_block(data, h.block_offset, h.bone_count as usize)?;
-        map.claim(
-            b.offset,
-            b.extent(),
-            format!("node-domain block at {:#x}", b.offset),
-        );
+        map.claim(b.offset, b.extent(), Label::Block(b.offset));
         Some(b)
     } else {
         None
@@ -148,7 +173,7 @@ pub fn read_container(data: &[u8]) -> Result<Dmc3File, Dmc3Error> {
 pub fn read_block_in(data: &[u8], offset: u64, nodes: usize) -> Result<Dmc3File, Dmc3Error> {
     let block = read_block(data, offset, nodes)?;
     let mut map = RegionMap::new();
-    map.claim(block.offset, block.extent(), "node-domain block");
+    map.claim(block.offset, block.extent(), Label::BareBlock);
     let (_, gaps) = map.finish(data)?;
     Ok(Dmc3File {
         container: None,
@@ -160,10 +185,26 @@ pub fn read_block_in(data: &[u8], offset: u64, nodes: usize) -> Result<Dmc3File,
 /// Writes the file back; for an unmodified read the exact input bytes. Refuses structures
 /// that disagree (counts, lengths, header vs block) or overlap.
 pub fn write(file: &Dmc3File) -> Result<Vec<u8>, Dmc3Error> {
-    let mut pieces = file.pieces_without_block()?;
-    if let Some(c) = &file.container {
-        let h = &c.header;
-        match &file.block {
+    let mut out = Vec::new();
+    write_into(file, &mut out)?;
+    Ok(out)
+}
+
+/// [`write`] into a caller's buffer (cleared first), so that a caller writing many files can
+/// reuse one allocation. On error `out` holds nothing useful.
+pub fn write_into(file: &Dmc3File, out: &mut Vec<u8>) -> Result<(), Dmc3Error> {
+    write_parts_into(file.parts(), out)
+}
+
+/// [`write_into`] for a file given by its parts: the same checks, the same bytes.
+pub fn write_parts_into(file: Dmc3Parts<'_>, out: &mut Vec<u8>) -> Result<(), Dmc3Error> {
+    out.clear();
+    // Header, objects, up to six pieces per mesh (record and five streams), gaps, block.
+    let meshes: usize = file.objects.iter().map(|o| o.meshes.len()).sum();
+    let mut placed = Vec::with_capacity(2 + file.objects.len() + 6 * meshes + file.gaps.len());
+    file.place_without_block(&mut placed)?;
+    if let Some(h) = file.header {
+        match file.block {
             Some(b) if h.bone_count as usize != b.node_count() || h.block_offset != b.offset => {
                 return Err(Dmc3Error::Inconsistent {
                     what: "container header +0x11/+0x20".into(),
@@ -189,26 +230,26 @@ pub fn write(file: &Dmc3File) -> Result<Vec<u8>, Dmc3Error> {
             None => {}
         }
     }
-    if let Some(b) = &file.block {
-        pieces.push(container::Piece {
+    if let Some(b) = file.block {
+        placed.push(container::Placed {
             offset: b.offset,
-            label: format!("node-domain block at {:#x}", b.offset),
-            bytes: b.to_bytes()?,
+            len: b.encoded_len()?,
+            label: Label::Block(b.offset),
         });
     }
-    let mut map = RegionMap::new();
-    for p in &pieces {
-        map.claim(p.offset, p.bytes.len() as u64, p.label.clone());
-    }
-    map.finish(&[])?;
-    let end = pieces
+    let end = placed
         .iter()
-        .map(|p| p.offset.saturating_add(p.bytes.len() as u64))
+        .map(|p| p.offset.saturating_add(p.len))
         .max()
         .unwrap_or(0);
     // A read file's pieces cover every byte. Only a struct built or edited in code can leave
     // holes (written as zero); refuse big ones instead of allocating for a stray offset.
-    let covered: u64 = pieces.iter().map(|p| p.bytes.len() as u64).sum();
+    let covered = placed.iter().fold(0u64, |a, p| a.saturating_add(p.len));
+    let mut map = RegionMap::with_capacity(placed.len());
+    for p in &placed {
+        map.claim(p.offset, p.len, p.label);
+    }
+    let (claims, _) = map.finish(&[])?;
     if end.saturating_sub(covered) > MAX_HOLE_BYTES {
         return Err(Dmc3Error::Inconsistent {
             what: "file".into(),
@@ -217,9 +258,30 @@ pub fn write(file: &Dmc3File) -> Result<Vec<u8>, Dmc3Error> {
             ),
         });
     }
-    let mut canvas = Canvas::with_len(end as usize);
-    for p in &pieces {
-        canvas.put(p.offset, &p.bytes);
+    // No two claims overlap and `end` bounds them all; the holes check bounds `end` by the
+    // structures' own (in-memory) sizes.
+    out.resize(end as usize, 0);
+    for c in &claims {
+        let Some(dst) = out.get_mut(c.start as usize..c.end as usize) else {
+            continue;
+        };
+        match c.label {
+            Label::Gap { index, .. } => {
+                if let Some(g) = file.gaps.get(index) {
+                    dst.copy_from_slice(&g.bytes);
+                }
+            }
+            Label::Block(_) => {
+                if let Some(b) = file.block {
+                    b.encode_into(dst);
+                }
+            }
+            label => {
+                if let Some(h) = file.header {
+                    container::encode(h, file.objects, label, dst);
+                }
+            }
+        }
     }
-    Ok(canvas.into_bytes())
+    Ok(())
 }
