@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use std::fmt;
 
-use crate::bytes::{align, hex_bytes, Bytes, Fields, Gap, Overlap, RegionMap};
+use crate::bytes::{align, hex_bytes, Bytes, Gap, Overlap, RegionMap};
 use crate::native::dmc3::MAX_HOLE_BYTES;
 
 /// Number of slots in the offset table.
@@ -306,14 +306,17 @@ impl Part {
     }
 
     /// Decodes a record from its 0x28 bytes (length checked by the caller).
-    fn decode(f: Fields<'_>) -> Part {
+    fn decode(b: &[u8; PART_LEN as usize]) -> Part {
+        let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let mut runtime = [0u8; 16];
+        runtime.copy_from_slice(&b[0x04..0x14]);
         Part {
-            unknown_00: f.u16(0x00),
-            depth: f.u16(0x02),
-            runtime: f.array(0x04),
-            offset: [f.i32(0x14), f.i32(0x18), f.i32(0x1C)],
-            unknown_20: f.u32(0x20),
-            model: f.u32(0x24),
+            unknown_00: u16::from_le_bytes([b[0], b[1]]),
+            depth: u16::from_le_bytes([b[2], b[3]]),
+            runtime,
+            offset: [u32_at(0x14) as i32, u32_at(0x18) as i32, u32_at(0x1C) as i32],
+            unknown_20: u32_at(0x20),
+            model: u32_at(0x24),
         }
     }
 
@@ -509,11 +512,12 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
             continue;
         }
         let (parts, len) = probe(&b, slot, o)?;
-        if !found.iter().any(|f| f.0 == o) {
-            found.push((o, slot, parts, len));
-        }
+        found.push((o, slot, parts, len));
     }
+    // By offset; the sort is stable and slots were pushed in order, so the first entry of each
+    // offset is its lowest slot, the one kept.
     found.sort_by_key(|f| f.0);
+    found.dedup_by_key(|f| f.0);
     for w in found.windows(2) {
         let (a, b2) = (&w[0], &w[1]);
         let a_end = u64::from(a.0) + a.3;
@@ -549,8 +553,10 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
             .slice("parts", base + HEADER_LEN, PART_LEN * parts as u64)
             .map_err(past_end)?;
         let list: Vec<Part> = records
-            .chunks_exact(PART_LEN as usize)
-            .map(|r| Part::decode(Fields(r)))
+            .as_chunks::<{ PART_LEN as usize }>()
+            .0
+            .iter()
+            .map(Part::decode)
             .collect();
         hierarchies.push(Hierarchy {
             offset,
@@ -573,7 +579,8 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
             if o == 0 {
                 None
             } else {
-                found.iter().position(|f| f.0 == o)
+                // `found` is sorted by offset, one entry per offset.
+                found.binary_search_by_key(&o, |f| f.0).ok()
             }
         })
         .collect();

@@ -572,6 +572,12 @@ fn translation_to_offset(t: DVec3) -> Result<[i32; 3], String> {
         if !v.is_finite() {
             return Err(format!("{axis} = {v} is not finite"));
         }
+        // Lifted offsets are whole numbers in range: they are their own rounding.
+        let whole = v as i32;
+        if f64::from(whole) == v {
+            *o = whole;
+            continue;
+        }
         let r = v.round();
         if r < f64::from(i32::MIN) || r > f64::from(i32::MAX) {
             return Err(format!("{axis} = {v} is outside the s32 range"));
