@@ -920,7 +920,10 @@ fn gate_helper_gives_nearest_earlier_parent() {
     for (k, parent) in p.iter().enumerate().take(100).skip(1) {
         assert_eq!(*parent, Some(k - 1));
     }
-    assert_eq!((p[100], p[101], p[102], p[103]), (Some(48), Some(100), None, Some(102)));
+    assert_eq!(
+        (p[100], p[101], p[102], p[103]),
+        (Some(48), Some(100), None, Some(102))
+    );
     assert_eq!(p[104], Some(103));
     assert_eq!(p[depths.len() - 1], Some(depths.len() - 2));
     let e = rig_hie::parents_from_depths(&[1, 2, 3, 5]).unwrap_err();

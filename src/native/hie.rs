@@ -314,7 +314,11 @@ impl Part {
             unknown_00: u16::from_le_bytes([b[0], b[1]]),
             depth: u16::from_le_bytes([b[2], b[3]]),
             runtime,
-            offset: [u32_at(0x14) as i32, u32_at(0x18) as i32, u32_at(0x1C) as i32],
+            offset: [
+                u32_at(0x14) as i32,
+                u32_at(0x18) as i32,
+                u32_at(0x1C) as i32,
+            ],
             unknown_20: u32_at(0x20),
             model: u32_at(0x24),
         }
@@ -343,7 +347,6 @@ impl Hierarchy {
     pub fn encoded_len(&self) -> u64 {
         HEADER_LEN + PART_LEN * self.parts.len() as u64
     }
-
 }
 
 /// What the writer reads of a hierarchy: its fields, by reference.
@@ -536,7 +539,11 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
     map.claim(0, TABLE_LEN, ReadLabel::Table);
     let mut hierarchies = Vec::with_capacity(found.len());
     for &(offset, slot, parts, len) in &found {
-        map.claim(u64::from(offset), len, ReadLabel::Hierarchy { slot, offset });
+        map.claim(
+            u64::from(offset),
+            len,
+            ReadLabel::Hierarchy { slot, offset },
+        );
         let base = u64::from(offset);
         let past_end = |_: crate::bytes::OutOfBounds| HieError::HierarchyPastEnd {
             slot,
@@ -707,7 +714,10 @@ fn layout_parts<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<Vec<u32>, Hi
         }
         end = end.max(g_end);
     }
-    if !fixed.windows(2).all(|w| (w[0].0, w[0].1) <= (w[1].0, w[1].1)) {
+    if !fixed
+        .windows(2)
+        .all(|w| (w[0].0, w[0].1) <= (w[1].0, w[1].1))
+    {
         fixed.sort_by_key(|r| (r.0, r.1));
     }
     // Sorted by start: an overlap anywhere implies one between neighbours.

@@ -276,8 +276,7 @@ pub fn verify_candidate(format: Option<Format>, c: &Candidate, legs: Legs) -> Fi
                     None => crate::native::detect(data),
                     Some(_) => None,
                 };
-                if format.is_none() && !c.named && detected.is_none() && !named_like_rig(&c.path)
-                {
+                if format.is_none() && !c.named && detected.is_none() && !named_like_rig(&c.path) {
                     Verdict::Skipped
                 } else {
                     verify_bytes_legs(format.or(detected), data, legs)
@@ -327,15 +326,16 @@ fn walk(dir: &Path, out: &mut Vec<Candidate>) -> std::io::Result<()> {
     }
     // Every entry has the same parent, so its path is that prefix and its name: comparing the
     // paths' bytes compares the names, as sorting the paths by component does.
-    entries.sort_by(|a, b| a.0.as_os_str().as_encoded_bytes().cmp(b.0.as_os_str().as_encoded_bytes()));
+    entries.sort_by(|a, b| {
+        a.0.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.0.as_os_str().as_encoded_bytes())
+    });
     for (path, is_dir) in entries {
         if is_dir {
             walk(&path, out)?;
         } else {
-            out.push(Candidate {
-                path,
-                named: false,
-            });
+            out.push(Candidate { path, named: false });
         }
     }
     Ok(())

@@ -552,10 +552,7 @@ fn encode_record(k: usize, j: &Joint, raw: &NodeTransform) -> Result<NodeTransfo
 
 /// The block skeleton `s` lowers to, and the file's gaps when relaying the block out changed
 /// them (`None`: the shell's gaps stand).
-fn lower_block(
-    s: &Skeleton,
-    file: &Dmc3File,
-) -> Result<(NodeBlock, Option<Vec<Gap>>), LowerError> {
+fn lower_block(s: &Skeleton, file: &Dmc3File) -> Result<(NodeBlock, Option<Vec<Gap>>), LowerError> {
     let p = match &s.native {
         SkeletonPayload::Dmc3(p) => p,
         SkeletonPayload::Hie(_) => {

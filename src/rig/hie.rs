@@ -277,7 +277,10 @@ pub fn lower(rig: &Rig) -> Result<HieFile, LowerError> {
     let (shell, hierarchies) = lower_hierarchies(rig)?;
     Ok(HieFile {
         slots: shell.slots.clone(),
-        hierarchies: hierarchies.into_iter().map(Lowered::into_hierarchy).collect(),
+        hierarchies: hierarchies
+            .into_iter()
+            .map(Lowered::into_hierarchy)
+            .collect(),
         gaps: shell.gaps.clone(),
     })
 }

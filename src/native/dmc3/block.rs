@@ -330,7 +330,10 @@ impl NodeBlock {
         put(dst, self.rels.group as u64, &self.groups);
         let len = self.transforms.len().saturating_mul(TRANSFORM_LEN as usize);
         if let Some(d) = region(dst, self.rels.transform as u64, len) {
-            for (d, r) in d.chunks_exact_mut(TRANSFORM_LEN as usize).zip(&self.transforms) {
+            for (d, r) in d
+                .chunks_exact_mut(TRANSFORM_LEN as usize)
+                .zip(&self.transforms)
+            {
                 d.copy_from_slice(&r.to_bytes());
             }
         }

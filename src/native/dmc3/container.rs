@@ -739,7 +739,9 @@ impl std::fmt::Display for Label {
             Label::Header => f.write_str("container header"),
             Label::Object(i) => write!(f, "object record {i}"),
             Label::MeshRecords(i) => write!(f, "mesh records of object {i}"),
-            Label::MeshRecord { object, mesh } => write!(f, "mesh record {mesh} of object {object}"),
+            Label::MeshRecord { object, mesh } => {
+                write!(f, "mesh record {mesh} of object {object}")
+            }
             Label::Stream {
                 kind,
                 object,
@@ -809,8 +811,7 @@ impl<V: Copy> StreamKeys<V> {
         if self.small.len() < Self::SMALL {
             self.small.push((key, value));
         } else {
-            let mut map: std::collections::BTreeMap<StreamKey, V> =
-                self.small.drain(..).collect();
+            let mut map: std::collections::BTreeMap<StreamKey, V> = self.small.drain(..).collect();
             map.insert(key, value);
             self.large = Some(map);
         }
@@ -928,7 +929,11 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
 /// Places the structures of a container (`h` and `objects`), shared streams once (checked to
 /// agree), appending them to `out` in the order they are checked. Checks counts against
 /// records and record variants against the magic.
-pub(crate) fn layout(h: &Header, objects: &[Object], out: &mut Vec<Placed>) -> Result<(), Dmc3Error> {
+pub(crate) fn layout(
+    h: &Header,
+    objects: &[Object],
+    out: &mut Vec<Placed>,
+) -> Result<(), Dmc3Error> {
     let bad = |what: String, problem: String| Dmc3Error::Inconsistent { what, problem };
     if h.object_count as usize != objects.len() {
         return Err(bad(
