@@ -728,7 +728,6 @@ fn vertex_differences(e: &[&Vert], i: &[&Vert], h: f64, tol: &Tolerance) -> Vec<
             out.push(format!("original vertex {} is missing", v.describe()));
         }
     }
-
     out
 }
 
