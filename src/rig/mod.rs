@@ -214,53 +214,7 @@ pub fn check_structure(joints: &[Joint]) -> Result<(), GateFailure> {
         // Parent indices strictly decrease up every chain: no cycle, and parents come first.
         return Ok(());
     }
-    check_acyclic(joints)
-}
-
-/// `topological_order(joints).map(|_| ())` without building the order: the same walk, so the
-/// same first failure.
-fn check_acyclic(joints: &[Joint]) -> Result<(), GateFailure> {
-    let n = joints.len();
-    // 0 = unvisited, 1 = on the current parent chain, 2 = placed.
-    let mut state = vec![0u8; n];
-    for start in 0..n {
-        let mut j = start;
-        loop {
-            match state[j] {
-                2 => break,
-                1 => {
-                    return Err(GateFailure::at(
-                        GateCondition::Acyclic,
-                        Some(j),
-                        format!("joint {j} is its own ancestor"),
-                    ))
-                }
-                _ => {}
-            }
-            state[j] = 1;
-            match joints[j].parent {
-                Some(p) if p < n => j = p,
-                Some(p) => {
-                    return Err(GateFailure::at(
-                        GateCondition::ParentInRange,
-                        Some(j),
-                        format!("parent {p}, but there are {n} joints"),
-                    ))
-                }
-                None => break,
-            }
-        }
-        // Place the chain just walked: every joint on it is 1 up to where the walk stopped.
-        let mut j = start;
-        while state[j] == 1 {
-            state[j] = 2;
-            match joints[j].parent {
-                Some(p) if p < n => j = p,
-                _ => break,
-            }
-        }
-    }
-    Ok(())
+    topological_order(joints).map(|_| ())
 }
 
 /// Joint indices ordered so that every parent comes before its children.
@@ -501,28 +455,6 @@ mod tests {
             joints,
             gate,
             native: SkeletonPayload::Hie(hie::HieSkeleton::default()),
-        }
-    }
-
-    #[test]
-    fn acyclic_check_agrees_with_topological_order() {
-        // Every parent assignment of 4 joints (None, 0..=3, 9 out of range).
-        let choices = [None, Some(0), Some(1), Some(2), Some(3), Some(9)];
-        for code in 0..choices.len().pow(4) {
-            let mut c = code;
-            let joints: Vec<Joint> = (0..4)
-                .map(|_| {
-                    let p = choices[c % choices.len()];
-                    c /= choices.len();
-                    joint(p, [0.0; 3])
-                })
-                .collect();
-            assert_eq!(
-                check_acyclic(&joints),
-                topological_order(&joints).map(|_| ()),
-                "{:?}",
-                joints.iter().map(|j| j.parent).collect::<Vec<_>>()
-            );
         }
     }
 
