@@ -341,53 +341,18 @@ fn sort_claims<L>(claims: &mut [Claim<L>]) {
     }
 }
 
-/// An output buffer that structures are placed into at absolute offsets.
-#[derive(Debug, Clone, Default)]
-pub struct Canvas {
-    buf: Vec<u8>,
+/// The `len` bytes of `out` at offset `at`, when they lie inside it. Writers fill a buffer
+/// sized from a layout that was checked first; a region outside it is skipped, not trusted.
+pub fn region_mut(out: &mut [u8], at: u64, len: u64) -> Option<&mut [u8]> {
+    let start = usize::try_from(at).ok()?;
+    let len = usize::try_from(len).ok()?;
+    out.get_mut(start..start.checked_add(len)?)
 }
 
-impl Canvas {
-    /// An empty canvas.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A canvas of `len` zero bytes.
-    pub fn with_len(len: usize) -> Self {
-        Canvas { buf: vec![0; len] }
-    }
-
-    /// Current length.
-    pub fn len(&self) -> u64 {
-        self.buf.len() as u64
-    }
-
-    /// Whether nothing was placed yet.
-    pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
-    }
-
-    /// Writes `bytes` at `offset`, zero-extending the canvas if needed.
-    pub fn put(&mut self, offset: u64, bytes: &[u8]) {
-        let start = offset as usize;
-        let end = start + bytes.len();
-        if self.buf.len() < end {
-            self.buf.resize(end, 0);
-        }
-        self.buf[start..end].copy_from_slice(bytes);
-    }
-
-    /// Writes every gap back where it was.
-    pub fn put_gaps(&mut self, gaps: &[Gap]) {
-        for g in gaps {
-            self.put(g.offset, &g.bytes);
-        }
-    }
-
-    /// The finished bytes.
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.buf
+/// Copies `bytes` into `out` at offset `at` when they fit (see [`region_mut`]).
+pub fn put_at(out: &mut [u8], at: u64, bytes: &[u8]) {
+    if let Some(d) = region_mut(out, at, bytes.len() as u64) {
+        d.copy_from_slice(bytes);
     }
 }
 

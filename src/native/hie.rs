@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use std::fmt;
 
-use crate::bytes::{align, hex_bytes, Bytes, Gap, Overlap, RegionMap};
+use crate::bytes::{align, hex_bytes, put_at, region_mut, Bytes, Gap, Overlap, RegionMap};
 use crate::native::dmc3::MAX_HOLE_BYTES;
 
 /// Number of slots in the offset table.
@@ -819,20 +819,13 @@ pub fn write_parts_into<H: HierarchyView>(
     // `end` is bounded by the structures' in-memory sizes plus MAX_HOLE_BYTES, and bounds
     // every region below; `layout` proved that none overlaps another.
     out.resize(end as usize, 0);
-    fn region(out: &mut [u8], at: u64, len: u64) -> Option<&mut [u8]> {
-        let start = usize::try_from(at).ok()?;
-        let len = usize::try_from(len).ok()?;
-        out.get_mut(start..start.checked_add(len)?)
-    }
     for (h, &at) in file.hierarchies.iter().zip(&placed) {
-        if let Some(d) = region(out, u64::from(at), h.encoded_len()) {
+        if let Some(d) = region_mut(out, u64::from(at), h.encoded_len()) {
             encode_hierarchy(h, d);
         }
     }
     for g in file.gaps.iter() {
-        if let Some(d) = region(out, g.offset, g.bytes.len() as u64) {
-            d.copy_from_slice(&g.bytes);
-        }
+        put_at(out, g.offset, &g.bytes);
     }
     if let Some(t) = out.get_mut(..TABLE_LEN as usize) {
         for (d, s) in t.chunks_exact_mut(4).zip(file.slots.iter()) {

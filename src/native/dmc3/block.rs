@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Dmc3Error;
-use crate::bytes::{align, Bytes, Gap, Overlap, RegionMap};
+use crate::bytes::{align, put_at, region_mut, Bytes, Gap, Overlap, RegionMap};
 
 /// Size of the block header.
 pub const BLOCK_HEADER_LEN: u64 = 0x20;
@@ -306,30 +306,21 @@ impl NodeBlock {
     pub fn encode_into(&self, dst: &mut [u8]) {
         // check_layout proved every region and gap lies inside the extent; out of range
         // writes are skipped rather than trusted.
-        fn region(dst: &mut [u8], rel: u64, len: usize) -> Option<&mut [u8]> {
-            let start = usize::try_from(rel).ok()?;
-            dst.get_mut(start..start.checked_add(len)?)
-        }
-        fn put(dst: &mut [u8], rel: u64, bytes: &[u8]) {
-            if let Some(d) = region(dst, rel, bytes.len()) {
-                d.copy_from_slice(bytes);
-            }
-        }
-        put(dst, 0x00, &self.rels.parent.to_le_bytes());
-        put(dst, 0x04, &self.rels.order.to_le_bytes());
-        put(dst, 0x08, &self.rels.group.to_le_bytes());
-        put(dst, 0x0C, &self.rels.transform.to_le_bytes());
-        put(dst, 0x10, &self.unknown_10);
+        put_at(dst, 0x00, &self.rels.parent.to_le_bytes());
+        put_at(dst, 0x04, &self.rels.order.to_le_bytes());
+        put_at(dst, 0x08, &self.rels.group.to_le_bytes());
+        put_at(dst, 0x0C, &self.rels.transform.to_le_bytes());
+        put_at(dst, 0x10, &self.unknown_10);
         // The parent bytes are the i8 values' bit patterns.
-        if let Some(d) = region(dst, self.rels.parent as u64, self.parents.len()) {
+        if let Some(d) = region_mut(dst, self.rels.parent as u64, self.parents.len() as u64) {
             for (d, &p) in d.iter_mut().zip(&self.parents) {
                 *d = p as u8;
             }
         }
-        put(dst, self.rels.order as u64, &self.order);
-        put(dst, self.rels.group as u64, &self.groups);
+        put_at(dst, self.rels.order as u64, &self.order);
+        put_at(dst, self.rels.group as u64, &self.groups);
         let len = self.transforms.len().saturating_mul(TRANSFORM_LEN as usize);
-        if let Some(d) = region(dst, self.rels.transform as u64, len) {
+        if let Some(d) = region_mut(dst, self.rels.transform as u64, len as u64) {
             for (d, r) in d
                 .chunks_exact_mut(TRANSFORM_LEN as usize)
                 .zip(&self.transforms)
@@ -338,7 +329,7 @@ impl NodeBlock {
             }
         }
         for g in &self.padding {
-            put(dst, g.offset, &g.bytes);
+            put_at(dst, g.offset, &g.bytes);
         }
     }
 }
