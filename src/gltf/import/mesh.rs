@@ -206,8 +206,8 @@ fn attr(
     Ok(Some(e))
 }
 
-fn arr<const N: usize>(e: &Option<Elements>, v: usize) -> Option<[f64; N]> {
-    let s = e.as_ref()?.get(v);
+fn arr<const N: usize>(e: Option<&Elements>, v: usize) -> Option<[f64; N]> {
+    let s = e?.get(v);
     let mut out = [0.0; N];
     for (o, x) in out.iter_mut().zip(s) {
         *o = *x;
@@ -354,16 +354,13 @@ fn collect(doc: &Doc, instances: &[Instance], proxies: usize) -> Result<Geometry
             }
             let base = g.verts.len();
             for v in 0..count {
-                let mut p = [0.0; 3];
-                for (o, x) in p.iter_mut().zip(pos.get(v)) {
-                    *o = *x;
-                }
+                let p = arr::<3>(Some(&pos), v).unwrap_or_default();
                 let p = if moved {
                     world.transform_point3(DVec3::from_array(p)).to_array()
                 } else {
                     p
                 };
-                let n = arr::<3>(&normal, v).map(|n| {
+                let n = arr::<3>(normal.as_ref(), v).map(|n| {
                     if moved {
                         world
                             .transform_vector3(DVec3::from_array(n))
@@ -408,7 +405,7 @@ fn collect(doc: &Doc, instances: &[Instance], proxies: usize) -> Result<Geometry
                 g.verts.push(Vert {
                     p,
                     n,
-                    uv: arr::<2>(&uv, v),
+                    uv: arr::<2>(uv.as_ref(), v),
                     c,
                     inf,
                 });
