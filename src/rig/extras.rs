@@ -43,9 +43,9 @@ fn to_json<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-/// A payload (or the file-level remainder) borrowed for serialising straight into JSON text:
-/// the same content as the matching `*_to_json` value, without building a [`Value`] tree on the
-/// way (keys come in the types' field order instead of sorted).
+/// A payload (or the file-level remainder) borrowed for serialising straight into JSON text,
+/// without building a [`Value`] tree on the way (keys come in the types' field order); the
+/// `*_to_json` values are this, as a tree.
 #[derive(Debug, Clone, Copy)]
 pub struct Native<'a, T>(pub &'a T);
 
@@ -85,26 +85,17 @@ fn from_json<T: DeserializeOwned>(v: &Value, pointer: &str) -> Result<T, ExtrasE
 
 /// The file-level remainder as JSON.
 pub fn source_to_json(s: &Source) -> Value {
-    match s {
-        Source::Hie(h) => to_json(h),
-        Source::Dmc3(d) => to_json(d),
-    }
+    to_json(&Native(s))
 }
 
 /// A skeleton's payload as JSON.
 pub fn skeleton_to_json(p: &SkeletonPayload) -> Value {
-    match p {
-        SkeletonPayload::Hie(h) => to_json(h),
-        SkeletonPayload::Dmc3(d) => to_json(d),
-    }
+    to_json(&Native(p))
 }
 
 /// A joint's payload as JSON.
 pub fn joint_to_json(p: &JointPayload) -> Value {
-    match p {
-        JointPayload::Hie(h) => to_json(h),
-        JointPayload::Dmc3(d) => to_json(d),
-    }
+    to_json(&Native(p))
 }
 
 /// The file-level remainder back from JSON; `pointer` names where `v` was found.
