@@ -4,8 +4,10 @@
 //! `bytes --read--> native structs --lift--> Rig (IR) --export--> glTF` and back.
 //! - [`native`]: one module per format, every byte on disk represented;
 //! - [`rig`]: the format-neutral IR with world matrices, inverse bind matrices and the gate;
-//! - [`ops`]: what the CLI commands do, as library functions;
-//! - [`synth`]: deterministic generators of valid files for samples, tests and benchmarks.
+//! - [`ops`]: what the CLI commands do, as library functions (the command line itself is the
+//!   binary's, in `src/bin/rigtrip/`);
+//! - `synth` (cargo feature `synth`, test data only): deterministic generators of valid files
+//!   for samples, tests and benchmarks.
 
 pub mod bytes;
 pub mod gait;
@@ -14,4 +16,5 @@ pub mod lint;
 pub mod native;
 pub mod ops;
 pub mod rig;
+#[cfg(any(test, feature = "synth"))]
 pub mod synth;

@@ -1,8 +1,7 @@
 //! The `rigtrip` command line: thin argument parsing over the library.
 
-fn main() {
-    std::process::exit(rigtrip_cli::run());
-}
+mod cli;
 
-#[path = "cli/mod.rs"]
-mod rigtrip_cli;
+fn main() {
+    std::process::exit(cli::run());
+}
