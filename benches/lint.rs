@@ -127,7 +127,7 @@ fn main() {
         problems
     );
 
-    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/validate-gltf");
+    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/validate-gltf");
     // One file first: installs the validator if needed and measures node's start-up.
     let Some((startup, _, _)) = files
         .first()

@@ -1,6 +1,10 @@
 //! glTF import: export -> (edit) -> import gives back the native bytes, edits land only in the
 //! fields they touch, and what the format cannot hold is refused with the joint and field named.
-//! Blender round trips are opt-in (RIGTRIP_BLENDER=1).
+//! The Blender round trips are ignored by default (they need Blender, which
+//! `tools/blender-python` installs); `.ci/run` runs them.
+
+mod common;
+use common::{blender_python, tool};
 
 use std::path::{Path, PathBuf};
 
@@ -194,21 +198,7 @@ fn float_noise_is_not_an_edit() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Blender (opt-in: RIGTRIP_BLENDER=1)
-
-fn blender_enabled(test: &str) -> bool {
-    let on = std::env::var("RIGTRIP_BLENDER").as_deref() == Ok("1");
-    if !on {
-        eprintln!("skipped {test}: set RIGTRIP_BLENDER=1 to run the Blender round trips");
-    }
-    on
-}
-
-fn tool(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/tools")
-        .join(name)
-}
+// Blender (ignored by default; run with --include-ignored)
 
 /// Exports `data` to `<name>.glb`, runs it through Blender (import, optional edits, export with
 /// custom properties) into `<name>_blender.<ext>`, and returns that path.
@@ -225,13 +215,10 @@ fn blender_round_trip(
     std::fs::write(&src, to_glb(&e)).unwrap();
     let dst = tmp(&format!("{name}_blender.{ext}"));
     let _ = std::fs::remove_file(&dst);
-    let out = std::process::Command::new(tool("blender-python"))
-        .arg(tool("blender-roundtrip.py"))
-        .arg(&src)
-        .arg(&dst)
-        .args(edits)
-        .output()
-        .unwrap();
+    let script = tool("blender-roundtrip.py");
+    let mut args = vec![script.as_os_str(), src.as_os_str(), dst.as_os_str()];
+    args.extend(edits.iter().map(std::ffi::OsStr::new));
+    let out = blender_python(args);
     assert!(
         out.status.success() && dst.exists(),
         "blender failed on {name}: {}\n{}",
@@ -262,10 +249,8 @@ fn blender_files() -> Vec<(String, Vec<u8>, Option<Format>)> {
 }
 
 #[test]
+#[ignore = "needs Blender (tools/blender-python installs it, about 400 MB); run with --include-ignored"]
 fn blender_round_trip_gives_the_original_bytes() {
-    if !blender_enabled("blender_round_trip_gives_the_original_bytes") {
-        return;
-    }
     for (name, data, format) in blender_files() {
         for ext in ["glb", "gltf"] {
             let path = blender_round_trip(&data, format, &name, ext, &[]);
@@ -428,10 +413,8 @@ fn blender_move(name: &str, data: &[u8], format: Option<Format>, s: usize, k: us
 }
 
 #[test]
+#[ignore = "needs Blender (tools/blender-python installs it, about 400 MB); run with --include-ignored"]
 fn blender_moved_joint_lands_and_nothing_else_changes() {
-    if !blender_enabled("blender_moved_joint_lands_and_nothing_else_changes") {
-        return;
-    }
     // DMC3 humanoid: the joint with the most children.
     let data = rigtrip::synth::dmc3::sample_mod();
     let rig = load(Some(Format::Dmc3), &data);
@@ -466,10 +449,8 @@ fn blender_moved_joint_lands_and_nothing_else_changes() {
 }
 
 #[test]
+#[ignore = "needs Blender (tools/blender-python installs it, about 400 MB); run with --include-ignored"]
 fn blender_rename_changes_no_byte() {
-    if !blender_enabled("blender_rename_changes_no_byte") {
-        return;
-    }
     for (name, data, format, bone) in [
         (
             "humanoid_rename",

@@ -25,7 +25,9 @@ fn corpus(seed: u64, count: u32) -> (PathBuf, Vec<Value>) {
         .arg(&dir)
         .args(["--seed", &seed.to_string(), "--count", &count.to_string()])
         .status()
-        .expect("python3 runs");
+        .unwrap_or_else(|e| {
+            panic!("cannot run python3 ({e}): the independent oracle tests/independent/specgen.py needs Python 3 (standard library only) on PATH; install it (Debian/Ubuntu: apt-get install python3)")
+        });
     assert!(st.success(), "specgen.py failed");
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();

@@ -1,0 +1,104 @@
+"""Takes a glTF through Blender the way a user does: import, optionally edit the armature, export.
+
+    tools/blender-python tools/blender-roundtrip.py IN.glb OUT.glb [EDIT...]
+    blender --background --python tools/blender-roundtrip.py -- IN.glb OUT.glb [EDIT...]
+
+EDIT, applied in the order given:
+    --move BONE DX DY DZ   move the bone's head and tail in edit mode by (DX, DY, DZ) metres
+                           in Blender's world space (Z up)
+    --rename OLD NEW       rename a bone
+
+IN is imported with the glTF importer's default settings. OUT is exported with
+"Include > Custom Properties" on (export_extras), everything else at Blender's defaults;
+OUT's extension picks the form: .glb binary, .gltf JSON with a separate .bin.
+Exit status: 0 written, 2 bad arguments or an unknown bone.
+"""
+import sys
+
+import bpy
+from mathutils import Vector
+
+
+class Usage(Exception):
+    """A bad command line: the message says what, the docstring says how."""
+
+
+class NoBone(Exception):
+    """An edit names a bone no armature has."""
+
+
+def parse_edits(words):
+    """Turns the EDIT words into (op, args) pairs, checking counts and numbers."""
+    edits = []
+    words = list(words)
+    while words:
+        op = words.pop(0)
+        want = {"--move": 4, "--rename": 2}.get(op)
+        if want is None:
+            raise Usage(f"unknown edit {op!r}")
+        if len(words) < want:
+            raise Usage(f"{op} takes {want} values, got {len(words)}")
+        args, words = words[:want], words[want:]
+        if op == "--move":
+            try:
+                args = [args[0], Vector([float(x) for x in args[1:]])]
+            except ValueError:
+                raise Usage(f"--move {args[0]}: DX DY DZ must be numbers, got {args[1:]}")
+        edits.append((op, args))
+    return edits
+
+
+def armature_with(bone):
+    """The armature object that has a bone of this name."""
+    for obj in bpy.data.objects:
+        if obj.type == "ARMATURE" and bone in obj.data.bones:
+            return obj
+    raise NoBone(f"no armature has a bone named {bone!r}")
+
+
+def move(bone, delta):
+    """Moves a bone's head and tail by `delta`, given in world space."""
+    arm = armature_with(bone)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    # Edit bones live in the armature's space.
+    local = arm.matrix_world.inverted().to_3x3() @ delta
+    edit_bone = arm.data.edit_bones[bone]
+    edit_bone.head += local
+    edit_bone.tail += local
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def rename(old, new):
+    """Renames a bone."""
+    armature_with(old).data.bones[old].name = new
+
+
+def main(argv):
+    # Under `blender --python`, the script's own arguments follow "--".
+    args = argv[argv.index("--") + 1 :] if "--" in argv else argv[1:]
+    try:
+        if len(args) < 2 or args[0].startswith("--") or args[1].startswith("--"):
+            raise Usage("IN and OUT are needed")
+        src, dst = args[0], args[1]
+        edits = parse_edits(args[2:])
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        bpy.ops.import_scene.gltf(filepath=src)
+        for op, values in edits:
+            if op == "--move":
+                move(*values)
+            else:
+                rename(*values)
+    except Usage as e:
+        print(f"blender-roundtrip: {e}\n{__doc__}", file=sys.stderr)
+        return 2
+    except NoBone as e:
+        print(f"blender-roundtrip: {e}", file=sys.stderr)
+        return 2
+    form = "GLB" if dst.lower().endswith(".glb") else "GLTF_SEPARATE"
+    bpy.ops.export_scene.gltf(filepath=dst, export_format=form, export_extras=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
