@@ -14,11 +14,12 @@ pub enum OutputError {
     #[error("{0} is the input file; rigtrip never modifies its input")]
     IsInput(PathBuf),
     /// An I/O error.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     Io {
         /// The target.
         path: PathBuf,
         /// The cause.
+        #[source]
         source: std::io::Error,
     },
 }

@@ -451,18 +451,23 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
             bail!("--tolerance must be a finite number >= 0, got {t}");
         }
     }
+    // Refused before the work, not after it.
     if a.output.exists() && !a.force {
-        bail!(
-            "{} exists; pass --force to overwrite it",
-            a.output.display()
-        );
+        return Err(ops::output::OutputError::Exists(a.output.clone()).into());
     }
     let opts = import::ImportOptions {
         tolerance: a.tolerance,
         ignore_mesh_edits: a.ignore_mesh_edits,
     };
-    let imported =
-        import::import_path(&a.file, &opts).with_context(|| format!("{}", a.file.display()))?;
+    let data =
+        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    // Buffers a .gltf names by URI sit beside it (`.` for a bare file name, as messages say).
+    let base = match a.file.parent() {
+        Some(p) if p.as_os_str().is_empty() => Some(std::path::Path::new(".")),
+        p => p,
+    };
+    let imported = import::import_slice(&data, base, &opts)
+        .with_context(|| format!("{}", a.file.display()))?;
     ops::output::write_atomic(&a.output, &imported.bytes, a.force, Some(&a.file))?;
     let mut out = std::io::stdout().lock();
     if a.json {

@@ -1,0 +1,268 @@
+//! Error messages as the command line prints them: every command on truncated, empty,
+//! wrong-format and missing inputs, and on outputs it cannot write. Each layer says its own
+//! clause once (`cannot write x.glb: Is a directory (os error 21)`, not the cause twice): no
+//! clause of a message, the parts between `: `, appears twice in it.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// A scratch folder per test; the binary runs in it, so messages name short relative paths.
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli_errors")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The clauses said more than once in `line` (split at `: `).
+fn repeated_clauses(line: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    line.split(": ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && !seen.insert(*c))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Runs `args`; returns a description of what is wrong with the output, if anything: a panic,
+/// an exit code other than 0, 1 or 2, a failure without a one-line `rigtrip: error:` message,
+/// or any line that says a clause twice.
+fn problems(dir: &Path, args: &[&str]) -> Vec<String> {
+    let o = run(dir, args);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    let cmd = args.join(" ");
+    let mut found = Vec::new();
+    if err.contains("panicked") {
+        found.push(format!("`{cmd}` panicked: {err}"));
+    }
+    match o.status.code() {
+        Some(0) | Some(1) => {}
+        Some(2) => {
+            // verify reports rejected files on stdout; the others fail with one line on stderr.
+            if args[0] != "verify"
+                && (err.lines().count() != 1 || !err.starts_with("rigtrip: error: "))
+            {
+                found.push(format!("`{cmd}` exit 2 without a one-line error: {err:?}"));
+            }
+        }
+        c => found.push(format!("`{cmd}` exit {c:?}: {err}")),
+    }
+    for line in out.lines().chain(err.lines()) {
+        let twice = repeated_clauses(line);
+        if !twice.is_empty() {
+            found.push(format!("`{cmd}` says {twice:?} twice: {line}"));
+        }
+    }
+    found
+}
+
+/// Prefixes of `data` a truncated file could be: a byte, a header's worth, halves, all but one.
+fn cuts(data: &[u8]) -> Vec<&[u8]> {
+    let n = data.len();
+    let mut at = vec![1, 8, 16, 64, 0x100, n / 4, n / 2, n - 1];
+    at.retain(|&k| k > 0 && k < n);
+    at.sort();
+    at.dedup();
+    at.into_iter().map(|k| &data[..k]).collect()
+}
+
+fn write(dir: &Path, name: &str, data: &[u8]) -> String {
+    std::fs::write(dir.join(name), data).unwrap();
+    name.to_string()
+}
+
+#[test]
+fn no_message_says_a_clause_twice() {
+    let dir = scratch("clauses");
+    let db22 = rigtrip::synth::hie::sample_db22();
+    let model = rigtrip::synth::dmc3::sample_mod();
+    let stage = rigtrip::synth::dmc3::sample_scm();
+    let (efm, offset, nodes) = rigtrip::synth::dmc3::sample_efm();
+    let mech = rigtrip::synth::mech::sample_mech();
+    let offset = format!("{offset:#x}");
+    let nodes = nodes.to_string();
+    let block = ["--block-at", offset.as_str(), "--nodes", nodes.as_str()];
+
+    // Good inputs, to cut and to write from.
+    write(&dir, "good_DB22HIE.BIN", &db22);
+    let o = run(&dir, &["export", "good_DB22HIE.BIN", "-o", "good.glb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = run(&dir, &["export", "good_DB22HIE.BIN", "-o", "good.gltf"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = run(&dir, &["dump", "good_DB22HIE.BIN", "-o", "good.json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let glb = std::fs::read(dir.join("good.glb")).unwrap();
+    let gltf = std::fs::read(dir.join("good.gltf")).unwrap();
+    let dump = std::fs::read(dir.join("good.json")).unwrap();
+    std::fs::create_dir(dir.join("a_folder")).unwrap();
+
+    // Native inputs: truncated, empty, wrong format, missing, a folder.
+    let mut native: Vec<(String, Vec<&str>)> = Vec::new();
+    for (stem, data) in [
+        ("DB22HIE.BIN", &db22),
+        ("model.mod", &model),
+        ("stage.scm", &stage),
+    ] {
+        for (i, cut) in cuts(data).into_iter().enumerate() {
+            native.push((write(&dir, &format!("cut{i}_{stem}"), cut), vec![]));
+        }
+    }
+    for (i, cut) in cuts(&efm).into_iter().enumerate() {
+        native.push((write(&dir, &format!("cut{i}.efm"), cut), block.to_vec()));
+    }
+    native.push((write(&dir, "empty.mod", b""), vec![]));
+    native.push((write(&dir, "empty_DB01HIE.BIN", b""), vec![]));
+    native.push((write(&dir, "empty.efm", b""), block.to_vec()));
+    native.push((write(&dir, "wrong.mod", &mech), vec![]));
+    native.push((write(&dir, "wrong_DB01HIE.BIN", b"not a rig\n"), vec![]));
+    native.push(("good_DB22HIE.BIN".into(), vec!["--format", "dmc3"]));
+    native.push((write(&dir, "as_hie.mod", &model), vec!["--format", "hie"]));
+    native.push(("missing.mod".into(), vec![]));
+    native.push(("a_folder".into(), vec!["--format", "hie"]));
+
+    // glTF inputs.
+    let mut gltfs: Vec<String> = Vec::new();
+    for (stem, data) in [
+        ("mech.glb", &mech),
+        ("db22.glb", &glb),
+        ("db22.gltf", &gltf),
+    ] {
+        for (i, cut) in cuts(data).into_iter().enumerate() {
+            gltfs.push(write(&dir, &format!("cut{i}_{stem}"), cut));
+        }
+    }
+    gltfs.push(write(&dir, "empty.glb", b""));
+    gltfs.push(write(&dir, "empty.gltf", b""));
+    gltfs.push(write(&dir, "wrong.glb", &model));
+    gltfs.push(write(&dir, "wrong.gltf", br#"{"hello": 1}"#));
+    gltfs.push("good.glb".into()); // a rig, not a mech: gait has nothing to do
+    gltfs.push("missing.glb".into());
+    gltfs.push("a_folder".into());
+
+    // Dumps.
+    let mut dumps: Vec<String> = Vec::new();
+    for (i, cut) in cuts(&dump).into_iter().enumerate() {
+        dumps.push(write(&dir, &format!("cut{i}.json"), cut));
+    }
+    dumps.push(write(&dir, "empty.json", b""));
+    dumps.push(write(&dir, "wrong.json", &model));
+    dumps.push(write(&dir, "gltf.json", &gltf));
+    dumps.push("missing.json".into());
+    dumps.push("a_folder".into());
+
+    let mut found = Vec::new();
+    let mut check = |args: &[&str]| found.extend(problems(&dir, args));
+    for (file, flags) in &native {
+        let f = file.as_str();
+        for cmd in [
+            vec!["inspect", f],
+            vec!["inspect", "--json", f],
+            vec!["inspect", "--coverage", f],
+            vec!["verify", f],
+            vec!["export", f, "-o", "out.glb", "--force"],
+            vec!["dump", f],
+        ] {
+            check(&[cmd, flags.clone()].concat());
+        }
+    }
+    for f in &gltfs {
+        let f = f.as_str();
+        check(&["import", f, "-o", "out.bin", "--force"]);
+        check(&["lint", f]);
+        check(&["gait", f]);
+    }
+    for f in &dumps {
+        check(&["build", f.as_str(), "-o", "out.bin", "--force"]);
+    }
+    // Outputs that cannot be written: a folder, a folder that does not exist, the input.
+    for out in ["a_folder", "no_folder/out.x"] {
+        check(&["export", "good_DB22HIE.BIN", "-o", &format!("{out}.glb")]);
+        check(&["import", "good.glb", "-o", out, "--force"]);
+        check(&["dump", "good_DB22HIE.BIN", "-o", out, "--force"]);
+        check(&["build", "good.json", "-o", out, "--force"]);
+    }
+    check(&["build", "good.json", "-o", "good_DB22HIE.BIN", "--force"]);
+    write(&dir, "mech.glb", &mech);
+    let demand = ["--demand", "0:0,2:12", "--force", "-o"];
+    check(&[&["gait", "mech.glb"][..], &demand, &["a_folder"]].concat());
+    check(&[&["gait", "mech.glb"][..], &demand, &["no_folder/p.glb"]].concat());
+
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The messages the command line and `ops` make themselves, exactly.
+#[test]
+fn io_errors_name_the_file_and_the_cause_once() {
+    let dir = scratch("io");
+    std::fs::create_dir(dir.join("a_folder.glb")).unwrap();
+    write(&dir, "DB22HIE.BIN", &rigtrip::synth::hie::sample_db22());
+    let error = |args: &[&str]| {
+        let o = run(&dir, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        text(&o.stderr)
+    };
+    for cmd in ["inspect", "dump", "export"] {
+        assert_eq!(
+            error(&[cmd, "missing.mod", "-o", "x.glb"][..if cmd == "export" { 4 } else { 2 }]),
+            "rigtrip: error: cannot read missing.mod: No such file or directory (os error 2)\n",
+            "{cmd}"
+        );
+    }
+    assert_eq!(
+        error(&["import", "missing.glb", "-o", "x.bin"]),
+        "rigtrip: error: cannot read missing.glb: No such file or directory (os error 2)\n"
+    );
+    assert_eq!(
+        error(&["build", "missing.json", "-o", "x.bin"]),
+        "rigtrip: error: cannot read missing.json: No such file or directory (os error 2)\n"
+    );
+    assert_eq!(
+        error(&["gait", "missing.glb"]),
+        "rigtrip: error: cannot read missing.glb: No such file or directory (os error 2)\n"
+    );
+    let o = run(&dir, &["verify", "missing.mod"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stdout),
+        "rejected   -     missing.mod: cannot read: No such file or directory (os error 2)\n\
+         0 identical, 0 differ, 1 rejected\n"
+    );
+    assert_eq!(
+        error(&["export", "DB22HIE.BIN", "-o", "a_folder.glb", "--force"]),
+        "rigtrip: error: cannot write a_folder.glb: Is a directory (os error 21)\n"
+    );
+    assert_eq!(
+        error(&["export", "DB22HIE.BIN", "-o", "no_folder/x.glb"]),
+        "rigtrip: error: cannot write no_folder/x.glb: No such file or directory (os error 2)\n"
+    );
+    assert_eq!(
+        error(&["export", "DB22HIE.BIN", "-o", "a_folder.glb"]),
+        "rigtrip: error: a_folder.glb exists; pass --force to overwrite it\n"
+    );
+    assert_eq!(
+        error(&["dump", "DB22HIE.BIN", "-o", "DB22HIE.BIN", "--force"]),
+        "rigtrip: error: DB22HIE.BIN is the input file; rigtrip never modifies its input\n"
+    );
+    // import refuses an existing output before reading anything.
+    assert_eq!(
+        error(&["import", "missing.glb", "-o", "DB22HIE.BIN"]),
+        "rigtrip: error: DB22HIE.BIN exists; pass --force to overwrite it\n"
+    );
+}
