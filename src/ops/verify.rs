@@ -118,7 +118,7 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
         Ok(f) => f,
         Err(e) => {
             return Verdict::Rejected {
-                message: super::error_chain(&e),
+                message: e.to_string(),
             }
         }
     };
@@ -133,7 +133,7 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
     // not allocate (and fault in) a fresh output per file.
     let written = with_buffer(&WRITE_BUF, |buf| {
         rig::lower_write_into(&rig, buf)
-            .map_err(|e| super::error_chain(&e))
+            .map_err(|e| e.to_string())
             .and_then(|()| match buf.as_slice() == data {
                 true => Ok(()),
                 false => Err(describe_difference(data, buf)),
@@ -163,16 +163,13 @@ fn gltf_leg(rig: &rig::Rig, data: &[u8]) -> Result<GltfLeg, String> {
     let exported = match export(rig, &ExportOptions::default()) {
         Ok(e) => e,
         Err(ExportError::Gate { skeleton, failure }) => {
-            return Ok(GltfLeg::Skipped(format!(
-                "{skeleton}: {}",
-                super::error_chain(&failure)
-            )))
+            return Ok(GltfLeg::Skipped(format!("{skeleton}: {failure}")))
         }
-        Err(e) => return Ok(GltfLeg::Skipped(super::error_chain(&e))),
+        Err(e) => return Ok(GltfLeg::Skipped(e.to_string())),
     };
     let glb = to_glb(&exported);
     let imported = import::import_slice(&glb, None, &import::ImportOptions::default())
-        .map_err(|e| format!("import failed: {}", super::error_chain(&e)))?;
+        .map_err(|e| format!("import failed: {e}"))?;
     if imported.bytes == data {
         Ok(GltfLeg::Identical)
     } else {
@@ -286,7 +283,7 @@ pub fn verify_candidate(format: Option<Format>, c: &Candidate, legs: Legs) -> Fi
                 }
             }
             Err(e) => Verdict::Rejected {
-                message: format!("cannot read: {}", super::error_chain(&e)),
+                message: format!("cannot read: {e}"),
             },
         }
     });
