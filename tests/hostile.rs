@@ -141,7 +141,7 @@ fn rejected(format: Option<Format>, data: &[u8]) -> ReadError {
         Ok(_) => panic!("accepted a hostile file"),
         Err(e) => e,
     };
-    let msg = e.to_string();
+    let msg = rigtrip::native::chain(&e);
     assert!(!msg.contains('\n'), "{msg}");
     assert_eq!(
         verify_bytes(format, data),
@@ -382,9 +382,7 @@ fn dmc3_bad_magic_and_truncated_header() {
     b[2] = b'X';
     assert_eq!(
         rejected(Some(Format::Dmc3), &b),
-        dmc3_err(Dmc3Error::BadMagic {
-            found: "4d4f5820".into()
-        })
+        dmc3_err(Dmc3Error::BadMagic { found: *b"MOX " })
     );
     // Misidentified: a MOD with its magic damaged is not recognised without --format.
     assert_eq!(rejected(None, &b), ReadError::Unrecognised);

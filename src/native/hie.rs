@@ -152,7 +152,7 @@ pub enum HieError {
         second_offset: u32,
     },
     /// Region bookkeeping found an overlap the checks above did not (should not happen).
-    #[error("{0}")]
+    #[error(transparent)]
     Regions(#[from] Overlap),
     /// The slot vector does not have 256 entries.
     #[error("the slot table has {len} entries, not {SLOTS}")]
@@ -205,8 +205,8 @@ pub enum HieError {
         hierarchy: usize,
         /// Its offset.
         offset: u32,
-        /// `list k` or `tail`.
-        which: String,
+        /// Which list, or the tail.
+        which: ByteListPart,
     },
     /// A hierarchy that keeps its place lies inside the slot table.
     #[error("hierarchy {hierarchy}: offset {offset:#x} lies inside the slot table (below {TABLE_LEN:#x})")]
@@ -220,13 +220,13 @@ pub enum HieError {
     #[error("{first} ({first_start:#x}..{first_end:#x}) overlaps {second} ({second_start:#x}..{second_end:#x})")]
     WriteOverlap {
         /// The region that starts first.
-        first: String,
+        first: WriteLabel,
         /// Its start.
         first_start: u64,
         /// Its end (exclusive).
         first_end: u64,
         /// The region that starts inside it.
-        second: String,
+        second: WriteLabel,
         /// Its start.
         second_start: u64,
         /// Its end (exclusive).
@@ -638,7 +638,7 @@ fn validate<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<(), HieError> {
                 return Err(HieError::ByteListTerminator {
                     hierarchy: i,
                     offset,
-                    which: format!("list {k}"),
+                    which: ByteListPart::List(k),
                 });
             }
         }
@@ -646,7 +646,7 @@ fn validate<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<(), HieError> {
             return Err(HieError::ByteListTerminator {
                 hierarchy: i,
                 offset,
-                which: "tail".into(),
+                which: ByteListPart::Tail,
             });
         }
         let len: usize = h
@@ -706,11 +706,18 @@ fn layout_parts<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<Vec<u32>, Hi
             fixed.push((start, span_end, WriteLabel::Hierarchy(i)));
         }
     }
-    for g in file.gaps.iter() {
+    for (index, g) in file.gaps.iter().enumerate() {
         // A gap is a Vec in memory, so its length fits in u64 without overflow.
         let g_end = g.offset.saturating_add(g.bytes.len() as u64);
         if !g.bytes.is_empty() {
-            fixed.push((g.offset, g_end, WriteLabel::Gap(g.offset)));
+            fixed.push((
+                g.offset,
+                g_end,
+                WriteLabel::Gap {
+                    index,
+                    offset: g.offset,
+                },
+            ));
         }
         end = end.max(g_end);
     }
@@ -724,10 +731,10 @@ fn layout_parts<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<Vec<u32>, Hi
     for w in fixed.windows(2) {
         if w[1].0 < w[0].1 {
             return Err(HieError::WriteOverlap {
-                first: w[0].2.to_string(),
+                first: w[0].2,
                 first_start: w[0].0,
                 first_end: w[0].1,
-                second: w[1].2.to_string(),
+                second: w[1].2,
                 second_start: w[1].0,
                 second_end: w[1].1,
             });
@@ -855,11 +862,37 @@ impl fmt::Display for ReadLabel {
 }
 
 /// What a fixed region is, for the writer's overlap messages.
-#[derive(Debug, Clone, Copy)]
-enum WriteLabel {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteLabel {
+    /// `slot table`.
     Table,
+    /// `hierarchy {i}`: index in the file's hierarchies.
     Hierarchy(usize),
-    Gap(u64),
+    /// `gap at {offset:#x}`.
+    Gap {
+        /// Index in the file's gaps.
+        index: usize,
+        /// Its absolute offset.
+        offset: u64,
+    },
+}
+
+/// Which part of a hierarchy's byte-list area an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByteListPart {
+    /// `list {k}`.
+    List(usize),
+    /// `tail`: the bytes after the last list.
+    Tail,
+}
+
+impl fmt::Display for ByteListPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ByteListPart::List(k) => write!(f, "list {k}"),
+            ByteListPart::Tail => f.write_str("tail"),
+        }
+    }
 }
 
 impl fmt::Display for WriteLabel {
@@ -867,7 +900,7 @@ impl fmt::Display for WriteLabel {
         match *self {
             WriteLabel::Table => f.write_str("slot table"),
             WriteLabel::Hierarchy(i) => write!(f, "hierarchy {i}"),
-            WriteLabel::Gap(offset) => write!(f, "gap at {offset:#x}"),
+            WriteLabel::Gap { offset, .. } => write!(f, "gap at {offset:#x}"),
         }
     }
 }

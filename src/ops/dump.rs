@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::native::dmc3::{self, ContainerKind, Dmc3File, StreamKind};
-use crate::native::hie::{self, HieError, HieFile};
+use crate::native::hie::{self, ByteListPart, HieError, HieFile, WriteLabel};
 use crate::native::{Format, NativeFile};
 
 /// Version of the dump layout, written as `rigtrip_dump`.
@@ -166,13 +166,13 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
     match format {
         "hie" => {
             let f: HieFile = decode(file, "/file")?;
-            hie::write(&f).map_err(|e| hie_error(&e, &f))
+            hie::write(&f).map_err(|e| hie_error(&e))
         }
         _ => {
             let f: Dmc3File = decode(file, "/file")?;
             check_dmc3_kind(obj, format, &f)?;
             check_dmc3(&f)?;
-            dmc3::write(&f).map_err(|e| unwritable("/file", e.to_string()))
+            dmc3::write(&f).map_err(|e| unwritable("/file", crate::native::chain(&e)))
         }
     }
 }
@@ -531,29 +531,9 @@ fn first_overlap(mut regions: Vec<(u64, u64, String)>, what: &str) -> Result<(),
     Ok(())
 }
 
-/// The JSON pointer of what a HIE writer error is about.
-fn hie_error(e: &HieError, f: &HieFile) -> DumpError {
+/// The JSON pointer of what a HIE writer error is about, from the error's typed fields.
+fn hie_error(e: &HieError) -> DumpError {
     let h = |i: usize| format!("/file/hierarchies/{i}");
-    let label_pointer = |label: &str| -> String {
-        if let Some(i) = label
-            .strip_prefix("hierarchy ")
-            .and_then(|s| s.parse::<usize>().ok())
-        {
-            return h(i);
-        }
-        if label == "slot table" {
-            return "/file/slots".into();
-        }
-        if let Some(off) = label
-            .strip_prefix("gap at 0x")
-            .and_then(|s| u64::from_str_radix(s, 16).ok())
-        {
-            if let Some(k) = f.gaps.iter().position(|g| g.offset == off) {
-                return format!("/file/gaps/{k}");
-            }
-        }
-        "/file".into()
-    };
     let pointer = match e {
         HieError::SlotCount { .. } => "/file/slots".to_string(),
         HieError::SlotIndex { slot, .. } => format!("/file/slots/{slot}"),
@@ -564,12 +544,16 @@ fn hie_error(e: &HieError, f: &HieFile) -> DumpError {
         HieError::ByteListLength { hierarchy, .. } => format!("{}/byte_lists", h(*hierarchy)),
         HieError::ByteListTerminator {
             hierarchy, which, ..
-        } => match which.strip_prefix("list ") {
-            Some(k) => format!("{}/byte_lists/lists/{k}", h(*hierarchy)),
-            None => format!("{}/byte_lists/tail", h(*hierarchy)),
+        } => match which {
+            ByteListPart::List(k) => format!("{}/byte_lists/lists/{k}", h(*hierarchy)),
+            ByteListPart::Tail => format!("{}/byte_lists/tail", h(*hierarchy)),
         },
         HieError::OffsetInTable { hierarchy, .. } => format!("{}/offset", h(*hierarchy)),
-        HieError::WriteOverlap { second, .. } => label_pointer(second),
+        HieError::WriteOverlap { second, .. } => match *second {
+            WriteLabel::Table => "/file/slots".into(),
+            WriteLabel::Hierarchy(i) => h(i),
+            WriteLabel::Gap { index, .. } => format!("/file/gaps/{index}"),
+        },
         _ => "/file".into(),
     };
     unwritable(pointer, e.to_string())

@@ -823,17 +823,17 @@ impl<V: Copy> StreamKeys<V> {
 /// block.
 pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Container, Dmc3Error> {
     let b = Bytes::new(data);
-    if let Ok(m) = b.array::<4>("magic", 0) {
+    // The magic is judged before the header's length, so that a short file of another kind
+    // is named by its magic.
+    let found = b.array::<4>("magic", 0);
+    if let Ok(m) = found {
         if ContainerKind::from_magic(m).is_none() {
-            return Err(Dmc3Error::BadMagic {
-                found: crate::bytes::hex_bytes::encode(&m),
-            });
+            return Err(Dmc3Error::BadMagic { found: m });
         }
     }
     let head = b.slice(Label::Header, 0, HEADER_LEN)?;
-    let magic = ContainerKind::from_magic(b.array("magic", 0)?).ok_or(Dmc3Error::BadMagic {
-        found: String::new(),
-    })?;
+    let m = found?;
+    let magic = ContainerKind::from_magic(m).ok_or(Dmc3Error::BadMagic { found: m })?;
     let header = Header::decode(Fields(head), magic);
     map.claim(0, HEADER_LEN, Label::Header);
 
@@ -907,7 +907,7 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
                 decoded = decoded.saturating_add(len);
                 if decoded > budget {
                     return Err(Dmc3Error::DecodeBudget {
-                        what: label.to_string(),
+                        what: label,
                         offset: off,
                         decoded,
                         file_len: b.len(),

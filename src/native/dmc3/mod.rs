@@ -106,22 +106,22 @@ impl Dmc3Parts<'_> {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Dmc3Error {
     /// A structure runs past the end of the input.
-    #[error("{0}")]
+    #[error(transparent)]
     OutOfBounds(#[from] OutOfBounds),
     /// Two structures claim the same bytes.
-    #[error("overlapping structures: {0}")]
+    #[error("overlapping structures")]
     Overlap(#[from] Overlap),
     /// The container magic at 0x0 is neither `"MOD "` nor `"SCM "`.
-    #[error("magic at offset 0x0 is {found} (hex), expected \"MOD \" or \"SCM \"")]
+    #[error("magic at offset 0x0 is {} (hex), expected \"MOD \" or \"SCM \"", crate::bytes::hex_bytes::encode(.found))]
     BadMagic {
-        /// The four bytes found, hex.
-        found: String,
+        /// The four bytes found.
+        found: [u8; 4],
     },
     /// Shared streams would decode to more than [`DECODE_BUDGET_FACTOR`] times the input.
     #[error("{what} at offset {offset:#x}: meshes would decode {decoded:#x} bytes of vertex data from a {file_len:#x}-byte file (limit: {DECODE_BUDGET_FACTOR}x the file)")]
     DecodeBudget {
         /// The stream that went over.
-        what: String,
+        what: Label,
         /// Its offset.
         offset: u64,
         /// Decoded total so far.
