@@ -278,11 +278,11 @@ fn mod_mesh_record_fields() {
     assert_eq!(m.uv_offset, 0x118);
     assert_eq!(
         m.variant,
-        MeshVariant::Mod {
+        MeshVariant::Mod(ModStreams {
             bone_index_offset: 0x124,
             weight_offset: 0x130,
             unknown_38: [0xF0, 0xF1, 0xF2, 0xF3, 0xF4, 0xF5, 0xF6, 0xF7],
-        }
+        })
     );
     assert_eq!(m.unknown_40, 0x0102_0304_0506_0708);
     assert_eq!(
@@ -435,13 +435,13 @@ fn scm_fields() {
     assert_eq!(m.record.texture_index, 4);
     assert_eq!(
         m.record.variant,
-        MeshVariant::Scm {
+        MeshVariant::Scm(ScmStreams {
             unknown_28: [
                 0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5A, 0x5B, 0x5C, 0x5D,
                 0x5E, 0x5F
             ],
             colour_offset: 0x108,
-        }
+        })
     );
     assert_eq!(m.record.unknown_40, 0xAABB_CCDD);
     assert_eq!(m.record.unknown_48, [9; 8]);
@@ -515,8 +515,8 @@ fn every_header_and_record_field_writes_to_its_offset() {
     field_lands_at(|f| m(f).unknown_48[0] = 0x42, 0xC8, &[0x42]);
     field_lands_at(
         |f| {
-            if let MeshVariant::Mod { unknown_38, .. } = &mut m(f).variant {
-                unknown_38[1] = 0;
+            if let MeshVariant::Mod(v) = &mut m(f).variant {
+                v.unknown_38[1] = 0;
             }
         },
         0xB9,

@@ -5,6 +5,7 @@
 
 pub mod dmc3;
 pub mod hie;
+pub mod record;
 
 use std::fmt;
 
