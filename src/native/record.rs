@@ -97,7 +97,7 @@ impl FieldDef {
             m.insert(
                 "description".into(),
                 Value::from(format!(
-                    "+{:#04x} {}: {}.",
+                    "+0x{:02X} {}: {}.",
                     self.offset,
                     self.evidence.name(),
                     self.doc
