@@ -375,6 +375,13 @@ fn schema_file_is_generated_from_the_declarations() {
     );
     assert_eq!(
         v["$defs"]["part"]["required"],
-        serde_json::json!(["unknown_00", "depth", "runtime", "offset", "unknown_20", "model"])
+        serde_json::json!([
+            "unknown_00",
+            "depth",
+            "runtime",
+            "offset",
+            "unknown_20",
+            "model"
+        ])
     );
 }

@@ -108,10 +108,15 @@ pub fn dump(file: &NativeFile, format: Format) -> Value {
     Value::Object(m)
 }
 
-/// Serialising the native structs cannot fail (string keys only); a `null` here would make
-/// `build` refuse the dump loudly rather than write something else.
+/// The native structs as a JSON tree. Serialising them cannot fail (string keys, no
+/// non-finite floats: every float is a bit pattern), so a failure is a bug: asserted in debug
+/// builds; a release build writes `null`, which `build` refuses by pointer instead of writing
+/// other bytes.
 fn to_value<T: Serialize>(t: &T) -> Value {
-    serde_json::to_value(t).unwrap_or(Value::Null)
+    serde_json::to_value(t).unwrap_or_else(|e| {
+        debug_assert!(false, "native structs serialise: {e}");
+        Value::Null
+    })
 }
 
 /// [`build`] from JSON text; a syntax error names its line and column.
@@ -198,7 +203,8 @@ fn decode<T: DeserializeOwned + Serialize>(v: &Value, at: &str) -> Result<T, Dum
         }
         invalid(p, e.inner().to_string())
     })?;
-    unknown_keys(v, &to_value(&t), at)?;
+    let canonical = serde_json::to_value(&t).map_err(|e| invalid(at, e.to_string()))?;
+    unknown_keys(v, &canonical, at)?;
     Ok(t)
 }
 
@@ -568,13 +574,7 @@ fn hie_error(e: &HieError) -> DumpError {
 /// written here, every fixed record's fragment (fields, evidence classes, meanings) comes from
 /// its declaration.
 pub fn schema() -> Value {
-    let header = |key: &str| {
-        BlockHeader::FIELDS
-            .iter()
-            .find(|f| f.key == key)
-            .map_or(Value::Null, |f| f.schema_with_description())
-    };
-    let (rels, unknown_10) = (header("rels"), header("unknown_10"));
+    let [rels, unknown_10] = [0, 1].map(|k| BlockHeader::FIELDS[k].schema_with_description());
     let mut s = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://rigtrip.invalid/schema/dump.schema.json",
@@ -1383,7 +1383,11 @@ fn is_inline(v: &Value) -> bool {
 }
 
 fn scalar(out: &mut String, v: &Value) {
-    out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| "null".into()));
+    // A JSON value always serialises (its keys are strings); asserted, never silently `null`.
+    match serde_json::to_string(v) {
+        Ok(text) => out.push_str(&text),
+        Err(e) => debug_assert!(false, "a JSON value serialises: {e}"),
+    }
 }
 
 fn write_inline(out: &mut String, v: &Value) {
