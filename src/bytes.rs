@@ -178,54 +178,6 @@ fn out_of_bounds(what: String, offset: u64, len: u64, file_len: u64) -> OutOfBou
     }
 }
 
-/// Little-endian fields at fixed offsets of a slice whose length was already checked (a record
-/// read in one bounds-checked piece). A field outside the slice reads as zero instead of
-/// panicking, which cannot happen for the fixed layouts it is used with.
-#[derive(Debug, Clone, Copy)]
-pub struct Fields<'a>(pub &'a [u8]);
-
-impl Fields<'_> {
-    /// `N` bytes at `at`.
-    #[inline]
-    pub fn array<const N: usize>(&self, at: usize) -> [u8; N] {
-        let mut a = [0u8; N];
-        if let Some(s) = self.0.get(at..at + N) {
-            a.copy_from_slice(s);
-        }
-        a
-    }
-
-    /// A byte at `at`.
-    #[inline]
-    pub fn u8(&self, at: usize) -> u8 {
-        self.0.get(at).copied().unwrap_or(0)
-    }
-
-    /// A little-endian u16 at `at`.
-    #[inline]
-    pub fn u16(&self, at: usize) -> u16 {
-        u16::from_le_bytes(self.array(at))
-    }
-
-    /// A little-endian u32 at `at`.
-    #[inline]
-    pub fn u32(&self, at: usize) -> u32 {
-        u32::from_le_bytes(self.array(at))
-    }
-
-    /// A little-endian i32 at `at`.
-    #[inline]
-    pub fn i32(&self, at: usize) -> i32 {
-        i32::from_le_bytes(self.array(at))
-    }
-
-    /// A little-endian u64 at `at`.
-    #[inline]
-    pub fn u64(&self, at: usize) -> u64 {
-        u64::from_le_bytes(self.array(at))
-    }
-}
-
 /// One structure's claim on a byte range.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Claim<L = String> {
@@ -341,19 +293,34 @@ fn sort_claims<L>(claims: &mut [Claim<L>]) {
     }
 }
 
-/// The `len` bytes of `out` at offset `at`, when they lie inside it. Writers fill a buffer
-/// sized from a layout that was checked first; a region outside it is skipped, not trusted.
-pub fn region_mut(out: &mut [u8], at: u64, len: u64) -> Option<&mut [u8]> {
-    let start = usize::try_from(at).ok()?;
-    let len = usize::try_from(len).ok()?;
-    out.get_mut(start..start.checked_add(len)?)
+/// The `len` bytes of `out` at offset `at`. Writers fill a buffer sized from a layout they
+/// checked first, so a region outside it is a writer bug: refused, never skipped.
+pub fn region_mut(
+    out: &mut [u8],
+    what: impl fmt::Display,
+    at: u64,
+    len: u64,
+) -> Result<&mut [u8], OutOfBounds> {
+    let file_len = out.len() as u64;
+    let range = usize::try_from(at)
+        .ok()
+        .zip(usize::try_from(len).ok())
+        .and_then(|(s, n)| Some(s..s.checked_add(n)?));
+    match range {
+        Some(r) if r.end <= out.len() => Ok(&mut out[r]),
+        _ => Err(out_of_bounds(what.to_string(), at, len, file_len)),
+    }
 }
 
-/// Copies `bytes` into `out` at offset `at` when they fit (see [`region_mut`]).
-pub fn put_at(out: &mut [u8], at: u64, bytes: &[u8]) {
-    if let Some(d) = region_mut(out, at, bytes.len() as u64) {
-        d.copy_from_slice(bytes);
-    }
+/// Copies `bytes` into `out` at offset `at` (see [`region_mut`]).
+pub fn put_at(
+    out: &mut [u8],
+    what: impl fmt::Display,
+    at: u64,
+    bytes: &[u8],
+) -> Result<(), OutOfBounds> {
+    region_mut(out, what, at, bytes.len() as u64)?.copy_from_slice(bytes);
+    Ok(())
 }
 
 /// Rounds `v` up to a multiple of `a` (a power of two).

@@ -470,3 +470,165 @@ fn a_structure_not_read_from_the_bytes_still_partitions_them_with_notes() {
         vec!["0x463..0x468: no structure claims these bytes".to_string()]
     );
 }
+
+/// Every declared record: the field table is contiguous, fills the record and matches the
+/// struct's serde keys in order; decode and encode are inverse on any bytes the types accept.
+mod declared_records {
+    use super::*;
+    use rigtrip::native::dmc3::{
+        BlockHeader, BlockRels, ContainerKind, Header, MeshRecord, MeshVariant, ModStreams,
+        NodeTransform, ObjectRecord, ScmStreams,
+    };
+    use rigtrip::native::hie::Part;
+    use rigtrip::native::record::{Ctx, FieldDef, Record};
+
+    fn contiguous<R: Record + serde::Serialize + Default>(name: &str) {
+        let mut at = 0;
+        for f in R::FIELDS {
+            assert_eq!(f.offset, at, "{name}.{} starts at {:#x}", f.key, f.offset);
+            assert_eq!(f.len % f.elements, 0, "{name}.{}", f.key);
+            at += f.len;
+        }
+        assert_eq!(at, R::LEN as u64, "{name} fields sum to {at:#x}");
+        let keys: Vec<String> = match serde_json::to_value(R::default()).unwrap() {
+            serde_json::Value::Object(m) => m.keys().cloned().collect(),
+            other => panic!("{other}"),
+        };
+        let mut declared: Vec<String> = R::FIELDS.iter().map(|f| f.key.to_string()).collect();
+        declared.sort();
+        assert_eq!(keys, declared, "{name}: serde keys are the declared fields");
+    }
+
+    #[test]
+    fn field_tables_fill_their_records() {
+        contiguous::<Header>("Header");
+        contiguous::<ObjectRecord>("ObjectRecord");
+        contiguous::<MeshRecord>("MeshRecord");
+        contiguous::<ModStreams>("ModStreams");
+        contiguous::<ScmStreams>("ScmStreams");
+        contiguous::<BlockRels>("BlockRels");
+        contiguous::<NodeTransform>("NodeTransform");
+        contiguous::<Part>("Part");
+        let sum: u64 = BlockHeader::FIELDS.iter().map(|f| f.len).sum();
+        assert_eq!(sum, 0x20);
+    }
+
+    fn class(fields: &[FieldDef], key: &str) -> (Kind, Evidence) {
+        let f = fields.iter().find(|f| f.key == key).unwrap();
+        (f.kind, f.evidence)
+    }
+
+    #[test]
+    fn evidence_classes_are_the_specs() {
+        use Evidence::*;
+        use Kind::*;
+        assert_eq!(
+            class(NodeTransform::FIELDS, "w_bits"),
+            (Preserved, PreservedUndecoded)
+        );
+        assert_eq!(
+            class(NodeTransform::FIELDS, "magnitude_bits"),
+            (Decoded, StructuralConfirmed)
+        );
+        assert_eq!(
+            class(BlockRels::FIELDS, "group"),
+            (Decoded, StructuralConfirmed)
+        );
+        assert_eq!(class(BlockRels::FIELDS, "parent"), (Decoded, ExeConfirmed));
+        assert_eq!(class(Part::FIELDS, "offset"), (Decoded, ExeConfirmed));
+        assert_eq!(class(Part::FIELDS, "depth"), (Decoded, StructuralConfirmed));
+        assert_eq!(class(Header::FIELDS, "block_offset"), (Decoded, Community));
+        assert_eq!(
+            class(MeshRecord::FIELDS, "unknown_40"),
+            (Preserved, PreservedUndecoded)
+        );
+    }
+
+    fn round_trip<R: Record>(b: &[u8], ctx: Ctx) -> Vec<u8> {
+        let r = R::decode_slice(&b[..R::LEN], ctx).unwrap();
+        let mut out = vec![0u8; R::LEN];
+        r.encode_slice(&mut out);
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn decode_then_encode_gives_the_bytes_back(b in proptest::collection::vec(any::<u8>(), 0x50)) {
+            let plain = Ctx::default();
+            prop_assert_eq!(&round_trip::<ObjectRecord>(&b, plain)[..], &b[..0x40]);
+            prop_assert_eq!(&round_trip::<NodeTransform>(&b, plain)[..], &b[..0x20]);
+            prop_assert_eq!(&round_trip::<BlockHeader>(&b, plain)[..], &b[..0x20]);
+            prop_assert_eq!(&round_trip::<Part>(&b, plain)[..], &b[..0x28]);
+            for kind in [ContainerKind::Mod, ContainerKind::Scm] {
+                let ctx = Ctx { container: Some(kind) };
+                prop_assert_eq!(&round_trip::<MeshRecord>(&b, ctx)[..], &b[..]);
+                let mut h = b[..0x40].to_vec();
+                h[..4].copy_from_slice(&kind.magic());
+                prop_assert_eq!(round_trip::<Header>(&h, plain), h);
+            }
+        }
+
+        #[test]
+        fn encode_then_decode_gives_the_record_back(words in proptest::array::uniform8(any::<u32>()), k in any::<u64>()) {
+            let t = NodeTransform {
+                tx_bits: words[0], ty_bits: words[1], tz_bits: words[2], magnitude_bits: words[3],
+                rx_bits: words[4], ry_bits: words[5], rz_bits: words[6], w_bits: words[7],
+            };
+            prop_assert_eq!(NodeTransform::decode(&t.encode(), Ctx::default()).unwrap(), t);
+            let m = MeshRecord {
+                vertex_count: words[0] as u16,
+                uv_offset: k,
+                variant: MeshVariant::Scm(ScmStreams { unknown_28: [7; 16], colour_offset: k ^ 1 }),
+                ..MeshRecord::default()
+            };
+            let ctx = Ctx { container: Some(ContainerKind::Scm) };
+            prop_assert_eq!(MeshRecord::decode(&m.encode(), ctx).unwrap(), m);
+        }
+    }
+
+    #[test]
+    fn a_bad_magic_or_a_missing_kind_is_refused_by_field() {
+        let mut b = [0u8; 0x50];
+        b[..4].copy_from_slice(b"MOX ");
+        let h: &[u8; 0x40] = b[..0x40].try_into().unwrap();
+        assert_eq!(Header::decode(h, Ctx::default()).unwrap_err().key, "magic");
+        assert_eq!(
+            MeshRecord::decode(&b, Ctx::default()).unwrap_err().key,
+            "variant"
+        );
+    }
+
+    /// Coverage lists a mesh record's fields from the declaration, the variant's by its kind,
+    /// and they add up to the record.
+    #[test]
+    fn coverage_rows_of_a_record_sum_to_its_size() {
+        let data = synth::dmc3::sample_scm();
+        let file = NativeFile::read(None, &data).unwrap();
+        let c = coverage(&file, &data);
+        let rows: Vec<&Entry> = c
+            .entries
+            .iter()
+            .filter(|e| e.what.starts_with("object 0 mesh 0 record "))
+            .collect();
+        assert_eq!(rows.iter().map(|e| e.end - e.start).sum::<u64>(), 0x50);
+        let names: Vec<&str> = rows
+            .iter()
+            .map(|e| e.what.trim_start_matches("object 0 mesh 0 record "))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "vertex count",
+                "texture index",
+                "unknown_04",
+                "positions offset",
+                "normals offset",
+                "UV offset",
+                "unknown_28",
+                "colour offset",
+                "unknown_40",
+                "unknown_48"
+            ]
+        );
+    }
+}

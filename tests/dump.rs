@@ -352,3 +352,36 @@ fn an_edited_hie_part_offset_lands_in_its_bytes() {
     assert_eq!(&rebuilt[..at], &data[..at]);
     assert_eq!(&rebuilt[at + 4..], &data[at + 4..]);
 }
+
+/// `schema/dump.schema.json` is what `ops::dump::schema()` builds from the record declarations;
+/// `RIGTRIP_BLESS=1 cargo test --test dump schema_file` rewrites it after a declaration changes.
+#[test]
+fn schema_file_is_generated_from_the_declarations() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/dump.schema.json");
+    let generated = serde_json::to_string_pretty(&rigtrip::ops::dump::schema()).unwrap() + "\n";
+    if std::env::var_os("RIGTRIP_BLESS").is_some() {
+        std::fs::write(path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(path).unwrap();
+    assert!(
+        committed == generated,
+        "schema/dump.schema.json is stale: run RIGTRIP_BLESS=1 cargo test --test dump schema_file"
+    );
+    // The fragments come from the declarations: one field's evidence class and meaning.
+    let v: Value = serde_json::from_str(&committed).unwrap();
+    assert_eq!(
+        v["$defs"]["transform"]["properties"]["w_bits"]["description"],
+        "+0x1C PRESERVED_UNDECODED: not read by the local rotation path; 0.0 in every file seen, never assumed."
+    );
+    assert_eq!(
+        v["$defs"]["part"]["required"],
+        serde_json::json!([
+            "unknown_00",
+            "depth",
+            "runtime",
+            "offset",
+            "unknown_20",
+            "model"
+        ])
+    );
+}

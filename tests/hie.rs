@@ -377,7 +377,7 @@ fn writer_refuses_what_it_cannot_encode() {
         HieError::ByteListTerminator {
             hierarchy: 1,
             offset: 0x438,
-            which: "list 1".into()
+            which: rigtrip::native::hie::ByteListPart::List(1)
         }
     );
     assert!(e.to_string().contains("list 1 contains 0xff"), "{e}");
@@ -388,7 +388,7 @@ fn writer_refuses_what_it_cannot_encode() {
         HieError::ByteListTerminator {
             hierarchy: 0,
             offset: 0x401,
-            which: "tail".into()
+            which: rigtrip::native::hie::ByteListPart::Tail
         }
     );
 

@@ -141,7 +141,7 @@ fn rejected(format: Option<Format>, data: &[u8]) -> ReadError {
         Ok(_) => panic!("accepted a hostile file"),
         Err(e) => e,
     };
-    let msg = e.to_string();
+    let msg = rigtrip::native::chain(&e);
     assert!(!msg.contains('\n'), "{msg}");
     assert_eq!(
         verify_bytes(format, data),
@@ -382,9 +382,7 @@ fn dmc3_bad_magic_and_truncated_header() {
     b[2] = b'X';
     assert_eq!(
         rejected(Some(Format::Dmc3), &b),
-        dmc3_err(Dmc3Error::BadMagic {
-            found: "4d4f5820".into()
-        })
+        dmc3_err(Dmc3Error::BadMagic { found: *b"MOX " })
     );
     // Misidentified: a MOD with its magic damaged is not recognised without --format.
     assert_eq!(rejected(None, &b), ReadError::Unrecognised);
@@ -596,12 +594,11 @@ fn dmc3_strips_with_every_flag_set() {
     let c = f.container.unwrap();
     for obj in &c.objects {
         for m in &obj.meshes {
-            let rigtrip::native::dmc3::MeshVariant::Mod { weight_offset, .. } = m.record.variant
-            else {
+            let rigtrip::native::dmc3::MeshVariant::Mod(v) = &m.record.variant else {
                 panic!()
             };
-            for v in 0..m.vertex_count() {
-                put_u16(&mut b, weight_offset as usize + 2 * v, 0xFFFF);
+            for k in 0..m.vertex_count() {
+                put_u16(&mut b, v.weight_offset as usize + 2 * k, 0xFFFF);
             }
         }
     }
@@ -620,12 +617,11 @@ fn dmc3_strips_with_every_flag_set() {
     };
     for obj in &f.container.unwrap().objects {
         for m in &obj.meshes {
-            let rigtrip::native::dmc3::MeshVariant::Scm { colour_offset, .. } = m.record.variant
-            else {
+            let rigtrip::native::dmc3::MeshVariant::Scm(v) = &m.record.variant else {
                 panic!()
             };
-            for v in 0..m.vertex_count() {
-                b[colour_offset as usize + 4 * v + 3] = 0xFF;
+            for k in 0..m.vertex_count() {
+                b[v.colour_offset as usize + 4 * k + 3] = 0xFF;
             }
         }
     }

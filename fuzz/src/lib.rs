@@ -126,15 +126,18 @@ pub fn round_trip(format: Option<Format>, data: &[u8]) -> Option<Rig> {
     let file = match NativeFile::read(format, data) {
         Ok(f) => f,
         Err(e) => {
-            // Every rejection has a one-line message.
-            let m = e.to_string();
+            // Every rejection has a one-line message (its chain: each layer's clause once).
+            let m = rigtrip::native::chain(&e);
             assert!(!m.is_empty() && !m.contains('\n'), "bad message {m:?}");
             return None;
         }
     };
     let written = match file.write() {
         Ok(b) => b,
-        Err(e) => panic!("accepted, but write(read(b)) failed: {e}"),
+        Err(e) => panic!(
+            "accepted, but write(read(b)) failed: {}",
+            rigtrip::native::chain(&e)
+        ),
     };
     assert!(
         written == data,
@@ -148,7 +151,10 @@ pub fn round_trip(format: Option<Format>, data: &[u8]) -> Option<Rig> {
     };
     let rewritten = match lowered.write() {
         Ok(b) => b,
-        Err(e) => panic!("accepted, but write(lower(lift(read(b)))) failed: {e}"),
+        Err(e) => panic!(
+            "accepted, but write(lower(lift(read(b)))) failed: {}",
+            rigtrip::native::chain(&e)
+        ),
     };
     assert!(
         rewritten == data,
@@ -269,7 +275,10 @@ pub fn check_import(data: &[u8]) {
             "import's bytes are not its structures' bytes: {}",
             describe_difference(&imported.bytes, &b)
         ),
-        Err(e) => panic!("import returned structures that cannot be written: {e}"),
+        Err(e) => panic!(
+            "import returned structures that cannot be written: {}",
+            rigtrip::native::chain(&e)
+        ),
     }
     let Some(format) = format_of(&imported.native) else {
         return;

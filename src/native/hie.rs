@@ -13,6 +13,7 @@ use std::fmt;
 
 use crate::bytes::{align, hex_bytes, put_at, region_mut, Bytes, Gap, Overlap, RegionMap};
 use crate::native::dmc3::MAX_HOLE_BYTES;
+use crate::native::record::{Ctx, Hex, HexArray, I32s, Int};
 
 /// Number of slots in the offset table.
 pub const SLOTS: usize = 256;
@@ -21,7 +22,7 @@ pub const TABLE_LEN: u64 = 0x400;
 /// Size of a hierarchy header (part count + byte-list area).
 pub const HEADER_LEN: u64 = 0x34;
 /// Size of one part record.
-pub const PART_LEN: u64 = 0x28;
+pub const PART_LEN: u64 = Part::LEN as u64;
 /// Size of the byte-list area in a hierarchy header.
 pub const BYTE_LIST_LEN: usize = 0x32;
 /// The most parts an s16 count can hold.
@@ -64,24 +65,26 @@ pub struct ByteLists {
     pub tail: Vec<u8>,
 }
 
-/// One part record, 0x28 bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Part {
-    /// +0x00, meaning unknown (0 in DB22).
-    pub unknown_00: u16,
-    /// +0x02, 1 for a root; the parent is the nearest earlier part whose depth is one less.
-    pub depth: u16,
-    /// +0x04, zero on disc; the run-time rotation quaternion (four s32) lives here.
-    #[serde(with = "crate::bytes::hex_array")]
-    pub runtime: [u8; 16],
-    /// +0x14, the joint's offset from the parent's joint, integer units (Y down).
-    pub offset: [i32; 3],
-    /// +0x20, meaning unknown (0 in DB22).
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub unknown_20: u32,
-    /// +0x24, a model id (the loader replaces it with a pointer).
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub model: u32,
+crate::record! {
+    /// One part record, 0x28 bytes.
+    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    pub struct Part [0x28] "part" {
+        0x00 unknown_00: u16 = Int<u16>, "unknown_00", Preserved PreservedUndecoded,
+            "meaning unknown (0 in DB22)";
+        0x02 depth: u16 = Int<u16>, "depth", Decoded StructuralConfirmed,
+            "1 for a root; the parent is the nearest earlier part whose depth is one less";
+        #[serde(with = "crate::bytes::hex_array")]
+        0x04 runtime: [u8; 16] = HexArray<16>, "runtime", Preserved PreservedUndecoded,
+            "zero on disc; the run-time rotation quaternion (four s32) lives here";
+        0x14 offset: [i32; 3] = I32s<3>, "offset[]", Decoded ExeConfirmed,
+            "the joint's offset from the parent's joint, integer units (Y down)";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x20 unknown_20: u32 = Hex<u32>, "unknown_20", Preserved PreservedUndecoded,
+            "meaning unknown (0 in DB22)";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x24 model: u32 = Hex<u32>, "model", Decoded StructuralConfirmed,
+            "a model id (the loader replaces it with a pointer)";
+    }
 }
 
 /// Why a HIE file was rejected or cannot be written.
@@ -151,8 +154,21 @@ pub enum HieError {
         /// Its offset.
         second_offset: u32,
     },
+    /// The writer placed a region outside its buffer (a bug: the layout is checked first).
+    #[error(transparent)]
+    Region(#[from] crate::bytes::OutOfBounds),
+    /// A part record holds bytes its type cannot (see [`crate::native::record::BadValue`]).
+    #[error("hierarchy at {offset:#x}: part {part} field {key} cannot be decoded")]
+    Field {
+        /// Hierarchy offset.
+        offset: u32,
+        /// Part index.
+        part: usize,
+        /// The field.
+        key: &'static str,
+    },
     /// Region bookkeeping found an overlap the checks above did not (should not happen).
-    #[error("{0}")]
+    #[error(transparent)]
     Regions(#[from] Overlap),
     /// The slot vector does not have 256 entries.
     #[error("the slot table has {len} entries, not {SLOTS}")]
@@ -205,8 +221,8 @@ pub enum HieError {
         hierarchy: usize,
         /// Its offset.
         offset: u32,
-        /// `list k` or `tail`.
-        which: String,
+        /// Which list, or the tail.
+        which: ByteListPart,
     },
     /// A hierarchy that keeps its place lies inside the slot table.
     #[error("hierarchy {hierarchy}: offset {offset:#x} lies inside the slot table (below {TABLE_LEN:#x})")]
@@ -220,13 +236,13 @@ pub enum HieError {
     #[error("{first} ({first_start:#x}..{first_end:#x}) overlaps {second} ({second_start:#x}..{second_end:#x})")]
     WriteOverlap {
         /// The region that starts first.
-        first: String,
+        first: WriteLabel,
         /// Its start.
         first_start: u64,
         /// Its end (exclusive).
         first_end: u64,
         /// The region that starts inside it.
-        second: String,
+        second: WriteLabel,
         /// Its start.
         second_start: u64,
         /// Its end (exclusive).
@@ -291,39 +307,6 @@ impl ByteLists {
 }
 
 impl Part {
-    /// The record as it goes on disk.
-    pub fn encode(&self) -> [u8; PART_LEN as usize] {
-        let mut b = [0u8; PART_LEN as usize];
-        b[0x00..0x02].copy_from_slice(&self.unknown_00.to_le_bytes());
-        b[0x02..0x04].copy_from_slice(&self.depth.to_le_bytes());
-        b[0x04..0x14].copy_from_slice(&self.runtime);
-        for (k, v) in self.offset.iter().enumerate() {
-            b[0x14 + 4 * k..0x18 + 4 * k].copy_from_slice(&v.to_le_bytes());
-        }
-        b[0x20..0x24].copy_from_slice(&self.unknown_20.to_le_bytes());
-        b[0x24..0x28].copy_from_slice(&self.model.to_le_bytes());
-        b
-    }
-
-    /// Decodes a record from its 0x28 bytes (length checked by the caller).
-    fn decode(b: &[u8; PART_LEN as usize]) -> Part {
-        let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        let mut runtime = [0u8; 16];
-        runtime.copy_from_slice(&b[0x04..0x14]);
-        Part {
-            unknown_00: u16::from_le_bytes([b[0], b[1]]),
-            depth: u16::from_le_bytes([b[2], b[3]]),
-            runtime,
-            offset: [
-                u32_at(0x14) as i32,
-                u32_at(0x18) as i32,
-                u32_at(0x1C) as i32,
-            ],
-            unknown_20: u32_at(0x20),
-            model: u32_at(0x24),
-        }
-    }
-
     /// Reads a record at `at`.
     #[cfg(test)]
     fn read(b: &Bytes<'_>, at: u64) -> Result<Part, crate::bytes::OutOfBounds> {
@@ -382,29 +365,32 @@ impl HierarchyView for Hierarchy {
 
 /// Writes a hierarchy as it goes on disk into `dst`, exactly `encoded_len` bytes of zeros
 /// (checks done by [`write`]: parts.len() <= MAX_PARTS, byte lists filling their area
-/// exactly).
-fn encode_hierarchy<H: HierarchyView>(h: &H, dst: &mut [u8]) {
-    if dst.len() < HEADER_LEN as usize {
-        return;
-    }
-    let (head, parts) = dst.split_at_mut(HEADER_LEN as usize);
-    head[0..2].copy_from_slice(&(h.parts().len() as i16).to_le_bytes());
-    let mut area = &mut head[2..];
+/// exactly; a region outside `dst` is refused as a bug).
+fn encode_hierarchy<H: HierarchyView>(h: &H, dst: &mut [u8]) -> Result<(), HieError> {
+    put_at(
+        dst,
+        "part count",
+        0,
+        &(h.parts().len() as i16).to_le_bytes(),
+    )?;
     let lists = h.byte_lists();
+    let mut at = 2u64;
     for l in &lists.lists {
-        let Some((d, rest)) = area.split_at_mut_checked(l.len() + 1) else {
-            return;
-        };
-        d[..l.len()].copy_from_slice(l);
-        d[l.len()] = 0xFF;
-        area = rest;
+        put_at(dst, "byte list", at, l)?;
+        put_at(dst, "byte-list terminator", at + l.len() as u64, &[0xFF])?;
+        at += l.len() as u64 + 1;
     }
-    if let Some(d) = area.get_mut(..lists.tail.len()) {
-        d.copy_from_slice(&lists.tail);
+    put_at(dst, "byte-list tail", at, &lists.tail)?;
+    let parts = region_mut(dst, "parts", HEADER_LEN, PART_LEN * h.parts().len() as u64)?;
+    for (d, p) in parts
+        .as_chunks_mut::<{ Part::LEN }>()
+        .0
+        .iter_mut()
+        .zip(h.parts())
+    {
+        *d = p.encode();
     }
-    for (d, p) in parts.chunks_exact_mut(PART_LEN as usize).zip(h.parts()) {
-        d.copy_from_slice(&p.encode());
-    }
+    Ok(())
 }
 
 impl HieFile {
@@ -559,12 +545,19 @@ pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
         let records = b
             .slice("parts", base + HEADER_LEN, PART_LEN * parts as u64)
             .map_err(past_end)?;
-        let list: Vec<Part> = records
-            .as_chunks::<{ PART_LEN as usize }>()
+        let list = records
+            .as_chunks::<{ Part::LEN }>()
             .0
             .iter()
-            .map(Part::decode)
-            .collect();
+            .enumerate()
+            .map(|(part, r)| {
+                Part::decode(r, Ctx::default()).map_err(|e| HieError::Field {
+                    offset,
+                    part,
+                    key: e.key,
+                })
+            })
+            .collect::<Result<Vec<Part>, HieError>>()?;
         hierarchies.push(Hierarchy {
             offset,
             // len <= file length - offset, and offset is a u32, but the file may be larger.
@@ -638,7 +631,7 @@ fn validate<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<(), HieError> {
                 return Err(HieError::ByteListTerminator {
                     hierarchy: i,
                     offset,
-                    which: format!("list {k}"),
+                    which: ByteListPart::List(k),
                 });
             }
         }
@@ -646,7 +639,7 @@ fn validate<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<(), HieError> {
             return Err(HieError::ByteListTerminator {
                 hierarchy: i,
                 offset,
-                which: "tail".into(),
+                which: ByteListPart::Tail,
             });
         }
         let len: usize = h
@@ -706,11 +699,18 @@ fn layout_parts<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<Vec<u32>, Hi
             fixed.push((start, span_end, WriteLabel::Hierarchy(i)));
         }
     }
-    for g in file.gaps.iter() {
+    for (index, g) in file.gaps.iter().enumerate() {
         // A gap is a Vec in memory, so its length fits in u64 without overflow.
         let g_end = g.offset.saturating_add(g.bytes.len() as u64);
         if !g.bytes.is_empty() {
-            fixed.push((g.offset, g_end, WriteLabel::Gap(g.offset)));
+            fixed.push((
+                g.offset,
+                g_end,
+                WriteLabel::Gap {
+                    index,
+                    offset: g.offset,
+                },
+            ));
         }
         end = end.max(g_end);
     }
@@ -724,10 +724,10 @@ fn layout_parts<H: HierarchyView>(file: &HieParts<'_, H>) -> Result<Vec<u32>, Hi
     for w in fixed.windows(2) {
         if w[1].0 < w[0].1 {
             return Err(HieError::WriteOverlap {
-                first: w[0].2.to_string(),
+                first: w[0].2,
                 first_start: w[0].0,
                 first_end: w[0].1,
-                second: w[1].2.to_string(),
+                second: w[1].2,
                 second_start: w[1].0,
                 second_end: w[1].1,
             });
@@ -819,19 +819,33 @@ pub fn write_parts_into<H: HierarchyView>(
     // `end` is bounded by the structures' in-memory sizes plus MAX_HOLE_BYTES, and bounds
     // every region below; `layout` proved that none overlaps another.
     out.resize(end as usize, 0);
-    for (h, &at) in file.hierarchies.iter().zip(&placed) {
-        if let Some(d) = region_mut(out, u64::from(at), h.encoded_len()) {
-            encode_hierarchy(h, d);
-        }
+    for (i, (h, &at)) in file.hierarchies.iter().zip(&placed).enumerate() {
+        let d = region_mut(
+            out,
+            WriteLabel::Hierarchy(i),
+            u64::from(at),
+            h.encoded_len(),
+        )?;
+        encode_hierarchy(h, d)?;
     }
-    for g in file.gaps.iter() {
-        put_at(out, g.offset, &g.bytes);
+    for (index, g) in file.gaps.iter().enumerate() {
+        let label = WriteLabel::Gap {
+            index,
+            offset: g.offset,
+        };
+        put_at(out, label, g.offset, &g.bytes)?;
     }
-    if let Some(t) = out.get_mut(..TABLE_LEN as usize) {
-        for (d, s) in t.chunks_exact_mut(4).zip(file.slots.iter()) {
-            let o = s.and_then(|h| placed.get(h).copied()).unwrap_or(0);
-            d.copy_from_slice(&o.to_le_bytes());
-        }
+    let table = region_mut(out, WriteLabel::Table, 0, TABLE_LEN)?;
+    let count = placed.len();
+    for (slot, (d, s)) in table.chunks_exact_mut(4).zip(file.slots.iter()).enumerate() {
+        // validate() proved every index in range.
+        let o = match *s {
+            None => 0,
+            Some(index) => *placed
+                .get(index)
+                .ok_or(HieError::SlotIndex { slot, index, count })?,
+        };
+        d.copy_from_slice(&o.to_le_bytes());
     }
     Ok(())
 }
@@ -855,11 +869,37 @@ impl fmt::Display for ReadLabel {
 }
 
 /// What a fixed region is, for the writer's overlap messages.
-#[derive(Debug, Clone, Copy)]
-enum WriteLabel {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteLabel {
+    /// `slot table`.
     Table,
+    /// `hierarchy {i}`: index in the file's hierarchies.
     Hierarchy(usize),
-    Gap(u64),
+    /// `gap at {offset:#x}`.
+    Gap {
+        /// Index in the file's gaps.
+        index: usize,
+        /// Its absolute offset.
+        offset: u64,
+    },
+}
+
+/// Which part of a hierarchy's byte-list area an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByteListPart {
+    /// `list {k}`.
+    List(usize),
+    /// `tail`: the bytes after the last list.
+    Tail,
+}
+
+impl fmt::Display for ByteListPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ByteListPart::List(k) => write!(f, "list {k}"),
+            ByteListPart::Tail => f.write_str("tail"),
+        }
+    }
 }
 
 impl fmt::Display for WriteLabel {
@@ -867,7 +907,7 @@ impl fmt::Display for WriteLabel {
         match *self {
             WriteLabel::Table => f.write_str("slot table"),
             WriteLabel::Hierarchy(i) => write!(f, "hierarchy {i}"),
-            WriteLabel::Gap(offset) => write!(f, "gap at {offset:#x}"),
+            WriteLabel::Gap { offset, .. } => write!(f, "gap at {offset:#x}"),
         }
     }
 }

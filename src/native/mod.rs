@@ -5,6 +5,7 @@
 
 pub mod dmc3;
 pub mod hie;
+pub mod record;
 
 use std::fmt;
 
@@ -47,10 +48,10 @@ pub enum NativeFile {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ReadError {
     /// HIE reader.
-    #[error("hie: {0}")]
+    #[error("hie")]
     Hie(#[from] hie::HieError),
     /// DMC3 reader.
-    #[error("dmc3: {0}")]
+    #[error("dmc3")]
     Dmc3(#[from] dmc3::Dmc3Error),
     /// No format recognised the content.
     #[error("not a recognised format (neither a MOD/SCM magic nor a valid HIE slot table); use --format")]
@@ -61,11 +62,24 @@ pub enum ReadError {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WriteError {
     /// HIE writer.
-    #[error("hie: {0}")]
-    Hie(hie::HieError),
+    #[error("hie")]
+    Hie(#[source] hie::HieError),
     /// DMC3 writer.
-    #[error("dmc3: {0}")]
-    Dmc3(dmc3::Dmc3Error),
+    #[error("dmc3")]
+    Dmc3(#[source] dmc3::Dmc3Error),
+}
+
+/// An error and its sources as one line, each layer's clause once, joined by `": "` (what the
+/// CLI prints with `{:#}`), for callers that report an error as a string.
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    use std::fmt::Write;
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        let _ = write!(out, ": {s}");
+        next = s.source();
+    }
+    out
 }
 
 /// Guesses the format from content: a MOD/SCM magic, else a plausible HIE slot table.

@@ -10,61 +10,15 @@
 use serde::Serialize;
 use std::collections::BTreeSet;
 
-use crate::native::dmc3::{self, Dmc3File, MeshVariant, NodeBlock, StreamKind};
-use crate::native::hie::{self, HieFile};
+use crate::native::dmc3::{
+    self, BlockHeader, Dmc3File, Header, MeshRecord, NodeBlock, NodeTransform, ObjectRecord,
+    StreamKind,
+};
+use crate::native::hie::{self, HieFile, Part};
+use crate::native::record::{self, FieldDef};
 use crate::native::NativeFile;
 
-/// How a byte range is handled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// A field whose meaning is known and decoded.
-    Decoded,
-    /// A known field (place and size) whose meaning is not: kept bit for bit.
-    Preserved,
-    /// Bytes outside every known structure: gaps, padding, trailing data.
-    Undecoded,
-}
-
-impl Kind {
-    /// The name used in JSON and text.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Decoded => "decoded",
-            Kind::Preserved => "preserved",
-            Kind::Undecoded => "undecoded",
-        }
-    }
-}
-
-/// The evidence classes of FORMATS.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Evidence {
-    /// The game executable was seen to read it this way.
-    ExeConfirmed,
-    /// Layout proven (size, stride, offset), meaning partly known.
-    StructuralConfirmed,
-    /// Every file seen so far has this value.
-    CorpusConfirmed,
-    /// Documented by public modding tools, not by the executable.
-    Community,
-    /// Bytes we carry but do not understand.
-    PreservedUndecoded,
-}
-
-impl Evidence {
-    /// The class name as FORMATS.md writes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Evidence::ExeConfirmed => "EXE_CONFIRMED",
-            Evidence::StructuralConfirmed => "STRUCTURAL_CONFIRMED",
-            Evidence::CorpusConfirmed => "CORPUS_CONFIRMED",
-            Evidence::Community => "COMMUNITY",
-            Evidence::PreservedUndecoded => "PRESERVED_UNDECODED",
-        }
-    }
-}
+pub use crate::native::record::{Evidence, Kind};
 
 /// One byte range of the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -166,8 +120,57 @@ impl Claims {
         }
     }
 
-    /// A row of fixed-offset fields of one record at `base`: (rel offset, len, name, kind, class).
+    /// The declared fields of one record at `base`, each named `{prefix} {name}`. A field
+    /// that is a record is listed by its own fields (for one of several, the one `variant`
+    /// names); a name ending in `[]` is listed per element.
     fn record(
+        &mut self,
+        base: u64,
+        prefix: &str,
+        record: &'static str,
+        fields: &[FieldDef],
+        variant: Option<&str>,
+    ) {
+        for f in fields {
+            let at = base.saturating_add(f.offset);
+            if !f.variants.is_empty() {
+                let pick = f
+                    .variants
+                    .iter()
+                    .find(|(name, _)| *name == record::NESTED || Some(*name) == variant);
+                if let Some((_, sub)) = pick {
+                    self.record(at, prefix, record, sub, variant);
+                    continue;
+                }
+            }
+            match f.name.strip_suffix("[]") {
+                Some(stem) if f.elements > 1 => {
+                    let each = f.len / f.elements;
+                    for k in 0..f.elements {
+                        self.add(
+                            at.saturating_add(k * each),
+                            each,
+                            format!("{prefix} {stem}[{k}]"),
+                            record,
+                            f.kind,
+                            f.evidence,
+                        );
+                    }
+                }
+                _ => self.add(
+                    at,
+                    f.len,
+                    format!("{prefix} {}", f.name),
+                    record,
+                    f.kind,
+                    f.evidence,
+                ),
+            }
+        }
+    }
+
+    /// Fields laid out in code (variable-length areas): (rel offset, len, name, kind, class).
+    fn fields(
         &mut self,
         base: u64,
         prefix: &str,
@@ -317,7 +320,7 @@ fn hie_claims(c: &mut Claims, f: &HieFile, size: u64) {
         };
         let base = u64::from(h.offset);
         let lists: u64 = h.byte_lists.lists.iter().map(|l| l.len() as u64 + 1).sum();
-        c.record(
+        c.fields(
             base,
             &name,
             "hierarchy header",
@@ -337,21 +340,7 @@ fn hie_claims(c: &mut Claims, f: &HieFile, size: u64) {
             let at = base
                 .saturating_add(hie::HEADER_LEN)
                 .saturating_add(k.saturating_mul(hie::PART_LEN));
-            c.record(
-                at,
-                &format!("{name} part {k}"),
-                "part",
-                &[
-                    (0x00, 2, "unknown_00", P, PU),
-                    (0x02, 2, "depth", D, STRUCT),
-                    (0x04, 16, "runtime", P, PU),
-                    (0x14, 4, "offset[0]", D, EXE),
-                    (0x18, 4, "offset[1]", D, EXE),
-                    (0x1C, 4, "offset[2]", D, EXE),
-                    (0x20, 4, "unknown_20", P, PU),
-                    (0x24, 4, "model", D, STRUCT),
-                ],
-            );
+            c.record(at, &format!("{name} part {k}"), "part", Part::FIELDS, None);
         }
     }
     c.gaps(&f.gaps, size);
@@ -363,19 +352,8 @@ fn dmc3_claims(c: &mut Claims, f: &Dmc3File, size: u64) {
             0,
             "container header",
             "container header",
-            &[
-                (0x00, 4, "magic", D, COMM),
-                (0x04, 4, "version", D, COMM),
-                (0x08, 8, "unknown_08", P, PU),
-                (0x10, 1, "object count", D, COMM),
-                (0x11, 1, "bone count", D, COMM),
-                (0x12, 1, "texture count", D, COMM),
-                (0x13, 1, "unknown_13", P, PU),
-                (0x14, 4, "unknown_14", P, PU),
-                (0x18, 8, "unknown_18", P, PU),
-                (0x20, 8, "block offset", D, COMM),
-                (0x28, 24, "unknown_28", P, PU),
-            ],
+            Header::FIELDS,
+            None,
         );
         let mut seen: BTreeSet<(u64, u64, StreamKind)> = BTreeSet::new();
         for (i, obj) in con.objects.iter().enumerate() {
@@ -383,47 +361,21 @@ fn dmc3_claims(c: &mut Claims, f: &Dmc3File, size: u64) {
                 dmc3::HEADER_LEN + i as u64 * dmc3::OBJECT_LEN,
                 &format!("object {i} record"),
                 "object record",
-                &[
-                    (0x00, 1, "mesh count", D, COMM),
-                    (0x01, 1, "unknown_01", P, PU),
-                    (0x02, 2, "vertex count", D, COMM),
-                    (0x04, 4, "unknown_04", P, PU),
-                    (0x08, 8, "mesh offset", D, COMM),
-                    (0x10, 4, "flags", D, COMM),
-                    (0x14, 28, "unknown_14", P, PU),
-                    (0x30, 16, "bounding sphere", D, COMM),
-                ],
+                ObjectRecord::FIELDS,
+                None,
             );
             for (j, mesh) in obj.meshes.iter().enumerate() {
                 let at = obj
                     .record
                     .mesh_offset
                     .saturating_add((j as u64).saturating_mul(dmc3::MESH_LEN));
-                let prefix = format!("object {i} mesh {j} record");
-                let mut fields: Vec<(u64, u64, &str, Kind, Evidence)> = vec![
-                    (0x00, 2, "vertex count", D, COMM),
-                    (0x02, 2, "texture index", D, COMM),
-                    (0x04, 12, "unknown_04", P, PU),
-                    (0x10, 8, "positions offset", D, COMM),
-                    (0x18, 8, "normals offset", D, COMM),
-                    (0x20, 8, "UV offset", D, COMM),
-                ];
-                match mesh.record.variant {
-                    MeshVariant::Mod { .. } => fields.extend([
-                        (0x28, 8, "bone-index offset", D, COMM),
-                        (0x30, 8, "weight offset", D, COMM),
-                        (0x38, 8, "unknown_38", P, PU),
-                    ]),
-                    MeshVariant::Scm { .. } => fields.extend([
-                        (0x28, 16, "unknown_28", P, PU),
-                        (0x38, 8, "colour offset", D, COMM),
-                    ]),
-                }
-                fields.extend([
-                    (0x40, 8, "unknown_40", P, PU),
-                    (0x48, 8, "unknown_48", P, PU),
-                ]);
-                c.record(at, &prefix, "mesh record", &fields);
+                c.record(
+                    at,
+                    &format!("object {i} mesh {j} record"),
+                    "mesh record",
+                    MeshRecord::FIELDS,
+                    Some(mesh.record.variant.key()),
+                );
                 let vc = mesh.record.vertex_count as u64;
                 for (kind, off) in mesh.record.streams() {
                     let len = vc * kind.stride();
@@ -452,20 +404,9 @@ fn dmc3_claims(c: &mut Claims, f: &Dmc3File, size: u64) {
 fn block_claims(c: &mut Claims, b: &NodeBlock) {
     let base = b.offset;
     let name = "node-domain block";
-    c.record(
-        base,
-        name,
-        "block header",
-        &[
-            (0x00, 4, "parent_rel", D, EXE),
-            (0x04, 4, "order_rel", D, EXE),
-            (0x08, 4, "group_rel", D, STRUCT),
-            (0x0C, 4, "transform_rel", D, EXE),
-            (0x10, 16, "unknown_10", P, PU),
-        ],
-    );
+    c.record(base, name, "block header", BlockHeader::FIELDS, None);
     let n = b.node_count() as u64;
-    c.record(
+    c.fields(
         base,
         name,
         "block array",
@@ -482,16 +423,8 @@ fn block_claims(c: &mut Claims, b: &NodeBlock) {
             t0.saturating_add(k.saturating_mul(dmc3::TRANSFORM_LEN)),
             &format!("{name} node {k}"),
             "transform record",
-            &[
-                (0x00, 4, "tx", D, EXE),
-                (0x04, 4, "ty", D, EXE),
-                (0x08, 4, "tz", D, EXE),
-                (0x0C, 4, "translation magnitude", D, STRUCT),
-                (0x10, 4, "rx", D, EXE),
-                (0x14, 4, "ry", D, EXE),
-                (0x18, 4, "rz", D, EXE),
-                (0x1C, 4, "+0x1C", P, PU),
-            ],
+            NodeTransform::FIELDS,
+            None,
         );
     }
     for g in &b.padding {

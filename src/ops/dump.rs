@@ -10,10 +10,15 @@
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
-use crate::native::dmc3::{self, ContainerKind, Dmc3File, StreamKind};
-use crate::native::hie::{self, HieError, HieFile};
+use crate::native::dmc3::{
+    self, BlockHeader, BlockRels, ContainerKind, Dmc3File, Header, MeshRecord, ModStreams,
+    NodeTransform, ObjectRecord, ScmStreams, StreamKind,
+};
+use crate::native::hie::Part;
+use crate::native::hie::{self, ByteListPart, HieError, HieFile, WriteLabel};
+use crate::native::record::Record;
 use crate::native::{Format, NativeFile};
 
 /// Version of the dump layout, written as `rigtrip_dump`.
@@ -103,10 +108,15 @@ pub fn dump(file: &NativeFile, format: Format) -> Value {
     Value::Object(m)
 }
 
-/// Serialising the native structs cannot fail (string keys only); a `null` here would make
-/// `build` refuse the dump loudly rather than write something else.
+/// The native structs as a JSON tree. Serialising them cannot fail (string keys, no
+/// non-finite floats: every float is a bit pattern), so a failure is a bug: asserted in debug
+/// builds; a release build writes `null`, which `build` refuses by pointer instead of writing
+/// other bytes.
 fn to_value<T: Serialize>(t: &T) -> Value {
-    serde_json::to_value(t).unwrap_or(Value::Null)
+    serde_json::to_value(t).unwrap_or_else(|e| {
+        debug_assert!(false, "native structs serialise: {e}");
+        Value::Null
+    })
 }
 
 /// [`build`] from JSON text; a syntax error names its line and column.
@@ -166,13 +176,13 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
     match format {
         "hie" => {
             let f: HieFile = decode(file, "/file")?;
-            hie::write(&f).map_err(|e| hie_error(&e, &f))
+            hie::write(&f).map_err(|e| hie_error(&e))
         }
         _ => {
             let f: Dmc3File = decode(file, "/file")?;
             check_dmc3_kind(obj, format, &f)?;
             check_dmc3(&f)?;
-            dmc3::write(&f).map_err(|e| unwritable("/file", e.to_string()))
+            dmc3::write(&f).map_err(|e| unwritable("/file", crate::native::chain(&e)))
         }
     }
 }
@@ -193,7 +203,8 @@ fn decode<T: DeserializeOwned + Serialize>(v: &Value, at: &str) -> Result<T, Dum
         }
         invalid(p, e.inner().to_string())
     })?;
-    unknown_keys(v, &to_value(&t), at)?;
+    let canonical = serde_json::to_value(&t).map_err(|e| invalid(at, e.to_string()))?;
+    unknown_keys(v, &canonical, at)?;
     Ok(t)
 }
 
@@ -531,29 +542,9 @@ fn first_overlap(mut regions: Vec<(u64, u64, String)>, what: &str) -> Result<(),
     Ok(())
 }
 
-/// The JSON pointer of what a HIE writer error is about.
-fn hie_error(e: &HieError, f: &HieFile) -> DumpError {
+/// The JSON pointer of what a HIE writer error is about, from the error's typed fields.
+fn hie_error(e: &HieError) -> DumpError {
     let h = |i: usize| format!("/file/hierarchies/{i}");
-    let label_pointer = |label: &str| -> String {
-        if let Some(i) = label
-            .strip_prefix("hierarchy ")
-            .and_then(|s| s.parse::<usize>().ok())
-        {
-            return h(i);
-        }
-        if label == "slot table" {
-            return "/file/slots".into();
-        }
-        if let Some(off) = label
-            .strip_prefix("gap at 0x")
-            .and_then(|s| u64::from_str_radix(s, 16).ok())
-        {
-            if let Some(k) = f.gaps.iter().position(|g| g.offset == off) {
-                return format!("/file/gaps/{k}");
-            }
-        }
-        "/file".into()
-    };
     let pointer = match e {
         HieError::SlotCount { .. } => "/file/slots".to_string(),
         HieError::SlotIndex { slot, .. } => format!("/file/slots/{slot}"),
@@ -564,15 +555,757 @@ fn hie_error(e: &HieError, f: &HieFile) -> DumpError {
         HieError::ByteListLength { hierarchy, .. } => format!("{}/byte_lists", h(*hierarchy)),
         HieError::ByteListTerminator {
             hierarchy, which, ..
-        } => match which.strip_prefix("list ") {
-            Some(k) => format!("{}/byte_lists/lists/{k}", h(*hierarchy)),
-            None => format!("{}/byte_lists/tail", h(*hierarchy)),
+        } => match which {
+            ByteListPart::List(k) => format!("{}/byte_lists/lists/{k}", h(*hierarchy)),
+            ByteListPart::Tail => format!("{}/byte_lists/tail", h(*hierarchy)),
         },
         HieError::OffsetInTable { hierarchy, .. } => format!("{}/offset", h(*hierarchy)),
-        HieError::WriteOverlap { second, .. } => label_pointer(second),
+        HieError::WriteOverlap { second, .. } => match *second {
+            WriteLabel::Table => "/file/slots".into(),
+            WriteLabel::Hierarchy(i) => h(i),
+            WriteLabel::Gap { index, .. } => format!("/file/gaps/{index}"),
+        },
         _ => "/file".into(),
     };
     unwritable(pointer, e.to_string())
+}
+
+/// The dump's JSON Schema, as committed in `schema/dump.schema.json`: the file structure is
+/// written here, every fixed record's fragment (fields, evidence classes, meanings) comes from
+/// its declaration.
+pub fn schema() -> Value {
+    let [rels, unknown_10] = [0, 1].map(|k| BlockHeader::FIELDS[k].schema_with_description());
+    let mut s = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://rigtrip.invalid/schema/dump.schema.json",
+        "title": "rigtrip native dump, version 1",
+        "description": "`rigtrip dump` output: the whole native structure of a file, every byte represented, so that `rigtrip build` writes the exact bytes back. u32/u64 values and f32 bit patterns are 0x-hex strings (any case, leading zeros optional), fixed-size byte fields hex, gaps and vertex streams base64 of their exact little-endian bytes. Offsets are absolute file offsets unless a description says otherwise. Each field's description gives its evidence class from FORMATS.md.",
+        "type": "object",
+        "required": [
+            "rigtrip_dump",
+            "format",
+            "file"
+        ],
+        "additionalProperties": false,
+        "properties": {
+            "rigtrip_dump": {
+                "description": "Version of this layout.",
+                "const": 1
+            },
+            "format": {
+                "enum": [
+                    "hie",
+                    "mod",
+                    "scm",
+                    "block"
+                ]
+            },
+            "offset": {
+                "description": "block: absolute offset of the node-domain block; equals file.block.offset.",
+                "$ref": "#/$defs/hex64"
+            },
+            "nodes": {
+                "description": "block: node count; equals the number of file.block.transforms.",
+                "$ref": "#/$defs/index"
+            },
+            "file": {
+                "type": "object"
+            }
+        },
+        "allOf": [
+            {
+                "if": {
+                    "properties": {
+                        "format": {
+                            "const": "hie"
+                        }
+                    }
+                },
+                "then": {
+                    "properties": {
+                        "file": {
+                            "$ref": "#/$defs/hieFile"
+                        }
+                    },
+                    "not": {
+                        "anyOf": [
+                            {
+                                "required": [
+                                    "offset"
+                                ]
+                            },
+                            {
+                                "required": [
+                                    "nodes"
+                                ]
+                            }
+                        ]
+                    }
+                }
+            },
+            {
+                "if": {
+                    "properties": {
+                        "format": {
+                            "const": "mod"
+                        }
+                    }
+                },
+                "then": {
+                    "properties": {
+                        "file": {
+                            "$ref": "#/$defs/modFile"
+                        }
+                    },
+                    "not": {
+                        "anyOf": [
+                            {
+                                "required": [
+                                    "offset"
+                                ]
+                            },
+                            {
+                                "required": [
+                                    "nodes"
+                                ]
+                            }
+                        ]
+                    }
+                }
+            },
+            {
+                "if": {
+                    "properties": {
+                        "format": {
+                            "const": "scm"
+                        }
+                    }
+                },
+                "then": {
+                    "properties": {
+                        "file": {
+                            "$ref": "#/$defs/scmFile"
+                        }
+                    },
+                    "not": {
+                        "anyOf": [
+                            {
+                                "required": [
+                                    "offset"
+                                ]
+                            },
+                            {
+                                "required": [
+                                    "nodes"
+                                ]
+                            }
+                        ]
+                    }
+                }
+            },
+            {
+                "if": {
+                    "properties": {
+                        "format": {
+                            "const": "block"
+                        }
+                    }
+                },
+                "then": {
+                    "required": [
+                        "offset",
+                        "nodes"
+                    ],
+                    "properties": {
+                        "file": {
+                            "$ref": "#/$defs/blockFile"
+                        }
+                    }
+                }
+            }
+        ]
+    });
+    let mut defs = Map::new();
+    defs.insert(
+        "hex32".into(),
+        json!({
+            "type": "string",
+            "pattern": "^0x[0-9a-fA-F]{1,8}$"
+        }),
+    );
+    defs.insert(
+        "hex64".into(),
+        json!({
+            "type": "string",
+            "pattern": "^0x[0-9a-fA-F]{1,16}$"
+        }),
+    );
+    defs.insert(
+        "hexbytes".into(),
+        json!({
+            "type": "string",
+            "pattern": "^([0-9a-fA-F]{2})*$"
+        }),
+    );
+    defs.insert(
+        "hex4".into(),
+        json!({
+            "type": "string",
+            "pattern": "^([0-9a-fA-F]{2}){4}$"
+        }),
+    );
+    defs.insert(
+        "hex8".into(),
+        json!({
+            "type": "string",
+            "pattern": "^([0-9a-fA-F]{2}){8}$"
+        }),
+    );
+    defs.insert(
+        "hex12".into(),
+        json!({
+            "type": "string",
+            "pattern": "^([0-9a-fA-F]{2}){12}$"
+        }),
+    );
+    defs.insert(
+        "hex16".into(),
+        json!({
+            "type": "string",
+            "pattern": "^([0-9a-fA-F]{2}){16}$"
+        }),
+    );
+    defs.insert(
+        "hex24".into(),
+        json!({
+            "type": "string",
+            "pattern": "^([0-9a-fA-F]{2}){24}$"
+        }),
+    );
+    defs.insert(
+        "hex28".into(),
+        json!({
+            "type": "string",
+            "pattern": "^([0-9a-fA-F]{2}){28}$"
+        }),
+    );
+    defs.insert(
+        "base64".into(),
+        json!({
+            "type": "string",
+            "pattern": "^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
+        }),
+    );
+    defs.insert(
+        "emptyStream".into(),
+        json!({
+            "description": "A stream this container kind does not have.",
+            "const": ""
+        }),
+    );
+    defs.insert(
+        "index".into(),
+        json!({
+            "type": "integer",
+            "minimum": 0
+        }),
+    );
+    defs.insert(
+        "i8".into(),
+        json!({
+            "type": "integer",
+            "minimum": -128,
+            "maximum": 127
+        }),
+    );
+    defs.insert(
+        "u8".into(),
+        json!({
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 255
+        }),
+    );
+    defs.insert(
+        "u16".into(),
+        json!({
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 65535
+        }),
+    );
+    defs.insert(
+        "i32".into(),
+        json!({
+            "type": "integer",
+            "minimum": -2147483648,
+            "maximum": 2147483647
+        }),
+    );
+    defs.insert("gap".into(), json!({
+    "description": "Bytes no decoded structure covers (PRESERVED_UNDECODED), kept where they were.",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+        "offset",
+        "bytes"
+    ],
+    "properties": {
+        "offset": {
+            "$ref": "#/$defs/hex64"
+        },
+        "bytes": {
+            "$ref": "#/$defs/base64"
+        }
+    }
+}));
+    defs.insert(
+        "gaps".into(),
+        json!({
+            "type": "array",
+            "items": {
+                "$ref": "#/$defs/gap"
+            }
+        }),
+    );
+    defs.insert("hieFile".into(), json!({
+    "description": "DBnnHIE.BIN (FORMATS.md section 3).",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+        "slots",
+        "hierarchies",
+        "gaps"
+    ],
+    "properties": {
+        "slots": {
+            "description": "The 256-entry offset table (STRUCTURAL_CONFIRMED): per slot the index of its hierarchy in `hierarchies`, null for offset 0. The offsets themselves are where the hierarchies are placed.",
+            "type": "array",
+            "minItems": 256,
+            "maxItems": 256,
+            "items": {
+                "anyOf": [
+                    {
+                        "type": "null"
+                    },
+                    {
+                        "$ref": "#/$defs/index"
+                    }
+                ]
+            }
+        },
+        "hierarchies": {
+            "description": "In file-offset order; one that several slots point at appears once.",
+            "type": "array",
+            "items": {
+                "$ref": "#/$defs/hierarchy"
+            }
+        },
+        "gaps": {
+            "description": "Bytes between and after the hierarchies.",
+            "$ref": "#/$defs/gaps"
+        }
+    }
+}));
+    defs.insert("hierarchy".into(), json!({
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+        "offset",
+        "span",
+        "byte_lists",
+        "parts"
+    ],
+    "properties": {
+        "offset": {
+            "description": "File offset; kept while the hierarchy fits in `span`.",
+            "$ref": "#/$defs/hex32"
+        },
+        "span": {
+            "description": "Bytes it occupied when read (0 for a new one: placed at the end).",
+            "$ref": "#/$defs/hex32"
+        },
+        "byte_lists": {
+            "description": "+0x02, the 0x32-byte area of 0xFF-ended lists (STRUCTURAL_CONFIRMED, 'part groups'); each list without its terminator, then the bytes after the last one (PRESERVED_UNDECODED).",
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+                "lists",
+                "tail"
+            ],
+            "properties": {
+                "lists": {
+                    "type": "array",
+                    "maxItems": 50,
+                    "items": {
+                        "$ref": "#/$defs/hexbytes"
+                    }
+                },
+                "tail": {
+                    "$ref": "#/$defs/hexbytes"
+                }
+            }
+        },
+        "parts": {
+            "description": "+0x34, 0x28 bytes each, depth-first; the s16 count at +0x00 is their number.",
+            "type": "array",
+            "maxItems": 32767,
+            "items": {
+                "$ref": "#/$defs/part"
+            }
+        }
+    }
+}));
+    defs.insert(
+        "modFile".into(),
+        json!({
+            "allOf": [
+                {
+                    "$ref": "#/$defs/dmc3File"
+                }
+            ],
+            "required": [
+                "container"
+            ],
+            "properties": {
+                "container": {
+                    "type": "object",
+                    "properties": {
+                        "header": {
+                            "properties": {
+                                "magic": {
+                                    "const": "Mod"
+                                }
+                            }
+                        },
+                        "objects": {
+                            "items": {
+                                "properties": {
+                                    "meshes": {
+                                        "items": {
+                                            "$ref": "#/$defs/modMesh"
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }),
+    );
+    defs.insert(
+        "scmFile".into(),
+        json!({
+            "allOf": [
+                {
+                    "$ref": "#/$defs/dmc3File"
+                }
+            ],
+            "required": [
+                "container"
+            ],
+            "properties": {
+                "container": {
+                    "type": "object",
+                    "properties": {
+                        "header": {
+                            "properties": {
+                                "magic": {
+                                    "const": "Scm"
+                                }
+                            }
+                        },
+                        "objects": {
+                            "items": {
+                                "properties": {
+                                    "meshes": {
+                                        "items": {
+                                            "$ref": "#/$defs/scmMesh"
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }),
+    );
+    defs.insert("blockFile".into(), json!({
+    "description": "A node-domain block at some offset of a file whose container is not known (EFM and others); every other byte is a gap.",
+    "allOf": [
+        {
+            "$ref": "#/$defs/dmc3File"
+        }
+    ],
+    "required": [
+        "block"
+    ],
+    "properties": {
+        "container": {
+            "description": "Absent: the container is not known.",
+            "type": "null"
+        },
+        "block": {
+            "type": "object"
+        }
+    }
+}));
+    defs.insert(
+        "modMesh".into(),
+        json!({
+            "properties": {
+                "record": {
+                    "properties": {
+                        "variant": {
+                            "required": [
+                                "Mod"
+                            ]
+                        }
+                    }
+                },
+                "colours": {
+                    "$ref": "#/$defs/emptyStream"
+                }
+            }
+        }),
+    );
+    defs.insert(
+        "scmMesh".into(),
+        json!({
+            "properties": {
+                "record": {
+                    "properties": {
+                        "variant": {
+                            "required": [
+                                "Scm"
+                            ]
+                        }
+                    }
+                },
+                "bone_indices": {
+                    "$ref": "#/$defs/emptyStream"
+                },
+                "weights": {
+                    "$ref": "#/$defs/emptyStream"
+                }
+            }
+        }),
+    );
+    defs.insert("dmc3File".into(), json!({
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+        "gaps"
+    ],
+    "properties": {
+        "container": {
+            "description": "Left out (or null) when the file has no known container.",
+            "anyOf": [
+                {
+                    "type": "null"
+                },
+                {
+                    "$ref": "#/$defs/container"
+                }
+            ]
+        },
+        "block": {
+            "description": "Left out (or null) when the file has no node-domain block.",
+            "anyOf": [
+                {
+                    "type": "null"
+                },
+                {
+                    "$ref": "#/$defs/block"
+                }
+            ]
+        },
+        "gaps": {
+            "description": "Every byte outside the container's structures and the block, absolute offsets.",
+            "$ref": "#/$defs/gaps"
+        }
+    }
+}));
+    defs.insert("container".into(), json!({
+    "description": "DMC3 MOD/SCM container (FORMATS.md section 2, COMMUNITY unless stated).",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+        "header",
+        "objects"
+    ],
+    "properties": {
+        "header": {
+            "$ref": "#/$defs/containerHeader"
+        },
+        "objects": {
+            "type": "array",
+            "maxItems": 255,
+            "items": {
+                "$ref": "#/$defs/object"
+            }
+        }
+    }
+}));
+    defs.insert(
+        "object".into(),
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+                "record",
+                "meshes"
+            ],
+            "properties": {
+                "record": {
+                    "$ref": "#/$defs/objectRecord"
+                },
+                "meshes": {
+                    "type": "array",
+                    "maxItems": 255,
+                    "items": {
+                        "$ref": "#/$defs/mesh"
+                    }
+                }
+            }
+        }),
+    );
+    defs.insert("mesh".into(), json!({
+    "description": "A mesh record and its streams, vertex_count entries each, base64 of the bytes on disk.",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+        "record",
+        "positions",
+        "normals",
+        "uvs",
+        "bone_indices",
+        "weights",
+        "colours"
+    ],
+    "properties": {
+        "record": {
+            "$ref": "#/$defs/meshRecord"
+        },
+        "positions": {
+            "description": "COMMUNITY: f32x3 per vertex.",
+            "$ref": "#/$defs/base64"
+        },
+        "normals": {
+            "description": "COMMUNITY: f32x3 per vertex.",
+            "$ref": "#/$defs/base64"
+        },
+        "uvs": {
+            "description": "COMMUNITY: s16x2 per vertex, value/4096.",
+            "$ref": "#/$defs/base64"
+        },
+        "bone_indices": {
+            "description": "MOD, COMMUNITY: u8x4 per vertex, bytes 1..3 joint x 4.",
+            "$ref": "#/$defs/base64"
+        },
+        "weights": {
+            "description": "MOD, COMMUNITY: u16 per vertex, three 5-bit weights and the strip flag (bit 15).",
+            "$ref": "#/$defs/base64"
+        },
+        "colours": {
+            "description": "SCM, COMMUNITY: u8x4 per vertex, RGB and a flag byte (bit 1: strip flag).",
+            "$ref": "#/$defs/base64"
+        }
+    }
+}));
+    defs.insert("block".into(), json!({
+    "description": "DMC3 node-domain block (FORMATS.md section 1).",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+        "offset",
+        "rels",
+        "unknown_10",
+        "parents",
+        "order",
+        "groups",
+        "transforms",
+        "padding"
+    ],
+    "properties": {
+        "offset": {
+            "description": "Absolute offset of the block header.",
+            "$ref": "#/$defs/hex64"
+        },
+        "rels": rels,
+        "unknown_10": unknown_10,
+        "parents": {
+            "description": "EXE_CONFIRMED: parent node index by order position, -1 for the root.",
+            "type": "array",
+            "items": {
+                "$ref": "#/$defs/i8"
+            }
+        },
+        "order": {
+            "description": "EXE_CONFIRMED: node at each order position.",
+            "type": "array",
+            "items": {
+                "$ref": "#/$defs/u8"
+            }
+        },
+        "groups": {
+            "description": "STRUCTURAL_CONFIRMED, meaning unknown: preserved.",
+            "type": "array",
+            "items": {
+                "$ref": "#/$defs/u8"
+            }
+        },
+        "transforms": {
+            "description": "One 0x20-byte record per node, indexed by node; f32 bit patterns.",
+            "type": "array",
+            "maxItems": 255,
+            "items": {
+                "$ref": "#/$defs/transform"
+            }
+        },
+        "padding": {
+            "description": "Bytes of the block's extent no array covers; offsets RELATIVE to the block start.",
+            "$ref": "#/$defs/gaps"
+        }
+    }
+}));
+    let described = |mut v: Value, text: &str| {
+        if let Value::Object(m) = &mut v {
+            m.insert("description".into(), Value::from(text));
+        }
+        v
+    };
+    let records = [
+        (Header::SCHEMA_NAME, Header::schema()),
+        (
+            ObjectRecord::SCHEMA_NAME,
+            described(
+                ObjectRecord::schema(),
+                "0x40 bytes at 0x40 + 0x40 * object index.",
+            ),
+        ),
+        (
+            MeshRecord::SCHEMA_NAME,
+            described(
+                MeshRecord::schema(),
+                "0x50 bytes, mesh_count of them in a row at the object's mesh_offset.",
+            ),
+        ),
+        (ModStreams::SCHEMA_NAME, ModStreams::schema()),
+        (ScmStreams::SCHEMA_NAME, ScmStreams::schema()),
+        (BlockRels::SCHEMA_NAME, BlockRels::schema()),
+        (NodeTransform::SCHEMA_NAME, NodeTransform::schema()),
+        (Part::SCHEMA_NAME, Part::schema()),
+    ];
+    for (name, schema) in records {
+        defs.insert(name.into(), schema);
+    }
+    if let Value::Object(m) = &mut s {
+        m.insert("$defs".into(), Value::Object(defs));
+    }
+    s
 }
 
 /// Pretty JSON that diffs well: keys in a fixed order (`rigtrip_dump`, `format`, `offset`,
@@ -650,7 +1383,11 @@ fn is_inline(v: &Value) -> bool {
 }
 
 fn scalar(out: &mut String, v: &Value) {
-    out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| "null".into()));
+    // A JSON value always serialises (its keys are strings); asserted, never silently `null`.
+    match serde_json::to_string(v) {
+        Ok(text) => out.push_str(&text),
+        Err(e) => debug_assert!(false, "a JSON value serialises: {e}"),
+    }
 }
 
 fn write_inline(out: &mut String, v: &Value) {

@@ -118,7 +118,7 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
         Ok(f) => f,
         Err(e) => {
             return Verdict::Rejected {
-                message: e.to_string(),
+                message: crate::native::chain(&e),
             }
         }
     };
@@ -133,7 +133,7 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
     // not allocate (and fault in) a fresh output per file.
     let written = with_buffer(&WRITE_BUF, |buf| {
         rig::lower_write_into(&rig, buf)
-            .map_err(|e| e.to_string())
+            .map_err(|e| crate::native::chain(&e))
             .and_then(|()| match buf.as_slice() == data {
                 true => Ok(()),
                 false => Err(describe_difference(data, buf)),

@@ -407,8 +407,8 @@ pub enum RebuildError {
     #[error("lower failed: {0}")]
     Lower(LowerError),
     /// The native writer refused the lowered file.
-    #[error("write failed: {0}")]
-    Write(WriteError),
+    #[error("write failed")]
+    Write(#[source] WriteError),
 }
 
 /// `lower(rig)?.write_into(out)` in one step: the same checks and the same bytes, without

@@ -341,7 +341,7 @@ pub enum ImportError {
     #[error("{0}")]
     Lower(#[from] LowerError),
     /// The native file could not be written.
-    #[error("{0}")]
+    #[error(transparent)]
     Write(#[from] WriteError),
     /// The rebuilt rig could not be exported for the geometry comparison.
     #[error("the rebuilt rig cannot be exported for the mesh comparison: {0}")]

@@ -11,27 +11,41 @@ use serde::{Deserialize, Serialize};
 
 use super::Dmc3Error;
 use crate::bytes::{align, put_at, region_mut, Bytes, Gap, Overlap, RegionMap};
+use crate::native::record::{Ctx, Hex, HexArray, Nested};
 
 /// Size of the block header.
-pub const BLOCK_HEADER_LEN: u64 = 0x20;
+pub const BLOCK_HEADER_LEN: u64 = BlockHeader::LEN as u64;
 /// Size of one transform record.
-pub const TRANSFORM_LEN: u64 = 0x20;
+pub const TRANSFORM_LEN: u64 = NodeTransform::LEN as u64;
 
-/// The four relative offsets of the block header (+0x00..+0x0F).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct BlockRels {
-    /// +0x00: parent array (i8 per order position), relative to the block start.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub parent: u32,
-    /// +0x04: order array (node at order position).
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub order: u32,
-    /// +0x08: group ("motion group / third domain") array.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub group: u32,
-    /// +0x0C: transform records, indexed by node.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub transform: u32,
+crate::record! {
+    /// The four relative offsets of the block header (+0x00..+0x0F).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    pub struct BlockRels [0x10] "blockRels" {
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x00 parent: u32 = Hex<u32>, "parent_rel", Decoded ExeConfirmed,
+            "parent array (i8 per order position), relative to the block start";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x04 order: u32 = Hex<u32>, "order_rel", Decoded ExeConfirmed,
+            "order array (node at order position), relative to the block start";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x08 group: u32 = Hex<u32>, "group_rel", Decoded StructuralConfirmed,
+            "group (motion group / third domain) array, relative to the block start";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x0C transform: u32 = Hex<u32>, "transform_rel", Decoded ExeConfirmed,
+            "transform records, indexed by node, relative to the block start";
+    }
+}
+
+crate::record! {
+    /// The 0x20-byte block header: where the arrays are, and 16 bytes nobody reads.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub struct BlockHeader [0x20] "blockHeader" {
+        0x00 rels: BlockRels = Nested<BlockRels>, "rels", Decoded ExeConfirmed,
+            "array offsets relative to the block start (the truth, canonical or not)";
+        0x10 unknown_10: [u8; 16] = HexArray<16>, "unknown_10", Preserved PreservedUndecoded,
+            "nobody reads or names these";
+    }
 }
 
 impl BlockRels {
@@ -79,71 +93,33 @@ impl BlockRels {
     }
 }
 
-/// One node's local transform record (0x20 bytes), every field as its f32 bit pattern so that
-/// NaN payloads and -0.0 survive comparisons and serialisation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct NodeTransform {
-    /// +0x00 tx (EXE_CONFIRMED).
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub tx_bits: u32,
-    /// +0x04 ty.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub ty_bits: u32,
-    /// +0x08 tz.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub tz_bits: u32,
-    /// +0x0C translation magnitude (STRUCTURAL_CONFIRMED; not used by the local transform).
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub magnitude_bits: u32,
-    /// +0x10 rx, radians.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub rx_bits: u32,
-    /// +0x14 ry, radians.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub ry_bits: u32,
-    /// +0x18 rz, radians.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub rz_bits: u32,
-    /// +0x1C PRESERVED_UNDECODED: never rewritten, never defaulted (seed 000).
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub w_bits: u32,
+crate::record! {
+    /// One node's local transform record (0x20 bytes), every field as its f32 bit pattern so
+    /// that NaN payloads and -0.0 survive comparisons and serialisation.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    pub struct NodeTransform [0x20] "transform" {
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x00 tx_bits: u32 = Hex<u32>, "tx", Decoded ExeConfirmed, "tx";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x04 ty_bits: u32 = Hex<u32>, "ty", Decoded ExeConfirmed, "ty";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x08 tz_bits: u32 = Hex<u32>, "tz", Decoded ExeConfirmed, "tz";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x0C magnitude_bits: u32 = Hex<u32>, "translation magnitude", Decoded StructuralConfirmed,
+            "translation magnitude (not used by the local transform)";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x10 rx_bits: u32 = Hex<u32>, "rx", Decoded ExeConfirmed, "rx, radians";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x14 ry_bits: u32 = Hex<u32>, "ry", Decoded ExeConfirmed, "ry, radians";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x18 rz_bits: u32 = Hex<u32>, "rz", Decoded ExeConfirmed, "rz, radians";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x1C w_bits: u32 = Hex<u32>, "+0x1C", Preserved PreservedUndecoded,
+            "not read by the local rotation path; 0.0 in every file seen, never assumed";
+    }
 }
 
 impl NodeTransform {
-    /// Decodes a record from its 0x20 bytes.
-    pub fn from_bytes(b: &[u8; 32]) -> Self {
-        let w = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        NodeTransform {
-            tx_bits: w(0x00),
-            ty_bits: w(0x04),
-            tz_bits: w(0x08),
-            magnitude_bits: w(0x0C),
-            rx_bits: w(0x10),
-            ry_bits: w(0x14),
-            rz_bits: w(0x18),
-            w_bits: w(0x1C),
-        }
-    }
-
-    /// Encodes the record as its 0x20 bytes.
-    pub fn to_bytes(&self) -> [u8; 32] {
-        let mut out = [0u8; 32];
-        let fields = [
-            self.tx_bits,
-            self.ty_bits,
-            self.tz_bits,
-            self.magnitude_bits,
-            self.rx_bits,
-            self.ry_bits,
-            self.rz_bits,
-            self.w_bits,
-        ];
-        for (chunk, f) in out.chunks_exact_mut(4).zip(fields) {
-            chunk.copy_from_slice(&f.to_le_bytes());
-        }
-        out
-    }
-
     /// (tx, ty, tz) as floats.
     pub fn translation(&self) -> [f32; 3] {
         [
@@ -266,7 +242,7 @@ impl NodeBlock {
         let extent = self.encoded_len()?;
         // encoded_len proved the extent fits in memory.
         let mut out = vec![0u8; extent as usize];
-        self.encode_into(&mut out);
+        self.encode_into(&mut out)?;
         Ok(out)
     }
 
@@ -301,36 +277,39 @@ impl NodeBlock {
     }
 
     /// Writes the block's extent into `dst`, which is [`NodeBlock::encoded_len`] bytes of
-    /// zeros (what lies outside `dst` is not written). Call `encoded_len` first: it checks the
-    /// layout this relies on.
-    pub fn encode_into(&self, dst: &mut [u8]) {
-        // check_layout proved every region and gap lies inside the extent; out of range
-        // writes are skipped rather than trusted.
-        put_at(dst, 0x00, &self.rels.parent.to_le_bytes());
-        put_at(dst, 0x04, &self.rels.order.to_le_bytes());
-        put_at(dst, 0x08, &self.rels.group.to_le_bytes());
-        put_at(dst, 0x0C, &self.rels.transform.to_le_bytes());
-        put_at(dst, 0x10, &self.unknown_10);
-        // The parent bytes are the i8 values' bit patterns.
-        if let Some(d) = region_mut(dst, self.rels.parent as u64, self.parents.len() as u64) {
+    /// zeros. Call `encoded_len` first: it checks the layout this relies on, so a region
+    /// outside `dst` is refused as a bug, not skipped.
+    pub fn encode_into(&self, dst: &mut [u8]) -> Result<(), Dmc3Error> {
+        let header = BlockHeader {
+            rels: self.rels,
+            unknown_10: self.unknown_10,
+        };
+        put_at(dst, "node-domain block header", 0, &header.encode())?;
+        // An empty region points at nothing (check_layout and extent() skip it too).
+        if self.node_count() > 0 {
+            let n = self.node_count() as u64;
+            let d = region_mut(dst, "parent array", self.rels.parent as u64, n)?;
+            // The parent bytes are the i8 values' bit patterns.
             for (d, &p) in d.iter_mut().zip(&self.parents) {
                 *d = p as u8;
             }
-        }
-        put_at(dst, self.rels.order as u64, &self.order);
-        put_at(dst, self.rels.group as u64, &self.groups);
-        let len = self.transforms.len().saturating_mul(TRANSFORM_LEN as usize);
-        if let Some(d) = region_mut(dst, self.rels.transform as u64, len as u64) {
+            put_at(dst, "order array", self.rels.order as u64, &self.order)?;
+            put_at(dst, "group array", self.rels.group as u64, &self.groups)?;
+            let len = n.saturating_mul(TRANSFORM_LEN);
+            let d = region_mut(dst, "transform records", self.rels.transform as u64, len)?;
             for (d, r) in d
-                .chunks_exact_mut(TRANSFORM_LEN as usize)
+                .as_chunks_mut::<{ NodeTransform::LEN }>()
+                .0
+                .iter_mut()
                 .zip(&self.transforms)
             {
-                d.copy_from_slice(&r.to_bytes());
+                *d = r.encode();
             }
         }
         for g in &self.padding {
-            put_at(dst, g.offset, &g.bytes);
+            put_at(dst, "block padding", g.offset, &g.bytes)?;
         }
+        Ok(())
     }
 }
 
@@ -363,17 +342,13 @@ impl std::fmt::Display for RegionLabel {
 /// Reads a block of `n` nodes whose header is at absolute `offset` of `data`.
 pub fn read_block(data: &[u8], offset: u64, n: usize) -> Result<NodeBlock, Dmc3Error> {
     let b = Bytes::new(data);
-    let header = b.slice("node-domain block header", offset, BLOCK_HEADER_LEN)?;
-    let word =
-        |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]);
-    let rels = BlockRels {
-        parent: word(0x00),
-        order: word(0x04),
-        group: word(0x08),
-        transform: word(0x0C),
-    };
-    let mut unknown_10 = [0u8; 16];
-    unknown_10.copy_from_slice(&header[0x10..0x20]);
+    let header = b.array::<{ BlockHeader::LEN }>("node-domain block header", offset)?;
+    let BlockHeader { rels, unknown_10 } =
+        BlockHeader::decode(&header, Ctx::default()).map_err(|e| Dmc3Error::Field {
+            what: super::Label::Block(offset),
+            offset,
+            key: e.key,
+        })?;
 
     // Every region is bounds-checked before anything is allocated, so a huge `n` is refused
     // by the transform table's check instead of by the allocator.
@@ -408,23 +383,36 @@ pub fn read_block(data: &[u8], offset: u64, n: usize) -> Result<NodeBlock, Dmc3E
     let body = b.slice("node-domain block", offset, extent)?;
     let (_, padding) = map.finish(body).map_err(|o| absolute_overlap(o, offset))?;
 
-    // The bounds checks above make these slices infallible; go through `body` anyway.
-    let region = |rel: u32, len: u64| -> &[u8] {
-        let start = rel as usize;
-        body.get(start..start + len as usize).unwrap_or(&[])
+    // The bounds checks above proved every non-empty region lies in `body`; an empty one
+    // points at nothing.
+    let body = Bytes::new(body);
+    let region = |label: &str, rel: u32, len: u64| match len {
+        0 => Ok(&[][..]),
+        _ => body.slice(label, rel.into(), len),
     };
     let n64 = n as u64;
-    let parents = region(rels.parent, n64).iter().map(|&v| v as i8).collect();
-    let order = region(rels.order, n64).to_vec();
-    let groups = region(rels.group, n64).to_vec();
-    let transforms = region(rels.transform, n64 * TRANSFORM_LEN)
-        .chunks_exact(TRANSFORM_LEN as usize)
-        .map(|c| {
-            let mut a = [0u8; 32];
-            a.copy_from_slice(c);
-            NodeTransform::from_bytes(&a)
-        })
+    let parents = region("parent array", rels.parent, n64)?
+        .iter()
+        .map(|&v| v as i8)
         .collect();
+    let order = region("order array", rels.order, n64)?.to_vec();
+    let groups = region("group array", rels.group, n64)?.to_vec();
+    let records = region("transform records", rels.transform, n64 * TRANSFORM_LEN)?;
+    let mut transforms = Vec::with_capacity(n);
+    for (k, r) in records
+        .as_chunks::<{ NodeTransform::LEN }>()
+        .0
+        .iter()
+        .enumerate()
+    {
+        transforms.push(NodeTransform::decode(r, Ctx::default()).map_err(|e| {
+            Dmc3Error::Field {
+                what: super::Label::Block(offset),
+                offset: offset + u64::from(rels.transform) + k as u64 * TRANSFORM_LEN,
+                key: e.key,
+            }
+        })?);
+    }
     Ok(NodeBlock {
         offset,
         rels,

@@ -8,14 +8,15 @@
 use serde::{Deserialize, Serialize};
 
 use super::Dmc3Error;
-use crate::bytes::{Bytes, Fields, Overlap, RegionMap};
+use crate::bytes::{Bytes, Overlap, RegionMap};
+use crate::native::record::{Codec, Ctx, FieldDef, Hex, Hex32s, HexArray, Int, Record};
 
 /// Size of the container header.
-pub const HEADER_LEN: u64 = 0x40;
+pub const HEADER_LEN: u64 = Header::LEN as u64;
 /// Size of one object record.
-pub const OBJECT_LEN: u64 = 0x40;
+pub const OBJECT_LEN: u64 = ObjectRecord::LEN as u64;
 /// Size of one mesh record.
-pub const MESH_LEN: u64 = 0x50;
+pub const MESH_LEN: u64 = MeshRecord::LEN as u64;
 /// Shared streams are decoded once per mesh that names them; this caps the decoded total at
 /// this many times the input size, so a file cannot make the reader allocate without bound.
 pub const DECODE_BUDGET_FACTOR: u64 = 8;
@@ -57,37 +58,54 @@ impl ContainerKind {
     }
 }
 
-/// The 0x40-byte container header.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Header {
-    /// +0x00 magic.
-    pub magic: ContainerKind,
-    /// +0x04 version, f32 bits.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub version_bits: u32,
-    /// +0x08 unknown.
-    #[serde(with = "crate::bytes::hex_array")]
-    pub unknown_08: [u8; 8],
-    /// +0x10 object count.
-    pub object_count: u8,
-    /// +0x11 bone count = N of the node-domain block.
-    pub bone_count: u8,
-    /// +0x12 texture count.
-    pub texture_count: u8,
-    /// +0x13 unknown.
-    pub unknown_13: u8,
-    /// +0x14 unknown.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub unknown_14: u32,
-    /// +0x18 unknown.
-    #[serde(with = "crate::bytes::hex_u64")]
-    pub unknown_18: u64,
-    /// +0x20 absolute offset of the node-domain block.
-    #[serde(with = "crate::bytes::hex_u64")]
-    pub block_offset: u64,
-    /// +0x28 unknown.
-    #[serde(with = "crate::bytes::hex_array")]
-    pub unknown_28: [u8; 24],
+crate::record! {
+    /// The 0x40-byte container header.
+    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    pub struct Header [0x40] "containerHeader" {
+        0x00 magic: ContainerKind = Magic, "magic", Decoded Community,
+            "magic, \"MOD \" or \"SCM \"";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x04 version_bits: u32 = Hex<u32>, "version", Decoded Community, "version, f32 bits";
+        #[serde(with = "crate::bytes::hex_array")]
+        0x08 unknown_08: [u8; 8] = HexArray<8>, "unknown_08", Preserved PreservedUndecoded,
+            "unknown";
+        0x10 object_count: u8 = Int<u8>, "object count", Decoded Community, "object count";
+        0x11 bone_count: u8 = Int<u8>, "bone count", Decoded Community,
+            "bone count = N of the node-domain block";
+        0x12 texture_count: u8 = Int<u8>, "texture count", Decoded Community, "texture count";
+        0x13 unknown_13: u8 = Int<u8>, "unknown_13", Preserved PreservedUndecoded, "unknown";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x14 unknown_14: u32 = Hex<u32>, "unknown_14", Preserved PreservedUndecoded, "unknown";
+        #[serde(with = "crate::bytes::hex_u64")]
+        0x18 unknown_18: u64 = Hex<u64>, "unknown_18", Preserved PreservedUndecoded, "unknown";
+        #[serde(with = "crate::bytes::hex_u64")]
+        0x20 block_offset: u64 = Hex<u64>, "block offset", Decoded Community,
+            "absolute offset of the node-domain block";
+        #[serde(with = "crate::bytes::hex_array")]
+        0x28 unknown_28: [u8; 24] = HexArray<24>, "unknown_28", Preserved PreservedUndecoded,
+            "unknown";
+    }
+}
+
+/// The container magic as a record field: `"MOD "` or `"SCM "`, nothing else.
+pub struct Magic;
+
+impl Codec for Magic {
+    type Value = ContainerKind;
+    const LEN: usize = 4;
+    #[inline]
+    fn get(b: &[u8], _: Ctx) -> Option<ContainerKind> {
+        let mut m = [0u8; 4];
+        m.copy_from_slice(b);
+        ContainerKind::from_magic(m)
+    }
+    #[inline]
+    fn put(v: &ContainerKind, b: &mut [u8]) {
+        b.copy_from_slice(&v.magic());
+    }
+    fn schema() -> serde_json::Value {
+        serde_json::json!({ "enum": ["Mod", "Scm"] })
+    }
 }
 
 impl Header {
@@ -100,71 +118,30 @@ impl Header {
     pub fn has_block(&self) -> bool {
         !(self.bone_count == 0 && self.block_offset == 0)
     }
-
-    /// Decodes the header from its 0x40 bytes (length checked by the caller).
-    fn decode(f: Fields<'_>, magic: ContainerKind) -> Self {
-        Header {
-            magic,
-            version_bits: f.u32(0x04),
-            unknown_08: f.array(0x08),
-            object_count: f.u8(0x10),
-            bone_count: f.u8(0x11),
-            texture_count: f.u8(0x12),
-            unknown_13: f.u8(0x13),
-            unknown_14: f.u32(0x14),
-            unknown_18: f.u64(0x18),
-            block_offset: f.u64(0x20),
-            unknown_28: f.array(0x28),
-        }
-    }
-
-    /// The header's 0x40 bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        self.encode().to_vec()
-    }
-
-    /// The header's 0x40 bytes, without allocating.
-    pub fn encode(&self) -> [u8; HEADER_LEN as usize] {
-        let mut v = [0u8; HEADER_LEN as usize];
-        v[0x00..0x04].copy_from_slice(&self.magic.magic());
-        v[0x04..0x08].copy_from_slice(&self.version_bits.to_le_bytes());
-        v[0x08..0x10].copy_from_slice(&self.unknown_08);
-        v[0x10] = self.object_count;
-        v[0x11] = self.bone_count;
-        v[0x12] = self.texture_count;
-        v[0x13] = self.unknown_13;
-        v[0x14..0x18].copy_from_slice(&self.unknown_14.to_le_bytes());
-        v[0x18..0x20].copy_from_slice(&self.unknown_18.to_le_bytes());
-        v[0x20..0x28].copy_from_slice(&self.block_offset.to_le_bytes());
-        v[0x28..0x40].copy_from_slice(&self.unknown_28);
-        v
-    }
 }
 
-/// A 0x40-byte object record.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct ObjectRecord {
-    /// +0x00 mesh count.
-    pub mesh_count: u8,
-    /// +0x01 unknown.
-    pub unknown_01: u8,
-    /// +0x02 vertex count over the object's meshes (stored, not enforced).
-    pub vertex_count: u16,
-    /// +0x04 unknown.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub unknown_04: u32,
-    /// +0x08 absolute offset of the first mesh record.
-    #[serde(with = "crate::bytes::hex_u64")]
-    pub mesh_offset: u64,
-    /// +0x10 flags.
-    #[serde(with = "crate::bytes::hex_u32")]
-    pub flags: u32,
-    /// +0x14 unknown.
-    #[serde(with = "crate::bytes::hex_array")]
-    pub unknown_14: [u8; 28],
-    /// +0x30 bounding sphere x, y, z, radius, f32 bits.
-    #[serde(with = "crate::bytes::hex_u32s")]
-    pub bounds_bits: [u32; 4],
+crate::record! {
+    /// A 0x40-byte object record.
+    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    pub struct ObjectRecord [0x40] "objectRecord" {
+        0x00 mesh_count: u8 = Int<u8>, "mesh count", Decoded Community, "mesh count";
+        0x01 unknown_01: u8 = Int<u8>, "unknown_01", Preserved PreservedUndecoded, "unknown";
+        0x02 vertex_count: u16 = Int<u16>, "vertex count", Decoded Community,
+            "vertex count over the object's meshes (stored, not enforced)";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x04 unknown_04: u32 = Hex<u32>, "unknown_04", Preserved PreservedUndecoded, "unknown";
+        #[serde(with = "crate::bytes::hex_u64")]
+        0x08 mesh_offset: u64 = Hex<u64>, "mesh offset", Decoded Community,
+            "absolute offset of the first mesh record";
+        #[serde(with = "crate::bytes::hex_u32")]
+        0x10 flags: u32 = Hex<u32>, "flags", Decoded Community, "flags";
+        #[serde(with = "crate::bytes::hex_array")]
+        0x14 unknown_14: [u8; 28] = HexArray<28>, "unknown_14", Preserved PreservedUndecoded,
+            "unknown";
+        #[serde(with = "crate::bytes::hex_u32s")]
+        0x30 bounds_bits: [u32; 4] = Hex32s<4>, "bounding sphere", Decoded Community,
+            "bounding sphere x, y, z, radius, f32 bits";
+    }
 }
 
 impl ObjectRecord {
@@ -172,40 +149,34 @@ impl ObjectRecord {
     pub fn bounds(&self) -> [f32; 4] {
         self.bounds_bits.map(f32::from_bits)
     }
+}
 
-    /// Decodes a record from its 0x40 bytes (length checked by the caller).
-    fn decode(f: Fields<'_>) -> Self {
-        ObjectRecord {
-            mesh_count: f.u8(0x00),
-            unknown_01: f.u8(0x01),
-            vertex_count: f.u16(0x02),
-            unknown_04: f.u32(0x04),
-            mesh_offset: f.u64(0x08),
-            flags: f.u32(0x10),
-            unknown_14: f.array(0x14),
-            bounds_bits: [f.u32(0x30), f.u32(0x34), f.u32(0x38), f.u32(0x3C)],
-        }
+crate::record! {
+    /// The MOD part of a mesh record (+0x28..+0x40): bone-index and weight streams.
+    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    pub struct ModStreams [0x18] "modStreams" {
+        #[serde(with = "crate::bytes::hex_u64")]
+        0x00 bone_index_offset: u64 = Hex<u64>, "bone-index offset", Decoded Community,
+            "absolute offset of the bone-index stream (u8x4 per vertex)";
+        #[serde(with = "crate::bytes::hex_u64")]
+        0x08 weight_offset: u64 = Hex<u64>, "weight offset", Decoded Community,
+            "absolute offset of the weight stream (u16 per vertex)";
+        #[serde(with = "crate::bytes::hex_array")]
+        0x10 unknown_38: [u8; 8] = HexArray<8>, "unknown_38", Preserved PreservedUndecoded,
+            "unknown (mesh record +0x38)";
     }
+}
 
-    /// The record's 0x40 bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        self.encode().to_vec()
-    }
-
-    /// The record's 0x40 bytes, without allocating.
-    pub fn encode(&self) -> [u8; OBJECT_LEN as usize] {
-        let mut v = [0u8; OBJECT_LEN as usize];
-        v[0x00] = self.mesh_count;
-        v[0x01] = self.unknown_01;
-        v[0x02..0x04].copy_from_slice(&self.vertex_count.to_le_bytes());
-        v[0x04..0x08].copy_from_slice(&self.unknown_04.to_le_bytes());
-        v[0x08..0x10].copy_from_slice(&self.mesh_offset.to_le_bytes());
-        v[0x10..0x14].copy_from_slice(&self.flags.to_le_bytes());
-        v[0x14..0x30].copy_from_slice(&self.unknown_14);
-        for (k, f) in self.bounds_bits.iter().enumerate() {
-            v[0x30 + 4 * k..0x34 + 4 * k].copy_from_slice(&f.to_le_bytes());
-        }
-        v
+crate::record! {
+    /// The SCM part of a mesh record (+0x28..+0x40): a vertex-colour stream.
+    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    pub struct ScmStreams [0x18] "scmStreams" {
+        #[serde(with = "crate::bytes::hex_array")]
+        0x00 unknown_28: [u8; 16] = HexArray<16>, "unknown_28", Preserved PreservedUndecoded,
+            "unknown (mesh record +0x28)";
+        #[serde(with = "crate::bytes::hex_u64")]
+        0x10 colour_offset: u64 = Hex<u64>, "colour offset", Decoded Community,
+            "absolute offset of the vertex-colour stream (u8x4 per vertex)";
     }
 }
 
@@ -213,136 +184,95 @@ impl ObjectRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MeshVariant {
     /// MOD: bone-index and weight streams.
-    Mod {
-        /// +0x28 absolute offset of the bone-index stream (u8×4 per vertex).
-        #[serde(with = "crate::bytes::hex_u64")]
-        bone_index_offset: u64,
-        /// +0x30 absolute offset of the weight stream (u16 per vertex).
-        #[serde(with = "crate::bytes::hex_u64")]
-        weight_offset: u64,
-        /// +0x38 unknown.
-        #[serde(with = "crate::bytes::hex_array")]
-        unknown_38: [u8; 8],
-    },
+    Mod(ModStreams),
     /// SCM: a vertex-colour stream.
-    Scm {
-        /// +0x28 unknown.
-        #[serde(with = "crate::bytes::hex_array")]
-        unknown_28: [u8; 16],
-        /// +0x38 absolute offset of the vertex-colour stream (u8×4 per vertex).
-        #[serde(with = "crate::bytes::hex_u64")]
-        colour_offset: u64,
-    },
+    Scm(ScmStreams),
 }
 
 impl Default for MeshVariant {
     fn default() -> Self {
-        MeshVariant::Mod {
-            bone_index_offset: 0,
-            weight_offset: 0,
-            unknown_38: [0; 8],
+        MeshVariant::Mod(ModStreams::default())
+    }
+}
+
+impl MeshVariant {
+    /// `Mod` or `Scm`: the dump's key and the name in the record's field table.
+    pub fn key(&self) -> &'static str {
+        match self {
+            MeshVariant::Mod(_) => "Mod",
+            MeshVariant::Scm(_) => "Scm",
         }
     }
 }
 
-/// A 0x50-byte mesh record.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct MeshRecord {
-    /// +0x00 vertex count.
-    pub vertex_count: u16,
-    /// +0x02 texture index.
-    pub texture_index: u16,
-    /// +0x04 unknown.
-    #[serde(with = "crate::bytes::hex_array")]
-    pub unknown_04: [u8; 12],
-    /// +0x10 absolute offset of the position stream.
-    #[serde(with = "crate::bytes::hex_u64")]
-    pub positions_offset: u64,
-    /// +0x18 absolute offset of the normal stream.
-    #[serde(with = "crate::bytes::hex_u64")]
-    pub normals_offset: u64,
-    /// +0x20 absolute offset of the UV stream.
-    #[serde(with = "crate::bytes::hex_u64")]
-    pub uv_offset: u64,
-    /// +0x28..+0x40, MOD or SCM.
-    pub variant: MeshVariant,
-    /// +0x40 unknown.
-    #[serde(with = "crate::bytes::hex_u64")]
-    pub unknown_40: u64,
-    /// +0x48 unknown.
-    #[serde(with = "crate::bytes::hex_array")]
-    pub unknown_48: [u8; 8],
+impl Codec for MeshVariant {
+    type Value = MeshVariant;
+    const LEN: usize = 0x18;
+    const VARIANTS: &'static [(&'static str, &'static [FieldDef])] =
+        &[("Mod", ModStreams::FIELDS), ("Scm", ScmStreams::FIELDS)];
+    #[inline]
+    fn get(b: &[u8], ctx: Ctx) -> Option<MeshVariant> {
+        match ctx.container? {
+            ContainerKind::Mod => ModStreams::decode_slice(b, ctx).ok().map(MeshVariant::Mod),
+            ContainerKind::Scm => ScmStreams::decode_slice(b, ctx).ok().map(MeshVariant::Scm),
+        }
+    }
+    #[inline]
+    fn put(v: &MeshVariant, b: &mut [u8]) {
+        match v {
+            MeshVariant::Mod(m) => m.encode_slice(b),
+            MeshVariant::Scm(m) => m.encode_slice(b),
+        }
+    }
+    fn schema() -> serde_json::Value {
+        let one = |key: &str, schema: &str| {
+            serde_json::json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": [key],
+                "properties": { key: { "$ref": format!("#/$defs/{schema}") } },
+            })
+        };
+        serde_json::json!({
+            "oneOf": [one("Mod", ModStreams::SCHEMA_NAME), one("Scm", ScmStreams::SCHEMA_NAME)]
+        })
+    }
+}
+
+crate::record! {
+    /// A 0x50-byte mesh record.
+    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    pub struct MeshRecord [0x50] "meshRecord" {
+        0x00 vertex_count: u16 = Int<u16>, "vertex count", Decoded Community, "vertex count";
+        0x02 texture_index: u16 = Int<u16>, "texture index", Decoded Community, "texture index";
+        #[serde(with = "crate::bytes::hex_array")]
+        0x04 unknown_04: [u8; 12] = HexArray<12>, "unknown_04", Preserved PreservedUndecoded,
+            "unknown";
+        #[serde(with = "crate::bytes::hex_u64")]
+        0x10 positions_offset: u64 = Hex<u64>, "positions offset", Decoded Community,
+            "absolute offset of the position stream";
+        #[serde(with = "crate::bytes::hex_u64")]
+        0x18 normals_offset: u64 = Hex<u64>, "normals offset", Decoded Community,
+            "absolute offset of the normal stream";
+        #[serde(with = "crate::bytes::hex_u64")]
+        0x20 uv_offset: u64 = Hex<u64>, "UV offset", Decoded Community,
+            "absolute offset of the UV stream";
+        0x28 variant: MeshVariant = MeshVariant, "variant", Decoded Community,
+            "MOD or SCM streams, as the container's magic says";
+        #[serde(with = "crate::bytes::hex_u64")]
+        0x40 unknown_40: u64 = Hex<u64>, "unknown_40", Preserved PreservedUndecoded, "unknown";
+        #[serde(with = "crate::bytes::hex_array")]
+        0x48 unknown_48: [u8; 8] = HexArray<8>, "unknown_48", Preserved PreservedUndecoded,
+            "unknown";
+    }
 }
 
 impl MeshRecord {
-    /// Decodes a record from its 0x50 bytes (length checked by the caller).
-    fn decode(f: Fields<'_>, kind: ContainerKind) -> Self {
-        let variant = match kind {
-            ContainerKind::Mod => MeshVariant::Mod {
-                bone_index_offset: f.u64(0x28),
-                weight_offset: f.u64(0x30),
-                unknown_38: f.array(0x38),
-            },
-            ContainerKind::Scm => MeshVariant::Scm {
-                unknown_28: f.array(0x28),
-                colour_offset: f.u64(0x38),
-            },
-        };
-        MeshRecord {
-            vertex_count: f.u16(0x00),
-            texture_index: f.u16(0x02),
-            unknown_04: f.array(0x04),
-            positions_offset: f.u64(0x10),
-            normals_offset: f.u64(0x18),
-            uv_offset: f.u64(0x20),
-            variant,
-            unknown_40: f.u64(0x40),
-            unknown_48: f.array(0x48),
-        }
-    }
-
-    /// The record's 0x50 bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        self.encode().to_vec()
-    }
-
-    /// The record's 0x50 bytes, without allocating.
-    pub fn encode(&self) -> [u8; MESH_LEN as usize] {
-        let mut v = [0u8; MESH_LEN as usize];
-        v[0x00..0x02].copy_from_slice(&self.vertex_count.to_le_bytes());
-        v[0x02..0x04].copy_from_slice(&self.texture_index.to_le_bytes());
-        v[0x04..0x10].copy_from_slice(&self.unknown_04);
-        v[0x10..0x18].copy_from_slice(&self.positions_offset.to_le_bytes());
-        v[0x18..0x20].copy_from_slice(&self.normals_offset.to_le_bytes());
-        v[0x20..0x28].copy_from_slice(&self.uv_offset.to_le_bytes());
-        match &self.variant {
-            MeshVariant::Mod {
-                bone_index_offset,
-                weight_offset,
-                unknown_38,
-            } => {
-                v[0x28..0x30].copy_from_slice(&bone_index_offset.to_le_bytes());
-                v[0x30..0x38].copy_from_slice(&weight_offset.to_le_bytes());
-                v[0x38..0x40].copy_from_slice(unknown_38);
-            }
-            MeshVariant::Scm {
-                unknown_28,
-                colour_offset,
-            } => {
-                v[0x28..0x38].copy_from_slice(unknown_28);
-                v[0x38..0x40].copy_from_slice(&colour_offset.to_le_bytes());
-            }
-        }
-        v[0x40..0x48].copy_from_slice(&self.unknown_40.to_le_bytes());
-        v[0x48..0x50].copy_from_slice(&self.unknown_48);
-        v
-    }
-
     /// Which container this record's variant belongs to.
     pub fn kind(&self) -> ContainerKind {
         match self.variant {
-            MeshVariant::Mod { .. } => ContainerKind::Mod,
-            MeshVariant::Scm { .. } => ContainerKind::Scm,
+            MeshVariant::Mod(_) => ContainerKind::Mod,
+            MeshVariant::Scm(_) => ContainerKind::Scm,
         }
     }
 
@@ -354,21 +284,17 @@ impl MeshRecord {
     /// The record's streams, without allocating: (kind, absolute offset), in record order.
     pub(crate) fn stream_slots(&self) -> StreamSlots {
         let (last, n) = match &self.variant {
-            MeshVariant::Mod {
-                bone_index_offset,
-                weight_offset,
-                ..
-            } => (
+            MeshVariant::Mod(m) => (
                 [
-                    (StreamKind::BoneIndices, *bone_index_offset),
-                    (StreamKind::Weights, *weight_offset),
+                    (StreamKind::BoneIndices, m.bone_index_offset),
+                    (StreamKind::Weights, m.weight_offset),
                 ],
                 5,
             ),
-            MeshVariant::Scm { colour_offset, .. } => (
+            MeshVariant::Scm(m) => (
                 [
-                    (StreamKind::Colours, *colour_offset),
-                    (StreamKind::Colours, *colour_offset),
+                    (StreamKind::Colours, m.colour_offset),
+                    (StreamKind::Colours, m.colour_offset),
                 ],
                 4,
             ),
@@ -567,8 +493,8 @@ impl Mesh {
     /// bit 1).
     pub fn strip_flags(&self) -> Vec<bool> {
         match self.record.variant {
-            MeshVariant::Mod { .. } => self.weights.iter().map(|&w| weight_strip_flag(w)).collect(),
-            MeshVariant::Scm { .. } => self.colours.iter().map(|&c| colour_strip_flag(c)).collect(),
+            MeshVariant::Mod(_) => self.weights.iter().map(|&w| weight_strip_flag(w)).collect(),
+            MeshVariant::Scm(_) => self.colours.iter().map(|&c| colour_strip_flag(c)).collect(),
         }
     }
 
@@ -823,27 +749,35 @@ impl<V: Copy> StreamKeys<V> {
 /// block.
 pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Container, Dmc3Error> {
     let b = Bytes::new(data);
-    if let Ok(m) = b.array::<4>("magic", 0) {
+    // The magic is judged before the header's length, so that a short file of another kind
+    // is named by its magic.
+    let found = b.array::<4>("magic", 0);
+    if let Ok(m) = found {
         if ContainerKind::from_magic(m).is_none() {
-            return Err(Dmc3Error::BadMagic {
-                found: crate::bytes::hex_bytes::encode(&m),
-            });
+            return Err(Dmc3Error::BadMagic { found: m });
         }
     }
-    let head = b.slice(Label::Header, 0, HEADER_LEN)?;
-    let magic = ContainerKind::from_magic(b.array("magic", 0)?).ok_or(Dmc3Error::BadMagic {
-        found: String::new(),
+    let head = b.array::<{ Header::LEN }>(Label::Header, 0)?;
+    let header = Header::decode(&head, Ctx::default()).map_err(|_| Dmc3Error::BadMagic {
+        found: [head[0], head[1], head[2], head[3]],
     })?;
-    let header = Header::decode(Fields(head), magic);
+    let magic = header.magic;
+    let ctx = Ctx {
+        container: Some(magic),
+    };
     map.claim(0, HEADER_LEN, Label::Header);
 
     let mut objects = Vec::with_capacity(header.object_count as usize);
     for i in 0..header.object_count {
         let at = HEADER_LEN + u64::from(i) * OBJECT_LEN;
-        let rec = b.slice(Label::Object(i), at, OBJECT_LEN)?;
+        let rec = b.array::<{ ObjectRecord::LEN }>(Label::Object(i), at)?;
         map.claim(at, OBJECT_LEN, Label::Object(i));
         objects.push(Object {
-            record: ObjectRecord::decode(Fields(rec)),
+            record: ObjectRecord::decode(&rec, ctx).map_err(|e| Dmc3Error::Field {
+                what: Label::Object(i),
+                offset: at,
+                key: e.key,
+            })?,
             meshes: Vec::new(),
         });
     }
@@ -883,11 +817,17 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
         record_ranges.push((first, end, i));
         obj.meshes.reserve_exact(count as usize);
         // count is the u8 mesh count: (0..=u8::MAX) numbers every record.
-        for (j, rec) in (0..=u8::MAX).zip(records.chunks_exact(MESH_LEN as usize)) {
+        for (j, rec) in (0..=u8::MAX).zip(records.as_chunks::<{ MeshRecord::LEN }>().0) {
             let at = first + u64::from(j) * MESH_LEN;
-            map.claim(at, MESH_LEN, Label::MeshRecord { object: i, mesh: j });
+            let what = Label::MeshRecord { object: i, mesh: j };
+            map.claim(at, MESH_LEN, what);
+            let record = MeshRecord::decode(rec, ctx).map_err(|e| Dmc3Error::Field {
+                what,
+                offset: at,
+                key: e.key,
+            })?;
             let mut mesh = Mesh {
-                record: MeshRecord::decode(Fields(rec), magic),
+                record,
                 ..Mesh::default()
             };
             let vertices = mesh.record.vertex_count;
@@ -907,7 +847,7 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
                 decoded = decoded.saturating_add(len);
                 if decoded > budget {
                     return Err(Dmc3Error::DecodeBudget {
-                        what: label.to_string(),
+                        what: label,
                         offset: off,
                         decoded,
                         file_len: b.len(),
@@ -1067,39 +1007,37 @@ pub(crate) fn layout(
     Ok(())
 }
 
-/// Writes the bytes of a structure `layout` placed into `dst` (exactly its length). Labels
-/// that name no structure of the container write nothing.
-pub(crate) fn encode(h: &Header, objects: &[Object], label: Label, dst: &mut [u8]) {
-    let mut put = |bytes: &[u8]| {
-        if let Some(d) = dst.get_mut(..bytes.len()) {
-            d.copy_from_slice(bytes);
-        }
+/// Writes the bytes of a structure `layout` placed into `dst` (exactly its length). A label
+/// that names no structure of the container is refused: `layout` never places one.
+pub(crate) fn encode(
+    h: &Header,
+    objects: &[Object],
+    label: Label,
+    dst: &mut [u8],
+) -> Result<(), Dmc3Error> {
+    let mesh = |object: u8, mesh: u8| {
+        objects
+            .get(usize::from(object))
+            .and_then(|o| o.meshes.get(usize::from(mesh)))
+            .ok_or(Dmc3Error::Unplaced(label))
     };
     match label {
-        Label::Header => put(&h.encode()),
-        Label::Object(i) => {
-            if let Some(o) = objects.get(usize::from(i)) {
-                put(&o.record.encode())
-            }
-        }
-        Label::MeshRecord { object, mesh } => {
-            if let Some(m) = objects
-                .get(usize::from(object))
-                .and_then(|o| o.meshes.get(usize::from(mesh)))
-            {
-                put(&m.record.encode())
-            }
-        }
+        Label::Header => h.encode_slice(dst),
+        Label::Object(i) => objects
+            .get(usize::from(i))
+            .ok_or(Dmc3Error::Unplaced(label))?
+            .record
+            .encode_slice(dst),
+        Label::MeshRecord { object, mesh: j } => mesh(object, j)?.record.encode_slice(dst),
         Label::Stream {
-            kind, object, mesh, ..
-        } => {
-            if let Some(m) = objects
-                .get(usize::from(object))
-                .and_then(|o| o.meshes.get(usize::from(mesh)))
-            {
-                m.encode_stream(kind, dst)
-            }
+            kind,
+            object,
+            mesh: j,
+            ..
+        } => mesh(object, j)?.encode_stream(kind, dst),
+        Label::MeshRecords(_) | Label::Gap { .. } | Label::Block(_) | Label::BareBlock => {
+            return Err(Dmc3Error::Unplaced(label))
         }
-        Label::MeshRecords(_) | Label::Gap { .. } | Label::Block(_) | Label::BareBlock => {}
     }
+    Ok(())
 }

@@ -10,14 +10,17 @@ pub mod container;
 
 use serde::{Deserialize, Serialize};
 
-pub use block::{read_block, BlockRels, NodeBlock, NodeTransform, BLOCK_HEADER_LEN, TRANSFORM_LEN};
+pub use block::{
+    read_block, BlockHeader, BlockRels, NodeBlock, NodeTransform, BLOCK_HEADER_LEN, TRANSFORM_LEN,
+};
 pub use container::{
     colour_strip_flag, joint_indices, strip_triangles, uv_value, weight_strip_flag, weight_values,
-    Container, ContainerKind, Header, Label, Mesh, MeshRecord, MeshVariant, Object, ObjectRecord,
-    StreamKind, DECODE_BUDGET_FACTOR, HEADER_LEN, MESH_LEN, OBJECT_LEN,
+    Container, ContainerKind, Header, Label, Magic, Mesh, MeshRecord, MeshVariant, ModStreams,
+    Object, ObjectRecord, ScmStreams, StreamKind, DECODE_BUDGET_FACTOR, HEADER_LEN, MESH_LEN,
+    OBJECT_LEN,
 };
 
-use crate::bytes::{Claim, Gap, OutOfBounds, Overlap, RegionMap};
+use crate::bytes::{region_mut, Claim, Gap, OutOfBounds, Overlap, RegionMap};
 
 /// A DMC3 file: a MOD/SCM container, or any file holding a node-domain block.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -106,22 +109,22 @@ impl Dmc3Parts<'_> {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Dmc3Error {
     /// A structure runs past the end of the input.
-    #[error("{0}")]
+    #[error(transparent)]
     OutOfBounds(#[from] OutOfBounds),
     /// Two structures claim the same bytes.
-    #[error("overlapping structures: {0}")]
+    #[error("overlapping structures")]
     Overlap(#[from] Overlap),
     /// The container magic at 0x0 is neither `"MOD "` nor `"SCM "`.
-    #[error("magic at offset 0x0 is {found} (hex), expected \"MOD \" or \"SCM \"")]
+    #[error("magic at offset 0x0 is {} (hex), expected \"MOD \" or \"SCM \"", crate::bytes::hex_bytes::encode(.found))]
     BadMagic {
-        /// The four bytes found, hex.
-        found: String,
+        /// The four bytes found.
+        found: [u8; 4],
     },
     /// Shared streams would decode to more than [`DECODE_BUDGET_FACTOR`] times the input.
     #[error("{what} at offset {offset:#x}: meshes would decode {decoded:#x} bytes of vertex data from a {file_len:#x}-byte file (limit: {DECODE_BUDGET_FACTOR}x the file)")]
     DecodeBudget {
         /// The stream that went over.
-        what: String,
+        what: Label,
         /// Its offset.
         offset: u64,
         /// Decoded total so far.
@@ -129,6 +132,20 @@ pub enum Dmc3Error {
         /// Input length.
         file_len: u64,
     },
+    /// A record field holds bytes its type cannot (see [`crate::native::record::BadValue`]).
+    #[error("{what} at offset {offset:#x}: field {key} cannot be decoded")]
+    Field {
+        /// The record.
+        what: Label,
+        /// Its offset.
+        offset: u64,
+        /// The field.
+        key: &'static str,
+    },
+    /// The writer was asked to write a structure the file does not hold (a writer bug: every
+    /// label it writes comes from its own layout).
+    #[error("{0} is placed but the file does not hold it")]
+    Unplaced(Label),
     /// A structure to be written disagrees with itself (counts, lengths, placement).
     #[error("cannot write {what}: {problem}")]
     Inconsistent {
@@ -262,24 +279,19 @@ pub fn write_parts_into(file: Dmc3Parts<'_>, out: &mut Vec<u8>) -> Result<(), Dm
     // structures' own (in-memory) sizes.
     out.resize(end as usize, 0);
     for c in &claims {
-        let Some(dst) = out.get_mut(c.start as usize..c.end as usize) else {
-            continue;
-        };
+        let dst = region_mut(out, c.label, c.start, c.end - c.start)?;
         match c.label {
             Label::Gap { index, .. } => {
-                if let Some(g) = file.gaps.get(index) {
-                    dst.copy_from_slice(&g.bytes);
-                }
+                let g = file.gaps.get(index).ok_or(Dmc3Error::Unplaced(c.label))?;
+                dst.copy_from_slice(&g.bytes);
             }
-            Label::Block(_) => {
-                if let Some(b) = file.block {
-                    b.encode_into(dst);
-                }
-            }
+            Label::Block(_) => file
+                .block
+                .ok_or(Dmc3Error::Unplaced(c.label))?
+                .encode_into(dst)?,
             label => {
-                if let Some(h) = file.header {
-                    container::encode(h, file.objects, label, dst);
-                }
+                let h = file.header.ok_or(Dmc3Error::Unplaced(label))?;
+                container::encode(h, file.objects, label, dst)?;
             }
         }
     }
