@@ -12,7 +12,6 @@ mod glb;
 pub mod import;
 mod names;
 pub mod proxy;
-pub mod space;
 
 use std::collections::BTreeMap;
 
@@ -20,11 +19,11 @@ use serde::Serialize;
 
 use crate::rig::GateFailure;
 
+pub use crate::rig::space::{Space, SpaceRotation};
 pub use export::{export, export_with};
 pub use glb::{to_glb, to_gltf};
 pub use import::{import_path, import_slice, ImportError, ImportOptions, ImportReport, Imported};
 pub use names::NamesError;
-pub use space::{Space, SpaceRotation};
 
 /// What the caller may change about an export.
 #[derive(Debug, Clone, Default)]

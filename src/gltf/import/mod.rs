@@ -15,11 +15,16 @@
 //!   vertices and triangles (Blender splits, merges and reorders both); edited geometry is
 //!   refused unless [`ImportOptions::ignore_mesh_edits`] keeps the original streams.
 
+mod edits;
 mod graph;
+mod joints;
+mod matching;
 mod mesh;
 mod pyrepr;
 mod read;
 mod rebuild;
+mod recompute;
+mod scene;
 
 use std::fmt;
 use std::path::Path;
