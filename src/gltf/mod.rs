@@ -28,7 +28,8 @@ pub use names::NamesError;
 /// What the caller may change about an export.
 #[derive(Debug, Clone, Default)]
 pub struct ExportOptions {
-    /// Metres per native unit; overrides the per-format default (HIE 0.001, DMC3 0.01).
+    /// Metres per native unit; overrides the format's default
+    /// ([`RigFormat::default_space`](crate::rig::format::RigFormat::default_space)).
     pub scale: Option<f64>,
     /// Joint names to use instead of the IR's.
     pub names: Option<Names>,

@@ -15,12 +15,10 @@ use std::collections::BinaryHeap;
 
 use glam::{DQuat, DVec3, EulerRot};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::extras::{from_json, ExtrasError};
 use super::format::{
-    Conflict, IncomingJoint, JointProblem, Judge, Placement, Recomputed, Restored, RigFormat,
-    WrittenJoint,
+    payload_methods, Conflict, IncomingJoint, JointProblem, Judge, Placement, Recomputed, Restored,
+    RigFormat, WrittenJoint,
 };
 use super::mesh::Mesh;
 use super::space::{Space, SpaceRotation};
@@ -799,25 +797,11 @@ impl RigFormat for Dmc3Format {
             .map_err(|e| RebuildError::Write(WriteError::Dmc3(e)))
     }
 
-    fn source_from_json(&self, v: &Value, pointer: &str) -> Result<Source, ExtrasError> {
-        from_json(v, pointer).map(Source::Dmc3)
-    }
-
-    fn skeleton_from_json(&self, v: &Value, pointer: &str) -> Result<SkeletonPayload, ExtrasError> {
-        from_json(v, pointer).map(SkeletonPayload::Dmc3)
-    }
-
-    fn joint_from_json(&self, v: &Value, pointer: &str) -> Result<JointPayload, ExtrasError> {
-        from_json(v, pointer).map(JointPayload::Dmc3)
-    }
+    payload_methods!(Dmc3);
 
     /// The records are f32 like the glTF: the payload's raw record is the baseline.
     fn placements(&self, _: usize, _: &Skeleton) -> Option<Vec<Placement>> {
         None
-    }
-
-    fn new_joint(&self) -> JointPayload {
-        JointPayload::Dmc3(Dmc3Joint::default())
     }
 
     /// The skeleton payload keeps the raw parent and order arrays.

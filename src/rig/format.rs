@@ -252,6 +252,42 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     ) -> Vec<Recomputed>;
 }
 
+/// The methods of a [`RigFormat`] impl that only wrap the format's payload types in its variant
+/// `$v` of [`Source`], [`SkeletonPayload`] and [`JointPayload`]: the payloads back from extras
+/// JSON, and an added joint's default payload.
+macro_rules! payload_methods {
+    ($v:ident) => {
+        fn source_from_json(
+            &self,
+            v: &serde_json::Value,
+            pointer: &str,
+        ) -> Result<Source, $crate::rig::extras::ExtrasError> {
+            $crate::rig::extras::from_json(v, pointer).map(Source::$v)
+        }
+
+        fn skeleton_from_json(
+            &self,
+            v: &serde_json::Value,
+            pointer: &str,
+        ) -> Result<SkeletonPayload, $crate::rig::extras::ExtrasError> {
+            $crate::rig::extras::from_json(v, pointer).map(SkeletonPayload::$v)
+        }
+
+        fn joint_from_json(
+            &self,
+            v: &serde_json::Value,
+            pointer: &str,
+        ) -> Result<JointPayload, $crate::rig::extras::ExtrasError> {
+            $crate::rig::extras::from_json(v, pointer).map(JointPayload::$v)
+        }
+
+        fn new_joint(&self) -> JointPayload {
+            JointPayload::$v(Default::default())
+        }
+    };
+}
+pub(crate) use payload_methods;
+
 impl Source {
     /// The format this source belongs to.
     pub fn format(&self) -> &'static dyn RigFormat {

@@ -8,12 +8,10 @@
 
 use glam::{DQuat, DVec3};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::extras::{from_json, ExtrasError};
 use super::format::{
-    Conflict, IncomingJoint, JointProblem, Judge, Placement, Recomputed, Restored, RigFormat,
-    WrittenJoint,
+    payload_methods, Conflict, IncomingJoint, JointProblem, Judge, Placement, Recomputed, Restored,
+    RigFormat, WrittenJoint,
 };
 use super::mesh::Mesh;
 use super::space::{Space, SpaceRotation};
@@ -713,26 +711,12 @@ impl RigFormat for HieFormat {
             .map_err(|e| RebuildError::Write(WriteError::Hie(e)))
     }
 
-    fn source_from_json(&self, v: &Value, pointer: &str) -> Result<Source, ExtrasError> {
-        from_json(v, pointer).map(Source::Hie)
-    }
-
-    fn skeleton_from_json(&self, v: &Value, pointer: &str) -> Result<SkeletonPayload, ExtrasError> {
-        from_json(v, pointer).map(SkeletonPayload::Hie)
-    }
-
-    fn joint_from_json(&self, v: &Value, pointer: &str) -> Result<JointPayload, ExtrasError> {
-        from_json(v, pointer).map(JointPayload::Hie)
-    }
+    payload_methods!(Hie);
 
     /// Offsets are i32: beyond 2^24 units the f32 translation cannot hold them, and without
     /// the stored values the import could not tell a whole-unit move from float noise.
     fn placements(&self, s: usize, skeleton: &Skeleton) -> Option<Vec<Placement>> {
         placements(s, skeleton).ok()
-    }
-
-    fn new_joint(&self) -> JointPayload {
-        JointPayload::Hie(HieJoint::default())
     }
 
     /// Only the parts' depths hold parents: known when every joint recorded its depth.

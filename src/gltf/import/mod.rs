@@ -178,7 +178,7 @@ pub struct JointReport {
     pub recomputed: Vec<String>,
     /// Native fields set to documented defaults (added joints).
     pub defaults: Vec<String>,
-    /// Precision lost when the value was stored (HIE integer offsets), when over 0.001 units.
+    /// Precision lost when the value was stored (integer offsets), when over 0.001 units.
     pub rounding: Option<String>,
 }
 
