@@ -23,8 +23,8 @@ use super::format::{
 use super::mesh::Mesh;
 use super::space::{Space, SpaceRotation};
 use super::{
-    check_structure, GateCondition, GateFailure, Joint, JointPayload, LowerError, RebuildError,
-    Rig, Skeleton, SkeletonPayload, Source,
+    check_structure, GateCondition, GateFailure, Joint, JointPayload, LiftMemo, LowerError,
+    RebuildError, Rig, Skeleton, SkeletonPayload, Source,
 };
 use crate::bytes::Gap;
 use crate::native::dmc3::{
@@ -277,12 +277,17 @@ pub fn check_gate(
 
 /// Native → IR: one skeleton per block (none when the file has no block).
 pub fn lift(file: Dmc3File) -> Rig {
+    lift_remembering(file, None)
+}
+
+/// [`lift`], keeping in `memo` (when given) the rotation each joint was lifted to.
+pub(crate) fn lift_remembering(file: Dmc3File, memo: Option<&mut LiftMemo>) -> Rig {
     let name = file.kind();
     let mut shell = file;
     let skeletons = shell
         .block
         .take()
-        .map(|b| lift_block(b, name))
+        .map(|b| lift_block(b, name, memo))
         .into_iter()
         .collect();
     Rig {
@@ -291,7 +296,12 @@ pub fn lift(file: Dmc3File) -> Rig {
     }
 }
 
-fn lift_block(b: NodeBlock, name: &str) -> Skeleton {
+/// The angle bits of a record, as the memo keys its rotations.
+fn rotation_bits(r: &NodeTransform) -> [u32; 3] {
+    [r.rx_bits, r.ry_bits, r.rz_bits]
+}
+
+fn lift_block(b: NodeBlock, name: &str, memo: Option<&mut LiftMemo>) -> Skeleton {
     let n = b.transforms.len();
     let parent_of = node_parents(&b.parents, &b.order, n);
     let joints: Vec<Joint> = b
@@ -309,6 +319,13 @@ fn lift_block(b: NodeBlock, name: &str) -> Skeleton {
             }),
         })
         .collect();
+    if let Some(m) = memo {
+        m.rotations = vec![joints
+            .iter()
+            .zip(&b.transforms)
+            .map(|(j, r)| (rotation_bits(r), j.rotation))
+            .collect()];
+    }
     let gate =
         check_gate(&b.parents, &b.order, &b.transforms).and_then(|_| check_structure(&joints));
     Skeleton {
@@ -346,7 +363,7 @@ fn same_bits_quat(a: DQuat, b: DQuat) -> bool {
 /// IR → native. Exact inverse of [`lift`] for unedited rigs; edits land only in the fields
 /// they touch (see the module doc), and what cannot be represented is refused.
 pub fn lower(rig: &Rig) -> Result<Dmc3File, LowerError> {
-    lower_parts(rig).map(Lowered::into_file)
+    lower_parts(rig, &LiftMemo::default()).map(Lowered::into_file)
 }
 
 /// A lowered DMC3 rig before it is assembled into a [`Dmc3File`]: the shell's unchanged parts
@@ -385,7 +402,8 @@ impl Lowered<'_> {
     }
 }
 
-pub(crate) fn lower_parts(rig: &Rig) -> Result<Lowered<'_>, LowerError> {
+/// What [`lower`] builds, with the rotations `memo` kept from the lift of the same rig.
+pub(crate) fn lower_parts<'a>(rig: &'a Rig, memo: &LiftMemo) -> Result<Lowered<'a>, LowerError> {
     let shell = match &rig.source {
         Source::Dmc3(s) => &s.file,
         Source::Hie(_) => {
@@ -412,7 +430,7 @@ pub(crate) fn lower_parts(rig: &Rig) -> Result<Lowered<'_>, LowerError> {
             gaps: None,
         }),
         [s] if had_block => {
-            let (block, gaps) = lower_block(s, shell)?;
+            let (block, gaps) = lower_block(s, shell, memo.skeleton(0))?;
             let header = match &shell.container {
                 Some(c) => {
                     let mut h = c.header.clone();
@@ -472,7 +490,13 @@ fn to_f32(v: f64, k: usize, name: &str, field: &'static str) -> Result<f32, Lowe
 
 /// The record a joint lowers to: the raw record, with translation and/or rotation re-encoded
 /// only when the IR value differs (bitwise) from what the raw record lifts to.
-fn encode_record(k: usize, j: &Joint, raw: &NodeTransform) -> Result<NodeTransform, LowerError> {
+/// `lifted` holds the rotations the lift computed, when the memo was kept.
+fn encode_record(
+    k: usize,
+    j: &Joint,
+    raw: &NodeTransform,
+    lifted: &[([u32; 3], DQuat)],
+) -> Result<NodeTransform, LowerError> {
     let mut rec = *raw;
     if !same_bits_vec(j.translation, local_translation(raw)) {
         let tx = to_f32(j.translation.x, k, &j.name, "translation.x (+0x00 tx)")?;
@@ -493,7 +517,14 @@ fn encode_record(k: usize, j: &Joint, raw: &NodeTransform) -> Result<NodeTransfo
         rec.tz_bits = tz.to_bits();
         rec.magnitude_bits = m.to_bits();
     }
-    if !same_bits_quat(j.rotation, local_rotation(raw)) {
+    // What the raw record lifts to: the memo's entry when it was lifted from these very bits
+    // (`local_rotation` is a pure function of them), else computed again.
+    let bits = rotation_bits(raw);
+    let base = match lifted.get(k) {
+        Some((b, q)) if *b == bits => *q,
+        _ => local_rotation(raw),
+    };
+    if !same_bits_quat(j.rotation, base) {
         let q = j.rotation;
         let len = q.length();
         if !q.is_finite() || len <= 1e-12 {
@@ -515,7 +546,11 @@ fn encode_record(k: usize, j: &Joint, raw: &NodeTransform) -> Result<NodeTransfo
 
 /// The block skeleton `s` lowers to, and the file's gaps when relaying the block out changed
 /// them (`None`: the shell's gaps stand).
-fn lower_block(s: &Skeleton, file: &Dmc3File) -> Result<(NodeBlock, Option<Vec<Gap>>), LowerError> {
+fn lower_block(
+    s: &Skeleton,
+    file: &Dmc3File,
+    lifted: &[([u32; 3], DQuat)],
+) -> Result<(NodeBlock, Option<Vec<Gap>>), LowerError> {
     let p = match &s.native {
         SkeletonPayload::Dmc3(p) => p,
         SkeletonPayload::Hie(_) => {
@@ -541,7 +576,7 @@ fn lower_block(s: &Skeleton, file: &Dmc3File) -> Result<(NodeBlock, Option<Vec<G
                 })
             }
         };
-        transforms.push(encode_record(k, j, &jp.record)?);
+        transforms.push(encode_record(k, j, &jp.record, lifted)?);
         groups.push(jp.group);
     }
     let keep = n_new == n_old
@@ -787,12 +822,19 @@ impl RigFormat for Dmc3Format {
         }
     }
 
-    fn lower(&self, rig: &Rig) -> Result<NativeFile, LowerError> {
-        lower(rig).map(NativeFile::Dmc3)
+    fn lower(&self, rig: &Rig, memo: &LiftMemo) -> Result<NativeFile, LowerError> {
+        lower_parts(rig, memo)
+            .map(Lowered::into_file)
+            .map(NativeFile::Dmc3)
     }
 
-    fn lower_write_into(&self, rig: &Rig, out: &mut Vec<u8>) -> Result<(), RebuildError> {
-        let lowered = lower_parts(rig).map_err(RebuildError::Lower)?;
+    fn lower_write_into(
+        &self,
+        rig: &Rig,
+        memo: &LiftMemo,
+        out: &mut Vec<u8>,
+    ) -> Result<(), RebuildError> {
+        let lowered = lower_parts(rig, memo).map_err(RebuildError::Lower)?;
         crate::native::dmc3::write_parts_into(lowered.parts(), out)
             .map_err(|e| RebuildError::Write(WriteError::Dmc3(e)))
     }
@@ -976,4 +1018,38 @@ fn vertex_reference(
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rig::{lift_with_memo, lower, lower_with};
+
+    /// A memo changes no result: not for the rig it was kept for, edited or not, and not for
+    /// another rig (whose bits it does not list).
+    #[test]
+    fn the_lift_memo_decides_nothing() {
+        let other =
+            lift_with_memo(NativeFile::read(None, &crate::synth::dmc3::sample_mod()).unwrap()).1;
+        let mut lowered = 0;
+        for seed in 0..30 {
+            let data = crate::synth::dmc3::random_exportable(seed, seed % 3 == 0);
+            let (mut rig, memo) = lift_with_memo(NativeFile::read(None, &data).unwrap());
+            assert_eq!(lower_with(&rig, &memo), lower(&rig));
+            let Some(sk) = rig.skeletons.first_mut() else {
+                continue;
+            };
+            // A rotation edited, and a record whose angle bits changed under an unchanged
+            // rotation: both must be seen as such with the memo too.
+            sk.joints[0].rotation = DQuat::from_rotation_y(0.25) * sk.joints[0].rotation;
+            if let Some(JointPayload::Dmc3(d)) = sk.joints.last_mut().map(|j| &mut j.native) {
+                d.record.rx_bits ^= 1;
+            }
+            let want = lower(&rig);
+            assert_eq!(lower_with(&rig, &memo), want);
+            assert_eq!(lower_with(&rig, &other), want);
+            lowered += usize::from(want.is_ok());
+        }
+        assert!(lowered >= 10, "only {lowered} edited rigs lowered");
+    }
 }

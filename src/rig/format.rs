@@ -11,7 +11,9 @@ use serde_json::Value;
 use super::extras::ExtrasError;
 use super::mesh::Mesh;
 use super::space::Space;
-use super::{JointPayload, LowerError, RebuildError, Rig, Skeleton, SkeletonPayload, Source};
+use super::{
+    JointPayload, LiftMemo, LowerError, RebuildError, Rig, Skeleton, SkeletonPayload, Source,
+};
 use crate::native::NativeFile;
 
 /// Every format the glTF layer knows, in the order their names are listed in messages.
@@ -196,10 +198,16 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     fn max_joints(&self) -> usize;
     /// The rig's geometry in native units.
     fn meshes(&self, rig: &Rig) -> Vec<Mesh>;
-    /// Lowers a rig of this format back to its native file.
-    fn lower(&self, rig: &Rig) -> Result<NativeFile, LowerError>;
+    /// Lowers a rig of this format back to its native file (`memo`: what the lift of the same
+    /// rig kept, possibly nothing).
+    fn lower(&self, rig: &Rig, memo: &LiftMemo) -> Result<NativeFile, LowerError>;
     /// `lower(rig)?.write_into(out)`, without copying what lowering leaves unchanged.
-    fn lower_write_into(&self, rig: &Rig, out: &mut Vec<u8>) -> Result<(), RebuildError>;
+    fn lower_write_into(
+        &self,
+        rig: &Rig,
+        memo: &LiftMemo,
+        out: &mut Vec<u8>,
+    ) -> Result<(), RebuildError>;
 
     /// The file-level remainder back from extras JSON; `pointer` names where `v` was found.
     fn source_from_json(&self, v: &Value, pointer: &str) -> Result<Source, ExtrasError>;

@@ -16,8 +16,8 @@ use super::format::{
 use super::mesh::Mesh;
 use super::space::{Space, SpaceRotation};
 use super::{
-    check_structure, GateCondition, GateFailure, Joint, JointPayload, LowerError, RebuildError,
-    Rig, Skeleton, SkeletonPayload, Source,
+    check_structure, GateCondition, GateFailure, Joint, JointPayload, LiftMemo, LowerError,
+    RebuildError, Rig, Skeleton, SkeletonPayload, Source,
 };
 use crate::bytes::Gap;
 use crate::native::hie::{ByteLists, HieFile, Hierarchy, HierarchyView, Part, MAX_PARTS};
@@ -696,11 +696,16 @@ impl RigFormat for HieFormat {
         Vec::new()
     }
 
-    fn lower(&self, rig: &Rig) -> Result<NativeFile, LowerError> {
+    fn lower(&self, rig: &Rig, _: &LiftMemo) -> Result<NativeFile, LowerError> {
         lower(rig).map(NativeFile::Hie)
     }
 
-    fn lower_write_into(&self, rig: &Rig, out: &mut Vec<u8>) -> Result<(), RebuildError> {
+    fn lower_write_into(
+        &self,
+        rig: &Rig,
+        _: &LiftMemo,
+        out: &mut Vec<u8>,
+    ) -> Result<(), RebuildError> {
         let (shell, hierarchies) = lower_hierarchies(rig).map_err(RebuildError::Lower)?;
         let parts = crate::native::hie::HieParts {
             slots: &shell.slots,

@@ -388,9 +388,41 @@ pub fn lift(file: NativeFile) -> Rig {
     }
 }
 
+/// What a lift computed that lowering the same rig would compute again to see which joints
+/// are unchanged: the rotations it lifted from raw angle bits (DMC3), per skeleton and joint,
+/// with the bits each came from. Handed to [`lower_with`] or [`lower_write_into_with`], it
+/// saves that work for every joint whose bits are still the ones it lists; any other joint
+/// (an edited record, another rig) is computed again, so it never decides anything by itself.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LiftMemo {
+    rotations: Vec<Vec<([u32; 3], DQuat)>>,
+}
+
+impl LiftMemo {
+    /// Skeleton `s`'s entries (empty when none were kept).
+    fn skeleton(&self, s: usize) -> &[([u32; 3], DQuat)] {
+        self.rotations.get(s).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// [`lift`], and what lowering the rig again can reuse (verify lowers what it lifted).
+pub fn lift_with_memo(file: NativeFile) -> (Rig, LiftMemo) {
+    let mut memo = LiftMemo::default();
+    let rig = match file {
+        NativeFile::Hie(f) => hie::lift(f),
+        NativeFile::Dmc3(f) => dmc3::lift_remembering(f, Some(&mut memo)),
+    };
+    (rig, memo)
+}
+
 /// Lowers a rig back to its native file.
 pub fn lower(rig: &Rig) -> Result<NativeFile, LowerError> {
-    rig.source.format().lower(rig)
+    lower_with(rig, &LiftMemo::default())
+}
+
+/// [`lower`] with what the lift of the same rig kept ([`lift_with_memo`]).
+pub fn lower_with(rig: &Rig, memo: &LiftMemo) -> Result<NativeFile, LowerError> {
+    rig.source.format().lower(rig, memo)
 }
 
 /// Why a rig could not be turned back into native bytes.
@@ -408,7 +440,16 @@ pub enum RebuildError {
 /// first copying what lowering leaves unchanged (a DMC3 shell's objects and vertex streams, a
 /// HIE shell's slots and gaps) into a new native file.
 pub fn lower_write_into(rig: &Rig, out: &mut Vec<u8>) -> Result<(), RebuildError> {
-    rig.source.format().lower_write_into(rig, out)
+    lower_write_into_with(rig, &LiftMemo::default(), out)
+}
+
+/// [`lower_write_into`] with what the lift of the same rig kept ([`lift_with_memo`]).
+pub fn lower_write_into_with(
+    rig: &Rig,
+    memo: &LiftMemo,
+    out: &mut Vec<u8>,
+) -> Result<(), RebuildError> {
+    rig.source.format().lower_write_into(rig, memo, out)
 }
 
 /// A skeleton of identity-rotation joints given as `(parent, translation)` and named `s_{k}`,
