@@ -2,9 +2,10 @@
 //!
 //! Generates the same kind of files as `benches/verify.rs` (HIE tables whose hierarchies pass
 //! the gate, exportable MODs of 200..800 vertices) in memory, then for each family times
-//! `NativeFile::read`, `rig::lift`, `rig::lower` + `write`, `gltf::export`, `to_glb` and
-//! `gltf::import_slice`, each summed over the corpus, best of several repetitions. Prints
-//! microseconds per file and the JSON / BIN chunk sizes of the GLB.
+//! `NativeFile::read`, `rig::lift_with_memo`, `rig::lower_with` + `write` (the lift's memo
+//! passed on, as verify does), `gltf::export`, `to_glb` and `gltf::import_slice`, each summed
+//! over the corpus, best of several repetitions. Prints microseconds per file and the JSON /
+//! BIN chunk sizes of the GLB.
 //!
 //! Knobs (environment): RIGTRIP_BENCH_FILES (1000 per family), RIGTRIP_BENCH_REPS (3).
 
@@ -62,9 +63,12 @@ fn pass(files: &[Vec<u8>]) -> ([Duration; 6], [usize; 3]) {
         let mut s = Instant::now();
         let native = NativeFile::read(None, f).expect("generated file reads");
         lap(0, &mut s);
-        let r = rig::lift(native);
+        let (r, memo) = rig::lift_with_memo(native);
         lap(1, &mut s);
-        let back = rig::lower(&r).expect("lowers").write().expect("writes");
+        let back = rig::lower_with(&r, &memo)
+            .expect("lowers")
+            .write()
+            .expect("writes");
         lap(2, &mut s);
         let e = export(&r, &ExportOptions::default()).expect("exports");
         lap(3, &mut s);

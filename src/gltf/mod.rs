@@ -12,7 +12,6 @@ mod glb;
 pub mod import;
 mod names;
 pub mod proxy;
-pub mod space;
 
 use std::collections::BTreeMap;
 
@@ -20,16 +19,17 @@ use serde::Serialize;
 
 use crate::rig::GateFailure;
 
+pub use crate::rig::space::{Space, SpaceRotation};
 pub use export::{export, export_with};
 pub use glb::{to_glb, to_gltf};
 pub use import::{import_path, import_slice, ImportError, ImportOptions, ImportReport, Imported};
 pub use names::NamesError;
-pub use space::{Space, SpaceRotation};
 
 /// What the caller may change about an export.
 #[derive(Debug, Clone, Default)]
 pub struct ExportOptions {
-    /// Metres per native unit; overrides the per-format default (HIE 0.001, DMC3 0.01).
+    /// Metres per native unit; overrides the format's default
+    /// ([`RigFormat::default_space`](crate::rig::format::RigFormat::default_space)).
     pub scale: Option<f64>,
     /// Joint names to use instead of the IR's.
     pub names: Option<Names>,

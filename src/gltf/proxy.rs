@@ -163,28 +163,7 @@ fn extent(points: &[DVec3]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rig::{check_structure, hie, Joint, JointPayload, SkeletonPayload};
-    use glam::DQuat;
-
-    fn skeleton(joints: &[(Option<usize>, [f64; 3])]) -> Skeleton {
-        let joints: Vec<Joint> = joints
-            .iter()
-            .enumerate()
-            .map(|(k, &(parent, t))| Joint {
-                name: format!("s_{k}"),
-                parent,
-                translation: DVec3::from_array(t),
-                rotation: DQuat::IDENTITY,
-                native: JointPayload::Hie(hie::HieJoint::default()),
-            })
-            .collect();
-        Skeleton {
-            name: "s".into(),
-            gate: check_structure(&joints),
-            joints,
-            native: SkeletonPayload::Hie(hie::HieSkeleton::default()),
-        }
-    }
+    use crate::rig::plain_skeleton as skeleton;
 
     #[test]
     fn bone_runs_from_joint_to_first_child_and_leaf_is_centred() {

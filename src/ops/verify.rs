@@ -123,7 +123,7 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
         }
     };
     let kind = file.kind();
-    let rig = rig::lift(file);
+    let (rig, memo) = rig::lift_with_memo(file);
     let gate = rig
         .skeletons
         .iter()
@@ -132,7 +132,7 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
     // The rebuilt bytes go into a buffer each thread keeps, so that checking many files does
     // not allocate (and fault in) a fresh output per file.
     let written = with_buffer(&WRITE_BUF, |buf| {
-        rig::lower_write_into(&rig, buf)
+        rig::lower_write_into_with(&rig, &memo, buf)
             .map_err(|e| crate::native::chain(&e))
             .and_then(|()| match buf.as_slice() == data {
                 true => Ok(()),

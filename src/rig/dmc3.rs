@@ -10,21 +10,27 @@
 //! what the lift computes from its raw record keeps the raw record; the raw parent/order arrays
 //! are kept whenever the IR parents are the ones they give.
 
-use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use glam::{DQuat, DVec3, EulerRot};
 use serde::{Deserialize, Serialize};
 
+use super::format::{
+    payload_methods, Conflict, IncomingJoint, JointProblem, Judge, Placement, Recomputed, Restored,
+    RigFormat, WrittenJoint,
+};
+use super::mesh::Mesh;
+use super::space::{Space, SpaceRotation};
 use super::{
-    check_structure, GateCondition, GateFailure, Joint, JointPayload, LowerError, Rig, Skeleton,
-    SkeletonPayload, Source,
+    check_structure, GateCondition, GateFailure, Joint, JointPayload, LiftMemo, LowerError,
+    RebuildError, Rig, Skeleton, SkeletonPayload, Source,
 };
 use crate::bytes::Gap;
 use crate::native::dmc3::{
-    BlockRels, Container, Dmc3File, Dmc3Parts, Header, NodeBlock, NodeTransform,
+    joint_indices, BlockRels, Container, Dmc3File, Dmc3Parts, Header, NodeBlock, NodeTransform,
 };
+use crate::native::{NativeFile, WriteError};
 
 /// File-level remainder of a DMC3 file: the file with its block moved out (`block` is `None`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -271,12 +277,17 @@ pub fn check_gate(
 
 /// Native → IR: one skeleton per block (none when the file has no block).
 pub fn lift(file: Dmc3File) -> Rig {
+    lift_remembering(file, None)
+}
+
+/// [`lift`], keeping in `memo` (when given) the rotation each joint was lifted to.
+pub(crate) fn lift_remembering(file: Dmc3File, memo: Option<&mut LiftMemo>) -> Rig {
     let name = file.kind();
     let mut shell = file;
     let skeletons = shell
         .block
         .take()
-        .map(|b| lift_block(b, name))
+        .map(|b| lift_block(b, name, memo))
         .into_iter()
         .collect();
     Rig {
@@ -285,67 +296,36 @@ pub fn lift(file: Dmc3File) -> Rig {
     }
 }
 
-thread_local! {
-    /// The rotations the last lift on this thread computed, joint by joint, with the angle
-    /// bits each came from. Lowering a rig compares every joint with what its raw record
-    /// lifts to; for an entry whose bits are the record's, that is this very value
-    /// (`local_rotation` is a pure function of the bits), so the three sines and cosines are
-    /// not taken a second time. An entry never decides anything by itself: any mismatch (an
-    /// edited record, another rig) recomputes.
-    static LIFTED_ROTATIONS: RefCell<Vec<([u32; 3], DQuat)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Blocks with more nodes than this are not remembered (the memo stays small).
-const MAX_REMEMBERED: usize = 1024;
-
+/// The angle bits of a record, as the memo keys its rotations.
 fn rotation_bits(r: &NodeTransform) -> [u32; 3] {
     [r.rx_bits, r.ry_bits, r.rz_bits]
 }
 
-/// `local_rotation(r)` for joint `k` of a block, from the memo when the last lift on this
-/// thread computed it from the same bits.
-fn lifted_rotation(k: usize, r: &NodeTransform) -> DQuat {
-    let bits = rotation_bits(r);
-    LIFTED_ROTATIONS
-        .with(|m| {
-            let m = m.try_borrow().ok()?;
-            m.get(k).filter(|e| e.0 == bits).map(|e| e.1)
-        })
-        .unwrap_or_else(|| local_rotation(r))
-}
-
-fn lift_block(b: NodeBlock, name: &str) -> Skeleton {
+fn lift_block(b: NodeBlock, name: &str, memo: Option<&mut LiftMemo>) -> Skeleton {
     let n = b.transforms.len();
     let parent_of = node_parents(&b.parents, &b.order, n);
-    let joints: Vec<Joint> = LIFTED_ROTATIONS.with(|memo| {
-        let mut memo = memo.try_borrow_mut().ok();
-        if let Some(m) = memo.as_mut() {
-            m.clear();
-            if n > MAX_REMEMBERED {
-                m.shrink_to(MAX_REMEMBERED);
-            }
-        }
-        b.transforms
+    let joints: Vec<Joint> = b
+        .transforms
+        .iter()
+        .enumerate()
+        .map(|(k, r)| Joint {
+            name: super::joint_name(name, k),
+            parent: parent_of[k],
+            translation: local_translation(r),
+            rotation: local_rotation(r),
+            native: JointPayload::Dmc3(Dmc3Joint {
+                record: *r,
+                group: b.groups.get(k).copied().unwrap_or(0),
+            }),
+        })
+        .collect();
+    if let Some(m) = memo {
+        m.rotations = vec![joints
             .iter()
-            .enumerate()
-            .map(|(k, r)| {
-                let rotation = local_rotation(r);
-                if let Some(m) = memo.as_mut().filter(|_| n <= MAX_REMEMBERED) {
-                    m.push((rotation_bits(r), rotation));
-                }
-                Joint {
-                    name: super::joint_name(name, k),
-                    parent: parent_of[k],
-                    translation: local_translation(r),
-                    rotation,
-                    native: JointPayload::Dmc3(Dmc3Joint {
-                        record: *r,
-                        group: b.groups.get(k).copied().unwrap_or(0),
-                    }),
-                }
-            })
-            .collect()
-    });
+            .zip(&b.transforms)
+            .map(|(j, r)| (rotation_bits(r), j.rotation))
+            .collect()];
+    }
     let gate =
         check_gate(&b.parents, &b.order, &b.transforms).and_then(|_| check_structure(&joints));
     Skeleton {
@@ -383,7 +363,7 @@ fn same_bits_quat(a: DQuat, b: DQuat) -> bool {
 /// IR → native. Exact inverse of [`lift`] for unedited rigs; edits land only in the fields
 /// they touch (see the module doc), and what cannot be represented is refused.
 pub fn lower(rig: &Rig) -> Result<Dmc3File, LowerError> {
-    lower_parts(rig).map(Lowered::into_file)
+    lower_parts(rig, &LiftMemo::default()).map(Lowered::into_file)
 }
 
 /// A lowered DMC3 rig before it is assembled into a [`Dmc3File`]: the shell's unchanged parts
@@ -422,7 +402,8 @@ impl Lowered<'_> {
     }
 }
 
-pub(crate) fn lower_parts(rig: &Rig) -> Result<Lowered<'_>, LowerError> {
+/// What [`lower`] builds, with the rotations `memo` kept from the lift of the same rig.
+pub(crate) fn lower_parts<'a>(rig: &'a Rig, memo: &LiftMemo) -> Result<Lowered<'a>, LowerError> {
     let shell = match &rig.source {
         Source::Dmc3(s) => &s.file,
         Source::Hie(_) => {
@@ -449,7 +430,7 @@ pub(crate) fn lower_parts(rig: &Rig) -> Result<Lowered<'_>, LowerError> {
             gaps: None,
         }),
         [s] if had_block => {
-            let (block, gaps) = lower_block(s, shell)?;
+            let (block, gaps) = lower_block(s, shell, memo.skeleton(0))?;
             let header = match &shell.container {
                 Some(c) => {
                     let mut h = c.header.clone();
@@ -509,7 +490,13 @@ fn to_f32(v: f64, k: usize, name: &str, field: &'static str) -> Result<f32, Lowe
 
 /// The record a joint lowers to: the raw record, with translation and/or rotation re-encoded
 /// only when the IR value differs (bitwise) from what the raw record lifts to.
-fn encode_record(k: usize, j: &Joint, raw: &NodeTransform) -> Result<NodeTransform, LowerError> {
+/// `lifted` holds the rotations the lift computed, when the memo was kept.
+fn encode_record(
+    k: usize,
+    j: &Joint,
+    raw: &NodeTransform,
+    lifted: &[([u32; 3], DQuat)],
+) -> Result<NodeTransform, LowerError> {
     let mut rec = *raw;
     if !same_bits_vec(j.translation, local_translation(raw)) {
         let tx = to_f32(j.translation.x, k, &j.name, "translation.x (+0x00 tx)")?;
@@ -530,7 +517,14 @@ fn encode_record(k: usize, j: &Joint, raw: &NodeTransform) -> Result<NodeTransfo
         rec.tz_bits = tz.to_bits();
         rec.magnitude_bits = m.to_bits();
     }
-    if !same_bits_quat(j.rotation, lifted_rotation(k, raw)) {
+    // What the raw record lifts to: the memo's entry when it was lifted from these very bits
+    // (`local_rotation` is a pure function of them), else computed again.
+    let bits = rotation_bits(raw);
+    let base = match lifted.get(k) {
+        Some((b, q)) if *b == bits => *q,
+        _ => local_rotation(raw),
+    };
+    if !same_bits_quat(j.rotation, base) {
         let q = j.rotation;
         let len = q.length();
         if !q.is_finite() || len <= 1e-12 {
@@ -552,7 +546,11 @@ fn encode_record(k: usize, j: &Joint, raw: &NodeTransform) -> Result<NodeTransfo
 
 /// The block skeleton `s` lowers to, and the file's gaps when relaying the block out changed
 /// them (`None`: the shell's gaps stand).
-fn lower_block(s: &Skeleton, file: &Dmc3File) -> Result<(NodeBlock, Option<Vec<Gap>>), LowerError> {
+fn lower_block(
+    s: &Skeleton,
+    file: &Dmc3File,
+    lifted: &[([u32; 3], DQuat)],
+) -> Result<(NodeBlock, Option<Vec<Gap>>), LowerError> {
     let p = match &s.native {
         SkeletonPayload::Dmc3(p) => p,
         SkeletonPayload::Hie(_) => {
@@ -578,7 +576,7 @@ fn lower_block(s: &Skeleton, file: &Dmc3File) -> Result<(NodeBlock, Option<Vec<G
                 })
             }
         };
-        transforms.push(encode_record(k, j, &jp.record)?);
+        transforms.push(encode_record(k, j, &jp.record, lifted)?);
         groups.push(jp.group);
     }
     let keep = n_new == n_old
@@ -785,4 +783,273 @@ fn relayout(
     }
     block.padding = padding;
     Ok(new_gaps)
+}
+
+/// DMC3 MOD/SCM and bare node-domain blocks behind [`RigFormat`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dmc3Format;
+
+impl RigFormat for Dmc3Format {
+    fn names(&self) -> &'static [&'static str] {
+        &["mod", "scm", "block"]
+    }
+
+    fn kind(&self, source: &Source) -> &'static str {
+        match source {
+            Source::Dmc3(shell) => super::geometry::dmc3_kind(shell),
+            // Not a DMC3 source: never asked (a source answers through its own format).
+            Source::Hie(_) => "mod",
+        }
+    }
+
+    /// Centimetres, Y up.
+    fn default_space(&self) -> Space {
+        Space {
+            scale: 0.01,
+            rotation: SpaceRotation::None,
+        }
+    }
+
+    /// The order array holds u8 node indices.
+    fn max_joints(&self) -> usize {
+        256
+    }
+
+    fn meshes(&self, rig: &Rig) -> Vec<Mesh> {
+        match &rig.source {
+            Source::Dmc3(shell) => super::geometry::dmc3_meshes(shell),
+            Source::Hie(_) => Vec::new(),
+        }
+    }
+
+    fn lower(&self, rig: &Rig, memo: &LiftMemo) -> Result<NativeFile, LowerError> {
+        lower_parts(rig, memo)
+            .map(Lowered::into_file)
+            .map(NativeFile::Dmc3)
+    }
+
+    fn lower_write_into(
+        &self,
+        rig: &Rig,
+        memo: &LiftMemo,
+        out: &mut Vec<u8>,
+    ) -> Result<(), RebuildError> {
+        let lowered = lower_parts(rig, memo).map_err(RebuildError::Lower)?;
+        crate::native::dmc3::write_parts_into(lowered.parts(), out)
+            .map_err(|e| RebuildError::Write(WriteError::Dmc3(e)))
+    }
+
+    payload_methods!(Dmc3);
+
+    /// The records are f32 like the glTF: the payload's raw record is the baseline.
+    fn placements(&self, _: usize, _: &Skeleton) -> Option<Vec<Placement>> {
+        None
+    }
+
+    /// The skeleton payload keeps the raw parent and order arrays.
+    fn original_parents(
+        &self,
+        skeleton: &SkeletonPayload,
+        joints: usize,
+        _: &[Option<u16>],
+    ) -> Option<Vec<Option<usize>>> {
+        match skeleton {
+            SkeletonPayload::Dmc3(p) => Some(node_parents(&p.parents, &p.order, joints)),
+            SkeletonPayload::Hie(_) => None,
+        }
+    }
+
+    /// Translation and rotation are told apart from noise separately, each against what the
+    /// raw record lifts to.
+    fn restore(
+        &self,
+        joint: IncomingJoint<'_>,
+        judge: &mut dyn Judge,
+    ) -> Result<Restored, JointProblem> {
+        let JointPayload::Dmc3(d) = joint.payload else {
+            return Err(JointProblem::Broken(
+                "the joint's payload is not a DMC3 node's".into(),
+            ));
+        };
+        let mut out = Restored::default();
+        if joint.original.is_none() {
+            out.defaults.push("+0x1C = 0.0".into());
+            out.defaults.push(format!("group = {}", d.group));
+        }
+        let base_t = local_translation(&d.record);
+        let base_r = local_rotation(&d.record);
+        let (dt, angle) = judge
+            .translation_off(base_t)
+            .and_then(|dt| Ok((dt, judge.rotation_off(base_r)?)))
+            .map_err(|e| {
+                JointProblem::refused(
+                    "record",
+                    format!("the original record cannot be expressed in glTF: {e}"),
+                )
+            })?;
+        out.translation = if dt.within() {
+            judge.translation_noise(dt);
+            base_t
+        } else {
+            out.moved = true;
+            judge.translation()
+        };
+        out.rotation = if angle.within() {
+            judge.rotation_noise(angle);
+            base_r
+        } else {
+            out.rotated = true;
+            judge.rotation()
+        };
+        Ok(out)
+    }
+
+    /// Any order: lowering rewrites the order array.
+    fn storage_order(&self, _: &[Option<usize>]) -> Option<(Vec<usize>, &'static str)> {
+        None
+    }
+
+    /// The vertex streams name joints by index.
+    fn renumbering_conflict(
+        &self,
+        source: &Source,
+        _: &SkeletonPayload,
+        map: &[Option<usize>],
+        _: usize,
+        _: bool,
+    ) -> Option<Conflict> {
+        let (j, o, m, v) = vertex_reference(source, map)?;
+        Some(Conflict {
+            joint: j,
+            field: "vertex joint indices",
+            problem: format!(
+                "vertex {v} of object {o} mesh {m} references joint {j}, which would be {}; the mesh streams are not rewritten, so the removal is refused",
+                match map.get(j).copied().flatten() {
+                    Some(x) => format!("renumbered to {x}"),
+                    None => "removed".into(),
+                }
+            ),
+        })
+    }
+
+    fn recomputed(
+        &self,
+        rig: &Rig,
+        native: &NativeFile,
+        written: &[Vec<WrittenJoint>],
+    ) -> Vec<Recomputed> {
+        let NativeFile::Dmc3(f) = native else {
+            return Vec::new();
+        };
+        let (Some(block), Some(sk)) = (&f.block, rig.skeletons.first()) else {
+            return Vec::new();
+        };
+        let written = written.first().map(Vec::as_slice).unwrap_or(&[]);
+        let joints = written
+            .iter()
+            .enumerate()
+            .map(|(x, w)| {
+                let (Some(new), Some(JointPayload::Dmc3(old))) =
+                    (block.transforms.get(x), sk.joints.get(x).map(|j| &j.native))
+                else {
+                    return Vec::new();
+                };
+                if w.original.is_none() {
+                    return vec!["record (new)".to_string()];
+                }
+                let old = &old.record;
+                [
+                    ("tx (+0x00)", new.tx_bits, old.tx_bits),
+                    ("ty (+0x04)", new.ty_bits, old.ty_bits),
+                    ("tz (+0x08)", new.tz_bits, old.tz_bits),
+                    ("magnitude (+0x0C)", new.magnitude_bits, old.magnitude_bits),
+                    ("rx (+0x10)", new.rx_bits, old.rx_bits),
+                    ("ry (+0x14)", new.ry_bits, old.ry_bits),
+                    ("rz (+0x18)", new.rz_bits, old.rz_bits),
+                ]
+                .into_iter()
+                .filter(|(_, a, b)| a != b)
+                .map(|(name, _, _)| name.to_string())
+                .collect()
+            })
+            .collect();
+        let mut rewritten = Vec::new();
+        if let SkeletonPayload::Dmc3(p) = &sk.native {
+            if block.parents != p.parents {
+                rewritten.push("parent array (by order position)".into());
+            }
+            if block.order != p.order {
+                rewritten.push("order array".into());
+            }
+            if block.rels != p.rels {
+                rewritten.push(format!(
+                    "block layout: rel fields and padding for {} nodes",
+                    block.node_count()
+                ));
+            }
+            if block.groups.len() != p.order.len() {
+                rewritten.push("group array".into());
+            }
+        }
+        vec![Recomputed { joints, rewritten }]
+    }
+}
+
+/// The first vertex whose joint index bytes name a joint the new numbering moves or removes:
+/// (joint, object, mesh, vertex).
+fn vertex_reference(
+    source: &Source,
+    map: &[Option<usize>],
+) -> Option<(usize, usize, usize, usize)> {
+    let Source::Dmc3(shell) = source else {
+        return None;
+    };
+    let container = shell.file.container.as_ref()?;
+    for (o, object) in container.objects.iter().enumerate() {
+        for (m, mesh) in object.meshes.iter().enumerate() {
+            for (v, b) in mesh.bone_indices.iter().enumerate() {
+                for j in joint_indices(*b) {
+                    let j = usize::from(j);
+                    if j < map.len() && map[j] != Some(j) {
+                        return Some((j, o, m, v));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rig::{lift_with_memo, lower, lower_with};
+
+    /// A memo changes no result: not for the rig it was kept for, edited or not, and not for
+    /// another rig (whose bits it does not list).
+    #[test]
+    fn the_lift_memo_decides_nothing() {
+        let other =
+            lift_with_memo(NativeFile::read(None, &crate::synth::dmc3::sample_mod()).unwrap()).1;
+        let mut lowered = 0;
+        for seed in 0..30 {
+            let data = crate::synth::dmc3::random_exportable(seed, seed % 3 == 0);
+            let (mut rig, memo) = lift_with_memo(NativeFile::read(None, &data).unwrap());
+            assert_eq!(lower_with(&rig, &memo), lower(&rig));
+            let Some(sk) = rig.skeletons.first_mut() else {
+                continue;
+            };
+            // A rotation edited, and a record whose angle bits changed under an unchanged
+            // rotation: both must be seen as such with the memo too.
+            sk.joints[0].rotation = DQuat::from_rotation_y(0.25) * sk.joints[0].rotation;
+            if let Some(JointPayload::Dmc3(d)) = sk.joints.last_mut().map(|j| &mut j.native) {
+                d.record.rx_bits ^= 1;
+            }
+            let want = lower(&rig);
+            assert_eq!(lower_with(&rig, &memo), want);
+            assert_eq!(lower_with(&rig, &other), want);
+            lowered += usize::from(want.is_ok());
+        }
+        assert!(lowered >= 10, "only {lowered} edited rigs lowered");
+    }
 }

@@ -7,9 +7,11 @@
 
 pub mod dmc3;
 pub mod extras;
+pub mod format;
 mod geometry;
 pub mod hie;
 pub mod mesh;
+pub mod space;
 
 use glam::{DMat4, DQuat, DVec3};
 use std::fmt;
@@ -347,18 +349,12 @@ pub enum LowerError {
 impl Rig {
     /// The rig's geometry in native units (MOD/SCM meshes; HIE has none in this file).
     pub fn meshes(&self) -> Vec<mesh::Mesh> {
-        match &self.source {
-            Source::Hie(_) => Vec::new(),
-            Source::Dmc3(shell) => geometry::dmc3_meshes(shell),
-        }
+        self.source.format().meshes(self)
     }
 
     /// A short name of the native format: `hie`, `mod`, `scm` or `block`.
     pub fn kind(&self) -> &'static str {
-        match &self.source {
-            Source::Hie(_) => "hie",
-            Source::Dmc3(shell) => geometry::dmc3_kind(shell),
-        }
+        self.source.format().kind(&self.source)
     }
 }
 
@@ -392,12 +388,41 @@ pub fn lift(file: NativeFile) -> Rig {
     }
 }
 
+/// What a lift computed that lowering the same rig would compute again to see which joints
+/// are unchanged: the rotations it lifted from raw angle bits (DMC3), per skeleton and joint,
+/// with the bits each came from. Handed to [`lower_with`] or [`lower_write_into_with`], it
+/// saves that work for every joint whose bits are still the ones it lists; any other joint
+/// (an edited record, another rig) is computed again, so it never decides anything by itself.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LiftMemo {
+    rotations: Vec<Vec<([u32; 3], DQuat)>>,
+}
+
+impl LiftMemo {
+    /// Skeleton `s`'s entries (empty when none were kept).
+    fn skeleton(&self, s: usize) -> &[([u32; 3], DQuat)] {
+        self.rotations.get(s).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// [`lift`], and what lowering the rig again can reuse (verify lowers what it lifted).
+pub fn lift_with_memo(file: NativeFile) -> (Rig, LiftMemo) {
+    let mut memo = LiftMemo::default();
+    let rig = match file {
+        NativeFile::Hie(f) => hie::lift(f),
+        NativeFile::Dmc3(f) => dmc3::lift_remembering(f, Some(&mut memo)),
+    };
+    (rig, memo)
+}
+
 /// Lowers a rig back to its native file.
 pub fn lower(rig: &Rig) -> Result<NativeFile, LowerError> {
-    match &rig.source {
-        Source::Hie(_) => hie::lower(rig).map(NativeFile::Hie),
-        Source::Dmc3(_) => dmc3::lower(rig).map(NativeFile::Dmc3),
-    }
+    lower_with(rig, &LiftMemo::default())
+}
+
+/// [`lower`] with what the lift of the same rig kept ([`lift_with_memo`]).
+pub fn lower_with(rig: &Rig, memo: &LiftMemo) -> Result<NativeFile, LowerError> {
+    rig.source.format().lower(rig, memo)
 }
 
 /// Why a rig could not be turned back into native bytes.
@@ -415,22 +440,38 @@ pub enum RebuildError {
 /// first copying what lowering leaves unchanged (a DMC3 shell's objects and vertex streams, a
 /// HIE shell's slots and gaps) into a new native file.
 pub fn lower_write_into(rig: &Rig, out: &mut Vec<u8>) -> Result<(), RebuildError> {
-    match &rig.source {
-        Source::Hie(_) => {
-            let (shell, hierarchies) = hie::lower_hierarchies(rig).map_err(RebuildError::Lower)?;
-            let parts = crate::native::hie::HieParts {
-                slots: &shell.slots,
-                hierarchies: &hierarchies,
-                gaps: &shell.gaps,
-            };
-            crate::native::hie::write_parts_into(parts, out)
-                .map_err(|e| RebuildError::Write(WriteError::Hie(e)))
-        }
-        Source::Dmc3(_) => {
-            let lowered = dmc3::lower_parts(rig).map_err(RebuildError::Lower)?;
-            crate::native::dmc3::write_parts_into(lowered.parts(), out)
-                .map_err(|e| RebuildError::Write(WriteError::Dmc3(e)))
-        }
+    lower_write_into_with(rig, &LiftMemo::default(), out)
+}
+
+/// [`lower_write_into`] with what the lift of the same rig kept ([`lift_with_memo`]).
+pub fn lower_write_into_with(
+    rig: &Rig,
+    memo: &LiftMemo,
+    out: &mut Vec<u8>,
+) -> Result<(), RebuildError> {
+    rig.source.format().lower_write_into(rig, memo, out)
+}
+
+/// A skeleton of identity-rotation joints given as `(parent, translation)` and named `s_{k}`,
+/// for tests of format-neutral code (the payloads are one format's defaults).
+#[cfg(test)]
+pub(crate) fn plain_skeleton(joints: &[(Option<usize>, [f64; 3])]) -> Skeleton {
+    let joints: Vec<Joint> = joints
+        .iter()
+        .enumerate()
+        .map(|(k, &(parent, t))| Joint {
+            name: format!("s_{k}"),
+            parent,
+            translation: DVec3::from_array(t),
+            rotation: DQuat::IDENTITY,
+            native: JointPayload::Hie(hie::HieJoint::default()),
+        })
+        .collect();
+    Skeleton {
+        name: "s".into(),
+        gate: check_structure(&joints),
+        joints,
+        native: SkeletonPayload::Hie(hie::HieSkeleton::default()),
     }
 }
 

@@ -17,3 +17,14 @@ pub fn samples() -> Vec<(&'static str, Vec<u8>)> {
         ("mech.glb", mech::sample_mech()),
     ]
 }
+
+/// One random file of every rig format for `seed`, with the format to read it as (`None`:
+/// detected from the content): a HIE table, a MOD and an SCM. For tests that hold for every
+/// format without naming one.
+pub fn rig_files(seed: u64) -> Vec<(Vec<u8>, Option<crate::native::Format>)> {
+    vec![
+        (hie::random(seed), Some(crate::native::Format::Hie)),
+        (dmc3::random_mod(seed), None),
+        (dmc3::random_scm(seed), None),
+    ]
+}

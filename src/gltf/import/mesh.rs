@@ -14,8 +14,8 @@ use glam::{DMat4, DVec3};
 use serde_json::Value;
 
 use super::graph::{Graph, Tag};
+use super::joints::{Identities, JointKey};
 use super::read::{Doc, Elements};
-use super::rebuild::{Built, JointKey};
 use super::{ImportError, MeshReport, MeshStatus, Tolerance};
 use crate::gltf::Exported;
 
@@ -618,7 +618,10 @@ fn tri_key(t: &[usize; 3], ids: &[Option<usize>]) -> Option<[usize; 3]> {
 /// written accessors decoded by the same reader, mesh nodes in the order the export puts them at
 /// the scene root, skin slot `k` of skeleton `s` being joint `k` (the export lists a skin's
 /// joints in native order). `None` for a rig without geometry.
-fn expected_geometry(built: &Built, exported: Option<&Exported>) -> Result<Geometry, ImportError> {
+fn expected_geometry(
+    ids: &Identities,
+    exported: Option<&Exported>,
+) -> Result<Geometry, ImportError> {
     let Some(exported) = exported else {
         return Ok(Geometry::default());
     };
@@ -640,12 +643,11 @@ fn expected_geometry(built: &Built, exported: Option<&Exported>) -> Result<Geome
             continue;
         };
         let slots = info.skeleton.map(|s| {
-            let joints = built.rig.skeletons.get(s).map_or(0, |sk| sk.joints.len());
-            (0..joints)
-                .map(|k| match built.keys.get(s).and_then(|keys| keys.get(k)) {
-                    Some(key) => InfKey::Joint(s, *key),
-                    None => InfKey::Stray(usize::MAX - k),
-                })
+            ids.keys
+                .get(s)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .map(|key| InfKey::Joint(s, *key))
                 .collect()
         });
         instances.push(Instance {
@@ -733,19 +735,19 @@ fn vertex_differences(e: &[&Vert], i: &[&Vert], h: f64, tol: &Tolerance) -> Vec<
 pub(crate) fn compare(
     doc: &Doc,
     graph: &Graph,
-    built: &Built,
+    ids: &Identities,
     exported: Option<&Exported>,
     tol: &Tolerance,
 ) -> Result<MeshReport, ImportError> {
     let incoming_key = |node: usize| -> InfKey {
-        match built.joint_nodes.get(node).and_then(Option::as_ref) {
+        match ids.nodes.get(node).and_then(Option::as_ref) {
             Some(j) => InfKey::Joint(j.skeleton, j.key),
             None => InfKey::Stray(node),
         }
     };
     let (instances, proxies) = incoming_instances(doc, graph, &incoming_key)?;
     let incoming = collect(doc, &instances, proxies)?;
-    let expected = expected_geometry(built, exported)?;
+    let expected = expected_geometry(ids, exported)?;
     // The common case, an unedited file read back by a tool that keeps the arrays: the same
     // vertices and triangles in the same order, bit for bit. The sets are then equal without
     // looking for counterparts.

@@ -15,11 +15,16 @@
 //!   vertices and triangles (Blender splits, merges and reorders both); edited geometry is
 //!   refused unless [`ImportOptions::ignore_mesh_edits`] keeps the original streams.
 
+mod edits;
 mod graph;
+mod joints;
+mod matching;
 mod mesh;
 mod pyrepr;
 mod read;
 mod rebuild;
+mod recompute;
+mod scene;
 
 use std::fmt;
 use std::path::Path;
@@ -173,7 +178,7 @@ pub struct JointReport {
     pub recomputed: Vec<String>,
     /// Native fields set to documented defaults (added joints).
     pub defaults: Vec<String>,
-    /// Precision lost when the value was stored (HIE integer offsets), when over 0.001 units.
+    /// Precision lost when the value was stored (integer offsets), when over 0.001 units.
     pub rounding: Option<String>,
 }
 

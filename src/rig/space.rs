@@ -6,7 +6,7 @@ use glam::{DQuat, DVec3};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::rig::{Rig, Source};
+use super::Rig;
 
 /// The axis change part of a [`Space`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -39,18 +39,9 @@ pub struct Space {
 }
 
 impl Space {
-    /// The format's default: HIE integer millimetres, Y down; DMC3 centimetres, Y up.
+    /// The default of the rig's format ([`super::format::RigFormat::default_space`]).
     pub fn default_for(rig: &Rig) -> Space {
-        match rig.source {
-            Source::Hie(_) => Space {
-                scale: 0.001,
-                rotation: SpaceRotation::X180,
-            },
-            Source::Dmc3(_) => Space {
-                scale: 0.01,
-                rotation: SpaceRotation::None,
-            },
-        }
+        rig.source.format().default_space()
     }
 
     /// `R · v`: a direction (normals, and the linear part of everything else).

@@ -1,0 +1,209 @@
+//! The extras contract on the way in: the scene that carries `scene.extras.rigtrip`, and what it
+//! holds (format, schema, space, the file-level remainder, each skeleton's name, joint count
+//! and payload), checked against the format it names.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::graph::{int_of, rigtrip_extras, short};
+use super::ImportError;
+use crate::rig::extras::ExtrasError;
+use crate::rig::format::{self, RigFormat};
+use crate::rig::space::{Space, SpaceRotation};
+use crate::rig::{Rig, SkeletonPayload, Source};
+
+/// The extras layout version this import reads.
+const SCHEMA: usize = 1;
+
+/// The file-level data from `scene.extras.rigtrip`.
+#[derive(Debug)]
+pub(crate) struct SceneExtras {
+    /// Native format name (`Rig::kind`).
+    pub kind: String,
+    /// The format it belongs to.
+    pub format: &'static dyn RigFormat,
+    /// The space conversion to invert.
+    pub space: Space,
+    /// The file-level remainder.
+    pub source: Source,
+    /// Skeletons in native order.
+    pub skeletons: Vec<SkelExtras>,
+}
+
+/// One skeleton's entry in the scene extras.
+#[derive(Debug, Clone)]
+pub(crate) struct SkelExtras {
+    /// Name.
+    pub name: String,
+    /// Joint count in the original file.
+    pub joints: usize,
+    /// Native payload.
+    pub native: SkeletonPayload,
+}
+
+/// An [`ImportError::Extras`] at `pointer`.
+pub(crate) fn extras_err(pointer: String, problem: impl Into<String>) -> ImportError {
+    ImportError::Extras(ExtrasError {
+        pointer,
+        problem: problem.into(),
+    })
+}
+
+/// The scene carrying rigtrip data (the document's default scene first) and that data.
+pub(crate) fn find_scene(json: &Value) -> Result<(usize, &Value, Cow<'_, Value>), ImportError> {
+    let scenes: &[Value] = json
+        .get("scenes")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let first = json
+        .get("scene")
+        .and_then(Value::as_u64)
+        .and_then(|s| usize::try_from(s).ok())
+        .filter(|&s| s < scenes.len());
+    let order = first
+        .into_iter()
+        .chain((0..scenes.len()).filter(|&s| Some(s) != first));
+    for s in order {
+        if let Some(r) = rigtrip_extras(&scenes[s]) {
+            return Ok((s, &scenes[s], r));
+        }
+    }
+    let nodes_have = json
+        .get("nodes")
+        .and_then(Value::as_array)
+        .is_some_and(|n| n.iter().any(|n| rigtrip_extras(n).is_some()));
+    Err(if nodes_have {
+        ImportError::NoSceneExtras
+    } else {
+        ImportError::NoExtras
+    })
+}
+
+impl SceneExtras {
+    /// Reads scene `index`'s `extras.rigtrip` value `r`.
+    pub fn read(index: usize, r: &Value) -> Result<SceneExtras, ImportError> {
+        let ptr = format!("/scenes/{index}/extras/rigtrip");
+        let Value::Object(m) = r else {
+            return Err(extras_err(
+                ptr,
+                format!("expected an object, found {}", short(r)),
+            ));
+        };
+        match m.get("schema").and_then(int_of) {
+            Some(SCHEMA) => {}
+            _ => {
+                return Err(ImportError::Schema {
+                    found: m
+                        .get("schema")
+                        .map(short)
+                        .unwrap_or_else(|| "missing".into()),
+                })
+            }
+        }
+        let format = m
+            .get("format")
+            .and_then(Value::as_str)
+            .ok_or_else(|| extras_err(format!("{ptr}/format"), "missing or not a string"))?;
+        let family = format::by_name(format).ok_or_else(|| {
+            extras_err(
+                format!("{ptr}/format"),
+                format!(
+                    "unknown format {format:?} (expected {})",
+                    format::names_listed()
+                ),
+            )
+        })?;
+        let space_v = m
+            .get("space")
+            .ok_or_else(|| extras_err(format!("{ptr}/space"), "missing"))?;
+        let scale = space_v
+            .get("scale")
+            .and_then(Value::as_f64)
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .ok_or_else(|| {
+                extras_err(
+                    format!("{ptr}/space/scale"),
+                    "missing or not a number greater than zero",
+                )
+            })?;
+        let rotation = match space_v.get("rotation").and_then(Value::as_str) {
+            Some("none") => SpaceRotation::None,
+            Some("x180") => SpaceRotation::X180,
+            other => {
+                return Err(extras_err(
+                    format!("{ptr}/space/rotation"),
+                    format!("{other:?} is not \"none\" or \"x180\""),
+                ))
+            }
+        };
+        let expected = family.default_space().rotation;
+        if rotation != expected {
+            return Err(extras_err(
+                format!("{ptr}/space/rotation"),
+                format!(
+                    "{} for a {format} file, which rigtrip always exports with {}",
+                    rotation.name(),
+                    expected.name()
+                ),
+            ));
+        }
+        let source = family.source_from_json(
+            m.get("source").unwrap_or(&Value::Null),
+            &format!("{ptr}/source"),
+        )?;
+        let kind = Rig {
+            source: source.clone(),
+            skeletons: Vec::new(),
+        }
+        .kind();
+        if kind != format {
+            return Err(extras_err(
+                format!("{ptr}/format"),
+                format!("says {format}, but the source describes a {kind} file"),
+            ));
+        }
+        let list = m
+            .get("skeletons")
+            .and_then(Value::as_array)
+            .ok_or_else(|| extras_err(format!("{ptr}/skeletons"), "missing or not an array"))?;
+        let mut skeletons = Vec::with_capacity(list.len());
+        for (s, v) in list.iter().enumerate() {
+            let p = format!("{ptr}/skeletons/{s}");
+            let name = v
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| extras_err(format!("{p}/name"), "missing or not a string"))?
+                .to_string();
+            // Bounded by the format, so that no count in the extras sizes an allocation.
+            let most = family.max_joints();
+            let joints = v
+                .get("joints")
+                .and_then(int_of)
+                .filter(|&j| j <= most)
+                .ok_or_else(|| {
+                    extras_err(
+                        format!("{p}/joints"),
+                        format!("missing or not a joint count of at most {most}"),
+                    )
+                })?;
+            let native = family.skeleton_from_json(
+                v.get("native").unwrap_or(&Value::Null),
+                &format!("{p}/native"),
+            )?;
+            skeletons.push(SkelExtras {
+                name,
+                joints,
+                native,
+            });
+        }
+        Ok(SceneExtras {
+            kind: format.to_string(),
+            format: family,
+            space: Space { scale, rotation },
+            source,
+            skeletons,
+        })
+    }
+}
