@@ -6,16 +6,14 @@ use std::path::Path;
 
 use ::gltf_json as json;
 use base64::Engine as _;
-use json::accessor::{ComponentType, Type};
+use json::accessor::ComponentType;
 use json::mesh::Semantic;
 use json::validation::Checked;
 
 use super::GaitError;
-use crate::bytes::Bytes;
-
-const GLB_MAGIC: &[u8; 4] = b"glTF";
-const CHUNK_JSON: u32 = 0x4E4F_534A;
-const CHUNK_BIN: u32 = 0x004E_4942;
+use crate::bytes::{Bytes, OutOfBounds};
+use crate::gltf::glb::{self, Step};
+use crate::gltf::read::uri::percent_decode;
 
 /// The input as the gait tools need it.
 #[derive(Debug)]
@@ -32,48 +30,84 @@ pub(crate) struct Doc {
 
 /// Splits a GLB into its JSON chunk and optional BIN chunk; plain JSON comes back whole.
 pub(crate) fn split(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), GaitError> {
-    if !bytes.starts_with(GLB_MAGIC) {
+    if !bytes.starts_with(glb::MAGIC) {
         return Ok((bytes, None));
     }
-    let b = Bytes::new(bytes);
     let glb = |offset: u64, problem: String| GaitError::Glb { offset, problem };
-    let oob = |e: crate::bytes::OutOfBounds| GaitError::Glb {
-        offset: e.offset,
-        problem: e.to_string(),
+    // A read past the end, in the words of `crate::bytes` (what, where, how long, of how much).
+    let oob = |what: &str, offset: u64, len: u64, file_len: u64| {
+        let e = OutOfBounds {
+            what: what.into(),
+            offset,
+            len,
+            file_len,
+        };
+        glb(offset, e.to_string())
     };
-    let version = b.u32("GLB version", 4).map_err(oob)?;
+    let header = glb::header(bytes);
+    let file_len = bytes.len() as u64;
+    let version = header
+        .version
+        .ok_or_else(|| oob("GLB version", 4, 4, file_len))?;
     if version != 2 {
         return Err(glb(4, format!("version {version}, only 2 is glTF 2.0")));
     }
-    let total = u64::from(b.u32("GLB length", 8).map_err(oob)?);
-    if total > b.len() {
-        return Err(glb(
+    let total = header
+        .length
+        .ok_or_else(|| oob("GLB length", 8, 4, file_len))?;
+    let data = bytes.get(..total as usize).ok_or_else(|| {
+        glb(
             8,
-            format!("declares {total} bytes, the file has {}", b.len()),
-        ));
-    }
-    let b = Bytes::new(b.slice("GLB", 0, total).map_err(oob)?);
-    let json_len = u64::from(b.u32("JSON chunk length", 12).map_err(oob)?);
-    let json_type = b.u32("JSON chunk type", 16).map_err(oob)?;
-    if json_type != CHUNK_JSON {
-        return Err(glb(
-            16,
-            format!("first chunk type {json_type:#x} is not JSON"),
-        ));
-    }
-    let json = b.slice("JSON chunk", 20, json_len).map_err(oob)?;
-    let mut at = 20 + json_len;
+            format!("declares {total} bytes, the file has {}", bytes.len()),
+        )
+    })?;
+    let total = u64::from(total);
+    // A cut chunk header: its length field, or its type field, is what runs past the end.
+    let cut = |at: usize, first: bool| {
+        let at = at as u64;
+        let (length, kind) = if first {
+            ("JSON chunk length", "JSON chunk type")
+        } else {
+            ("chunk length", "chunk type")
+        };
+        if total.saturating_sub(at) < 4 {
+            oob(length, at, 4, total)
+        } else {
+            oob(kind, at + 4, 4, total)
+        }
+    };
+    let mut steps = glb::chunks(data, false);
+    let json = match steps.next() {
+        None => return Err(cut(12, true)),
+        Some(Step::Cut(at)) => return Err(cut(at, true)),
+        Some(Step::Chunk(c)) if c.kind != glb::CHUNK_JSON => {
+            return Err(glb(
+                16,
+                format!("first chunk type {:#x} is not JSON", c.kind),
+            ))
+        }
+        Some(Step::Chunk(c)) if !c.complete() => {
+            return Err(oob("JSON chunk", 20, c.length.into(), total))
+        }
+        Some(Step::Chunk(c)) => c.data,
+    };
     let mut bin = None;
     // Chunks after the JSON: the first BIN chunk is buffer 0's data; unknown chunks are skipped
     // as the GLB specification asks.
-    while at < b.len() {
-        let len = u64::from(b.u32("chunk length", at).map_err(oob)?);
-        let ty = b.u32("chunk type", at + 4).map_err(oob)?;
-        let data = b.slice("chunk data", at + 8, len).map_err(oob)?;
-        if ty == CHUNK_BIN && bin.is_none() {
-            bin = Some(data);
+    for step in steps {
+        match step {
+            Step::Cut(at) => return Err(cut(at, false)),
+            Step::Chunk(c) if !c.complete() => {
+                return Err(oob(
+                    "chunk data",
+                    c.offset as u64 + 8,
+                    c.length.into(),
+                    total,
+                ))
+            }
+            Step::Chunk(c) if c.kind == glb::CHUNK_BIN && bin.is_none() => bin = Some(c.data),
+            Step::Chunk(_) => {}
         }
-        at = at + 8 + len;
     }
     Ok((json, bin))
 }
@@ -84,7 +118,7 @@ pub(crate) fn load(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, GaitErr
     let (json_bytes, bin) = split(bytes)?;
     // The gltf crate would take JSON starting with the GLB magic for a nested GLB, and its GLB
     // header code does not survive every length; such text is not JSON anyway.
-    if json_bytes.starts_with(GLB_MAGIC) {
+    if json_bytes.starts_with(glb::MAGIC) {
         return Err(GaitError::Json(
             "the JSON chunk starts with the GLB magic".into(),
         ));
@@ -171,44 +205,6 @@ pub(crate) fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, St
         ));
     };
     std::fs::read(base.join(&decoded)).map_err(|e| format!("'{decoded}': {e}"))
-}
-
-/// `%xx` decoding of a URI path; `None` when an escape is malformed or the result is not UTF-8.
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&c) = bytes.get(i) {
-        if c == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-fn component_size(c: ComponentType) -> u64 {
-    match c {
-        ComponentType::I8 | ComponentType::U8 => 1,
-        ComponentType::I16 | ComponentType::U16 => 2,
-        ComponentType::U32 | ComponentType::F32 => 4,
-    }
-}
-
-fn type_components(t: Type) -> usize {
-    match t {
-        Type::Scalar => 1,
-        Type::Vec2 => 2,
-        Type::Vec3 => 3,
-        Type::Vec4 => 4,
-        Type::Mat2 => 4,
-        Type::Mat3 => 9,
-        Type::Mat4 => 16,
-    }
 }
 
 /// One component at `offset` as f32: floats as stored, normalised integers mapped as glTF says
@@ -324,8 +320,8 @@ impl Doc {
             return Err(err("invalid type".into()));
         };
         let comp = ct.0;
-        let width = type_components(ty);
-        let csize = component_size(comp);
+        let width = ty.multiplicity();
+        let csize = comp.size() as u64;
         let elem = csize * width as u64;
         let count = a.count.0;
         // A view-less accessor is all zeros; bound it by the input so a huge count cannot
@@ -370,7 +366,7 @@ impl Doc {
             let (vb, _) = self.view(index, sparse.values.buffer_view.value())?;
             let ib = Bytes::new(ib);
             let vb = Bytes::new(vb);
-            let isize = component_size(ict.0);
+            let isize = ict.0.size() as u64;
             for s in 0..sc {
                 let at = sparse.indices.byte_offset.0 + s * isize;
                 let target = component(&ib, "sparse index", at, ict.0, false)

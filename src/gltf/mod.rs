@@ -8,10 +8,11 @@
 
 mod buffer;
 mod export;
-mod glb;
+pub(crate) mod glb;
 pub mod import;
 mod names;
 pub mod proxy;
+pub(crate) mod read;
 pub mod space;
 
 use std::collections::BTreeMap;
@@ -21,7 +22,7 @@ use serde::Serialize;
 use crate::rig::GateFailure;
 
 pub use export::{export, export_with};
-pub use glb::{to_glb, to_gltf};
+pub use glb::{to_glb, to_gltf, GlbError};
 pub use import::{import_path, import_slice, ImportError, ImportOptions, ImportReport, Imported};
 pub use names::NamesError;
 pub use space::{Space, SpaceRotation};

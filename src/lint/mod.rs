@@ -29,11 +29,11 @@
 //!   `skinned-mesh-transformed` W, `joints-out-of-range` E, `joint-slot-as-node-index` E;
 //! - names: `name-duplicate` W, `name-too-long` W.
 
-mod accessor;
 mod container;
 mod doc;
 mod lean;
 mod names;
+mod out;
 mod prim;
 mod render;
 mod skin;
@@ -43,7 +43,8 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use doc::{Doc, Out};
+use doc::Doc;
+use out::Out;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
