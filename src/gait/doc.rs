@@ -1,5 +1,6 @@
-//! Reading the input glTF defensively: the GLB container, the buffers, accessors (with sparse
-//! substitution and normalised integers) and the node hierarchy. Every offset and count is
+//! Reading the input glTF defensively, stopping at the first problem: the GLB container (its
+//! chunks read by [`crate::gltf::glb`]), the buffers, accessors (with sparse substitution and
+//! normalised integers) and the node hierarchy. Every offset and count is
 //! checked against the data it points into; nothing here can panic on file content.
 
 use std::path::Path;
@@ -13,6 +14,7 @@ use json::validation::Checked;
 use super::GaitError;
 use crate::bytes::{Bytes, OutOfBounds};
 use crate::gltf::glb::{self, Step};
+use crate::gltf::read::component;
 use crate::gltf::read::uri::percent_decode;
 
 /// The input as the gait tools need it.
@@ -207,51 +209,27 @@ pub(crate) fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, St
     std::fs::read(base.join(&decoded)).map_err(|e| format!("'{decoded}': {e}"))
 }
 
-/// One component at `offset` as f32: floats as stored, normalised integers mapped as glTF says
-/// (signed: max(c / MAX, -1); unsigned: c / MAX), other integers converted.
+/// One component at `offset` as f32: floats as stored, normalised integers mapped as glTF says,
+/// other integers converted; UNSIGNED_INT is never normalised. Computed in f64 and rounded once,
+/// which gives the f32 that computing in f32 gives (f64 has more than twice f32's precision).
 fn component(
     b: &Bytes,
     what: &str,
     offset: u64,
     c: ComponentType,
     normalized: bool,
-) -> Result<f32, crate::bytes::OutOfBounds> {
-    Ok(match c {
-        ComponentType::F32 => b.f32(what, offset)?,
-        ComponentType::I8 => {
-            let v = f32::from(b.u8(what, offset)? as i8);
-            if normalized {
-                (v / 127.0).max(-1.0)
-            } else {
-                v
-            }
-        }
-        ComponentType::U8 => {
-            let v = f32::from(b.u8(what, offset)?);
-            if normalized {
-                v / 255.0
-            } else {
-                v
-            }
-        }
-        ComponentType::I16 => {
-            let v = f32::from(b.i16(what, offset)?);
-            if normalized {
-                (v / 32767.0).max(-1.0)
-            } else {
-                v
-            }
-        }
-        ComponentType::U16 => {
-            let v = f32::from(b.u16(what, offset)?);
-            if normalized {
-                v / 65535.0
-            } else {
-                v
-            }
-        }
-        ComponentType::U32 => b.u32(what, offset)? as f32,
-    })
+) -> Result<f32, OutOfBounds> {
+    let code = u64::from(c.as_gl_enum());
+    let bytes = b.slice(what, offset, c.size() as u64)?;
+    // The slice holds the whole component and the type is a glTF one: the read cannot fail.
+    let x = component::read(bytes, 0, code);
+    debug_assert!(x.is_some());
+    let x = x.unwrap_or(0.0);
+    Ok(if normalized && c != ComponentType::U32 {
+        component::normalise(code, x)
+    } else {
+        x
+    } as f32)
 }
 
 /// An accessor's elements, flattened (`count * components` values), and the component count.
@@ -415,5 +393,46 @@ impl Doc {
             }
         }
         d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every normalised byte and short read through f64 gives the f32 that f32 arithmetic
+    /// gives (what this reader computed before it used the shared component table).
+    #[test]
+    fn normalised_components_match_f32_arithmetic_exhaustively() {
+        let check = |c: ComponentType, bytes: &[u8], direct: f32| {
+            let got = component(&Bytes::new(bytes), "c", 0, c, true).unwrap();
+            assert_eq!(got.to_bits(), direct.to_bits(), "{c:?} {bytes:?}");
+        };
+        for v in 0..=u8::MAX {
+            check(ComponentType::U8, &[v], f32::from(v) / 255.0);
+            check(
+                ComponentType::I8,
+                &[v],
+                (f32::from(v as i8) / 127.0).max(-1.0),
+            );
+        }
+        for v in 0..=u16::MAX {
+            let b = v.to_le_bytes();
+            check(ComponentType::U16, &b, f32::from(v) / 65535.0);
+            check(
+                ComponentType::I16,
+                &b,
+                (f32::from(v as i16) / 32767.0).max(-1.0),
+            );
+        }
+        // UNSIGNED_INT is converted, never normalised; a float is taken as stored.
+        let big = 0xFFFF_FFFFu32.to_le_bytes();
+        check(ComponentType::U32, &big, 0xFFFF_FFFFu32 as f32);
+        check(ComponentType::F32, &1.5f32.to_le_bytes(), 1.5);
+        let cut = component(&Bytes::new(&[1, 2, 3]), "c", 0, ComponentType::F32, false);
+        assert_eq!(
+            cut.unwrap_err().to_string(),
+            "c at offset 0x0 (4 bytes) runs past the end of the file (0x3 bytes)"
+        );
     }
 }

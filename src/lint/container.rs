@@ -1,6 +1,6 @@
 //! Getting at the JSON and the binary data of a glTF or GLB without trusting any length in it:
-//! the GLB header and chunks, and buffers from the BIN chunk, `data:` URIs or files next to the
-//! input.
+//! the linter's findings on the GLB header and chunks (read by [`crate::gltf::glb`]), and
+//! buffers from the BIN chunk, `data:` URIs or files next to the input.
 
 use std::borrow::Cow;
 use std::io::Read;

@@ -1,6 +1,7 @@
-//! Reading a glTF container without trusting it: GLB or JSON text, buffers from the GLB binary
-//! chunk, `data:` URIs or files next to the `.gltf` (Blender's "glTF Separate"), and accessors
-//! as f64 components with every offset, stride and count checked against the bytes present.
+//! Reading a glTF container without trusting it, stopping at the first problem: GLB (its chunks
+//! read by [`crate::gltf::glb`]) or JSON text, buffers from the GLB binary chunk, `data:` URIs
+//! or files next to the `.gltf` (Blender's "glTF Separate"), and accessors as f64 components
+//! with every offset, stride and count checked against the bytes present.
 
 use std::path::{Component, Path};
 
