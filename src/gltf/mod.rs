@@ -6,7 +6,7 @@
 //! extras but drops asset, skin and top-level extras, cuts names at 63 bytes, and adds spurious
 //! joint scales when the conversion sits on a node above the joints).
 
-mod buffer;
+pub(crate) mod buffer;
 mod export;
 pub(crate) mod glb;
 pub mod import;
