@@ -15,6 +15,7 @@ pub(crate) const UNSIGNED_INT: u64 = 5125;
 pub(crate) const FLOAT: u64 = 5126;
 
 /// Size in bytes of a component type.
+#[inline]
 pub(crate) fn size(ctype: u64) -> Option<usize> {
     match ctype {
         BYTE | UNSIGNED_BYTE => Some(1),
@@ -38,11 +39,13 @@ pub(crate) fn name(ctype: u64) -> String {
 }
 
 /// Whether sparse indices may be of this type (the unsigned integers).
+#[inline]
 pub(crate) fn is_index(ctype: u64) -> bool {
     matches!(ctype, UNSIGNED_BYTE | UNSIGNED_SHORT | UNSIGNED_INT)
 }
 
 /// (rows, columns) of an element type: `VEC3` is (3, 1), `MAT4` (4, 4).
+#[inline]
 pub(crate) fn shape(type_name: &str) -> Option<(usize, usize)> {
     match type_name {
         "SCALAR" => Some((1, 1)),
@@ -57,12 +60,14 @@ pub(crate) fn shape(type_name: &str) -> Option<(usize, usize)> {
 }
 
 /// Components per element of an element type.
+#[inline]
 pub(crate) fn count(type_name: &str) -> Option<usize> {
     shape(type_name).map(|(r, c)| r * c)
 }
 
 /// One little-endian component at `off` of `b`, as f64 (not normalised); `None` when it is not
 /// all there or the type is unknown.
+#[inline]
 pub(crate) fn read(b: &[u8], off: usize, ctype: u64) -> Option<f64> {
     let get = |n: usize| b.get(off..off.checked_add(n)?);
     Some(match ctype {
@@ -90,6 +95,7 @@ pub(crate) fn read(b: &[u8], off: usize, ctype: u64) -> Option<f64> {
 
 /// A normalised integer component as glTF maps it: signed `max(c / MAX, -1)`, unsigned
 /// `c / MAX`; a float is returned as it is.
+#[inline]
 pub(crate) fn normalise(ctype: u64, x: f64) -> f64 {
     match ctype {
         BYTE => (x / 127.0).max(-1.0),
