@@ -299,7 +299,7 @@ mod tests {
     #[test]
     fn glb_chunks_with_bad_lengths_are_reported_not_trusted() {
         let mut g = Vec::new();
-        g.extend_from_slice(b"glTF");
+        g.extend_from_slice(glb::MAGIC);
         g.extend_from_slice(&2u32.to_le_bytes());
         g.extend_from_slice(&40u32.to_le_bytes());
         g.extend_from_slice(&4u32.to_le_bytes());

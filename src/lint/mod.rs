@@ -46,42 +46,7 @@ use serde_json::Value;
 
 use doc::Doc;
 use out::Out;
-
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Worth knowing; nothing is wrong.
-    Info,
-    /// Valid, but some loader or Blender will do something unexpected.
-    Warning,
-    /// Broken: the file violates the skin contract or cannot be read.
-    Error,
-}
-
-impl Severity {
-    /// `error`, `warning` or `info`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-/// One problem (or fact) found in a file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Finding {
-    /// Severity.
-    pub severity: Severity,
-    /// Stable kebab-case code, e.g. `joints-out-of-range`.
-    pub code: &'static str,
-    /// JSON pointer into the glTF JSON (`""` for the file as a whole).
-    pub pointer: String,
-    /// One line for a human.
-    pub message: String,
-}
+pub use out::{Finding, Severity};
 
 /// Per-vertex weight sums of a primitive, bucketed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -1,10 +1,47 @@
-//! The findings being collected: the linter's diagnostics sink, which takes every problem of a
-//! broken file and goes on.
+//! The findings and how they are collected: the linter's diagnostics sink, which takes every
+//! problem of a broken file and goes on.
 
 use std::collections::HashSet;
 
-use super::{Finding, Severity};
+use serde::Serialize;
+
 use crate::gltf::read::accessor::AccError;
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; nothing is wrong.
+    Info,
+    /// Valid, but some loader or Blender will do something unexpected.
+    Warning,
+    /// Broken: the file violates the skin contract or cannot be read.
+    Error,
+}
+
+impl Severity {
+    /// `error`, `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// One problem (or fact) found in a file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// Severity.
+    pub severity: Severity,
+    /// Stable kebab-case code, e.g. `joints-out-of-range`.
+    pub code: &'static str,
+    /// JSON pointer into the glTF JSON (`""` for the file as a whole).
+    pub pointer: String,
+    /// One line for a human.
+    pub message: String,
+}
 
 /// Findings collected so far, and which accessors were already reported.
 #[derive(Debug, Default)]

@@ -611,7 +611,7 @@ mod tests {
 
     #[test]
     fn glb_chunks_are_bounds_checked() {
-        let mut g = b"glTF".to_vec();
+        let mut g = glb::MAGIC.to_vec();
         g.extend_from_slice(&2u32.to_le_bytes());
         g.extend_from_slice(&40u32.to_le_bytes());
         g.extend_from_slice(&100u32.to_le_bytes());
