@@ -49,9 +49,9 @@ fn generate(dir: &Path, n: usize) -> (Vec<PathBuf>, u64) {
         };
         // Mostly GLB, every third an embedded .gltf (base64 decoding is part of the work).
         let (data, ext) = if files.len() % 3 == 2 {
-            (to_gltf(&e), "gltf")
+            (to_gltf(&e).expect("an export has a JSON form"), "gltf")
         } else {
-            (to_glb(&e), "glb")
+            (to_glb(&e).expect("an export has a JSON form"), "glb")
         };
         let path = dir.join(format!("rig_{seed:05}.{ext}"));
         std::fs::write(&path, &data).expect("write a bench file");

@@ -72,7 +72,7 @@ fn pass(files: &[Vec<u8>]) -> ([Duration; 6], [usize; 3]) {
         lap(2, &mut s);
         let e = export(&r, &ExportOptions::default()).expect("exports");
         lap(3, &mut s);
-        let glb = to_glb(&e);
+        let glb = to_glb(&e).expect("an export has a JSON form");
         lap(4, &mut s);
         let im =
             import::import_slice(&glb, None, &import::ImportOptions::default()).expect("imports");

@@ -317,7 +317,7 @@ fn main() {
             let rig = rigtrip::rig::lift(file);
             match export(&rig, &opts) {
                 Ok(e) => {
-                    glb_bytes += to_glb(&e).len() as u64;
+                    glb_bytes += to_glb(&e).expect("an export has a JSON form").len() as u64;
                     exported += 1;
                 }
                 Err(_) => refused += 1,

@@ -338,9 +338,9 @@ fn export_and_check(
         Some(m) => export_with(rig, m, opts).unwrap(),
         None => export(rig, opts).unwrap(),
     };
-    let glb = to_glb(&e);
+    let glb = to_glb(&e).unwrap();
     let root = check_glb(rig, &glb, e.report.space);
-    let text = to_gltf(&e);
+    let text = to_gltf(&e).unwrap();
     let (doc, _, _) = gltf::import_slice(&text).unwrap();
     assert_eq!(doc.nodes().len(), e.root.nodes.len());
     let p1 = tmp(&format!("{name}.glb"));
@@ -496,7 +496,7 @@ fn character_is_upright_and_in_metres() {
         json!([0.0, 0.1599999964237213, 0.0])
     );
     let e = export(&rig, &ExportOptions::default()).unwrap();
-    let (doc, _, _) = gltf::import_slice(to_glb(&e)).unwrap();
+    let (doc, _, _) = gltf::import_slice(to_glb(&e).unwrap()).unwrap();
     let w = node_worlds(&doc);
     assert!((w[2].w_axis.y - 0.4).abs() < 1e-7);
     assert!((w[5].w_axis.y + 0.4).abs() < 1e-7);
@@ -764,7 +764,7 @@ fn meshes_weights_normals_and_report() {
     let stage_prim = &root["meshes"][1]["primitives"][0]["attributes"];
     assert!(stage_prim.get("COLOR_0").is_some() && stage_prim.get("JOINTS_0").is_none());
 
-    let (doc, buffers, _) = gltf::import_slice(to_glb(&e)).unwrap();
+    let (doc, buffers, _) = gltf::import_slice(to_glb(&e).unwrap()).unwrap();
     let body = doc.meshes().next().unwrap().primitives().next().unwrap();
     let rd = body.reader(|b| Some(&buffers[b.index()]));
     let pos: Vec<[f32; 3]> = rd.read_positions().unwrap().collect();
@@ -852,7 +852,7 @@ fn hie_sample_db22_with_names() {
         .enumerate()
         .map(|(i, n)| (n["name"].as_str().unwrap(), i))
         .collect();
-    let (doc, _, _) = gltf::import_slice(to_glb(&e)).unwrap();
+    let (doc, _, _) = gltf::import_slice(to_glb(&e).unwrap()).unwrap();
     let w = node_worlds(&doc);
     let y = |n: &str| w[by_name[n]].w_axis.y;
     assert!((y("head") - 0.4).abs() < 1e-7, "{}", y("head"));
@@ -938,8 +938,8 @@ fn validator_rejects_a_forest_without_wrapper() {
     scene.nodes.extend(roots);
     let with = tmp("two_roots_wrapped.glb");
     let without = tmp("two_roots_bare.glb");
-    std::fs::write(&with, to_glb(&e)).unwrap();
-    std::fs::write(&without, to_glb(&bare)).unwrap();
+    std::fs::write(&with, to_glb(&e).unwrap()).unwrap();
+    std::fs::write(&without, to_glb(&bare).unwrap()).unwrap();
     validate(&[with]);
     let out = validator(std::slice::from_ref(&without));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -975,7 +975,7 @@ fn blender_facts(glb: &Path, extra: &[&str]) -> Value {
 /// bone head where the joint is (glTF +Y up becomes Blender +Z up), every mesh skinned.
 fn blender_check(rig: &Rig, e: &Exported, name: &str, extra: &[&str]) -> Value {
     let path = tmp(name);
-    let glb = to_glb(e);
+    let glb = to_glb(e).unwrap();
     std::fs::write(&path, &glb).unwrap();
     let facts = blender_facts(&path, extra);
     let arms = facts["armatures"].as_object().unwrap();
@@ -1184,7 +1184,7 @@ fn dmc3_samples_export_in_metres_y_up() {
     );
     assert_eq!(e.root.skins.len(), 1);
     assert_eq!(e.root.skins[0].joints.len(), 49);
-    let (doc, _, _) = gltf::import_slice(to_glb(&e)).unwrap();
+    let (doc, _, _) = gltf::import_slice(to_glb(&e).unwrap()).unwrap();
     let w = node_worlds(&doc);
     let ys: Vec<f64> = doc
         .skins()

@@ -57,7 +57,7 @@ fn samples() -> Vec<(&'static str, Vec<u8>, Option<Format>)> {
 fn exported(data: &[u8], format: Option<Format>) -> (Vec<u8>, Vec<u8>) {
     let rig = load(format, data);
     let e = export(&rig, &ExportOptions::default()).unwrap();
-    (to_glb(&e), to_gltf(&e))
+    (to_glb(&e).unwrap(), to_gltf(&e).unwrap())
 }
 
 fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
@@ -212,7 +212,7 @@ fn blender_round_trip(
     let rig = load(format, data);
     let e = export(&rig, &ExportOptions::default()).unwrap();
     let src = tmp(&format!("{name}.glb"));
-    std::fs::write(&src, to_glb(&e)).unwrap();
+    std::fs::write(&src, to_glb(&e).unwrap()).unwrap();
     let dst = tmp(&format!("{name}_blender.{ext}"));
     let _ = std::fs::remove_file(&dst);
     let script = tool("blender-roundtrip.py");

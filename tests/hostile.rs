@@ -942,7 +942,7 @@ use serde_json::{json, Value};
 fn gltf_of(format: Option<Format>, native: &[u8]) -> Value {
     let rig = rigtrip::ops::load(format, native).unwrap();
     let e = rigtrip::gltf::export(&rig, &rigtrip::gltf::ExportOptions::default()).unwrap();
-    serde_json::from_slice(&rigtrip::gltf::to_gltf(&e)).unwrap()
+    serde_json::from_slice(&rigtrip::gltf::to_gltf(&e).unwrap()).unwrap()
 }
 
 /// The export of a native file as GLB.
@@ -951,6 +951,7 @@ fn glb_of(format: Option<Format>, native: &[u8]) -> Vec<u8> {
     rigtrip::gltf::to_glb(
         &rigtrip::gltf::export(&rig, &rigtrip::gltf::ExportOptions::default()).unwrap(),
     )
+    .unwrap()
 }
 
 /// Imports `bytes`, expecting a refusal with a one-line message and bounded allocations.

@@ -218,7 +218,7 @@ fn exports_of_independent_files_validate_and_land_where_the_oracle_says() {
                 continue;
             }
         };
-        let glb = to_glb(&exported);
+        let glb = to_glb(&exported).unwrap();
         let path = out.join(format!("{name}.glb"));
         std::fs::write(&path, &glb).unwrap();
         written.push(path);

@@ -1299,8 +1299,8 @@ proptest! {
 fn assert_export_clean(rig: &rigtrip::rig::Rig, opts: &rigtrip::gltf::ExportOptions, name: &str) {
     let e = rigtrip::gltf::export(rig, opts).unwrap_or_else(|err| panic!("{name}: {err}"));
     for (bytes, label) in [
-        (rigtrip::gltf::to_glb(&e), format!("{name}.glb")),
-        (rigtrip::gltf::to_gltf(&e), format!("{name}.gltf")),
+        (rigtrip::gltf::to_glb(&e).unwrap(), format!("{name}.glb")),
+        (rigtrip::gltf::to_gltf(&e).unwrap(), format!("{name}.gltf")),
     ] {
         let r = lint_slice(&bytes, &label, None);
         assert!(!r.has_errors() && !r.has_warnings(), "{}", r.render_text());

@@ -1,21 +1,21 @@
-//! Reading the input glTF defensively: the GLB container, the buffers, accessors (with sparse
-//! substitution and normalised integers) and the node hierarchy. Every offset and count is
+//! Reading the input glTF defensively, stopping at the first problem: the GLB container (its
+//! chunks read by [`crate::gltf::glb`]), the buffers, accessors (with sparse substitution and
+//! normalised integers) and the node hierarchy. Every offset and count is
 //! checked against the data it points into; nothing here can panic on file content.
 
 use std::path::Path;
 
 use ::gltf_json as json;
 use base64::Engine as _;
-use json::accessor::{ComponentType, Type};
+use json::accessor::ComponentType;
 use json::mesh::Semantic;
 use json::validation::Checked;
 
 use super::GaitError;
-use crate::bytes::Bytes;
-
-const GLB_MAGIC: &[u8; 4] = b"glTF";
-const CHUNK_JSON: u32 = 0x4E4F_534A;
-const CHUNK_BIN: u32 = 0x004E_4942;
+use crate::bytes::{Bytes, OutOfBounds};
+use crate::gltf::glb::{self, Step};
+use crate::gltf::read::component;
+use crate::gltf::read::uri::percent_decode;
 
 /// The input as the gait tools need it.
 #[derive(Debug)]
@@ -32,48 +32,84 @@ pub(crate) struct Doc {
 
 /// Splits a GLB into its JSON chunk and optional BIN chunk; plain JSON comes back whole.
 pub(crate) fn split(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), GaitError> {
-    if !bytes.starts_with(GLB_MAGIC) {
+    if !bytes.starts_with(glb::MAGIC) {
         return Ok((bytes, None));
     }
-    let b = Bytes::new(bytes);
     let glb = |offset: u64, problem: String| GaitError::Glb { offset, problem };
-    let oob = |e: crate::bytes::OutOfBounds| GaitError::Glb {
-        offset: e.offset,
-        problem: e.to_string(),
+    // A read past the end, in the words of `crate::bytes` (what, where, how long, of how much).
+    let oob = |what: &str, offset: u64, len: u64, file_len: u64| {
+        let e = OutOfBounds {
+            what: what.into(),
+            offset,
+            len,
+            file_len,
+        };
+        glb(offset, e.to_string())
     };
-    let version = b.u32("GLB version", 4).map_err(oob)?;
+    let header = glb::header(bytes);
+    let file_len = bytes.len() as u64;
+    let version = header
+        .version
+        .ok_or_else(|| oob("GLB version", 4, 4, file_len))?;
     if version != 2 {
         return Err(glb(4, format!("version {version}, only 2 is glTF 2.0")));
     }
-    let total = u64::from(b.u32("GLB length", 8).map_err(oob)?);
-    if total > b.len() {
-        return Err(glb(
+    let total = header
+        .length
+        .ok_or_else(|| oob("GLB length", 8, 4, file_len))?;
+    let data = bytes.get(..total as usize).ok_or_else(|| {
+        glb(
             8,
-            format!("declares {total} bytes, the file has {}", b.len()),
-        ));
-    }
-    let b = Bytes::new(b.slice("GLB", 0, total).map_err(oob)?);
-    let json_len = u64::from(b.u32("JSON chunk length", 12).map_err(oob)?);
-    let json_type = b.u32("JSON chunk type", 16).map_err(oob)?;
-    if json_type != CHUNK_JSON {
-        return Err(glb(
-            16,
-            format!("first chunk type {json_type:#x} is not JSON"),
-        ));
-    }
-    let json = b.slice("JSON chunk", 20, json_len).map_err(oob)?;
-    let mut at = 20 + json_len;
+            format!("declares {total} bytes, the file has {}", bytes.len()),
+        )
+    })?;
+    let total = u64::from(total);
+    // A cut chunk header: its length field, or its type field, is what runs past the end.
+    let cut = |at: usize, first: bool| {
+        let at = at as u64;
+        let (length, kind) = if first {
+            ("JSON chunk length", "JSON chunk type")
+        } else {
+            ("chunk length", "chunk type")
+        };
+        if total.saturating_sub(at) < 4 {
+            oob(length, at, 4, total)
+        } else {
+            oob(kind, at + 4, 4, total)
+        }
+    };
+    let mut steps = glb::chunks(data, false);
+    let json = match steps.next() {
+        None => return Err(cut(12, true)),
+        Some(Step::Cut(at)) => return Err(cut(at, true)),
+        Some(Step::Chunk(c)) if c.kind != glb::CHUNK_JSON => {
+            return Err(glb(
+                16,
+                format!("first chunk type {:#x} is not JSON", c.kind),
+            ))
+        }
+        Some(Step::Chunk(c)) if !c.complete() => {
+            return Err(oob("JSON chunk", 20, c.length.into(), total))
+        }
+        Some(Step::Chunk(c)) => c.data,
+    };
     let mut bin = None;
     // Chunks after the JSON: the first BIN chunk is buffer 0's data; unknown chunks are skipped
     // as the GLB specification asks.
-    while at < b.len() {
-        let len = u64::from(b.u32("chunk length", at).map_err(oob)?);
-        let ty = b.u32("chunk type", at + 4).map_err(oob)?;
-        let data = b.slice("chunk data", at + 8, len).map_err(oob)?;
-        if ty == CHUNK_BIN && bin.is_none() {
-            bin = Some(data);
+    for step in steps {
+        match step {
+            Step::Cut(at) => return Err(cut(at, false)),
+            Step::Chunk(c) if !c.complete() => {
+                return Err(oob(
+                    "chunk data",
+                    c.offset as u64 + 8,
+                    c.length.into(),
+                    total,
+                ))
+            }
+            Step::Chunk(c) if c.kind == glb::CHUNK_BIN && bin.is_none() => bin = Some(c.data),
+            Step::Chunk(_) => {}
         }
-        at = at + 8 + len;
     }
     Ok((json, bin))
 }
@@ -84,7 +120,7 @@ pub(crate) fn load(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, GaitErr
     let (json_bytes, bin) = split(bytes)?;
     // The gltf crate would take JSON starting with the GLB magic for a nested GLB, and its GLB
     // header code does not survive every length; such text is not JSON anyway.
-    if json_bytes.starts_with(GLB_MAGIC) {
+    if json_bytes.starts_with(glb::MAGIC) {
         return Err(GaitError::Json(
             "the JSON chunk starts with the GLB magic".into(),
         ));
@@ -173,89 +209,27 @@ pub(crate) fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, St
     std::fs::read(base.join(&decoded)).map_err(|e| format!("'{decoded}': {e}"))
 }
 
-/// `%xx` decoding of a URI path; `None` when an escape is malformed or the result is not UTF-8.
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&c) = bytes.get(i) {
-        if c == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-fn component_size(c: ComponentType) -> u64 {
-    match c {
-        ComponentType::I8 | ComponentType::U8 => 1,
-        ComponentType::I16 | ComponentType::U16 => 2,
-        ComponentType::U32 | ComponentType::F32 => 4,
-    }
-}
-
-fn type_components(t: Type) -> usize {
-    match t {
-        Type::Scalar => 1,
-        Type::Vec2 => 2,
-        Type::Vec3 => 3,
-        Type::Vec4 => 4,
-        Type::Mat2 => 4,
-        Type::Mat3 => 9,
-        Type::Mat4 => 16,
-    }
-}
-
-/// One component at `offset` as f32: floats as stored, normalised integers mapped as glTF says
-/// (signed: max(c / MAX, -1); unsigned: c / MAX), other integers converted.
+/// One component at `offset` as f32: floats as stored, normalised integers mapped as glTF says,
+/// other integers converted; UNSIGNED_INT is never normalised. Computed in f64 and rounded once,
+/// which gives the f32 that computing in f32 gives (f64 has more than twice f32's precision).
 fn component(
     b: &Bytes,
     what: &str,
     offset: u64,
     c: ComponentType,
     normalized: bool,
-) -> Result<f32, crate::bytes::OutOfBounds> {
-    Ok(match c {
-        ComponentType::F32 => b.f32(what, offset)?,
-        ComponentType::I8 => {
-            let v = f32::from(b.u8(what, offset)? as i8);
-            if normalized {
-                (v / 127.0).max(-1.0)
-            } else {
-                v
-            }
-        }
-        ComponentType::U8 => {
-            let v = f32::from(b.u8(what, offset)?);
-            if normalized {
-                v / 255.0
-            } else {
-                v
-            }
-        }
-        ComponentType::I16 => {
-            let v = f32::from(b.i16(what, offset)?);
-            if normalized {
-                (v / 32767.0).max(-1.0)
-            } else {
-                v
-            }
-        }
-        ComponentType::U16 => {
-            let v = f32::from(b.u16(what, offset)?);
-            if normalized {
-                v / 65535.0
-            } else {
-                v
-            }
-        }
-        ComponentType::U32 => b.u32(what, offset)? as f32,
-    })
+) -> Result<f32, OutOfBounds> {
+    let code = u64::from(c.as_gl_enum());
+    let bytes = b.slice(what, offset, c.size() as u64)?;
+    // The slice holds the whole component and the type is a glTF one: the read cannot fail.
+    let x = component::read(bytes, 0, code);
+    debug_assert!(x.is_some());
+    let x = x.unwrap_or(0.0);
+    Ok(if normalized && c != ComponentType::U32 {
+        component::normalise(code, x)
+    } else {
+        x
+    } as f32)
 }
 
 /// An accessor's elements, flattened (`count * components` values), and the component count.
@@ -324,8 +298,8 @@ impl Doc {
             return Err(err("invalid type".into()));
         };
         let comp = ct.0;
-        let width = type_components(ty);
-        let csize = component_size(comp);
+        let width = ty.multiplicity();
+        let csize = comp.size() as u64;
         let elem = csize * width as u64;
         let count = a.count.0;
         // A view-less accessor is all zeros; bound it by the input so a huge count cannot
@@ -370,7 +344,7 @@ impl Doc {
             let (vb, _) = self.view(index, sparse.values.buffer_view.value())?;
             let ib = Bytes::new(ib);
             let vb = Bytes::new(vb);
-            let isize = component_size(ict.0);
+            let isize = ict.0.size() as u64;
             for s in 0..sc {
                 let at = sparse.indices.byte_offset.0 + s * isize;
                 let target = component(&ib, "sparse index", at, ict.0, false)
@@ -419,5 +393,46 @@ impl Doc {
             }
         }
         d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every normalised byte and short read through f64 gives the f32 that f32 arithmetic
+    /// gives (what this reader computed before it used the shared component table).
+    #[test]
+    fn normalised_components_match_f32_arithmetic_exhaustively() {
+        let check = |c: ComponentType, bytes: &[u8], direct: f32| {
+            let got = component(&Bytes::new(bytes), "c", 0, c, true).unwrap();
+            assert_eq!(got.to_bits(), direct.to_bits(), "{c:?} {bytes:?}");
+        };
+        for v in 0..=u8::MAX {
+            check(ComponentType::U8, &[v], f32::from(v) / 255.0);
+            check(
+                ComponentType::I8,
+                &[v],
+                (f32::from(v as i8) / 127.0).max(-1.0),
+            );
+        }
+        for v in 0..=u16::MAX {
+            let b = v.to_le_bytes();
+            check(ComponentType::U16, &b, f32::from(v) / 65535.0);
+            check(
+                ComponentType::I16,
+                &b,
+                (f32::from(v as i16) / 32767.0).max(-1.0),
+            );
+        }
+        // UNSIGNED_INT is converted, never normalised; a float is taken as stored.
+        let big = 0xFFFF_FFFFu32.to_le_bytes();
+        check(ComponentType::U32, &big, 0xFFFF_FFFFu32 as f32);
+        check(ComponentType::F32, &1.5f32.to_le_bytes(), 1.5);
+        let cut = component(&Bytes::new(&[1, 2, 3]), "c", 0, ComponentType::F32, false);
+        assert_eq!(
+            cut.unwrap_err().to_string(),
+            "c at offset 0x0 (4 bytes) runs past the end of the file (0x3 bytes)"
+        );
     }
 }

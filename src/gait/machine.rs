@@ -19,7 +19,7 @@
 
 use serde::Serialize;
 
-use super::loader::{Constant, ConstantStatus};
+use super::constant::{Constant, ConstantStatus};
 use super::slots::{self, Family, Hand, Role, SlotDef};
 use super::{GaitError, SlotReport, SlotStatus};
 

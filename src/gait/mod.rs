@@ -15,6 +15,7 @@
 //! The game's keyframe format is not public: rigtrip works on glTF only, and every place where
 //! the seed is silent and we had to choose is named in the report's notes and in `spec/GAIT.md`.
 
+mod constant;
 mod doc;
 pub mod loader;
 pub mod machine;
@@ -26,7 +27,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-pub use loader::{Constant, ConstantStatus, Intended, Quirk};
+pub use constant::{Constant, ConstantStatus, Intended, Quirk};
 pub use machine::{parse_demand, Demand, MachineParams, Segment, Simulation};
 pub use preview::preview_glb;
 pub use slots::{Family, Hand, Role, SlotSet, SLOT_COUNT};

@@ -22,6 +22,7 @@ use super::doc::{self, Doc};
 use super::loader::{track, Track};
 use super::machine::Segment;
 use super::{GaitError, GaitReport};
+use crate::gltf::glb::{self, GlbError};
 
 /// Samples per second of the preview animation.
 pub const PREVIEW_FPS: f64 = 30.0;
@@ -617,30 +618,8 @@ fn assemble(
         .push(j!({"name": name, "channels": channels, "samplers": samplers, "extras": extras}));
     align4(&mut bin);
     obj.insert("buffers".into(), j!([{"byteLength": bin.len()}]));
-    let text = serde_json::to_vec(&v).map_err(|e| GaitError::Json(e.to_string()))?;
-    write_glb(&text, &bin)
-}
-
-/// A GLB from JSON text and binary data (both padded here).
-pub(crate) fn write_glb(json_text: &[u8], bin: &[u8]) -> Result<Vec<u8>, GaitError> {
-    let pad = |n: usize| n.div_ceil(4) * 4;
-    let jl = pad(json_text.len());
-    let bl = pad(bin.len());
-    let total = 12 + 8 + jl + if bl > 0 { 8 + bl } else { 0 };
-    let total32 = u32::try_from(total).map_err(|_| err("the GLB would exceed 4 GiB"))?;
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&total32.to_le_bytes());
-    out.extend_from_slice(&(jl as u32).to_le_bytes());
-    out.extend_from_slice(&0x4E4F_534Au32.to_le_bytes());
-    out.extend_from_slice(json_text);
-    out.resize(20 + jl, b' ');
-    if bl > 0 {
-        out.extend_from_slice(&(bl as u32).to_le_bytes());
-        out.extend_from_slice(&0x004E_4942u32.to_le_bytes());
-        out.extend_from_slice(bin);
-        out.resize(total, 0);
-    }
-    Ok(out)
+    glb::write(0, |out| serde_json::to_writer(out, &v), &bin).map_err(|e| match e {
+        GlbError::Json(e) => GaitError::Json(e.to_string()),
+        GlbError::TooLarge => err("the GLB would exceed 4 GiB"),
+    })
 }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::loader::ConstantStatus;
+use super::constant::ConstantStatus;
 use super::{GaitReport, SlotStatus};
 
 fn num(v: Option<f64>) -> String {

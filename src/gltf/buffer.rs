@@ -17,6 +17,21 @@ pub(crate) struct Builder {
     pub bin: Vec<u8>,
 }
 
+/// Each component's minimum and maximum over `data`, as the JSON numbers an accessor's `min` and
+/// `max` hold (f32 -> f64 is exact, so they equal the stored floats).
+pub(crate) fn min_max<const N: usize>(data: &[[f32; N]]) -> (Value, Value) {
+    let mut lo = [f32::INFINITY; N];
+    let mut hi = [f32::NEG_INFINITY; N];
+    for e in data {
+        for i in 0..N {
+            lo[i] = lo[i].min(e[i]);
+            hi[i] = hi[i].max(e[i]);
+        }
+    }
+    let to_json = |a: [f32; N]| Value::from(a.iter().map(|&x| f64::from(x)).collect::<Vec<_>>());
+    (to_json(lo), to_json(hi))
+}
+
 impl Builder {
     fn align(&mut self) {
         while !self.bin.len().is_multiple_of(4) {
@@ -109,22 +124,7 @@ impl Builder {
         };
         let offset = self.begin(data.len() * N * 4);
         self.put(data.as_flattened(), f32::to_le_bytes);
-        let min_max = if with_min_max {
-            let mut lo = [f32::INFINITY; N];
-            let mut hi = [f32::NEG_INFINITY; N];
-            for e in data {
-                for i in 0..N {
-                    lo[i] = lo[i].min(e[i]);
-                    hi[i] = hi[i].max(e[i]);
-                }
-            }
-            // f32 -> f64 is exact, so the JSON numbers equal the stored floats.
-            let to_json =
-                |a: [f32; N]| Value::from(a.iter().map(|&x| f64::from(x)).collect::<Vec<_>>());
-            Some((to_json(lo), to_json(hi)))
-        } else {
-            None
-        };
+        let min_max = with_min_max.then(|| min_max(data));
         self.accessor(
             offset,
             data.len(),

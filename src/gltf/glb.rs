@@ -1,5 +1,7 @@
-//! The two containers: binary GLB (JSON chunk + BIN chunk) and a single `.gltf` JSON file with
-//! the buffer embedded as a base64 data URI.
+//! The GLB container, both ways (the only place that knows its bytes), and the embedded `.gltf`
+//! form: writing a JSON chunk and a BIN chunk into a GLB, and reading a GLB's header and chunks
+//! without trusting any length in it. What the readers make of a malformed container is theirs
+//! to say (the linter reports and goes on, import and gait stop): this file gives the facts.
 
 use ::gltf_json as json;
 use base64::Engine as _;
@@ -9,57 +11,161 @@ use serde_json::Value;
 
 use super::Exported;
 
-const MAGIC: &[u8; 4] = b"glTF";
+/// The first four bytes of every GLB.
+pub(crate) const MAGIC: &[u8; 4] = b"glTF";
 const VERSION: u32 = 2;
-const CHUNK_JSON: u32 = 0x4E4F_534A;
-const CHUNK_BIN: u32 = 0x004E_4942;
+/// Chunk type of the JSON chunk (`JSON`).
+pub(crate) const CHUNK_JSON: u32 = 0x4E4F_534A;
+/// Chunk type of the binary chunk (`BIN\0`).
+pub(crate) const CHUNK_BIN: u32 = 0x004E_4942;
 
-/// The document as a GLB: 12-byte header, JSON chunk padded with spaces, BIN chunk padded with
-/// zeros (omitted when there is no binary data).
-pub fn to_glb(e: &Exported) -> Vec<u8> {
-    let bin = &e.bin;
+/// Why a document could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum GlbError {
+    /// The JSON holds a value its model marks invalid, which has no JSON form.
+    #[error("the glTF JSON cannot be serialised")]
+    Json(#[source] serde_json::Error),
+    /// The container would be longer than its 32-bit length fields can say.
+    #[error("the GLB would exceed 4 GiB")]
+    TooLarge,
+}
+
+/// A GLB: 12-byte header, the JSON chunk that `json` writes straight into the output (padded
+/// with spaces; `json_guess` bytes are reserved for it), and the BIN chunk padded with zeros,
+/// omitted when `bin` is empty.
+pub(crate) fn write(
+    json_guess: usize,
+    json: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+    bin: &[u8],
+) -> Result<Vec<u8>, GlbError> {
     let bin_pad = bin.len().next_multiple_of(4) - bin.len();
     let bin_chunk = if bin.is_empty() {
         0
     } else {
         8 + bin.len() + bin_pad
     };
-    // The JSON goes straight into the output after the two headers; its length is patched in
-    // afterwards. A guess at its size saves most regrowth (the text is mostly extras).
-    let guess = usize::try_from(json_len_guess(&e.root)).unwrap_or(0);
     let mut out = Vec::new();
     // A guess too large for memory only costs regrowth.
-    let _ = out.try_reserve_exact(guess.saturating_add(20 + 3 + bin_chunk));
+    let _ = out.try_reserve_exact(json_guess.saturating_add(20 + 3 + bin_chunk));
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&[0; 4]); // total length, below
     out.extend_from_slice(&[0; 4]); // JSON chunk length, below
     out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
-    if serde_json::to_writer(&mut out, &e.root).is_err() {
-        out.truncate(20);
-    }
+    json(&mut out).map_err(GlbError::Json)?;
     while !out.len().is_multiple_of(4) {
         out.push(b' ');
     }
-    let json_len = out.len() - 20;
+    let json_len = u32::try_from(out.len() - 20).map_err(|_| GlbError::TooLarge)?;
+    let total = u32::try_from(out.len() + bin_chunk).map_err(|_| GlbError::TooLarge)?;
     if !bin.is_empty() {
         out.reserve_exact(bin_chunk);
+        // `total` fits in 32 bits, so does the BIN chunk's length.
         out.extend_from_slice(&((bin.len() + bin_pad) as u32).to_le_bytes());
         out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
         out.extend_from_slice(bin);
         out.resize(out.len() + bin_pad, 0);
     }
-    // `export` refuses documents over 4 GiB, so these lengths fit.
-    let total = out.len() as u32;
     if let Some(h) = out.get_mut(8..16) {
         h[..4].copy_from_slice(&total.to_le_bytes());
-        h[4..].copy_from_slice(&(json_len as u32).to_le_bytes());
+        h[4..].copy_from_slice(&json_len.to_le_bytes());
     }
-    out
+    Ok(out)
+}
+
+/// The document as a GLB (see [`write`]); an error only for a root holding invalid values
+/// (`export` never makes one) or one over 4 GiB (`export` refuses those).
+pub fn to_glb(e: &Exported) -> Result<Vec<u8>, GlbError> {
+    // A guess at the JSON's size saves most regrowth (the text is mostly extras).
+    let guess = usize::try_from(json_len_guess(&e.root)).unwrap_or(0);
+    write(guess, |out| serde_json::to_writer(out, &e.root), &e.bin)
+}
+
+/// The GLB header's fields, as far as the input holds them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Header {
+    /// The container version (offset 4), when the input has 8 bytes.
+    pub version: Option<u32>,
+    /// The total length the header gives (offset 8), when the input has 12 bytes.
+    pub length: Option<u32>,
+}
+
+/// The little-endian u32 at `at`, when all four bytes are there.
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+/// Reads the header of a GLB (an input that starts with [`MAGIC`]).
+pub(crate) fn header(input: &[u8]) -> Header {
+    Header {
+        version: u32_at(input, 4),
+        length: u32_at(input, 8),
+    }
+}
+
+/// One chunk as its header declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Chunk<'a> {
+    /// Offset of its 8-byte header.
+    pub offset: usize,
+    /// The length its header gives.
+    pub length: u32,
+    /// Its type.
+    pub kind: u32,
+    /// Its data, cut at the end of the container when the length runs past it.
+    pub data: &'a [u8],
+}
+
+impl Chunk<'_> {
+    /// Whether all `length` bytes of the data are there.
+    pub fn complete(&self) -> bool {
+        self.data.len() == self.length as usize
+    }
+}
+
+/// What the walk over the chunks finds next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step<'a> {
+    /// A chunk (check [`Chunk::complete`]).
+    Chunk(Chunk<'a>),
+    /// Fewer than 8 bytes, too few for a chunk header, at this offset before the end.
+    Cut(usize),
+}
+
+/// The chunks of `data` (a GLB cut to the length it may use) from offset 12 on. The walk ends
+/// after a cut header or a chunk running past the end. `align` starts each chunk at the next
+/// multiple of 4, as writers must pad (the linter reads that way; import and gait take lengths
+/// as given).
+pub(crate) fn chunks(data: &[u8], align: bool) -> impl Iterator<Item = Step<'_>> {
+    let mut at = Some(12usize);
+    std::iter::from_fn(move || {
+        let offset = at.filter(|&a| a < data.len())?;
+        let (Some(length), Some(kind)) = (u32_at(data, offset), u32_at(data, offset + 4)) else {
+            at = None;
+            return Some(Step::Cut(offset));
+        };
+        let start = offset + 8;
+        let stop = start.saturating_add(length as usize).min(data.len());
+        let chunk = Chunk {
+            offset,
+            length,
+            kind,
+            data: data.get(start..stop).unwrap_or(&[]),
+        };
+        at = if !chunk.complete() {
+            None
+        } else if align {
+            Some(stop.saturating_add(3) & !3)
+        } else {
+            Some(stop)
+        };
+        Some(Step::Chunk(chunk))
+    })
 }
 
 /// The length of `root` as compact JSON (what [`to_glb`] writes, before padding), counted without
-/// keeping the text; 0 if it cannot be serialised, as [`to_glb`] then writes no JSON either.
+/// keeping the text; 0 if it cannot be serialised (then [`to_glb`] refuses it).
 pub(crate) fn json_len(root: &json::Root) -> u64 {
     struct Count(u64);
     impl std::io::Write for Count {
@@ -194,16 +300,17 @@ fn json_size(root: &json::Root, object: u64, item: u64, chr: u64) -> Option<u64>
     Some(n)
 }
 
-/// The document as one `.gltf` JSON file (pretty-printed), buffer 0 as a data URI.
-pub fn to_gltf(e: &Exported) -> Vec<u8> {
+/// The document as one `.gltf` JSON file (pretty-printed), buffer 0 as a data URI; an error only
+/// for a root holding invalid values (`export` never makes one).
+pub fn to_gltf(e: &Exported) -> Result<Vec<u8>, GlbError> {
     let mut root = e.root.clone();
     if let Some(buffer) = root.buffers.first_mut() {
         let data = base64::engine::general_purpose::STANDARD.encode(&e.bin);
         buffer.uri = Some(format!("data:application/octet-stream;base64,{data}"));
     }
-    let mut out = serde_json::to_vec_pretty(&root).unwrap_or_default();
+    let mut out = serde_json::to_vec_pretty(&root).map_err(GlbError::Json)?;
     out.push(b'\n');
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -233,7 +340,7 @@ mod tests {
     #[test]
     fn glb_layout_exact() {
         let e = doc(vec![1, 2, 3, 4, 5, 6, 7, 8]);
-        let g = to_glb(&e);
+        let g = to_glb(&e).unwrap();
         let json = br#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":8}]}"#;
         let padded = json.len().div_ceil(4) * 4;
         assert_eq!(&g[0..4], b"glTF");
@@ -258,10 +365,10 @@ mod tests {
 
     #[test]
     fn glb_without_data_has_no_bin_chunk_and_gltf_embeds_base64() {
-        let g = to_glb(&doc(Vec::new()));
+        let g = to_glb(&doc(Vec::new())).unwrap();
         let json = br#"{"asset":{"version":"2.0"}}"#;
         assert_eq!(g.len(), 20 + json.len().div_ceil(4) * 4);
-        let t = to_gltf(&doc(vec![0xFF, 0, 0, 1]));
+        let t = to_gltf(&doc(vec![0xFF, 0, 0, 1])).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&t).unwrap();
         assert_eq!(
             v["buffers"][0]["uri"],
@@ -270,46 +377,117 @@ mod tests {
         assert_eq!(v["buffers"][0]["byteLength"], 4);
     }
 
-    #[test]
-    fn json_len_bound_holds_for_exports() {
-        use crate::gltf::{export, ExportOptions, Names};
-        use crate::native::{Format, NativeFile};
-        let mut checked = 0;
-        for seed in 0..30 {
-            let files = [
-                (crate::synth::hie::random(seed), Some(Format::Hie)),
-                (crate::synth::dmc3::random_mod(seed), None),
-                (crate::synth::dmc3::random_scm(seed), None),
-            ];
-            for (data, format) in files {
-                let Ok(native) = NativeFile::read(format, &data) else {
-                    continue;
-                };
-                let rig = crate::rig::lift(native);
-                // Names that JSON escapes at six bytes a byte, where there is one skeleton.
-                let opts = ExportOptions {
-                    names: (rig.skeletons.len() == 1).then(|| {
-                        let n = rig.skeletons[0].joints.len();
-                        Names::List((0..n).map(|k| "\u{1}".repeat(63 - k % 3)).collect())
-                    }),
-                    ..ExportOptions::default()
-                };
-                for opts in [ExportOptions::default(), opts] {
-                    let Ok(e) = export(&rig, &opts) else {
-                        continue;
-                    };
-                    let exact = json_len(&e.root);
-                    let json = serde_json::to_vec(&e.root).unwrap();
-                    assert_eq!(exact, json.len() as u64);
-                    let bound = json_len_bound(&e.root).expect("export writes only modelled parts");
-                    assert!(exact <= bound, "seed {seed}: {exact} > {bound}");
-                    let g = to_glb(&e);
-                    assert_eq!(&g[20..20 + json.len()], &json[..]);
-                    checked += 1;
-                }
-            }
+    /// A random document of the parts the export writes, built the way the export builds its
+    /// buffer: names and extras with characters JSON escapes, hierarchies, skins, meshes.
+    fn random_root(seed: u64) -> ::gltf_json::Root {
+        use crate::gltf::buffer::Builder;
+        use crate::synth::rng::Rng;
+        use ::gltf_json as json;
+        use json::buffer::Target;
+        use json::Index;
+        let mut rng = Rng::new(seed);
+        let text = |rng: &mut Rng| -> String {
+            let n = rng.index(70);
+            (0..n)
+                .map(|_| match rng.index(4) {
+                    0 => '\u{1}',
+                    1 => '"',
+                    2 => char::from(b'a' + rng.index(26) as u8),
+                    _ => 'é',
+                })
+                .collect()
+        };
+        let mut b = Builder::default();
+        let nodes = 1 + rng.index(40);
+        for i in 0..nodes {
+            let extras = serde_json::json!({"rigtrip": {"index": i, "raw": text(&mut rng), "f": rng.unit()}});
+            let children: Vec<Index<json::Node>> = (i + 1..nodes)
+                .filter(|_| rng.chance(0.1))
+                .map(|c| Index::new(c as u32))
+                .collect();
+            b.root.push(json::Node {
+                children: (!children.is_empty()).then_some(children),
+                extras: serde_json::value::to_raw_value(&extras).ok(),
+                name: Some(text(&mut rng)),
+                translation: Some([rng.unit() as f32 * -1e-30, 1.0, f32::MAX]),
+                rotation: Some(json::scene::UnitQuaternion([0.0, 0.0, 0.0, 1.0])),
+                ..json::Node::default()
+            });
         }
-        assert!(checked > 60, "{checked} exports checked");
+        let verts = 1 + rng.index(50);
+        let positions: Vec<[f32; 3]> = (0..verts)
+            .map(|_| [rng.unit() as f32, -(rng.unit() as f32) * 1e-38, 1e38])
+            .collect();
+        let pos = b.floats(&positions, Some(Target::ArrayBuffer), true, &text(&mut rng));
+        let joints: Vec<[u16; 4]> = (0..verts).map(|_| [rng.index(nodes) as u16; 4]).collect();
+        let jts = b.joints(&joints, rng.chance(0.5), "");
+        let tris: Vec<[u32; 3]> = (0..verts / 3)
+            .map(|_| [rng.next_u32(), 0, rng.index(70_000) as u32])
+            .collect();
+        let idx = b.indices(&tris, "");
+        let ibms: Vec<[f32; 16]> = (0..nodes).map(|_| [-1.234_567_9e-30; 16]).collect();
+        let ibm = b.floats(&ibms, None, false, "");
+        let attributes = [
+            (json::mesh::Semantic::Positions, pos),
+            (json::mesh::Semantic::Joints(0), jts),
+        ]
+        .into_iter()
+        .map(|(k, a)| (Checked::Valid(k), a))
+        .collect();
+        b.root.push(json::Mesh {
+            extensions: None,
+            extras: None,
+            name: Some(text(&mut rng)),
+            primitives: vec![json::mesh::Primitive {
+                attributes,
+                extensions: None,
+                extras: None,
+                indices: Some(idx),
+                material: None,
+                mode: Checked::Valid(json::mesh::Mode::Triangles),
+                targets: None,
+            }],
+            weights: None,
+        });
+        b.root.push(json::Skin {
+            extensions: None,
+            extras: None,
+            inverse_bind_matrices: Some(ibm),
+            joints: (0..nodes).map(|j| Index::new(j as u32)).collect(),
+            name: Some(text(&mut rng)),
+            skeleton: None,
+        });
+        let scene_extras = serde_json::json!({"rigtrip": {"gaps": text(&mut rng)}});
+        let scene = b.root.push(json::Scene {
+            extensions: None,
+            extras: serde_json::value::to_raw_value(&scene_extras).ok(),
+            name: None,
+            nodes: vec![Index::new(0)],
+        });
+        b.root.scene = Some(scene);
+        let (mut root, _) = b.finish();
+        root.asset.version = "2.0".into();
+        root.asset.generator = Some(text(&mut rng));
+        root
+    }
+
+    #[test]
+    fn json_len_bound_holds_for_documents_like_the_exports() {
+        for seed in 0..200 {
+            let root = random_root(seed);
+            let exact = json_len(&root);
+            let json = serde_json::to_vec(&root).unwrap();
+            assert_eq!(exact, json.len() as u64);
+            let bound = json_len_bound(&root).expect("only modelled parts");
+            assert!(exact <= bound, "seed {seed}: {exact} > {bound}");
+            let e = Exported {
+                root,
+                bin: Vec::new(),
+                report: ExportReport::default(),
+            };
+            let g = to_glb(&e).unwrap();
+            assert_eq!(&g[20..20 + json.len()], &json[..]);
+        }
     }
 
     #[test]
@@ -421,5 +599,129 @@ mod tests {
         // Parts the bound does not model make it decline.
         root.extensions_used.push("KHR_x".into());
         assert_eq!(json_len_bound(&root), None);
+    }
+
+    #[test]
+    fn a_root_without_json_form_is_an_error_not_an_empty_chunk() {
+        let mut e = doc(vec![1, 2, 3, 4]);
+        e.root.accessors.push(json::Accessor {
+            buffer_view: None,
+            byte_offset: None,
+            count: json::validation::USize64(1),
+            component_type: Checked::Invalid,
+            extensions: None,
+            extras: None,
+            type_: Checked::Invalid,
+            min: None,
+            max: None,
+            name: None,
+            normalized: false,
+            sparse: None,
+        });
+        assert!(matches!(to_glb(&e), Err(GlbError::Json(_))));
+        assert!(matches!(to_gltf(&e), Err(GlbError::Json(_))));
+        assert_eq!(json_len(&e.root), 0);
+    }
+
+    fn glb(chunks: &[(u32, u32, &[u8])], declared: Option<u32>) -> Vec<u8> {
+        let mut g = MAGIC.to_vec();
+        g.extend_from_slice(&2u32.to_le_bytes());
+        g.extend_from_slice(&[0; 4]);
+        for (len, kind, data) in chunks {
+            g.extend_from_slice(&len.to_le_bytes());
+            g.extend_from_slice(&kind.to_le_bytes());
+            g.extend_from_slice(data);
+        }
+        let total = declared.unwrap_or(g.len() as u32);
+        g[8..12].copy_from_slice(&total.to_le_bytes());
+        g
+    }
+
+    #[test]
+    fn header_fields_as_far_as_present() {
+        let g = glb(&[], Some(0x30));
+        assert_eq!(
+            header(&g),
+            Header {
+                version: Some(2),
+                length: Some(0x30)
+            }
+        );
+        assert_eq!(
+            header(&g[..9]),
+            Header {
+                version: Some(2),
+                length: None
+            }
+        );
+        assert_eq!(
+            header(&g[..7]),
+            Header {
+                version: None,
+                length: None
+            }
+        );
+    }
+
+    #[test]
+    fn chunk_walk_aligned_or_as_declared() {
+        // A JSON chunk of 5 bytes (misaligned), 3 bytes of padding, then a BIN chunk.
+        let g = glb(
+            &[
+                (5, CHUNK_JSON, b"{}   \0\0\0"),
+                (4, CHUNK_BIN, &[1, 2, 3, 4]),
+            ],
+            None,
+        );
+        let aligned: Vec<Step> = chunks(&g, true).collect();
+        assert_eq!(
+            aligned,
+            [
+                Step::Chunk(Chunk {
+                    offset: 12,
+                    length: 5,
+                    kind: CHUNK_JSON,
+                    data: b"{}   "
+                }),
+                Step::Chunk(Chunk {
+                    offset: 28,
+                    length: 4,
+                    kind: CHUNK_BIN,
+                    data: &[1, 2, 3, 4]
+                }),
+            ]
+        );
+        // Taken as declared, the next header starts inside the padding: its length field is
+        // the padding and the first byte of the real length.
+        let declared: Vec<Step> = chunks(&g, false).collect();
+        assert_eq!(declared.len(), 2);
+        let Step::Chunk(second) = declared[1] else {
+            panic!("{declared:?}")
+        };
+        assert_eq!(
+            (second.offset, second.length, second.kind),
+            (25, 0x0400_0000, 0x4200_0000)
+        );
+        assert!(!second.complete());
+        assert_eq!(second.data, &g[33..]);
+    }
+
+    #[test]
+    fn chunk_walk_stops_at_a_cut_header_or_a_chunk_past_the_end() {
+        let mut g = glb(&[(4, CHUNK_JSON, b"{}  ")], None);
+        g.extend_from_slice(&[9, 9, 9]);
+        assert_eq!(chunks(&g, true).collect::<Vec<_>>()[1..], [Step::Cut(24)]);
+        let g = glb(
+            &[(0xFFFF_FFF0, CHUNK_JSON, b"{}  "), (4, CHUNK_BIN, b"xxxx")],
+            None,
+        );
+        let steps: Vec<Step> = chunks(&g, true).collect();
+        assert_eq!(steps.len(), 1);
+        let Step::Chunk(c) = steps[0] else {
+            panic!("{steps:?}")
+        };
+        assert!(!c.complete());
+        assert_eq!(c.data.len(), g.len() - 20);
+        assert_eq!(c.data, &g[20..]);
     }
 }

@@ -6,12 +6,13 @@
 //! extras but drops asset, skin and top-level extras, cuts names at 63 bytes, and adds spurious
 //! joint scales when the conversion sits on a node above the joints).
 
-mod buffer;
+pub(crate) mod buffer;
 mod export;
-mod glb;
+pub(crate) mod glb;
 pub mod import;
 mod names;
 pub mod proxy;
+pub(crate) mod read;
 
 use std::collections::BTreeMap;
 
@@ -21,7 +22,7 @@ use crate::rig::GateFailure;
 
 pub use crate::rig::space::{Space, SpaceRotation};
 pub use export::{export, export_with};
-pub use glb::{to_glb, to_gltf};
+pub use glb::{to_glb, to_gltf, GlbError};
 pub use import::{import_path, import_slice, ImportError, ImportOptions, ImportReport, Imported};
 pub use names::NamesError;
 

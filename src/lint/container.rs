@@ -1,6 +1,6 @@
 //! Getting at the JSON and the binary data of a glTF or GLB without trusting any length in it:
-//! the GLB header and chunks, and buffers from the BIN chunk, `data:` URIs or files next to the
-//! input.
+//! the linter's findings on the GLB header and chunks (read by [`crate::gltf::glb`]), and
+//! buffers from the BIN chunk, `data:` URIs or files next to the input.
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -9,11 +9,10 @@ use std::path::Path;
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::doc::Out;
-
-const MAGIC: &[u8; 4] = b"glTF";
-const CHUNK_JSON: u32 = 0x4E4F_534A;
-const CHUNK_BIN: u32 = 0x004E_4942;
+use super::out::Out;
+use crate::gltf::glb::{self, Step};
+use crate::gltf::read::uri::percent_decode_lossy;
+use crate::gltf::read::Buffer;
 
 /// The JSON text and (for a GLB) the BIN chunk of an input.
 pub(crate) struct Container<'a> {
@@ -25,14 +24,9 @@ pub(crate) struct Container<'a> {
     pub kind: &'static str,
 }
 
-fn u32_at(b: &[u8], off: usize) -> Option<u32> {
-    let s = b.get(off..off.checked_add(4)?)?;
-    Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-}
-
 /// Splits `input` into JSON and BIN; `None` (with an error finding) when no JSON can be found.
 pub(crate) fn split<'a>(input: &'a [u8], out: &mut Out) -> Option<Container<'a>> {
-    if input.get(..4) != Some(MAGIC.as_slice()) {
+    if input.get(..4) != Some(glb::MAGIC.as_slice()) {
         // A UTF-8 byte order mark is forbidden but harmless for us.
         let json = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
         return Some(Container {
@@ -41,7 +35,8 @@ pub(crate) fn split<'a>(input: &'a [u8], out: &mut Out) -> Option<Container<'a>>
             kind: "gltf",
         });
     }
-    let (Some(version), Some(length)) = (u32_at(input, 4), u32_at(input, 8)) else {
+    let header = glb::header(input);
+    let (Some(version), Some(length)) = (header.version, header.length) else {
         out.error(
             "glb-invalid",
             "",
@@ -81,42 +76,47 @@ pub(crate) fn split<'a>(input: &'a [u8], out: &mut Out) -> Option<Container<'a>>
         );
         end = length as usize;
     }
-    let mut off = 12usize;
     let mut json: Option<&[u8]> = None;
     let mut bin: Option<&[u8]> = None;
-    let mut chunk = 0usize;
-    while off.saturating_add(8) <= end {
-        let (Some(clen), Some(ctype)) = (u32_at(input, off), u32_at(input, off + 4)) else {
-            break;
-        };
-        let start = off + 8;
-        let stop = match start.checked_add(clen as usize) {
-            Some(s) if s <= end => s,
-            _ => {
-                out.error(
+    let data = input.get(..end).unwrap_or(input);
+    for (k, step) in glb::chunks(data, true).enumerate() {
+        let c = match step {
+            Step::Chunk(c) => c,
+            Step::Cut(off) => {
+                out.warning(
                     "glb-invalid",
                     "",
                     format!(
-                        "GLB chunk {chunk} at offset {off:#x} claims {clen:#x} bytes, only {:#x} remain",
-                        end - start
+                        "{} stray bytes at offset {off:#x} after the last GLB chunk",
+                        end - off
                     ),
                 );
-                end
+                break;
             }
         };
+        let (off, clen) = (c.offset, c.length);
+        if !c.complete() {
+            out.error(
+                "glb-invalid",
+                "",
+                format!(
+                    "GLB chunk {k} at offset {off:#x} claims {clen:#x} bytes, only {:#x} remain",
+                    c.data.len()
+                ),
+            );
+        }
         if !clen.is_multiple_of(4) {
             out.warning(
                 "glb-alignment",
                 "",
                 format!(
-                    "GLB chunk {chunk} at offset {off:#x} has a length of {clen:#x}, not a multiple of 4"
+                    "GLB chunk {k} at offset {off:#x} has a length of {clen:#x}, not a multiple of 4"
                 ),
             );
         }
-        let data = input.get(start..stop).unwrap_or(&[]);
-        match (chunk, ctype) {
-            (0, CHUNK_JSON) => json = Some(data),
-            (0, _) => {
+        match (k, c.kind) {
+            (0, glb::CHUNK_JSON) => json = Some(c.data),
+            (0, ctype) => {
                 out.error(
                     "glb-invalid",
                     "",
@@ -124,8 +124,8 @@ pub(crate) fn split<'a>(input: &'a [u8], out: &mut Out) -> Option<Container<'a>>
                 );
                 return None;
             }
-            (_, CHUNK_BIN) if bin.is_none() => bin = Some(data),
-            (_, CHUNK_BIN) => out.warning(
+            (_, glb::CHUNK_BIN) if bin.is_none() => bin = Some(c.data),
+            (_, glb::CHUNK_BIN) => out.warning(
                 "glb-invalid",
                 "",
                 format!("a second BIN chunk at offset {off:#x} is ignored"),
@@ -133,19 +133,6 @@ pub(crate) fn split<'a>(input: &'a [u8], out: &mut Out) -> Option<Container<'a>>
             // Unknown chunk types are allowed and skipped.
             _ => {}
         }
-        chunk += 1;
-        // Chunks are 4-byte aligned; a misaligned length was reported above.
-        off = stop.saturating_add(3) & !3;
-    }
-    if off < end {
-        out.warning(
-            "glb-invalid",
-            "",
-            format!(
-                "{} stray bytes at offset {off:#x} after the last GLB chunk",
-                end - off
-            ),
-        );
     }
     let Some(json) = json else {
         out.error("glb-invalid", "", "the GLB has no JSON chunk");
@@ -157,9 +144,6 @@ pub(crate) fn split<'a>(input: &'a [u8], out: &mut Out) -> Option<Container<'a>>
         kind: "glb",
     })
 }
-
-/// A buffer's bytes (cut to its `byteLength`), or `None` when they could not be had (reported).
-pub(crate) type Buffer<'a> = Option<Cow<'a, [u8]>>;
 
 /// Loads every buffer of the document, reporting the ones that cannot be loaded.
 pub(crate) fn load_buffers<'a>(
@@ -259,7 +243,7 @@ fn load_buffer<'a>(
                     );
                     return None;
                 };
-                let path = dir.join(percent_decode(uri));
+                let path = dir.join(percent_decode_lossy(uri));
                 // Never read more than the buffer declares: the file may be anything.
                 let read = std::fs::File::open(&path).and_then(|f| {
                     let mut v = Vec::new();
@@ -308,49 +292,21 @@ fn load_buffer<'a>(
     })
 }
 
-/// `%XX` escapes decoded; anything malformed is kept as it is.
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while let Some(&c) = b.get(i) {
-        let hex = |k: usize| b.get(k).and_then(|&h| (h as char).to_digit(16));
-        match (c, hex(i + 1), hex(i + 2)) {
-            (b'%', Some(hi), Some(lo)) => {
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-            }
-            _ => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn percent_decoding() {
-        assert_eq!(percent_decode("a%20b%2Fc.bin"), "a b/c.bin");
-        assert_eq!(percent_decode("100%"), "100%");
-        assert_eq!(percent_decode("%zz"), "%zz");
-    }
-
-    #[test]
     fn glb_chunks_with_bad_lengths_are_reported_not_trusted() {
         let mut g = Vec::new();
-        g.extend_from_slice(b"glTF");
+        g.extend_from_slice(glb::MAGIC);
         g.extend_from_slice(&2u32.to_le_bytes());
         g.extend_from_slice(&40u32.to_le_bytes());
         g.extend_from_slice(&4u32.to_le_bytes());
-        g.extend_from_slice(&CHUNK_JSON.to_le_bytes());
+        g.extend_from_slice(&glb::CHUNK_JSON.to_le_bytes());
         g.extend_from_slice(b"{}  ");
         g.extend_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
-        g.extend_from_slice(&CHUNK_BIN.to_le_bytes());
+        g.extend_from_slice(&glb::CHUNK_BIN.to_le_bytes());
         g.extend_from_slice(&[1, 2, 3, 4]);
         let mut out = Out::default();
         let c = split(&g, &mut out).unwrap();

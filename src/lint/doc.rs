@@ -1,56 +1,12 @@
-//! The parsed document as the checks see it: the JSON root, the loaded buffers, the node
-//! hierarchy with rest-pose world matrices, and the findings being collected.
-
-use std::collections::HashSet;
+//! The parsed document as the checks see it: the JSON root, the loaded buffers and the node
+//! hierarchy with rest-pose world matrices.
 
 use glam::{DMat4, DQuat, DVec3};
 use serde_json::{Map, Value};
 
-use super::accessor::{self, Acc, AccError};
-use super::container::Buffer;
-use super::{Finding, Severity};
-
-/// Findings collected so far, and which accessors were already reported.
-#[derive(Debug, Default)]
-pub(crate) struct Out {
-    /// In the order found.
-    pub findings: Vec<Finding>,
-    reported: HashSet<usize>,
-    compressed: bool,
-}
-
-impl Out {
-    /// Adds a finding.
-    pub fn push(
-        &mut self,
-        severity: Severity,
-        code: &'static str,
-        pointer: impl Into<String>,
-        message: impl Into<String>,
-    ) {
-        self.findings.push(Finding {
-            severity,
-            code,
-            pointer: pointer.into(),
-            message: message.into(),
-        });
-    }
-
-    /// Adds an error.
-    pub fn error(&mut self, code: &'static str, ptr: impl Into<String>, msg: impl Into<String>) {
-        self.push(Severity::Error, code, ptr, msg);
-    }
-
-    /// Adds a warning.
-    pub fn warning(&mut self, code: &'static str, ptr: impl Into<String>, msg: impl Into<String>) {
-        self.push(Severity::Warning, code, ptr, msg);
-    }
-
-    /// Adds an info.
-    pub fn info(&mut self, code: &'static str, ptr: impl Into<String>, msg: impl Into<String>) {
-        self.push(Severity::Info, code, ptr, msg);
-    }
-}
+use super::out::Out;
+use crate::gltf::read::accessor::{self, Acc};
+use crate::gltf::read::Buffer;
 
 /// The document and its binary data, read-only for the checks.
 pub(crate) struct Doc<'a> {
@@ -77,22 +33,7 @@ impl<'a> Doc<'a> {
         match accessor::resolve(self.root, &self.buffers, i, self.limit) {
             Ok(a) => Some(a),
             Err(e) => {
-                if out.reported.insert(i) {
-                    match e {
-                        AccError::Invalid(m) => {
-                            out.error("accessor-invalid", format!("/accessors/{i}"), m)
-                        }
-                        AccError::Compressed(m) if !out.compressed => {
-                            out.compressed = true;
-                            out.info(
-                                "data-compressed",
-                                format!("/accessors/{i}"),
-                                format!("{m}; compressed data is not decoded, so checks that need it were skipped"),
-                            );
-                        }
-                        _ => {}
-                    }
-                }
+                out.accessor_error(i, e);
                 None
             }
         }

@@ -1,9 +1,10 @@
 //! `rigtrip lint`: the skin-contract diagnosis for any glTF or GLB, ours or not.
 //!
 //! The input is read without the `gltf` crate's validating loader, because broken files are the
-//! point: the JSON is parsed with serde_json, the GLB header and chunks are split by hand, and
-//! accessor data is read from the BIN chunk, `data:` URIs or files next to the input with every
-//! offset, stride and count checked first. Nothing in the input can make the linter panic; an
+//! point: the JSON is parsed with serde_json, the GLB header and chunks are read by
+//! [`crate::gltf`]'s container reader, and accessor data by its checked accessor reader, from the
+//! BIN chunk, `data:` URIs or files next to the input, with every offset, stride and count
+//! checked first. Every problem goes to the findings ([`out::Out`]), and the reading goes on. Nothing in the input can make the linter panic; an
 //! unreadable file is a report with an error finding.
 //!
 //! What is checked (`spec/GLTF.md`, seed 003): skins vs skinned mesh nodes, each skin's joints,
@@ -29,11 +30,11 @@
 //!   `skinned-mesh-transformed` W, `joints-out-of-range` E, `joint-slot-as-node-index` E;
 //! - names: `name-duplicate` W, `name-too-long` W.
 
-mod accessor;
 mod container;
 mod doc;
 mod lean;
 mod names;
+mod out;
 mod prim;
 mod render;
 mod skin;
@@ -43,43 +44,9 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use doc::{Doc, Out};
-
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Worth knowing; nothing is wrong.
-    Info,
-    /// Valid, but some loader or Blender will do something unexpected.
-    Warning,
-    /// Broken: the file violates the skin contract or cannot be read.
-    Error,
-}
-
-impl Severity {
-    /// `error`, `warning` or `info`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-/// One problem (or fact) found in a file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Finding {
-    /// Severity.
-    pub severity: Severity,
-    /// Stable kebab-case code, e.g. `joints-out-of-range`.
-    pub code: &'static str,
-    /// JSON pointer into the glTF JSON (`""` for the file as a whole).
-    pub pointer: String,
-    /// One line for a human.
-    pub message: String,
-}
+use doc::Doc;
+use out::Out;
+pub use out::{Finding, Severity};
 
 /// Per-vertex weight sums of a primitive, bucketed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

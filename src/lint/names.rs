@@ -4,7 +4,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::doc::{Doc, Out};
+use super::doc::Doc;
+use super::out::Out;
 
 /// Longest name Blender keeps, in bytes.
 const MAX_NAME_BYTES: usize = 63;

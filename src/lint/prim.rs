@@ -7,10 +7,11 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use glam::DMat4;
 use serde_json::Value;
 
-use super::accessor::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
-use super::doc::{escape, index, Doc, Graph, Ix, Out};
+use super::doc::{escape, index, Doc, Graph, Ix};
+use super::out::Out;
 use super::skin::{SkinInfo, POSE_TOL};
 use super::{PrimitiveSummary, SkinSummary, WeightSums};
+use crate::gltf::read::component::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
 
 /// One JOINTS_n / WEIGHTS_n set, decoded (4 values per vertex).
 struct Set {

@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 use glam::{DMat4, DQuat, DVec3, DVec4};
 use serde_json::Value;
 
-use super::accessor::FLOAT;
-use super::doc::{index, Doc, Graph, Ix, Out};
+use super::doc::{index, Doc, Graph, Ix};
+use super::out::Out;
 use super::SkinSummary;
+use crate::gltf::read::component::FLOAT;
 
 /// Relative tolerance of pose comparisons (unitless parts; translations relative to their size).
 pub(crate) const POSE_TOL: f64 = 1e-3;

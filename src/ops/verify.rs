@@ -167,7 +167,7 @@ fn gltf_leg(rig: &rig::Rig, data: &[u8]) -> Result<GltfLeg, String> {
         }
         Err(e) => return Ok(GltfLeg::Skipped(e.to_string())),
     };
-    let glb = to_glb(&exported);
+    let glb = to_glb(&exported).map_err(|e| e.to_string())?;
     let imported = import::import_slice(&glb, None, &import::ImportOptions::default())
         .map_err(|e| format!("import failed: {e}"))?;
     if imported.bytes == data {

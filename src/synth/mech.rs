@@ -603,16 +603,9 @@ impl Out {
         let mut a =
             json!({"bufferView": view, "componentType": 5126, "count": data.len(), "type": ty});
         if bounds {
-            let mut lo = [f32::INFINITY; N];
-            let mut hi = [f32::NEG_INFINITY; N];
-            for e in data {
-                for i in 0..N {
-                    lo[i] = lo[i].min(e[i]);
-                    hi[i] = hi[i].max(e[i]);
-                }
-            }
-            a["min"] = json!(lo.iter().map(|&x| f64::from(x)).collect::<Vec<_>>());
-            a["max"] = json!(hi.iter().map(|&x| f64::from(x)).collect::<Vec<_>>());
+            let (lo, hi) = crate::gltf::buffer::min_max(data);
+            a["min"] = lo;
+            a["max"] = hi;
         }
         self.accessors.push(a);
         self.accessors.len() - 1

@@ -389,7 +389,8 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
         rigtrip::gltf::to_glb(&exported)
     } else {
         rigtrip::gltf::to_gltf(&exported)
-    };
+    }
+    .with_context(|| format!("{}", a.file.display()))?;
     ops::output::write_atomic(&a.output, &bytes, a.force, Some(&a.file))?;
     let r = &exported.report;
     let mut out = std::io::stdout().lock();

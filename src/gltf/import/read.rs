@@ -1,6 +1,7 @@
-//! Reading a glTF container without trusting it: GLB or JSON text, buffers from the GLB binary
-//! chunk, `data:` URIs or files next to the `.gltf` (Blender's "glTF Separate"), and accessors
-//! as f64 components with every offset, stride and count checked against the bytes present.
+//! Reading a glTF container without trusting it, stopping at the first problem: GLB (its chunks
+//! read by [`crate::gltf::glb`]) or JSON text, buffers from the GLB binary chunk, `data:` URIs
+//! or files next to the `.gltf` (Blender's "glTF Separate"), and accessors as f64 components
+//! with every offset, stride and count checked against the bytes present.
 
 use std::path::{Component, Path};
 
@@ -8,10 +9,10 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::ImportError;
+use crate::gltf::glb::{self, Step};
+use crate::gltf::read::component;
+use crate::gltf::read::uri::percent_decode;
 
-const GLB_MAGIC: &[u8; 4] = b"glTF";
-const CHUNK_JSON: u32 = 0x4E4F_534A;
-const CHUNK_BIN: u32 = 0x004E_4942;
 /// Largest external buffer file read (a GLB cannot be larger either).
 const MAX_EXTERNAL: u64 = 1 << 32;
 
@@ -24,56 +25,51 @@ pub(crate) struct Doc {
     pub buffers: Vec<Vec<u8>>,
 }
 
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    let s = b.get(at..at.checked_add(4)?)?;
-    Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-}
-
 /// Splits a GLB into its JSON chunk and its first BIN chunk.
 fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), ImportError> {
     let bad = |problem: String| ImportError::Container(problem);
-    let version =
-        u32_at(bytes, 4).ok_or_else(|| bad("GLB shorter than its 12-byte header".into()))?;
+    let header = glb::header(bytes);
+    let version = header
+        .version
+        .ok_or_else(|| bad("GLB shorter than its 12-byte header".into()))?;
     if version != 2 {
         return Err(bad(format!("GLB version {version}, expected 2")));
     }
-    let length = u32_at(bytes, 8).unwrap_or(0) as usize;
-    if length > bytes.len() || length < 12 {
-        return Err(bad(format!(
-            "GLB header says {length:#x} bytes, the file has {:#x}",
-            bytes.len()
-        )));
-    }
-    let data = &bytes[..length];
-    let mut at = 12usize;
+    let length = header.length.unwrap_or(0) as usize;
+    let data = bytes
+        .get(..length)
+        .filter(|_| length >= 12)
+        .ok_or_else(|| {
+            bad(format!(
+                "GLB header says {length:#x} bytes, the file has {:#x}",
+                bytes.len()
+            ))
+        })?;
     let mut json = None;
     let mut bin = None;
-    while at < data.len() {
-        let (Some(len), Some(kind)) = (u32_at(data, at), u32_at(data, at + 4)) else {
-            return Err(bad(format!("GLB chunk header at {at:#x} is cut off")));
-        };
-        let start = at + 8;
-        let end = start
-            .checked_add(len as usize)
-            .filter(|&e| e <= data.len())
-            .ok_or_else(|| {
-                bad(format!(
-                    "GLB chunk at {at:#x} ({len:#x} bytes) runs past the end ({:#x})",
+    for step in glb::chunks(data, false) {
+        let chunk = match step {
+            Step::Chunk(c) if c.complete() => c,
+            Step::Chunk(c) => {
+                return Err(bad(format!(
+                    "GLB chunk at {:#x} ({:#x} bytes) runs past the end ({:#x})",
+                    c.offset,
+                    c.length,
                     data.len()
-                ))
-            })?;
-        let chunk = &data[start..end];
-        match kind {
-            CHUNK_JSON if json.is_none() => {
-                if at != 12 {
+                )))
+            }
+            Step::Cut(at) => return Err(bad(format!("GLB chunk header at {at:#x} is cut off"))),
+        };
+        match chunk.kind {
+            glb::CHUNK_JSON if json.is_none() => {
+                if chunk.offset != 12 {
                     return Err(bad("the GLB's first chunk is not JSON".into()));
                 }
-                json = Some(chunk);
+                json = Some(chunk.data);
             }
-            CHUNK_BIN if bin.is_none() => bin = Some(chunk),
+            glb::CHUNK_BIN if bin.is_none() => bin = Some(chunk.data),
             _ => {}
         }
-        at = end;
     }
     let json = json.ok_or_else(|| bad("GLB without a JSON chunk".into()))?;
     Ok((json, bin))
@@ -82,7 +78,7 @@ fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), ImportError> {
 /// Parses a GLB or a `.gltf` JSON text and loads every buffer. External buffer files are looked
 /// up relative to `base_dir`; only relative paths that stay inside it are followed.
 pub(crate) fn parse(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, ImportError> {
-    let (json_bytes, bin) = if bytes.starts_with(GLB_MAGIC) {
+    let (json_bytes, bin) = if bytes.starts_with(glb::MAGIC) {
         split_glb(bytes)?
     } else {
         (bytes, None)
@@ -160,24 +156,6 @@ fn load_buffer(
     Ok(data)
 }
 
-/// Percent-decodes a URI path (`%20` and friends); `None` for a malformed escape.
-fn percent_decode(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
 fn read_external(uri: &str, base_dir: Option<&Path>, len: u64) -> Result<Vec<u8>, String> {
     let name = percent_decode(uri).ok_or_else(|| format!("malformed URI {uri:?}"))?;
     if name.contains("://") {
@@ -236,28 +214,18 @@ impl Elements {
     }
 }
 
-fn comps_of(t: &str) -> Option<usize> {
-    Some(match t {
-        "SCALAR" => 1,
-        "VEC2" => 2,
-        "VEC3" => 3,
-        "VEC4" => 4,
-        "MAT2" => 4,
-        "MAT3" => 9,
-        "MAT4" => 16,
-        _ => return None,
-    })
-}
-
 /// Reads one component (its bytes, whether normalised).
 type ReadComponent = fn(&[u8], bool) -> f64;
 
-/// (size in bytes, reader) of a component type.
+/// (size in bytes, reader) of a component type. A reader per type, so that the innermost loop
+/// does not match on the type for every component. UNSIGNED_INT is never normalised here (glTF
+/// allows normalisation only for bytes and shorts).
 fn component(ct: u64) -> Option<(usize, ReadComponent)> {
+    use component::{normalise, BYTE, SHORT, UNSIGNED_BYTE, UNSIGNED_SHORT};
     fn i8n(b: &[u8], n: bool) -> f64 {
         let v = f64::from(b[0] as i8);
         if n {
-            (v / 127.0).max(-1.0)
+            normalise(BYTE, v)
         } else {
             v
         }
@@ -265,7 +233,7 @@ fn component(ct: u64) -> Option<(usize, ReadComponent)> {
     fn u8n(b: &[u8], n: bool) -> f64 {
         let v = f64::from(b[0]);
         if n {
-            v / 255.0
+            normalise(UNSIGNED_BYTE, v)
         } else {
             v
         }
@@ -273,7 +241,7 @@ fn component(ct: u64) -> Option<(usize, ReadComponent)> {
     fn i16n(b: &[u8], n: bool) -> f64 {
         let v = f64::from(i16::from_le_bytes([b[0], b[1]]));
         if n {
-            (v / 32767.0).max(-1.0)
+            normalise(SHORT, v)
         } else {
             v
         }
@@ -281,7 +249,7 @@ fn component(ct: u64) -> Option<(usize, ReadComponent)> {
     fn u16n(b: &[u8], n: bool) -> f64 {
         let v = f64::from(u16::from_le_bytes([b[0], b[1]]));
         if n {
-            v / 65535.0
+            normalise(UNSIGNED_SHORT, v)
         } else {
             v
         }
@@ -292,15 +260,16 @@ fn component(ct: u64) -> Option<(usize, ReadComponent)> {
     fn f32n(b: &[u8], _: bool) -> f64 {
         f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
-    Some(match ct {
-        5120 => (1, i8n as ReadComponent),
-        5121 => (1, u8n),
-        5122 => (2, i16n),
-        5123 => (2, u16n),
-        5125 => (4, u32n),
-        5126 => (4, f32n),
+    let read: ReadComponent = match ct {
+        BYTE => i8n,
+        UNSIGNED_BYTE => u8n,
+        SHORT => i16n,
+        UNSIGNED_SHORT => u16n,
+        component::UNSIGNED_INT => u32n,
+        component::FLOAT => f32n,
         _ => return None,
-    })
+    };
+    Some((component::size(ct)?, read))
 }
 
 /// Where an accessor's elements lie in its buffer view: `count` elements of `elem` bytes,
@@ -406,7 +375,7 @@ impl Doc {
         let comps = acc
             .get("type")
             .and_then(Value::as_str)
-            .and_then(comps_of)
+            .and_then(component::count)
             .ok_or_else(|| err("no valid type".into()))?;
         let count = acc
             .get("count")
@@ -416,7 +385,7 @@ impl Doc {
             .get("normalized")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let integer = ct != 5126 && !normalized;
+        let integer = ct != component::FLOAT && !normalized;
         let elem = size * comps;
         let count_usize = usize::try_from(count).map_err(|_| err("count too large".into()))?;
         let mut data: Vec<f64>;
@@ -456,7 +425,7 @@ impl Doc {
                     elem,
                     size,
                 };
-                if ct == 5126 {
+                if ct == component::FLOAT {
                     grid.decode(region, &mut data, |b| {
                         f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
                     });
@@ -523,10 +492,8 @@ impl Doc {
             .get("componentType")
             .and_then(Value::as_u64)
             .unwrap_or(0);
-        let (isize_, iread) = match ict {
-            5121 | 5123 | 5125 => {
-                component(ict).ok_or_else(|| err("bad sparse index type".into()))?
-            }
+        let (isize_, iread) = match component(ict) {
+            Some(c) if component::is_index(ict) => c,
             _ => {
                 return Err(err(format!(
                     "sparse index componentType {ict} is not unsigned"
@@ -629,13 +596,6 @@ mod tests {
     }
 
     #[test]
-    fn percent_decoding() {
-        assert_eq!(percent_decode("a%20b.bin").as_deref(), Some("a b.bin"));
-        assert_eq!(percent_decode("a%2"), None);
-        assert_eq!(percent_decode("a%zz"), None);
-    }
-
-    #[test]
     fn external_paths_stay_inside() {
         let dir = std::env::temp_dir();
         assert!(read_external("../x.bin", Some(&dir), 0)
@@ -651,11 +611,11 @@ mod tests {
 
     #[test]
     fn glb_chunks_are_bounds_checked() {
-        let mut g = b"glTF".to_vec();
+        let mut g = glb::MAGIC.to_vec();
         g.extend_from_slice(&2u32.to_le_bytes());
         g.extend_from_slice(&40u32.to_le_bytes());
         g.extend_from_slice(&100u32.to_le_bytes());
-        g.extend_from_slice(&CHUNK_JSON.to_le_bytes());
+        g.extend_from_slice(&glb::CHUNK_JSON.to_le_bytes());
         g.resize(40, b' ');
         assert!(
             matches!(parse(&g, None), Err(ImportError::Container(m)) if m.contains("runs past"))

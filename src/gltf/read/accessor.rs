@@ -1,16 +1,12 @@
 //! Reading accessor data ourselves: every offset, stride and count checked against the buffer
-//! view and the buffer before a single element is read; sparse substitution included.
+//! view and the buffer before a single element is read; sparse substitution and the column
+//! padding of small matrices included. Works on any document, valid or not (the `gltf` crate
+//! reads no accessor without a buffer view, and the linter must see broken files).
 
 use serde_json::{Map, Value};
 
-use super::container::Buffer;
-
-/// FLOAT.
-pub(crate) const FLOAT: u64 = 5126;
-/// UNSIGNED_BYTE.
-pub(crate) const UNSIGNED_BYTE: u64 = 5121;
-/// UNSIGNED_SHORT.
-pub(crate) const UNSIGNED_SHORT: u64 = 5123;
+use super::component::{self, FLOAT, UNSIGNED_BYTE};
+use super::Buffer;
 
 /// Why an accessor cannot be read.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,43 +17,6 @@ pub(crate) enum AccError {
     NoBuffer,
     /// Its data is compressed by an extension we do not decode.
     Compressed(String),
-}
-
-/// Size in bytes of a component type.
-pub(crate) fn component_size(ctype: u64) -> Option<usize> {
-    match ctype {
-        5120 | 5121 => Some(1),
-        5122 | 5123 => Some(2),
-        5125 | 5126 => Some(4),
-        _ => None,
-    }
-}
-
-/// Name of a component type as the spec writes it.
-pub(crate) fn component_name(ctype: u64) -> String {
-    match ctype {
-        5120 => "BYTE".into(),
-        5121 => "UNSIGNED_BYTE".into(),
-        5122 => "SHORT".into(),
-        5123 => "UNSIGNED_SHORT".into(),
-        5125 => "UNSIGNED_INT".into(),
-        5126 => "FLOAT".into(),
-        c => format!("component type {c}"),
-    }
-}
-
-/// (rows, columns) of an accessor type.
-fn shape(t: &str) -> Option<(usize, usize)> {
-    match t {
-        "SCALAR" => Some((1, 1)),
-        "VEC2" => Some((2, 1)),
-        "VEC3" => Some((3, 1)),
-        "VEC4" => Some((4, 1)),
-        "MAT2" => Some((2, 2)),
-        "MAT3" => Some((3, 3)),
-        "MAT4" => Some((4, 4)),
-        _ => None,
-    }
 }
 
 /// A resolved accessor: layout checked, data slices in hand.
@@ -162,14 +121,14 @@ pub(crate) fn resolve<'a>(
         .ok_or_else(|| AccError::Invalid(format!("{what} does not exist")))?;
     let count = to_usize(required_u64(obj, "count", &what)?, &what)?;
     let ctype = required_u64(obj, "componentType", &what)?;
-    let csize = component_size(ctype)
+    let csize = component::size(ctype)
         .ok_or_else(|| AccError::Invalid(format!("{what}: unknown componentType {ctype}")))?;
     let type_name = obj
         .get("type")
         .and_then(Value::as_str)
         .ok_or_else(|| AccError::Invalid(format!("{what}: `type` is missing")))?
         .to_string();
-    let (rows, cols) = shape(&type_name)
+    let (rows, cols) = component::shape(&type_name)
         .ok_or_else(|| AccError::Invalid(format!("{what}: unknown type {type_name:?}")))?;
     let normalized = obj
         .get("normalized")
@@ -254,11 +213,11 @@ fn sparse<'a>(
     let (idx, val) = (part("indices")?, part("values")?);
     let iw = format!("{what} indices");
     let ictype = required_u64(idx, "componentType", &iw)?;
-    let isize = match ictype {
-        5121 | 5123 | 5125 => component_size(ictype).unwrap_or(4),
-        c => {
+    let isize = match component::size(ictype) {
+        Some(size) if component::is_index(ictype) => size,
+        _ => {
             return Err(AccError::Invalid(format!(
-                "{iw}: componentType {c} is not an unsigned integer type"
+                "{iw}: componentType {ictype} is not an unsigned integer type"
             )))
         }
     };
@@ -281,7 +240,7 @@ fn sparse<'a>(
     }
     let mut indices = Vec::with_capacity(n);
     for k in 0..n {
-        let i = read_component(ibytes, k * isize, ictype).unwrap_or(f64::MAX);
+        let i = component::read(ibytes, k * isize, ictype).unwrap_or(f64::MAX);
         if i >= count as f64 {
             return Err(AccError::Invalid(format!(
                 "{iw}: index {k} is {i}, but the accessor has {count} elements"
@@ -292,44 +251,12 @@ fn sparse<'a>(
     Ok((indices, vbytes))
 }
 
-/// One little-endian component at `off` of `b`, as f64 (not normalised).
-fn read_component(b: &[u8], off: usize, ctype: u64) -> Option<f64> {
-    let get = |n: usize| b.get(off..off.checked_add(n)?);
-    Some(match ctype {
-        5120 => f64::from(get(1)?[0] as i8),
-        5121 => f64::from(get(1)?[0]),
-        5122 => {
-            let s = get(2)?;
-            f64::from(i16::from_le_bytes([s[0], s[1]]))
-        }
-        5123 => {
-            let s = get(2)?;
-            f64::from(u16::from_le_bytes([s[0], s[1]]))
-        }
-        5125 => {
-            let s = get(4)?;
-            f64::from(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-        }
-        5126 => {
-            let s = get(4)?;
-            f64::from(f32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-        }
-        _ => return None,
-    })
-}
-
 impl Acc<'_> {
     fn normalise(&self, x: f64) -> f64 {
-        if !self.normalized {
-            return x;
-        }
-        match self.ctype {
-            5120 => (x / 127.0).max(-1.0),
-            5121 => x / 255.0,
-            5122 => (x / 32767.0).max(-1.0),
-            5123 => x / 65535.0,
-            5125 => x / 4_294_967_295.0,
-            _ => x,
+        if self.normalized {
+            component::normalise(self.ctype, x)
+        } else {
+            x
         }
     }
 
@@ -360,7 +287,7 @@ impl Acc<'_> {
         for c in 0..cols {
             for r in 0..self.rows {
                 let off = base + c * self.col_stride + r * self.csize;
-                let x = read_component(bytes, off, self.ctype).unwrap_or(0.0);
+                let x = component::read(bytes, off, self.ctype).unwrap_or(0.0);
                 if let Some(o) = out.get_mut(c * self.rows + r) {
                     *o = self.normalise(x);
                 }
@@ -376,7 +303,7 @@ impl Acc<'_> {
             // Fast paths for the common tightly laid out vectors.
             if self.elem == self.comps * self.csize && !self.normalized {
                 match self.ctype {
-                    5126 => {
+                    FLOAT => {
                         for (k, o) in v.iter_mut().enumerate() {
                             let e = k / self.comps * self.stride + k % self.comps * 4;
                             if let Some(s) = d.get(e..e + 4) {
@@ -384,7 +311,7 @@ impl Acc<'_> {
                             }
                         }
                     }
-                    5121 => {
+                    UNSIGNED_BYTE => {
                         for (k, o) in v.iter_mut().enumerate() {
                             let e = k / self.comps * self.stride + k % self.comps;
                             *o = d.get(e).map_or(0.0, |&b| f64::from(b));
@@ -415,7 +342,7 @@ impl Acc<'_> {
     /// `MAT4 FLOAT`-style description for messages.
     pub(crate) fn describe(&self) -> String {
         let norm = if self.normalized { " normalized" } else { "" };
-        format!("{} {}{norm}", self.type_name, component_name(self.ctype))
+        format!("{} {}{norm}", self.type_name, component::name(self.ctype))
     }
 }
 
