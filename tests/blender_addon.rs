@@ -1,8 +1,8 @@
 //! The Blender add-on (`blender/rigtrip_blender`) in Blender 4.5: import and export through its
 //! operators give back the original bytes, a bone moved in edit mode lands in exactly its own
 //! and its children's records, a refused edit is an operator error naming the joint with no
-//! file left behind, joint names chosen in Blender survive, and a missing rigtrip program is
-//! reported clearly.
+//! file left behind, joint names chosen in Blender survive, a missing rigtrip program is
+//! reported clearly, and the add-on installs both ways the README gives.
 //!
 //! Each test runs `blender/tests/addon_test.py` under `tools/blender-python` with RIGTRIP_BIN
 //! set to this build's binary. They need Blender (the `bpy` module, installed on first use):
@@ -418,4 +418,49 @@ fn a_missing_rigtrip_program_is_reported_clearly() {
     // Through the import operator: the same message as an error, and nothing imported.
     assert_eq!(got["operator"], format!("Error: {env}\n"));
     assert_eq!(got["objects"], 0);
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn the_add_on_installs_as_an_extension_and_as_a_classic_add_on() {
+    let dir = case_dir("install");
+    let input = write(&dir, "x.mod", &rigtrip::synth::dmc3::sample_mod());
+    let user = dir.join("blender-user");
+    let work = dir.join("zips");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    let out = Command::new(repo().join("tools/blender-python"))
+        .arg(repo().join("blender/tests/addon_test.py"))
+        .args(["install", work.to_str().unwrap(), &input])
+        .env("BLENDER_USER_RESOURCES", &user)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT "))
+        .unwrap_or_else(|| {
+            panic!(
+                "no result\n{stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let got: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(got["build"], 0, "the extension build failed");
+    let message = "Error: the rigtrip program set in the add-on's preferences \
+                   ('/nonexistent/rigtrip') is not an executable file; fix it in Edit > \
+                   Preferences > Add-ons > rigtrip\n";
+    for (how, module) in [
+        ("extension", "bl_ext.user_default.rigtrip"),
+        ("classic", "rigtrip_blender"),
+    ] {
+        assert_eq!(got[how]["enabled"], serde_json::json!([module]), "{how}");
+        assert_eq!(
+            got[how]["menus"],
+            serde_json::json!(["menu_import"]),
+            "{how}"
+        );
+        // The preference is read: the program it names is what the operator complains about.
+        assert_eq!(got[how]["error"], message, "{how}");
+    }
 }

@@ -11,6 +11,10 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         rename that bone to NEW, export OUT, import OUT again through the add-on
     addon_test.py missing NATIVE
         what the user is told when the rigtrip program cannot be found
+    addon_test.py install WORKDIR NATIVE
+        build the extension zip and the classic add-on zip in WORKDIR, install and enable each
+        (run with BLENDER_USER_RESOURCES set to an empty folder), and check that its operators
+        and its preference (the rigtrip program) work
 
 The add-on is registered from this repository (blender/rigtrip_blender), as Blender would load it.
 """
@@ -71,6 +75,8 @@ def main(args):
     mode = args[0]
     if mode == "missing":
         return missing(args[1])
+    if mode == "install":
+        return install(args[1], args[2])
     fresh()
     native, out = args[1], args[2]
     if mode == "roundtrip":
@@ -139,6 +145,49 @@ def missing(native):
         operator = str(e)
     objects = len(bpy.data.objects)
     result(operator=operator, objects=objects, **messages)
+    return 0
+
+
+def install(workdir, native):
+    """Both ways of installing the add-on that the README gives, in a throw-away user folder."""
+    import addon_utils
+    import subprocess
+    import zipfile
+
+    source = os.path.dirname(os.path.abspath(rigtrip_blender.__file__))
+    tool = os.path.join(bpy.utils.system_resource("SCRIPTS"), "addons_core", "bl_pkg", "cli",
+                        "blender_ext.py")
+    build = subprocess.run([sys.executable, tool, "build", "--source-dir", source,
+                            "--output-dir", workdir], capture_output=True, text=True)
+    extension = os.path.join(workdir, "rigtrip-0.1.0.zip")
+    classic = os.path.join(workdir, "rigtrip_blender.zip")
+    with zipfile.ZipFile(classic, "w") as z:
+        for name in sorted(os.listdir(source)):
+            if name.endswith((".py", ".toml")):
+                z.write(os.path.join(source, name), f"rigtrip_blender/{name}")
+    os.environ.pop("RIGTRIP_BIN", None)
+    out = {"build": build.returncode}
+    for key, path in (("extension", extension), ("classic", classic)):
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        if key == "extension":
+            bpy.ops.extensions.package_install_files(filepath=path, repo="user_default",
+                                                     enable_on_install=True)
+        else:
+            bpy.ops.preferences.addon_install(filepath=path)
+            addon_utils.enable("rigtrip_blender", default_set=True)
+        enabled = sorted(m for m in bpy.context.preferences.addons.keys() if "rigtrip" in m)
+        menus = [f.__name__ for f in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()
+                 if "rigtrip" in getattr(f, "__module__", "")]
+        bpy.context.preferences.addons[enabled[0]].preferences.binary = "/nonexistent/rigtrip"
+        try:
+            bpy.ops.import_scene.rigtrip(filepath=native)
+            error = None
+        except RuntimeError as e:
+            error = str(e)
+        for module in enabled:
+            addon_utils.disable(module, default_set=True)
+        out[key] = {"enabled": enabled, "menus": menus, "error": error}
+    result(**out)
     return 0
 
 
