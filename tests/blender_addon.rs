@@ -464,3 +464,27 @@ fn the_add_on_installs_as_an_extension_and_as_a_classic_add_on() {
         assert_eq!(got[how]["error"], message, "{how}");
     }
 }
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn an_edited_mesh_is_refused_unless_the_original_meshes_are_kept() {
+    let (data, _, _) = generated_mod();
+    let dir = case_dir("mesh");
+    let input = write(&dir, "generated.mod", &data);
+    let out = dir.join("out.mod");
+    let got = driver(&["mesh", &input, out.to_str().unwrap(), "0"]);
+    let error = got["error"].as_str().expect("an operator error");
+    assert!(
+        error.starts_with("Error: the meshes were edited (vertex ")
+            && error.trim_end().ends_with(
+                "writing edited meshes back is not supported yet: undo the edit, or turn on \
+                 Keep original meshes to keep the original meshes"
+            ),
+        "{error}"
+    );
+    assert_eq!(files(&got), set(&["generated.mod"]));
+    // Keep original meshes: the original streams, so the original bytes.
+    let got = driver(&["mesh", &input, out.to_str().unwrap(), "1"]);
+    assert_eq!(got["error"], Value::Null);
+    assert!(std::fs::read(&out).unwrap() == data);
+}

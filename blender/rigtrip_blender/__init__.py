@@ -19,7 +19,7 @@ import tempfile
 import uuid
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from . import runner
@@ -306,6 +306,20 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         "object, or the only rig in the scene)",
         default="",
     )
+    keep_meshes: BoolProperty(
+        name="Keep original meshes",
+        description="Write the original vertex streams even if the meshes were edited in Blender "
+        "(rigtrip import --ignore-mesh-edits); off: an edited mesh is refused",
+        default=False,
+    )
+    tolerance: FloatProperty(
+        name="Tolerance",
+        description="How far a value may drift and still count as unedited, in glTF units "
+        "(rigtrip import --tolerance); 0: rigtrip's default",
+        default=0.0,
+        min=0.0,
+        precision=6,
+    )
     write_names: BoolProperty(
         name="Save joint names",
         description="Keep the joint names in NAME.names.json beside the file (when they are not "
@@ -350,9 +364,18 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
             result = bpy.ops.export_scene.gltf(filepath=glb, collection=coll.name, **settings)
             if "FINISHED" not in result or not os.path.isfile(glb):
                 raise runner.RigtripError("Blender's glTF exporter failed")
-            report = runner.run(
-                binary, ["import", glb, "-o", staged, "--json"], hide=[glb, staged]
-            )
+            args = ["import", glb, "-o", staged, "--json"]
+            if self.keep_meshes:
+                args.append("--ignore-mesh-edits")
+            if self.tolerance > 0:
+                args += ["--tolerance", repr(self.tolerance)]
+            try:
+                report = runner.run(binary, args, hide=[glb, staged])
+            except runner.RigtripError as e:
+                # rigtrip names its command-line flag; here it is an export option.
+                raise runner.RigtripError(
+                    str(e).replace("pass --ignore-mesh-edits", "turn on Keep original meshes")
+                ) from e
             os.replace(staged, target)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

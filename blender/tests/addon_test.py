@@ -9,6 +9,8 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         scale that bone by 2 in pose mode and export (rigtrip refuses it)
     addon_test.py rename NATIVE OUT SKELETON JOINT NEW
         rename that bone to NEW, export OUT, import OUT again through the add-on
+    addon_test.py mesh NATIVE OUT KEEP
+        move a vertex of the first rig mesh 10 cm up, export with Keep original meshes = KEEP (0/1)
     addon_test.py missing NATIVE
         what the user is told when the rigtrip program cannot be found
     addon_test.py install WORKDIR NATIVE
@@ -88,6 +90,12 @@ def main(args):
         result(error=error, files=listing(out))
         return 0
     coll = import_rig(native)
+    if mode == "mesh":
+        mesh = next(o for o in coll.all_objects if o.type == "MESH" and "rigtrip" in o)
+        mesh.data.vertices[0].co.z += 0.1
+        error = export_rig(out, keep_meshes=args[3] == "1")
+        result(mesh=mesh.name, error=error, files=listing(out))
+        return 0
     skeleton, joint = int(args[3]), int(args[4])
     arm, name = bone_of(coll, skeleton, joint)
     if mode == "move":
