@@ -256,10 +256,15 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
                 result = bpy.ops.import_scene.gltf(
                     filepath=glb, **_supported(bpy.ops.import_scene.gltf, GLTF_IMPORT)
                 )
+            except RuntimeError as e:
+                result = {str(e).strip()}
             finally:
                 context.view_layer.active_layer_collection = previous
             if "FINISHED" not in result:
-                raise runner.RigtripError("Blender's glTF importer failed on rigtrip's glTF")
+                bpy.data.collections.remove(coll)
+                raise runner.RigtripError(
+                    f"Blender's glTF importer failed on rigtrip's glTF: {', '.join(result)}"
+                )
             _set_property(coll, EXTRAS, extras[EXTRAS])
             coll[STATE] = {
                 "source": source,
