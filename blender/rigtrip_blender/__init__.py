@@ -1,0 +1,426 @@
+"""rigtrip for Blender: File > Import / Export > Game rig (rigtrip).
+
+Import runs `rigtrip export` on a native rig file (DMC3 .mod/.scm, PlayStation DBnnHIE.BIN, or a
+node-domain block inside any file) and loads the GLB with Blender's glTF importer into a new
+collection named after the file. That collection keeps what the way back needs: rigtrip's scene
+extras (custom property `rigtrip`) and the add-on's own state (`rigtrip_blender`: source path,
+block offset and node count).
+
+Export writes that collection with Blender's glTF exporter, with the settings a lossless round
+trip needs (custom properties on, the pose shown as the rest pose), runs `rigtrip import --json`
+into a temporary file beside the target, and only on success moves it into place. A refused edit
+becomes an error naming the joint; rigtrip's report goes to the Info area. Joint names chosen in
+Blender are kept in `<name>.names.json` beside the native file and read back on the next import.
+"""
+
+import os
+import shutil
+import tempfile
+import uuid
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+
+from . import runner
+
+bl_info = {
+    "name": "rigtrip",
+    "author": "rigtrip developers",
+    "version": (0, 1, 0),
+    "blender": (4, 2, 0),
+    "location": "File > Import > Game rig (rigtrip), File > Export > Game rig (rigtrip)",
+    "description": "Import and export game rigs losslessly through the rigtrip program",
+    "category": "Import-Export",
+}
+
+#: Collection custom property holding rigtrip's scene extras (exported as the glTF scene extras).
+EXTRAS = "rigtrip"
+#: Collection custom property holding the add-on's own state.
+STATE = "rigtrip_blender"
+
+#: glTF importer settings: Blender's defaults, spelled out (another bone heuristic rotates bones;
+#: scene extras go to the rig's collection instead of the scene).
+GLTF_IMPORT = {
+    "bone_heuristic": "BLENDER",
+    "guess_original_bind_pose": True,
+    "merge_vertices": False,
+    "import_shading": "NORMALS",
+    "import_scene_extras": False,
+    "import_scene_as_collection": True,
+}
+
+#: glTF exporter settings for a lossless round trip: custom properties on (rigtrip's extras), the
+#: rig's collection only (its custom properties become the scene extras), every bone (not only
+#: deforming ones, no added leaf bones), modifiers not applied, and the pose shown in the viewport
+#: written as the rest pose, so that a pose-mode change is written (or refused) like an edit-mode
+#: one instead of silently dropped.
+GLTF_EXPORT = {
+    "export_format": "GLB",
+    "export_extras": True,
+    "export_yup": True,
+    "export_apply": False,
+    "export_skins": True,
+    "export_def_bones": False,
+    "export_leaf_bone": False,
+    "export_hierarchy_flatten_bones": False,
+    "export_armature_object_remove": False,
+    "export_rest_position_armature": False,
+    "export_animations": False,
+    "use_selection": False,
+    "use_visible": False,
+    "use_renderable": False,
+    "use_active_collection": False,
+}
+
+
+class RigtripPreferences(bpy.types.AddonPreferences):
+    """Where the rigtrip program is, when neither RIGTRIP_BIN nor PATH says."""
+
+    bl_idname = __package__
+
+    binary: StringProperty(
+        name="rigtrip program",
+        description="Path of the rigtrip program (RIGTRIP_BIN, when set, wins; empty: PATH)",
+        subtype="FILE_PATH",
+        default="",
+    )
+
+    def draw(self, context):
+        self.layout.prop(self, "binary")
+
+
+def _supported(operator, settings):
+    """The settings `operator` knows (the add-on runs on Blender 4.2 and later)."""
+    known = operator.get_rna_type().properties.keys()
+    return {k: v for k, v in settings.items() if k in known}
+
+
+def _binary(context):
+    addon = context.preferences.addons.get(__package__)
+    preference = addon.preferences.binary if addon is not None else ""
+    return runner.find_binary(preference=preference)
+
+
+def _set_property(owner, key, value):
+    """Sets a custom property the way Blender's glTF importer sets extras (a value Blender cannot
+    hold becomes its str(), which rigtrip reads back)."""
+    try:
+        owner[key] = value
+    except Exception:
+        owner[key] = str(value)
+
+
+def rig_collections(scene):
+    """Collections of `scene` holding a rig imported by this add-on."""
+    return [c for c in scene.collection.children_recursive if STATE in c and EXTRAS in c]
+
+
+def find_rig(context, name=""):
+    """The rig to export: the collection named `name`, else the one holding the active or a
+    selected object, else the only one in the scene."""
+    if name:
+        coll = bpy.data.collections.get(name)
+        if coll is None or STATE not in coll or EXTRAS not in coll:
+            raise runner.RigtripError(f"no rig imported by rigtrip in a collection named {name!r}")
+        return coll
+    rigs = rig_collections(context.scene)
+    candidates = [context.view_layer.objects.active, *context.selected_objects]
+    for obj in candidates:
+        if obj is None:
+            continue
+        for coll in rigs:
+            if coll.all_objects.get(obj.name) == obj:
+                return coll
+    if len(rigs) == 1:
+        return rigs[0]
+    if not rigs:
+        raise runner.RigtripError(
+            "no rig in this scene was imported with File > Import > Game rig (rigtrip)"
+        )
+    listed = ", ".join(c.name for c in rigs)
+    raise runner.RigtripError(
+        f"{len(rigs)} rigs in this scene ({listed}): select an object of the one to export"
+    )
+
+
+def _bone_names(coll):
+    """(skeleton, original joint index) -> bone name, for every bone rigtrip exported."""
+    names = {}
+    for obj in coll.all_objects:
+        if obj.type != "ARMATURE":
+            continue
+        for bone in obj.data.bones:
+            ident = bone.get(EXTRAS)
+            if ident is None and obj.pose is not None and bone.name in obj.pose.bones:
+                ident = obj.pose.bones[bone.name].get(EXTRAS)
+            try:
+                key = (int(ident["skeleton"]), int(ident["joint"]))
+            except (TypeError, KeyError, ValueError):
+                continue
+            names[key] = bone.name
+    return names
+
+
+def _report_lines(operator, lines):
+    for line in lines:
+        operator.report({"INFO"}, line)
+
+
+class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
+    """Import a game rig (DMC3 .mod/.scm, DBnnHIE.BIN, a node-domain block) through rigtrip"""
+
+    bl_idname = "import_scene.rigtrip"
+    bl_label = "Import Game Rig (rigtrip)"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ""
+    filter_glob: StringProperty(default="*.mod;*.scm;*.bin;*.BIN;*.efm", options={"HIDDEN"})
+
+    file_format: EnumProperty(
+        name="Format",
+        items=(
+            ("AUTO", "Detect", "Detect the format from the file's content"),
+            ("hie", "DBnnHIE.BIN", "PlayStation database hierarchy table"),
+            ("dmc3", "DMC3 .mod/.scm", "Devil May Cry 3 model container"),
+        ),
+        default="AUTO",
+    )
+    block_at: StringProperty(
+        name="Block offset",
+        description="Byte offset of a DMC3 node-domain block inside any file (decimal or 0x-hex); "
+        "empty for a whole rig file",
+        default="",
+    )
+    nodes: IntProperty(
+        name="Nodes",
+        description="Node count of the block at Block offset",
+        default=0,
+        min=0,
+    )
+    use_names: BoolProperty(
+        name="Joint names",
+        description="Read joint names from the names file (default: NAME.names.json beside the "
+        "file, written by the export)",
+        default=True,
+    )
+    names_file: StringProperty(
+        name="Names file",
+        description="Joint names as JSON (empty: NAME.names.json beside the file, if there is one)",
+        subtype="FILE_PATH",
+        default="",
+    )
+
+    def execute(self, context):
+        try:
+            return self._import(context)
+        except runner.RigtripError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+
+    def _import(self, context):
+        source = os.path.abspath(bpy.path.abspath(self.filepath))
+        if not os.path.isfile(source):
+            raise runner.RigtripError(f"{source} is not a file")
+        block_at = self.block_at.strip()
+        if bool(block_at) != (self.nodes > 0):
+            raise runner.RigtripError("give both the block offset and its node count, or neither")
+        names = ""
+        if self.use_names:
+            names = bpy.path.abspath(self.names_file) if self.names_file else ""
+            if not names and os.path.isfile(runner.names_path(source)):
+                names = runner.names_path(source)
+        binary = _binary(context)
+
+        tmp = tempfile.mkdtemp(prefix="rigtrip-")
+        try:
+            glb = os.path.join(tmp, "rig.glb")
+            args = ["export", source, "-o", glb, "--json"]
+            if self.file_format != "AUTO":
+                args += ["--format", self.file_format]
+            if block_at:
+                args += ["--block-at", block_at, "--nodes", str(self.nodes)]
+            if names:
+                args += ["--names", names]
+            report = runner.run(binary, args, hide=[glb])
+            extras = runner.scene_extras(runner.glb_json(glb))
+            if EXTRAS not in extras:
+                raise runner.RigtripError("rigtrip wrote a glTF without its scene extras")
+
+            coll = bpy.data.collections.new(os.path.basename(source))
+            context.scene.collection.children.link(coll)
+            layer = context.view_layer.layer_collection.children[coll.name]
+            previous = context.view_layer.active_layer_collection
+            context.view_layer.active_layer_collection = layer
+            try:
+                result = bpy.ops.import_scene.gltf(
+                    filepath=glb, **_supported(bpy.ops.import_scene.gltf, GLTF_IMPORT)
+                )
+            except RuntimeError as e:
+                result = {str(e).strip()}
+            finally:
+                context.view_layer.active_layer_collection = previous
+            if "FINISHED" not in result:
+                bpy.data.collections.remove(coll)
+                raise runner.RigtripError(
+                    f"Blender's glTF importer failed on rigtrip's glTF: {', '.join(result)}"
+                )
+            _set_property(coll, EXTRAS, extras[EXTRAS])
+            coll[STATE] = {
+                "source": source,
+                "format": str(extras[EXTRAS].get("format", "")),
+                "block_at": block_at,
+                "nodes": self.nodes,
+                "names": names,
+            }
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        _report_lines(self, runner.export_info(report))
+        if names:
+            self.report({"INFO"}, f"joint names from {names}")
+        self.report({"INFO"}, f"imported {source} into collection {coll.name}")
+        return {"FINISHED"}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(self, "file_format")
+        layout.prop(self, "use_names")
+        if self.use_names:
+            layout.prop(self, "names_file")
+        box = layout.box()
+        box.label(text="Node-domain block in any file")
+        box.prop(self, "block_at")
+        box.prop(self, "nodes")
+
+
+class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
+    """Write the native file of a rig imported with rigtrip, with the edits made in Blender"""
+
+    bl_idname = "export_scene.rigtrip"
+    bl_label = "Export Game Rig (rigtrip)"
+    bl_options = {"REGISTER"}
+
+    filename_ext = ""
+    check_extension = None
+    filter_glob: StringProperty(default="*.mod;*.scm;*.bin;*.BIN;*.efm", options={"HIDDEN"})
+
+    rig: StringProperty(
+        name="Rig",
+        description="Collection of the rig to write (empty: the rig of the active or a selected "
+        "object, or the only rig in the scene)",
+        default="",
+    )
+    keep_meshes: BoolProperty(
+        name="Keep original meshes",
+        description="Write the original vertex streams even if the meshes were edited in Blender "
+        "(rigtrip import --ignore-mesh-edits); off: an edited mesh is refused",
+        default=False,
+    )
+    tolerance: FloatProperty(
+        name="Tolerance",
+        description="How far a value may drift and still count as unedited, in glTF units "
+        "(rigtrip import --tolerance); 0: rigtrip's default",
+        default=0.0,
+        min=0.0,
+        precision=6,
+    )
+    write_names: BoolProperty(
+        name="Save joint names",
+        description="Keep the joint names in NAME.names.json beside the file (when they are not "
+        "rigtrip's defaults, or that file exists)",
+        default=True,
+    )
+
+    def invoke(self, context, event):
+        try:
+            coll = find_rig(context, self.rig)
+            self.rig = coll.name
+            if not self.filepath:
+                self.filepath = coll[STATE]["source"]
+        except runner.RigtripError:
+            pass
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def execute(self, context):
+        try:
+            return self._export(context)
+        except runner.RigtripError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+
+    def _export(self, context):
+        if not self.filepath:
+            raise runner.RigtripError("no file to write given")
+        target = os.path.abspath(bpy.path.abspath(self.filepath))
+        coll = find_rig(context, self.rig)
+        binary = _binary(context)
+        if context.mode != "OBJECT":
+            # Edit-mode changes reach the armature only when edit mode is left.
+            bpy.ops.object.mode_set(mode="OBJECT")
+
+        tmp = tempfile.mkdtemp(prefix="rigtrip-")
+        folder, base = os.path.split(target)
+        staged = os.path.join(folder, f".{base}.rigtrip-{uuid.uuid4().hex[:12]}.tmp")
+        try:
+            glb = os.path.join(tmp, "edited.glb")
+            settings = _supported(bpy.ops.export_scene.gltf, GLTF_EXPORT)
+            result = bpy.ops.export_scene.gltf(filepath=glb, collection=coll.name, **settings)
+            if "FINISHED" not in result or not os.path.isfile(glb):
+                raise runner.RigtripError("Blender's glTF exporter failed")
+            args = ["import", glb, "-o", staged, "--json"]
+            if self.keep_meshes:
+                args.append("--ignore-mesh-edits")
+            if self.tolerance > 0:
+                args += ["--tolerance", repr(self.tolerance)]
+            try:
+                report = runner.run(binary, args, hide=[glb, staged])
+            except runner.RigtripError as e:
+                # rigtrip names its command-line flag; here it is an export option.
+                raise runner.RigtripError(
+                    str(e).replace("pass --ignore-mesh-edits", "turn on Keep original meshes")
+                ) from e
+            os.replace(staged, target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if os.path.exists(staged):
+                os.remove(staged)
+
+        _report_lines(self, runner.import_info(report))
+        names = runner.written_names(report, _bone_names(coll))
+        names_file = runner.names_path(target)
+        if (
+            self.write_names
+            and names
+            and (not runner.names_are_default(names) or os.path.exists(names_file))
+        ):
+            runner.write_json_atomic(names_file, names)
+            self.report({"INFO"}, f"joint names kept in {names_file}")
+        self.report({"INFO"}, f"wrote {target} ({os.path.getsize(target)} bytes)")
+        return {"FINISHED"}
+
+
+def menu_import(self, context):
+    self.layout.operator(IMPORT_SCENE_OT_rigtrip.bl_idname, text="Game rig (rigtrip)")
+
+
+def menu_export(self, context):
+    self.layout.operator(EXPORT_SCENE_OT_rigtrip.bl_idname, text="Game rig (rigtrip)")
+
+
+CLASSES = (RigtripPreferences, IMPORT_SCENE_OT_rigtrip, EXPORT_SCENE_OT_rigtrip)
+
+
+def register():
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export)
+
+
+def unregister():
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,212 @@
+"""Test driver for the rigtrip Blender add-on; tests/blender_addon.rs runs it under
+tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {json}" it prints.
+
+    addon_test.py roundtrip NATIVE OUT [BLOCK_AT NODES]
+        import NATIVE through the add-on, export OUT with no edit
+    addon_test.py move NATIVE OUT SKELETON JOINT DZ
+        move the bone of (SKELETON, JOINT) by DZ metres along Blender's Z (up) in edit mode
+    addon_test.py scale NATIVE OUT SKELETON JOINT
+        scale that bone by 2 in pose mode and export (rigtrip refuses it)
+    addon_test.py rename NATIVE OUT SKELETON JOINT NEW
+        rename that bone to NEW, export OUT, import OUT again through the add-on
+    addon_test.py mesh NATIVE OUT KEEP
+        move a vertex of the first rig mesh 10 cm up, export with Keep original meshes = KEEP (0/1)
+    addon_test.py missing NATIVE
+        what the user is told when the rigtrip program cannot be found
+    addon_test.py install WORKDIR NATIVE
+        build the extension zip and the classic add-on zip in WORKDIR, install and enable each
+        (run with BLENDER_USER_RESOURCES set to an empty folder), and check that its operators
+        and its preference (the rigtrip program) work
+
+The add-on is registered from this repository (blender/rigtrip_blender), as Blender would load it.
+"""
+
+import json
+import os
+import sys
+
+import bpy
+from mathutils import Vector
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import rigtrip_blender  # noqa: E402
+from rigtrip_blender import runner  # noqa: E402
+
+
+def result(**fields):
+    print("RESULT " + json.dumps(fields, sort_keys=True))
+
+
+def fresh():
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    rigtrip_blender.register()
+
+
+def import_rig(native, **kw):
+    before = set(bpy.data.collections)
+    assert bpy.ops.import_scene.rigtrip(filepath=native, **kw) == {"FINISHED"}
+    (coll,) = set(bpy.data.collections) - before - {bpy.data.collections.get("glTF_not_exported")}
+    return coll
+
+
+def export_rig(out, **kw):
+    """Runs the export operator; returns the error it raised, or None."""
+    try:
+        assert bpy.ops.export_scene.rigtrip(filepath=out, **kw) == {"FINISHED"}
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+def bone_of(coll, skeleton, joint):
+    for obj in coll.all_objects:
+        if obj.type != "ARMATURE":
+            continue
+        for bone in obj.data.bones:
+            ident = bone.get("rigtrip")
+            if ident and ident.get("skeleton") == skeleton and ident.get("joint") == joint:
+                return obj, bone.name
+    raise LookupError(f"no bone for skeleton {skeleton} joint {joint}")
+
+
+def listing(path):
+    return sorted(os.listdir(os.path.dirname(os.path.abspath(path))))
+
+
+def main(args):
+    mode = args[0]
+    if mode == "missing":
+        return missing(args[1])
+    if mode == "install":
+        return install(args[1], args[2])
+    fresh()
+    native, out = args[1], args[2]
+    if mode == "roundtrip":
+        kw = {}
+        if len(args) > 3:
+            kw = {"block_at": args[3], "nodes": int(args[4])}
+        import_rig(native, **kw)
+        error = export_rig(out)
+        result(error=error, files=listing(out))
+        return 0
+    coll = import_rig(native)
+    if mode == "mesh":
+        mesh = next(o for o in coll.all_objects if o.type == "MESH" and "rigtrip" in o)
+        mesh.data.vertices[0].co.z += 0.1
+        error = export_rig(out, keep_meshes=args[3] == "1")
+        result(mesh=mesh.name, error=error, files=listing(out))
+        return 0
+    skeleton, joint = int(args[3]), int(args[4])
+    arm, name = bone_of(coll, skeleton, joint)
+    if mode == "move":
+        dz = float(args[5])
+        bpy.context.view_layer.objects.active = arm
+        bpy.ops.object.mode_set(mode="EDIT")
+        eb = arm.data.edit_bones[name]
+        local = arm.matrix_world.inverted().to_3x3() @ Vector((0.0, 0.0, dz))
+        eb.head += local
+        eb.tail += local
+        # Left in edit mode on purpose: the export must take the edit as it is shown.
+        error = export_rig(out)
+        result(bone=name, error=error, files=listing(out))
+    elif mode == "scale":
+        arm.pose.bones[name].scale = (2.0, 2.0, 2.0)
+        error = export_rig(out)
+        result(bone=name, error=error, files=listing(out))
+    elif mode == "rename":
+        arm.data.bones[name].name = args[5]
+        error = export_rig(out)
+        names_file = runner.names_path(out)
+        again = import_rig(out)
+        _, renamed = bone_of(again, skeleton, joint)
+        with open(names_file, encoding="utf-8") as f:
+            names = json.load(f)
+        result(bone=name, error=error, reimported=renamed, names=names, files=listing(out))
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+def missing(native):
+    """The three ways of not finding rigtrip, unit by unit, then through the import operator."""
+    messages = {
+        "env": "",
+        "preference": "",
+        "path": "",
+    }
+    for key, kwargs in (
+        ("env", {"env": {"RIGTRIP_BIN": "/nonexistent/rigtrip", "PATH": ""}}),
+        ("preference", {"env": {"PATH": ""}, "preference": "/nonexistent/rigtrip"}),
+        ("path", {"env": {"PATH": ""}}),
+    ):
+        try:
+            runner.find_binary(**kwargs)
+        except runner.RigtripError as e:
+            messages[key] = str(e)
+    fresh()
+    os.environ["RIGTRIP_BIN"] = "/nonexistent/rigtrip"
+    try:
+        bpy.ops.import_scene.rigtrip(filepath=native)
+        operator = None
+    except RuntimeError as e:
+        operator = str(e)
+    objects = len(bpy.data.objects)
+    result(operator=operator, objects=objects, **messages)
+    return 0
+
+
+def install(workdir, native):
+    """Both ways of installing the add-on that the README gives, in a throw-away user folder."""
+    import addon_utils
+    import subprocess
+    import zipfile
+
+    source = os.path.dirname(os.path.abspath(rigtrip_blender.__file__))
+    tool = os.path.join(bpy.utils.system_resource("SCRIPTS"), "addons_core", "bl_pkg", "cli",
+                        "blender_ext.py")
+    build = subprocess.run([sys.executable, tool, "build", "--source-dir", source,
+                            "--output-dir", workdir], capture_output=True, text=True)
+    extension = os.path.join(workdir, "rigtrip-0.1.0.zip")
+    classic = os.path.join(workdir, "rigtrip_blender.zip")
+    with zipfile.ZipFile(classic, "w") as z:
+        for name in sorted(os.listdir(source)):
+            if name.endswith((".py", ".toml")):
+                z.write(os.path.join(source, name), f"rigtrip_blender/{name}")
+    os.environ.pop("RIGTRIP_BIN", None)
+    out = {"build": build.returncode}
+    for key, path in (("extension", extension), ("classic", classic)):
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        if key == "extension":
+            bpy.ops.extensions.package_install_files(filepath=path, repo="user_default",
+                                                     enable_on_install=True)
+        else:
+            bpy.ops.preferences.addon_install(filepath=path)
+            addon_utils.enable("rigtrip_blender", default_set=True)
+        enabled = sorted(m for m in bpy.context.preferences.addons.keys() if "rigtrip" in m)
+        menus = [f.__name__ for f in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()
+                 if "rigtrip" in getattr(f, "__module__", "")]
+        bpy.context.preferences.addons[enabled[0]].preferences.binary = "/nonexistent/rigtrip"
+        try:
+            bpy.ops.import_scene.rigtrip(filepath=native)
+            error = None
+        except RuntimeError as e:
+            error = str(e)
+        for module in enabled:
+            addon_utils.disable(module, default_set=True)
+        out[key] = {"enabled": enabled, "menus": menus, "error": error}
+    result(**out)
+    return 0
+
+
+def run(argv):
+    try:
+        return main(argv)
+    finally:
+        # bpy as a module hangs at exit while Python-registered classes remain.
+        if hasattr(bpy.types, "IMPORT_SCENE_OT_rigtrip"):
+            rigtrip_blender.unregister()
+
+
+if __name__ == "__main__":
+    sys.exit(run(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]))

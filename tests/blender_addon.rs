@@ -1,0 +1,490 @@
+//! The Blender add-on (`blender/rigtrip_blender`) in Blender 4.5: import and export through its
+//! operators give back the original bytes, a bone moved in edit mode lands in exactly its own
+//! and its children's records, a refused edit is an operator error naming the joint with no
+//! file left behind, joint names chosen in Blender survive, a missing rigtrip program is
+//! reported clearly, and the add-on installs both ways the README gives.
+//!
+//! Each test runs `blender/tests/addon_test.py` under `tools/blender-python` with RIGTRIP_BIN
+//! set to this build's binary. They need Blender (the `bpy` module, installed on first use):
+//! `RIGTRIP_BLENDER=1 cargo test --test blender_addon -- --include-ignored`.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use glam::DVec3;
+use rigtrip::native::{Format, NativeFile};
+use rigtrip::rig::{self, Rig};
+use serde_json::Value;
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh, empty directory for one case.
+fn case_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("blender_addon")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the add-on test driver with `args` and returns its RESULT object.
+fn driver(args: &[&str]) -> Value {
+    let out = Command::new(repo().join("tools/blender-python"))
+        .arg(repo().join("blender/tests/addon_test.py"))
+        .args(args)
+        .env("RIGTRIP_BIN", env!("CARGO_BIN_EXE_rigtrip"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT "));
+    match (out.status.success(), line) {
+        (true, Some(line)) => serde_json::from_str(line).unwrap(),
+        _ => panic!(
+            "driver {args:?} failed ({})\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
+
+fn write(dir: &Path, name: &str, data: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, data).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn files(v: &Value) -> BTreeSet<String> {
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+fn load(format: Option<Format>, data: &[u8]) -> Rig {
+    rig::lift(NativeFile::read(format, data).unwrap())
+}
+
+/// A generated HIE file whose skeletons all pass the gate and whose values are small enough
+/// (within 5 m) for a 5 cm move to stand far out of the import tolerance; with the skeleton and
+/// a non-root joint that has children.
+fn generated_hie() -> (Vec<u8>, usize, usize) {
+    for seed in 0..500u64 {
+        let data = rigtrip::synth::hie::random(seed);
+        let rig = load(Some(Format::Hie), &data);
+        if rig.skeletons.iter().any(|s| s.gate.is_err()) {
+            continue;
+        }
+        for (s, sk) in rig.skeletons.iter().enumerate() {
+            let Ok(worlds) = sk.world_positions() else {
+                continue;
+            };
+            let small = worlds.iter().all(|p| p.abs().max_element() < 5000.0)
+                && sk
+                    .joints
+                    .iter()
+                    .all(|j| j.translation.abs().max_element() < 5000.0);
+            if let (true, Some(k)) = (small, joint_with_children(&rig, s)) {
+                return (data, s, k);
+            }
+        }
+    }
+    panic!("no generated HIE file with a small skeleton in 500 seeds");
+}
+
+/// A generated DMC3 MOD with a non-root joint that has children.
+fn generated_mod() -> (Vec<u8>, usize, usize) {
+    let data = rigtrip::synth::dmc3::random_exportable(3, false);
+    let rig = load(Some(Format::Dmc3), &data);
+    let k = joint_with_children(&rig, 0).expect("a joint with a parent and children");
+    (data, 0, k)
+}
+
+/// The non-root joint of skeleton `s` with the most children.
+fn joint_with_children(rig: &Rig, s: usize) -> Option<usize> {
+    let sk = &rig.skeletons[s];
+    let kids = |k: usize| sk.joints.iter().filter(|j| j.parent == Some(k)).count();
+    (0..sk.joints.len())
+        .filter(|&k| sk.joints[k].parent.is_some() && kids(k) > 0)
+        .max_by_key(|&k| (kids(k), std::cmp::Reverse(k)))
+}
+
+fn children(rig: &Rig, s: usize, k: usize) -> Vec<usize> {
+    let sk = &rig.skeletons[s];
+    (0..sk.joints.len())
+        .filter(|&c| sk.joints[c].parent == Some(k))
+        .collect()
+}
+
+/// Byte range of each joint's native record: DMC3 transform records (0x20 bytes), HIE parts
+/// (0x28 bytes).
+fn records(native: &NativeFile) -> Vec<Vec<Range<usize>>> {
+    match native {
+        NativeFile::Dmc3(f) => {
+            let b = f.block.as_ref().unwrap();
+            let base = (b.offset + u64::from(b.rels.transform)) as usize;
+            vec![(0..b.transforms.len())
+                .map(|k| base + 0x20 * k..base + 0x20 * (k + 1))
+                .collect()]
+        }
+        NativeFile::Hie(f) => f
+            .hierarchies
+            .iter()
+            .map(|h| {
+                let base = h.offset as usize + 0x34;
+                (0..h.parts.len())
+                    .map(|k| base + 0x28 * k..base + 0x28 * (k + 1))
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn import_then_export_with_no_edit_gives_the_original_bytes() {
+    let (hie, _, _) = generated_hie();
+    let (modf, _, _) = generated_mod();
+    let scm = rigtrip::synth::dmc3::random_exportable(2, true);
+    assert!(load(Some(Format::Dmc3), &scm).skeletons.is_empty());
+    let (efm, offset, nodes) = rigtrip::synth::dmc3::sample_efm();
+    let offset = format!("{offset:#x}");
+    let nodes = nodes.to_string();
+    let cases: Vec<(&str, Vec<u8>, Vec<&str>)> = vec![
+        ("DB01HIE.BIN", hie, vec![]),
+        ("generated.mod", modf, vec![]),
+        ("generated.scm", scm, vec![]),
+        (
+            "dmc3_humanoid.mod",
+            rigtrip::synth::dmc3::sample_mod(),
+            vec![],
+        ),
+        ("dmc3_stage.scm", rigtrip::synth::dmc3::sample_scm(), vec![]),
+        ("dmc3_effect.efm", efm, vec![&offset, &nodes]),
+    ];
+    for (name, data, extra) in cases {
+        let dir = case_dir(&format!("same_{name}"));
+        let input = write(&dir, name, &data);
+        let out = dir.join(format!("out_{name}"));
+        let mut args = vec!["roundtrip", &input, out.to_str().unwrap()];
+        args.extend(extra);
+        let got = driver(&args);
+        assert_eq!(got["error"], Value::Null, "{name}");
+        // No names file: every name is rigtrip's default and none was there before.
+        assert_eq!(files(&got), set(&[name, &format!("out_{name}")]), "{name}");
+        assert!(std::fs::read(&out).unwrap() == data, "{name}: bytes differ");
+    }
+
+    // The HIE sample with its names file beside it: read at import, written beside the output.
+    let dir = case_dir("same_db22");
+    let input = write(&dir, "DB22HIE.BIN", &rigtrip::synth::hie::sample_db22());
+    let names = rigtrip::synth::hie::sample_db22_names();
+    write(&dir, "DB22HIE.names.json", names.as_bytes());
+    let out = dir.join("DB22.BIN");
+    let got = driver(&["roundtrip", &input, out.to_str().unwrap()]);
+    assert_eq!(got["error"], Value::Null);
+    assert_eq!(
+        files(&got),
+        set(&[
+            "DB22HIE.BIN",
+            "DB22HIE.names.json",
+            "DB22.BIN",
+            "DB22.names.json"
+        ])
+    );
+    assert!(std::fs::read(&out).unwrap() == rigtrip::synth::hie::sample_db22());
+    let want: Value = serde_json::from_str(&names).unwrap();
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("DB22.names.json")).unwrap())
+            .unwrap();
+    for (slot, list) in want.as_object().unwrap() {
+        assert_eq!(kept[format!("slot{slot}")], *list, "slot {slot}");
+    }
+}
+
+/// Moves joint `k` of skeleton `s` 5 cm up (Blender +Z) in edit mode through the add-on and
+/// checks the native bytes: only the records of `k` and its children change, by 5 cm in native
+/// units (`up` is the native up vector for 5 cm).
+fn moved_bone(name: &str, data: &[u8], format: Format, s: usize, k: usize, up: DVec3) {
+    let dir = case_dir(&format!("move_{name}"));
+    let input = write(&dir, name, data);
+    let out = dir.join(format!("out_{name}"));
+    let (sk, jk) = (s.to_string(), k.to_string());
+    let got = driver(&["move", &input, out.to_str().unwrap(), &sk, &jk, "0.05"]);
+    assert_eq!(got["error"], Value::Null, "{name}");
+    let written = std::fs::read(&out).unwrap();
+    assert_eq!(written.len(), data.len(), "{name}");
+
+    let before_file = NativeFile::read(Some(format), data).unwrap();
+    let before = rig::lift(before_file.clone());
+    let after = load(Some(format), &written);
+    let kids = children(&before, s, k);
+    assert!(!kids.is_empty());
+
+    // Which bytes changed: only inside the records of k and its children, and each of them.
+    let ranges = &records(&before_file)[s];
+    let touched: Vec<usize> = std::iter::once(k).chain(kids.iter().copied()).collect();
+    let diff: Vec<usize> = (0..data.len()).filter(|&i| data[i] != written[i]).collect();
+    for i in &diff {
+        assert!(
+            touched.iter().any(|&j| ranges[j].contains(i)),
+            "{name}: byte {i:#x} changed outside joint {k} and its children {kids:?}"
+        );
+    }
+    for &j in &touched {
+        assert!(
+            diff.iter().any(|i| ranges[j].contains(i)),
+            "{name}: joint {j}'s record did not change"
+        );
+    }
+
+    // By how much: the joint moved up by 5 cm in the world, nothing else moved.
+    let (wb, wa) = (
+        before.skeletons[s].world_positions().unwrap(),
+        after.skeletons[s].world_positions().unwrap(),
+    );
+    for (j, (b, a)) in wb.iter().zip(&wa).enumerate() {
+        let want = if j == k { *b + up } else { *b };
+        assert!(
+            (*a - want).abs().max_element() < 1e-3 * up.length(),
+            "{name}: joint {j} at {a}, expected {want}"
+        );
+    }
+    // In the records: the joint's local translation changed by 5 cm, each child's by 5 cm back
+    // (Blender keeps children where they are); every other joint is bit-identical.
+    let (jb, ja) = (&before.skeletons[s].joints, &after.skeletons[s].joints);
+    for j in 0..jb.len() {
+        let delta = ja[j].translation - jb[j].translation;
+        if touched.contains(&j) {
+            assert!(
+                (delta.length() - up.length()).abs() < 1e-3 * up.length(),
+                "{name}: joint {j} moved by {delta} in its record"
+            );
+        } else {
+            assert_eq!(ja[j].translation, jb[j].translation, "{name}: joint {j}");
+            assert_eq!(ja[j].rotation, jb[j].rotation, "{name}: joint {j}");
+        }
+    }
+    if format == Format::Hie {
+        // HIE parts hold integer offsets with Y down and no rotation: exact.
+        assert_eq!(ja[k].translation - jb[k].translation, up, "{name}");
+        for &c in &kids {
+            assert_eq!(ja[c].translation - jb[c].translation, -up, "{name}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn a_bone_moved_up_changes_only_its_and_its_childrens_records() {
+    // DMC3: centimetres, Y up: 5 cm up is +5 on Y.
+    let (data, s, k) = generated_mod();
+    moved_bone(
+        "generated.mod",
+        &data,
+        Format::Dmc3,
+        s,
+        k,
+        DVec3::new(0.0, 5.0, 0.0),
+    );
+    // HIE: 0.001 m per unit, Y down: 5 cm up is -50 on Y.
+    let (data, s, k) = generated_hie();
+    moved_bone(
+        "DB01HIE.BIN",
+        &data,
+        Format::Hie,
+        s,
+        k,
+        DVec3::new(0.0, -50.0, 0.0),
+    );
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn a_scaled_bone_is_an_operator_error_naming_the_joint_and_writes_nothing() {
+    let (modf, ms, mk) = generated_mod();
+    let (hie, hs, hk) = generated_hie();
+    for (name, data, format, s, k) in [
+        ("generated.mod", modf, Format::Dmc3, ms, mk),
+        ("DB01HIE.BIN", hie, Format::Hie, hs, hk),
+    ] {
+        let dir = case_dir(&format!("scale_{name}"));
+        let input = write(&dir, name, &data);
+        let out = dir.join(format!("out_{name}"));
+        let (sk, jk) = (s.to_string(), k.to_string());
+        let got = driver(&["scale", &input, out.to_str().unwrap(), &sk, &jk]);
+        let rig = load(Some(format), &data);
+        let skeleton = &rig.skeletons[s].name;
+        let bone = got["bone"].as_str().unwrap();
+        assert_eq!(bone, format!("{skeleton}_{k}"), "{name}");
+        let error = got["error"].as_str().expect("an operator error");
+        let want = format!("Error: skeleton {skeleton}, joint {k} ({bone}, node ");
+        assert!(error.starts_with(&want), "{name}: {error}");
+        assert!(
+            error.trim_end().ends_with("native joints carry no scale"),
+            "{name}: {error}"
+        );
+        // The scale found is the 2 set in Blender, within float noise.
+        let found = error
+            .split_once("): scale: [")
+            .and_then(|(_, rest)| rest.split_once(']'))
+            .map(|(list, _)| {
+                list.split(", ")
+                    .map(|x| x.parse::<f64>().unwrap())
+                    .collect()
+            })
+            .unwrap_or_else(|| panic!("{name}: no scale in {error}"));
+        let found: Vec<f64> = found;
+        assert_eq!(found.len(), 3, "{name}: {error}");
+        assert!(
+            found.iter().all(|x| (x - 2.0).abs() < 1e-5),
+            "{name}: {error}"
+        );
+        // Nothing written: no output, no temporary file, no names file.
+        assert_eq!(files(&got), set(&[name]), "{name}");
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn joint_names_chosen_in_blender_survive_the_next_import() {
+    let (data, s, k) = generated_mod();
+    let dir = case_dir("rename");
+    let input = write(&dir, "generated.mod", &data);
+    let out = dir.join("renamed.mod");
+    let (sk, jk) = (s.to_string(), k.to_string());
+    let got = driver(&[
+        "rename",
+        &input,
+        out.to_str().unwrap(),
+        &sk,
+        &jk,
+        "left elbow",
+    ]);
+    assert_eq!(got["error"], Value::Null);
+    // A rename changes no native byte; the name is kept beside the file and read back.
+    assert!(std::fs::read(&out).unwrap() == data);
+    assert_eq!(
+        files(&got),
+        set(&["generated.mod", "renamed.mod", "renamed.names.json"])
+    );
+    assert_eq!(got["reimported"], "left elbow");
+    let rig = load(Some(Format::Dmc3), &data);
+    let skeleton = &rig.skeletons[s].name;
+    let want: Vec<String> = (0..rig.skeletons[s].joints.len())
+        .map(|j| {
+            if j == k {
+                "left elbow".to_string()
+            } else {
+                format!("{skeleton}_{j}")
+            }
+        })
+        .collect();
+    assert_eq!(got["names"][skeleton], serde_json::json!(want));
+    assert_eq!(got["names"].as_object().unwrap().len(), 1);
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn a_missing_rigtrip_program_is_reported_clearly() {
+    let dir = case_dir("missing");
+    let input = write(&dir, "x.mod", &rigtrip::synth::dmc3::sample_mod());
+    let got = driver(&["missing", &input]);
+    let env = "RIGTRIP_BIN is set to '/nonexistent/rigtrip', which is not an executable file; \
+               point it at the rigtrip program, or unset it";
+    assert_eq!(got["env"], env);
+    assert_eq!(
+        got["preference"],
+        "the rigtrip program set in the add-on's preferences ('/nonexistent/rigtrip') is not \
+         an executable file; fix it in Edit > Preferences > Add-ons > rigtrip"
+    );
+    assert_eq!(
+        got["path"],
+        "the rigtrip program was not found: set its path in Edit > Preferences > Add-ons > \
+         rigtrip, or set RIGTRIP_BIN, or put rigtrip on PATH (build it with `cargo build \
+         --release`: target/release/rigtrip)"
+    );
+    // Through the import operator: the same message as an error, and nothing imported.
+    assert_eq!(got["operator"], format!("Error: {env}\n"));
+    assert_eq!(got["objects"], 0);
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn the_add_on_installs_as_an_extension_and_as_a_classic_add_on() {
+    let dir = case_dir("install");
+    let input = write(&dir, "x.mod", &rigtrip::synth::dmc3::sample_mod());
+    let user = dir.join("blender-user");
+    let work = dir.join("zips");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    let out = Command::new(repo().join("tools/blender-python"))
+        .arg(repo().join("blender/tests/addon_test.py"))
+        .args(["install", work.to_str().unwrap(), &input])
+        .env("BLENDER_USER_RESOURCES", &user)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT "))
+        .unwrap_or_else(|| {
+            panic!(
+                "no result\n{stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let got: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(got["build"], 0, "the extension build failed");
+    let message = "Error: the rigtrip program set in the add-on's preferences \
+                   ('/nonexistent/rigtrip') is not an executable file; fix it in Edit > \
+                   Preferences > Add-ons > rigtrip\n";
+    for (how, module) in [
+        ("extension", "bl_ext.user_default.rigtrip"),
+        ("classic", "rigtrip_blender"),
+    ] {
+        assert_eq!(got[how]["enabled"], serde_json::json!([module]), "{how}");
+        assert_eq!(
+            got[how]["menus"],
+            serde_json::json!(["menu_import"]),
+            "{how}"
+        );
+        // The preference is read: the program it names is what the operator complains about.
+        assert_eq!(got[how]["error"], message, "{how}");
+    }
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn an_edited_mesh_is_refused_unless_the_original_meshes_are_kept() {
+    let (data, _, _) = generated_mod();
+    let dir = case_dir("mesh");
+    let input = write(&dir, "generated.mod", &data);
+    let out = dir.join("out.mod");
+    let got = driver(&["mesh", &input, out.to_str().unwrap(), "0"]);
+    let error = got["error"].as_str().expect("an operator error");
+    assert!(
+        error.starts_with("Error: the meshes were edited (vertex ")
+            && error.trim_end().ends_with(
+                "writing edited meshes back is not supported yet: undo the edit, or turn on \
+                 Keep original meshes to keep the original meshes"
+            ),
+        "{error}"
+    );
+    assert_eq!(files(&got), set(&["generated.mod"]));
+    // Keep original meshes: the original streams, so the original bytes.
+    let got = driver(&["mesh", &input, out.to_str().unwrap(), "1"]);
+    assert_eq!(got["error"], Value::Null);
+    assert!(std::fs::read(&out).unwrap() == data);
+}
