@@ -2,7 +2,8 @@
 //! limit, the extras payloads, the integer placements recorded beside the float transforms,
 //! how an incoming (possibly edited) joint is told apart from float noise, what renumbering
 //! would break, and which native fields lowering recomputed. The glTF layer calls only these
-//! methods, so a new format is one more implementation here and one more entry in [`FORMATS`].
+//! methods, so a new format is one more implementation in `rig/` and one more entry in
+//! [`FORMATS`] (and in [`Source::format`]).
 
 use glam::{DQuat, DVec3};
 use serde::{Deserialize, Serialize};
