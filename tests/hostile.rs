@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rigtrip::bytes::{OutOfBounds, Overlap};
-use rigtrip::native::dmc3::Dmc3Error;
+use rigtrip::native::dmc3::{Dmc3Error, Label, Place};
 use rigtrip::native::hie::{HieError, HEADER_LEN, PART_LEN};
 use rigtrip::native::{Format, NativeFile, ReadError};
 use rigtrip::ops::verify::{verify_bytes, Verdict};
@@ -1175,9 +1175,9 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
 
     let (efm, offset, nodes) = synth_dmc3::sample_efm();
     let j = gltf_of(Some(Format::Block { offset, nodes }), &efm);
-    let dmc3 = |what: &str, problem: &str| {
+    let dmc3 = |what: Place, problem: &str| {
         ImportError::Write(WriteError::Dmc3(Dmc3Error::Inconsistent {
-            what: what.into(),
+            what,
             problem: problem.into(),
         }))
     };
@@ -1186,7 +1186,7 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
     assert_eq!(
         import_json_refused(&m),
         dmc3(
-            "file",
+            Place::File,
             "structures cover 0x1b8 bytes but end at 0xfffffffffffff140; the holes would be zero-filled"
         )
     );
@@ -1196,7 +1196,7 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
     assert_eq!(
         import_json_refused(&m),
         dmc3(
-            "node-domain block at 0x35",
+            Place::Is(Label::Block(0x35)),
             "padding at rel 0xffffffffffffffff..0xffffffffffffffff lies outside the block's extent 0x140"
         )
     );
@@ -1206,7 +1206,7 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
     assert_eq!(
         import_json_refused(&m),
         dmc3(
-            "file",
+            Place::File,
             "structures cover 0x141 bytes but end at 0xffffffffffffffff; the holes would be zero-filled"
         )
     );
@@ -1215,7 +1215,7 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
     assert_eq!(
         import_json_refused(&m),
         dmc3(
-            "node-domain block at 0x35",
+            Place::Is(Label::Block(0x35)),
             "its regions and padding cover 0x140 bytes but its extent is 0x1000000ff; the holes would be zero-filled"
         )
     );

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Dmc3Error;
+use super::{Dmc3Error, Place};
 use crate::bytes::{align, put_at, region_mut, Bytes, Gap, Overlap, RegionMap};
 use crate::native::record::{Ctx, Hex, HexArray, Nested};
 
@@ -205,7 +205,7 @@ impl NodeBlock {
         ] {
             if len != n {
                 return Err(Dmc3Error::Inconsistent {
-                    what: format!("node-domain block at {:#x}", self.offset),
+                    what: Place::Is(super::Label::Block(self.offset)),
                     problem: format!(
                         "{what} has {len} entries but there are {n} transform records"
                     ),
@@ -220,7 +220,7 @@ impl NodeBlock {
         for g in &self.padding {
             if g.end() > extent {
                 return Err(Dmc3Error::Inconsistent {
-                    what: format!("node-domain block at {:#x}", self.offset),
+                    what: Place::Is(super::Label::Block(self.offset)),
                     problem: format!(
                         "padding at rel {:#x}..{:#x} lies outside the block's extent {:#x}",
                         g.offset,
@@ -261,7 +261,7 @@ impl NodeBlock {
             .fold(0u64, u64::saturating_add);
         if self.extent().saturating_sub(covered) > super::MAX_HOLE_BYTES {
             return Err(Dmc3Error::Inconsistent {
-                what: format!("node-domain block at {:#x}", self.offset),
+                what: Place::Is(super::Label::Block(self.offset)),
                 problem: format!(
                     "its regions and padding cover {covered:#x} bytes but its extent is {:#x}; the holes would be zero-filled",
                     self.extent()
@@ -270,7 +270,7 @@ impl NodeBlock {
         }
         let extent = self.extent();
         usize::try_from(extent).map_err(|_| Dmc3Error::Inconsistent {
-            what: format!("node-domain block at {:#x}", self.offset),
+            what: Place::Is(super::Label::Block(self.offset)),
             problem: "extent does not fit in memory".into(),
         })?;
         Ok(extent)

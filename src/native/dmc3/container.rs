@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Dmc3Error;
+use super::{Dmc3Error, Place};
 use crate::bytes::{Bytes, Overlap, RegionMap};
 use crate::native::record::{Codec, Ctx, FieldDef, Hex, Hex32s, HexArray, Int, Record};
 
@@ -874,10 +874,10 @@ pub(crate) fn layout(
     objects: &[Object],
     out: &mut Vec<Placed>,
 ) -> Result<(), Dmc3Error> {
-    let bad = |what: String, problem: String| Dmc3Error::Inconsistent { what, problem };
+    let bad = |what: Place, problem: String| Dmc3Error::Inconsistent { what, problem };
     if h.object_count as usize != objects.len() {
         return Err(bad(
-            "container header +0x10".into(),
+            Place::Header("+0x10"),
             format!(
                 "object count {} but {} objects",
                 h.object_count,
@@ -902,7 +902,10 @@ pub(crate) fn layout(
         });
         if obj.record.mesh_count as usize != obj.meshes.len() {
             return Err(bad(
-                format!("object record {i} at {at:#x}"),
+                Place::At {
+                    label: Label::Object(i),
+                    offset: at,
+                },
                 format!(
                     "mesh count {} but {} meshes",
                     obj.record.mesh_count,
@@ -917,14 +920,17 @@ pub(crate) fn layout(
                 .checked_add(u64::from(j) * MESH_LEN)
                 .ok_or_else(|| {
                     bad(
-                        format!("object {i} mesh {j}"),
+                        Place::Mesh { object: i, mesh: j },
                         "mesh record offset overflows".into(),
                     )
                 })?;
             let what = Label::MeshRecord { object: i, mesh: j };
             if mesh.record.kind() != h.magic {
                 return Err(bad(
-                    format!("{what} at {mat:#x}"),
+                    Place::At {
+                        label: what,
+                        offset: mat,
+                    },
                     format!(
                         "a {} record in a {} container",
                         mesh.record.kind().name(),
@@ -942,7 +948,10 @@ pub(crate) fn layout(
             for &(kind, off) in streams.iter() {
                 if mesh.stream_len(kind) != vc {
                     return Err(bad(
-                        format!("{what} at {mat:#x}"),
+                        Place::At {
+                            label: what,
+                            offset: mat,
+                        },
                         format!(
                             "vertex count {vc} but the {} holds {} entries",
                             kind.name(),
@@ -975,7 +984,7 @@ pub(crate) fn layout(
                                 vertices: None,
                             };
                             return Err(bad(
-                                format!("{label} at {off:#x}"),
+                                Place::At { label, offset: off },
                                 format!("shared with {first} but holds other data"),
                             ));
                         }
@@ -997,7 +1006,10 @@ pub(crate) fn layout(
                 let named = streams.iter().any(|s| s.0 == kind);
                 if !named && mesh.stream_len(kind) != 0 {
                     return Err(bad(
-                        format!("{what} at {mat:#x}"),
+                        Place::At {
+                            label: what,
+                            offset: mat,
+                        },
                         format!("a {} mesh cannot hold a {}", h.magic.name(), kind.name()),
                     ));
                 }

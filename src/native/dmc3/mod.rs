@@ -150,10 +150,48 @@ pub enum Dmc3Error {
     #[error("cannot write {what}: {problem}")]
     Inconsistent {
         /// The structure, with its offset.
-        what: String,
+        what: Place,
         /// What disagrees.
         problem: String,
     },
+}
+
+/// Which structure a writer error is about, typed so that a caller (the dump's `build`) can
+/// name it without parsing the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// `container header {0}`: header fields by offset (`+0x10`).
+    Header(&'static str),
+    /// `{label} at {offset:#x}`: an object record, a mesh record or a stream.
+    At {
+        /// The structure.
+        label: Label,
+        /// Its absolute offset.
+        offset: u64,
+    },
+    /// `object {object} mesh {mesh}`: a mesh record that cannot be placed.
+    Mesh {
+        /// Object index.
+        object: u8,
+        /// Mesh index within the object.
+        mesh: u8,
+    },
+    /// `{0}`: a structure named by its label alone (the node-domain block).
+    Is(Label),
+    /// `file`: the file as a whole.
+    File,
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Header(fields) => write!(f, "container header {fields}"),
+            Place::At { label, offset } => write!(f, "{label} at {offset:#x}"),
+            Place::Mesh { object, mesh } => write!(f, "object {object} mesh {mesh}"),
+            Place::Is(label) => write!(f, "{label}"),
+            Place::File => f.write_str("file"),
+        }
+    }
 }
 
 /// The most uncovered bytes [`write`] zero-fills (holes only arise in structs built in code).
@@ -224,7 +262,7 @@ pub fn write_parts_into(file: Dmc3Parts<'_>, out: &mut Vec<u8>) -> Result<(), Dm
         match file.block {
             Some(b) if h.bone_count as usize != b.node_count() || h.block_offset != b.offset => {
                 return Err(Dmc3Error::Inconsistent {
-                    what: "container header +0x11/+0x20".into(),
+                    what: Place::Header("+0x11/+0x20"),
                     problem: format!(
                         "bone count {} and block offset {:#x}, but the block has {} nodes at {:#x}",
                         h.bone_count,
@@ -237,7 +275,7 @@ pub fn write_parts_into(file: Dmc3Parts<'_>, out: &mut Vec<u8>) -> Result<(), Dm
             Some(_) => {}
             None if h.has_block() => {
                 return Err(Dmc3Error::Inconsistent {
-                    what: "container header +0x11/+0x20".into(),
+                    what: Place::Header("+0x11/+0x20"),
                     problem: format!(
                         "names a block of {} nodes at {:#x}, but the file holds none",
                         h.bone_count, h.block_offset
@@ -269,7 +307,7 @@ pub fn write_parts_into(file: Dmc3Parts<'_>, out: &mut Vec<u8>) -> Result<(), Dm
     let (claims, _) = map.finish(&[])?;
     if end.saturating_sub(covered) > MAX_HOLE_BYTES {
         return Err(Dmc3Error::Inconsistent {
-            what: "file".into(),
+            what: Place::File,
             problem: format!(
                 "structures cover {covered:#x} bytes but end at {end:#x}; the holes would be zero-filled"
             ),
