@@ -1107,6 +1107,32 @@ fn external_buffers_unresolved_or_missing() {
 }
 
 #[test]
+fn buffers_nothing_reads_and_meshopt_fallbacks_may_lack_data() {
+    // A second buffer, without data, that no buffer view reads.
+    let (mut r, b) = base().build();
+    r["buffers"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"byteLength": 16}));
+    let rep = lint_doc(&r, &b);
+    assert_eq!(findings(&rep), ["info buffer-missing /buffers/1"]);
+    // The EXT_meshopt_compression fallback buffer has no uri by design, though views name it.
+    let (mut r, b) = base().build();
+    r["buffers"].as_array_mut().unwrap().push(
+        json!({"byteLength": 16, "extensions": {"EXT_meshopt_compression": {"fallback": true}}}),
+    );
+    r["bufferViews"].as_array_mut().unwrap().push(json!({"buffer": 1, "byteLength": 16,
+        "extensions": {"EXT_meshopt_compression": {"buffer": 0, "byteLength": 4, "byteStride": 4, "count": 4, "mode": "ATTRIBUTES"}}}));
+    let rep = lint_doc(&r, &b);
+    assert_eq!(findings(&rep), ["info buffer-missing /buffers/1"]);
+    // A buffer a view reads is still an error without its data.
+    r["bufferViews"][0]["buffer"] = json!(1);
+    r["buffers"][1].as_object_mut().unwrap().remove("extensions");
+    let rep = lint_doc(&r, &b);
+    assert_eq!(problems(&rep), ["error buffer-missing /buffers/1"]);
+}
+
+#[test]
 fn glb_header_and_chunk_defects() {
     let (root, bin) = base().build();
     let g = glb(&root, &bin);
