@@ -1091,6 +1091,37 @@ fn unreadable_and_unparseable_inputs_are_reports() {
 }
 
 #[test]
+fn cli_exit_codes_bad_input_2_error_1_clean_0() {
+    let dir = tmpdir("exit");
+    let (root, bin) = base().build();
+    let clean = dir.join("clean.glb");
+    std::fs::write(&clean, glb(&root, &bin)).unwrap();
+    let mut x = base();
+    x.sets[0].0[4] = [7, 0, 0, 0];
+    let (r, b) = x.build();
+    let broken = dir.join("broken.glb");
+    std::fs::write(&broken, glb(&r, &b)).unwrap();
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "not glTF").unwrap();
+    let no_asset = dir.join("other.json");
+    std::fs::write(&no_asset, "{\"nodes\": []}").unwrap();
+    let run = |files: &[&Path]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+            .arg("lint")
+            .args(files)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(run(&[&clean]), Some(0));
+    assert_eq!(run(&[&clean, &broken]), Some(1));
+    assert_eq!(run(&[&clean, &text]), Some(2));
+    assert_eq!(run(&[&broken, &no_asset]), Some(2));
+    assert_eq!(run(&[&dir.join("absent.glb")]), Some(2));
+}
+
+#[test]
 fn external_buffers_unresolved_or_missing() {
     let (mut r, _) = base().build();
     r["buffers"][0]["uri"] = json!("nowhere.bin");
@@ -1127,7 +1158,10 @@ fn buffers_nothing_reads_and_meshopt_fallbacks_may_lack_data() {
     assert_eq!(findings(&rep), ["info buffer-missing /buffers/1"]);
     // A buffer a view reads is still an error without its data.
     r["bufferViews"][0]["buffer"] = json!(1);
-    r["buffers"][1].as_object_mut().unwrap().remove("extensions");
+    r["buffers"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("extensions");
     let rep = lint_doc(&r, &b);
     assert_eq!(problems(&rep), ["error buffer-missing /buffers/1"]);
 }

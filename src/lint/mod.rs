@@ -193,6 +193,16 @@ impl LintReport {
         self.findings.iter().any(|f| f.severity == Severity::Error)
     }
 
+    /// Whether the file could not be read or is not glTF/GLB at all (the CLI exits 2): no JSON
+    /// found, JSON that does not parse or is not an object, or no `asset` object.
+    pub fn not_gltf(&self) -> bool {
+        self.container.is_empty()
+            || self.findings.iter().any(|f| {
+                matches!(f.code, "unreadable" | "json-invalid")
+                    || (f.code == "asset-version" && f.pointer == "/asset")
+            })
+    }
+
     /// Whether any finding is a warning.
     pub fn has_warnings(&self) -> bool {
         self.findings
