@@ -656,6 +656,15 @@ fn cases() -> Vec<Case> {
             want(&[&format!("warning influences-over-4 {PRIM}/JOINTS_1")]),
         ),
         (
+            "indices written as whole floats (1.0 is the JSON integer 1)",
+            doc(|r, _| {
+                r["nodes"][0]["mesh"] = json!(0.0);
+                r["skins"][0]["joints"] = json!([2.0, 3.0, 4.0, 5.0]);
+                r["accessors"][4]["count"] = json!(4.0);
+            }),
+            want(&[]),
+        ),
+        (
             "duplicate node names",
             fx(|x| x.nodes[5]["name"] = json!("spine")),
             want(&["warning name-duplicate /nodes/5/name"]),
@@ -852,6 +861,25 @@ fn messages_name_values_slots_and_nodes() {
     assert!(
         m.starts_with("animation 0 \"bend\": 1 of its 1 joint channels start away from the rest pose (usual for a clip), so starting it jumps from the rest pose on its first frame; worst: channel 0 node 3 \"spine\" rotation: rotation differs from rest by 9.74"),
         "{m}"
+    );
+
+    // A third "spine" becomes "spine.002" in Blender, not a second "spine.001".
+    let r = lint(&|x| {
+        x.nodes[4]["name"] = json!("spine");
+        x.nodes[5]["name"] = json!("spine");
+    });
+    let renames: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "name-duplicate")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(
+        renames,
+        [
+            "node 4 is named \"spine\" like node 3; Blender renames it (\"spine.001\"), so matching by name breaks",
+            "node 5 is named \"spine\" like node 3; Blender renames it (\"spine.002\"), so matching by name breaks",
+        ]
     );
 
     let r = lint(&|x| x.nodes[4]["name"] = json!("é".repeat(33)));
