@@ -36,7 +36,7 @@ fi
 if [ "${FUZZ_SEEDS:-}" = synth ]; then
   cargo run --release --example seeds -- "$fuzz_dir/corpus"
 else
-  mkdir -p corpus/hie corpus/dmc3 corpus/block corpus/gltf_import
+  mkdir -p corpus/hie corpus/dmc3 corpus/block corpus/gltf_import corpus/lint
   cp "$repo/samples/DB22HIE.BIN" corpus/hie/db22
   cp "$repo/samples/dmc3_humanoid.mod" corpus/dmc3/humanoid
   cp "$repo/samples/dmc3_stage.scm" corpus/dmc3/stage
@@ -54,6 +54,11 @@ else
         -o "$fuzz_dir/corpus/gltf_import/$s.$ext" || true
     done
   done
+  # lint: the same exports, and the validator's and our own skinned test files.
+  cp corpus/gltf_import/* corpus/lint/ 2>/dev/null || true
+  for f in "$repo"/tests/data/khronos-validator/*/*.gltf; do
+    cp "$f" "corpus/lint/$(basename "$(dirname "$f")")_$(basename "$f")"
+  done
 fi
 
 # One fuzzer process at a time (libFuzzer's default: -jobs/-workers would only move its output
@@ -64,7 +69,7 @@ for t in "${targets[@]}"; do
   log="artifacts/$t/last-run.log"
   set +e
   extra=(-max_len=65536)
-  if [ "$t" = gltf_import ]; then
+  if [ "$t" = gltf_import ] || [ "$t" = lint ]; then
     extra=(-max_len=262144 -dict="$fuzz_dir/gltf.dict")
   fi
   cargo fuzz run -O --sanitizer "$sanitizer" "$t" "corpus/$t" -- \

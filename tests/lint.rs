@@ -258,6 +258,14 @@ fn lint_doc(root: &Value, bin: &[u8]) -> LintReport {
     lint_slice(&glb(root, bin), "fixture.glb", None)
 }
 
+/// Every finding as `severity code pointer`.
+fn findings(r: &LintReport) -> Vec<String> {
+    r.findings
+        .iter()
+        .map(|f| format!("{} {} {}", f.severity.as_str(), f.code, f.pointer))
+        .collect()
+}
+
 /// Errors and warnings as `severity code pointer`.
 fn problems(r: &LintReport) -> Vec<String> {
     r.findings
@@ -438,12 +446,107 @@ fn cases() -> Vec<Case> {
                 x.ibms = Some(x.rest_ibms());
                 x.nodes[1]["translation"] = json!([0.0, 0.0, 2.5]);
             }),
-            want(&["warning bind-pose-offset /skins/0/inverseBindMatrices"]),
+            want(&["info bind-pose-offset /skins/0/inverseBindMatrices"]),
+        ),
+        (
+            "the whole bind pose offset from an identity mesh node (SimpleSkin-like)",
+            fx(|x| {
+                let shift = DMat4::from_translation(DVec3::new(-0.5, 0.0, 0.25));
+                x.ibms = Some(
+                    x.joints
+                        .iter()
+                        .map(|&j| {
+                            (x.world(j).inverse() * shift)
+                                .to_cols_array()
+                                .map(|v| v as f32)
+                        })
+                        .collect(),
+                );
+            }),
+            want(&["info bind-pose-offset /skins/0/inverseBindMatrices"]),
+        ),
+        (
+            "mesh node under a transformed parent, bound at its frame (CesiumMan-like)",
+            fx(|x| {
+                x.nodes[1]["children"] = json!([2, 0]);
+                x.scene = vec![1];
+                let mesh = x.world(0);
+                x.ibms = Some(
+                    x.joints
+                        .iter()
+                        .map(|&j| {
+                            (x.world(j).inverse() * mesh)
+                                .to_cols_array()
+                                .map(|v| v as f32)
+                        })
+                        .collect(),
+                );
+            }),
+            want(&["info skinned-mesh-transformed /nodes/0"]),
         ),
         (
             "first keyframe away from rest",
             fx(|x| x.spine_keys[0] = f32q(DQuat::from_rotation_x(0.2 + 0.17))),
-            want(&["warning first-key-snap /animations/0"]),
+            want(&["info first-key-snap /animations/0"]),
+        ),
+        (
+            "the skinned mesh node animated",
+            doc(|r, _| r["animations"][0]["channels"][0]["target"]["node"] = json!(0)),
+            want(&["warning skinned-mesh-animated /animations/0/channels/0/target/path"]),
+        ),
+        (
+            "IBMs in a strided buffer view",
+            doc(|r, _| r["bufferViews"][4]["byteStride"] = json!(64)),
+            want(&["error ibm-strided /skins/0/inverseBindMatrices"]),
+        ),
+        (
+            "IBMs a placeholder (no buffer view)",
+            doc(|r, _| {
+                r["accessors"][4]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("bufferView");
+            }),
+            want(&["info accessor-no-data /skins/0/inverseBindMatrices"]),
+        ),
+        (
+            "joints outside the mesh node's scene",
+            fx(|x| x.scene = vec![0]),
+            want(&["error skin-joints-not-in-scene /nodes/0"]),
+        ),
+        (
+            "a joint named with weight zero",
+            fx(|x| x.sets[0].0[0] = [0, 3, 0, 0]),
+            want(&[&format!("info joint-zero-weight {PRIM}/JOINTS_0")]),
+        ),
+        (
+            "a joint named twice across JOINTS_0 and JOINTS_1",
+            fx(|x| {
+                x.sets[0].1[7] = [0.5, 0.25, 0.125, 0.0];
+                let mut j1 = vec![[0u8; 4]; 8];
+                let mut w1 = vec![[0f32; 4]; 8];
+                j1[7] = [2, 0, 0, 0];
+                w1[7] = [0.125, 0.0, 0.0, 0.0];
+                x.sets.push((j1, w1));
+            }),
+            want(&[
+                &format!("warning joint-repeated {PRIM}/JOINTS_0"),
+                &format!("warning influences-over-4 {PRIM}/JOINTS_1"),
+            ]),
+        ),
+        (
+            "weights summing to 1.25 across WEIGHTS_0 and WEIGHTS_1",
+            fx(|x| {
+                let mut j1 = vec![[0u8; 4]; 8];
+                let mut w1 = vec![[0f32; 4]; 8];
+                j1[3] = [1, 0, 0, 0];
+                w1[3] = [0.25, 0.0, 0.0, 0.0];
+                x.sets.push((j1, w1));
+            }),
+            want(&[
+                &format!("error weights-not-normalized {PRIM}/WEIGHTS_0"),
+                &format!("warning influences-over-4 {PRIM}/JOINTS_1"),
+            ]),
         ),
         (
             "JOINTS_0 without WEIGHTS_0",
@@ -473,7 +576,10 @@ fn cases() -> Vec<Case> {
             doc(|r, _| {
                 r["nodes"][0].as_object_mut().unwrap().remove("skin");
             }),
-            want(&["error node-joints-without-skin /nodes/0"]),
+            want(&[
+                "warning node-joints-without-skin /nodes/0",
+                "info skin-unused /skins/0",
+            ]),
         ),
         (
             "skin but the mesh has no JOINTS",
@@ -550,6 +656,15 @@ fn cases() -> Vec<Case> {
             want(&[&format!("warning influences-over-4 {PRIM}/JOINTS_1")]),
         ),
         (
+            "indices written as whole floats (1.0 is the JSON integer 1)",
+            doc(|r, _| {
+                r["nodes"][0]["mesh"] = json!(0.0);
+                r["skins"][0]["joints"] = json!([2.0, 3.0, 4.0, 5.0]);
+                r["accessors"][4]["count"] = json!(4.0);
+            }),
+            want(&[]),
+        ),
+        (
             "duplicate node names",
             fx(|x| x.nodes[5]["name"] = json!("spine")),
             want(&["warning name-duplicate /nodes/5/name"]),
@@ -581,7 +696,7 @@ fn cases() -> Vec<Case> {
         (
             "skinned mesh node with a transform",
             fx(|x| x.nodes[0]["translation"] = json!([1.0, 0.0, 0.0])),
-            want(&["warning skinned-mesh-transformed /nodes/0"]),
+            want(&["info skinned-mesh-transformed /nodes/0"]),
         ),
         (
             "unskinned primitive in a skinned mesh",
@@ -641,7 +756,11 @@ fn each_defect_alone_gives_exactly_its_findings() {
             ("glb", lint_doc(&root, &bin)),
             ("gltf", lint_slice(&embedded(&root, &bin), "x.gltf", None)),
         ] {
-            let got = problems(&r);
+            let got = if expected.iter().any(|e| e.starts_with("info ")) {
+                findings(&r)
+            } else {
+                problems(&r)
+            };
             if got != expected {
                 failures.push(format!(
                     "{name} ({container}): expected {expected:?}\n{}",
@@ -740,8 +859,27 @@ fn messages_name_values_slots_and_nodes() {
     let r = lint(&|x| x.spine_keys[0] = f32q(DQuat::from_rotation_x(0.2 + 0.17)));
     let m = msg(&r, "first-key-snap");
     assert!(
-        m.starts_with("animation 0 \"bend\": 1 of its 1 joint channels start away from the rest pose, so playback snaps on its first frame; worst: channel 0 node 3 \"spine\" rotation: rotation differs from rest by 9.74"),
+        m.starts_with("animation 0 \"bend\": 1 of its 1 joint channels start away from the rest pose (usual for a clip), so starting it jumps from the rest pose on its first frame; worst: channel 0 node 3 \"spine\" rotation: rotation differs from rest by 9.74"),
         "{m}"
+    );
+
+    // A third "spine" becomes "spine.002" in Blender, not a second "spine.001".
+    let r = lint(&|x| {
+        x.nodes[4]["name"] = json!("spine");
+        x.nodes[5]["name"] = json!("spine");
+    });
+    let renames: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "name-duplicate")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(
+        renames,
+        [
+            "node 4 is named \"spine\" like node 3; Blender renames it (\"spine.001\"), so matching by name breaks",
+            "node 5 is named \"spine\" like node 3; Blender renames it (\"spine.002\"), so matching by name breaks",
+        ]
     );
 
     let r = lint(&|x| x.nodes[4]["name"] = json!("é".repeat(33)));
@@ -939,7 +1077,7 @@ fn other_exporters_layouts_are_read_right() {
     // The key's value (not its in-tangent) is compared with the rest pose.
     let (r, b) = other_exporter(0.7);
     let rep = lint_doc(&r, &b);
-    assert_eq!(problems(&rep), ["warning first-key-snap /animations/0"]);
+    assert_eq!(findings(&rep), ["info first-key-snap /animations/0"]);
     assert!(rep.findings[0].message.ends_with(
         "worst: channel 0 node 2 \"tip\" translation: translation [0.0, 0.699999988079071, 0.0] vs rest [0.0, 0.5, 0.0]"
     ), "{}", rep.findings[0].message);
@@ -981,6 +1119,37 @@ fn unreadable_and_unparseable_inputs_are_reports() {
 }
 
 #[test]
+fn cli_exit_codes_bad_input_2_error_1_clean_0() {
+    let dir = tmpdir("exit");
+    let (root, bin) = base().build();
+    let clean = dir.join("clean.glb");
+    std::fs::write(&clean, glb(&root, &bin)).unwrap();
+    let mut x = base();
+    x.sets[0].0[4] = [7, 0, 0, 0];
+    let (r, b) = x.build();
+    let broken = dir.join("broken.glb");
+    std::fs::write(&broken, glb(&r, &b)).unwrap();
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "not glTF").unwrap();
+    let no_asset = dir.join("other.json");
+    std::fs::write(&no_asset, "{\"nodes\": []}").unwrap();
+    let run = |files: &[&Path]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+            .arg("lint")
+            .args(files)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(run(&[&clean]), Some(0));
+    assert_eq!(run(&[&clean, &broken]), Some(1));
+    assert_eq!(run(&[&clean, &text]), Some(2));
+    assert_eq!(run(&[&broken, &no_asset]), Some(2));
+    assert_eq!(run(&[&dir.join("absent.glb")]), Some(2));
+}
+
+#[test]
 fn external_buffers_unresolved_or_missing() {
     let (mut r, _) = base().build();
     r["buffers"][0]["uri"] = json!("nowhere.bin");
@@ -994,6 +1163,35 @@ fn external_buffers_unresolved_or_missing() {
     r["buffers"][0]["uri"] = json!("data:application/octet-stream;base64,@@@@");
     let rep = lint_slice(&serde_json::to_vec(&r).unwrap(), "x.gltf", None);
     assert_eq!(problems(&rep), ["error buffer-invalid /buffers/0/uri"]);
+}
+
+#[test]
+fn buffers_nothing_reads_and_meshopt_fallbacks_may_lack_data() {
+    // A second buffer, without data, that no buffer view reads.
+    let (mut r, b) = base().build();
+    r["buffers"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"byteLength": 16}));
+    let rep = lint_doc(&r, &b);
+    assert_eq!(findings(&rep), ["info buffer-missing /buffers/1"]);
+    // The EXT_meshopt_compression fallback buffer has no uri by design, though views name it.
+    let (mut r, b) = base().build();
+    r["buffers"].as_array_mut().unwrap().push(
+        json!({"byteLength": 16, "extensions": {"EXT_meshopt_compression": {"fallback": true}}}),
+    );
+    r["bufferViews"].as_array_mut().unwrap().push(json!({"buffer": 1, "byteLength": 16,
+        "extensions": {"EXT_meshopt_compression": {"buffer": 0, "byteLength": 4, "byteStride": 4, "count": 4, "mode": "ATTRIBUTES"}}}));
+    let rep = lint_doc(&r, &b);
+    assert_eq!(findings(&rep), ["info buffer-missing /buffers/1"]);
+    // A buffer a view reads is still an error without its data.
+    r["bufferViews"][0]["buffer"] = json!(1);
+    r["buffers"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("extensions");
+    let rep = lint_doc(&r, &b);
+    assert_eq!(problems(&rep), ["error buffer-missing /buffers/1"]);
 }
 
 #[test]

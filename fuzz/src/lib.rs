@@ -249,6 +249,27 @@ pub fn format_of(file: &NativeFile) -> Option<Format> {
     }
 }
 
+/// `rigtrip lint` on any bytes: a report (never a panic or hang), with a verdict that matches
+/// its counts, and both renderings.
+pub fn check_lint(data: &[u8]) {
+    let r = rigtrip::lint::lint_slice(data, "fuzz.glb", None);
+    let errors = r
+        .findings
+        .iter()
+        .filter(|f| f.severity == rigtrip::lint::Severity::Error)
+        .count();
+    assert_eq!(errors, r.errors, "{}", r.verdict);
+    assert!(r.verdict.starts_with(if errors > 0 {
+        "FAIL"
+    } else if r.warnings > 0 {
+        "WARN"
+    } else {
+        "OK"
+    }));
+    assert!(!r.render_text().is_empty());
+    assert!(!rigtrip::lint::render_json(std::slice::from_ref(&r)).is_empty());
+}
+
 /// Everything the glTF import target checks for one input. Rejections need a one-line message.
 /// For an accepted glTF: the bytes are the native structures' bytes; the native reader accepts
 /// them and they round-trip; and exporting them and importing the export gives them back

@@ -162,8 +162,25 @@ pub(crate) fn load_buffers<'a>(
     };
     list.iter()
         .enumerate()
-        .map(|(i, b)| load_buffer(i, b, bin, base_dir, out))
+        .map(|(i, b)| load_buffer(i, b, bin, base_dir, needed(root, i, b), out))
         .collect()
+}
+
+/// Whether missing data of buffer `i` is an error: some buffer view reads it, and it is not an
+/// `EXT_meshopt_compression` fallback (which has no data by design).
+fn needed(root: &serde_json::Map<String, Value>, i: usize, b: &Value) -> bool {
+    let fallback = b
+        .pointer("/extensions/EXT_meshopt_compression/fallback")
+        .and_then(Value::as_bool)
+        == Some(true);
+    let read = root
+        .get("bufferViews")
+        .and_then(Value::as_array)
+        .is_some_and(|v| {
+            v.iter()
+                .any(|v| v.get("buffer").and_then(Value::as_u64) == Some(i as u64))
+        });
+    read && !fallback
 }
 
 fn load_buffer<'a>(
@@ -171,8 +188,15 @@ fn load_buffer<'a>(
     b: &Value,
     bin: Option<&'a [u8]>,
     base_dir: Option<&Path>,
+    needed: bool,
     out: &mut Out,
 ) -> Buffer<'a> {
+    // Missing data nothing reads is worth knowing, not a fault.
+    let missing = if needed {
+        super::Severity::Error
+    } else {
+        super::Severity::Info
+    };
     let ptr = format!("/buffers/{i}");
     let Some(declared) = b.get("byteLength").and_then(Value::as_u64) else {
         out.error(
@@ -186,7 +210,8 @@ fn load_buffer<'a>(
         None => match (i, bin) {
             (0, Some(bin)) => Cow::Borrowed(bin),
             _ => {
-                out.error(
+                out.push(
+                    missing,
                     "buffer-missing",
                     ptr,
                     format!("buffer {i} has no uri and is not the GLB BIN chunk"),
@@ -252,7 +277,8 @@ fn load_buffer<'a>(
                 match read {
                     Ok(v) => Cow::Owned(v),
                     Err(e) => {
-                        out.error(
+                        out.push(
+                            missing,
                             "buffer-missing",
                             format!("{ptr}/uri"),
                             format!("buffer {i}: cannot read {}: {e}", path.display()),

@@ -1,6 +1,8 @@
 //! JSON parsing into a `serde_json::Value` that leaves out every `extras` member: extras hold
 //! nothing the skin contract depends on, and in our own exports they are most of the text
 //! (native payloads, gap bytes), so skipping them without building values halves the lint time.
+//! A whole number written with a fraction or exponent (`1.0`, `2e0`) is the same JSON number
+//! as `1`, so it is stored as an integer: indices and counts written that way read as such.
 
 use std::fmt;
 
@@ -48,6 +50,10 @@ impl<'de> Visitor<'de> for Lean {
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // Below 2^64 every whole f64 converts exactly; -0.0 stays a float.
+        if v.fract() == 0.0 && v.is_sign_positive() && v < 18_446_744_073_709_551_616.0 {
+            return Ok(Value::Number((v as u64).into()));
+        }
         Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
 
@@ -107,6 +113,10 @@ mod tests {
             parse(text).unwrap(),
             json!({"nodes": [{"name": "aé", "translation": [1.5, -2, 18446744073709551615u64]}],
                    "x": null, "y": true})
+        );
+        assert_eq!(
+            parse(b"[1.0, 2e0, 1.5, -1.0, -0.0, 1e300, 18446744073709551615.0]").unwrap(),
+            json!([1, 2, 1.5, -1.0, -0.0, 1e300, 1.8446744073709552e19])
         );
         assert!(parse(b"{} x").is_err());
         assert!(parse(b"{\"a\": [1,]}").is_err());

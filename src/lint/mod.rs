@@ -14,21 +14,50 @@
 //! indices, weight sums, repeated joints, more than four influences; node names Blender would
 //! change.
 //!
+//! Severities follow one rule: **error**, a loader will draw it wrong or refuse it;
+//! **warning**, legal, but Blender or another major loader will likely change or mis-show it;
+//! **info**, worth knowing. The CLI exits 2 when a file cannot be read or is not glTF/GLB
+//! ([`LintReport::not_gltf`]), else 1 when a file has an error finding.
+//!
 //! Finding codes (E error, W warning, I info):
 //! - reading: `unreadable` E, `glb-invalid` E/W, `glb-alignment` W, `json-invalid` E,
-//!   `json-schema` E, `asset-version` E, `buffer-missing` E, `buffer-invalid` E,
-//!   `buffer-too-short` E, `buffer-unresolved` W, `accessor-invalid` E, `data-compressed` I,
+//!   `json-schema` E, `asset-version` E, `buffer-missing` E (I when no buffer view reads it, or
+//!   for an `EXT_meshopt_compression` fallback), `buffer-invalid` E, `buffer-too-short` E,
+//!   `buffer-unresolved` W, `accessor-invalid` E, `accessor-no-data` I, `data-compressed` I,
 //!   `index-invalid` E, `node-hierarchy` E, `node-transform-invalid` E;
 //! - skins: `no-skins` I, `skin-unused` I, `skin-joints-empty` E, `skin-joint-duplicate` E,
 //!   `skin-no-common-root` E, `skin-skeleton-not-ancestor` E, `ibm-missing` E/I, `ibm-type` E,
-//!   `ibm-count` E, `ibm-not-invertible` E, `ibm-not-affine` W, `bind-rest-mismatch` W,
-//!   `bind-pose-offset` W, `first-key-snap` W;
+//!   `ibm-strided` E, `ibm-count` E, `ibm-not-invertible` E, `ibm-not-affine` W,
+//!   `bind-rest-mismatch` W, `bind-pose-offset` I, `first-key-snap` I, `skinned-mesh-animated` W
+//!   (bind vs rest compares world · IBM with the identity or with the world matrix of a mesh
+//!   node showing the skin: either puts the surface where it was modelled);
 //! - primitives and nodes: `joints-weights-unpaired` E, `attribute-count` E, `joints-type` E,
 //!   `weights-type` E, `weights-invalid` E, `weights-zero-sum` E, `weights-not-normalized` E,
-//!   `joint-repeated` W, `influences-over-4` W/I, `node-joints-without-skin` E,
-//!   `node-skin-without-joints` E, `node-skin-without-mesh` E, `primitive-not-skinned` W,
-//!   `skinned-mesh-transformed` W, `joints-out-of-range` E, `joint-slot-as-node-index` E;
-//! - names: `name-duplicate` W, `name-too-long` W.
+//!   `joint-repeated` W, `joint-zero-weight` I, `influences-over-4` W/I,
+//!   `node-joints-without-skin` W, `node-skin-without-joints` E, `node-skin-without-mesh` E,
+//!   `skin-joints-not-in-scene` E, `primitive-not-skinned` W, `skinned-mesh-transformed` I,
+//!   `joints-out-of-range` E, `joint-slot-as-node-index` E;
+//! - names: `name-duplicate` W (with the `.001`, `.002`, … name Blender gives), `name-too-long` W.
+//!
+//! Khronos glTF-Validator codes lint covers (`tests/lint_conformance.rs` runs lint on the
+//! validator's own test files): `SKIN_IBM_INVALID_FORMAT`, `INVALID_IBM_ACCESSOR_COUNT`,
+//! `SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE`, `SKIN_NO_COMMON_ROOT`, `SKIN_SKELETON_INVALID`,
+//! `NODE_SKIN_NO_SCENE`, `NODE_SKINNED_MESH_WITHOUT_SKIN`, `UNSATISFIED_DEPENDENCY` (node skin
+//! without mesh), `EMPTY_ENTITY` (skin joints), `ANIMATION_CHANNEL_TARGET_NODE_SKIN`,
+//! `NODE_SKINNED_MESH_NON_ROOT` and `NODE_SKINNED_MESH_LOCAL_TRANSFORMS` (as one info),
+//! `ACCESSOR_JOINTS_INDEX_OOB`, `ACCESSOR_JOINTS_INDEX_DUPLICATE`,
+//! `ACCESSOR_JOINTS_USED_ZERO_WEIGHT`, `ACCESSOR_WEIGHTS_NEGATIVE`,
+//! `ACCESSOR_WEIGHTS_NON_NORMALIZED` (lint's tolerance is 0.97..1.03, the validator's about one
+//! 8-bit step), `MESH_PRIMITIVE_JOINTS_WEIGHTS_MISMATCH`, `NODE_LOOP`, `NODE_PARENT_OVERRIDE`,
+//! `ROTATION_NON_UNIT`, the accessor and buffer bounds codes lint needs to read data safely, and
+//! `UNRESOLVED_REFERENCE` for the indices it follows. Lint adds what the validator does not
+//! judge: bind vs rest pose, first keyframes, JOINTS written as node indices, Blender's renames.
+//!
+//! Left to the validator on purpose: the JSON schema in full (unexpected properties, types of
+//! fields lint does not read), materials, textures and images, cameras, morph targets,
+//! animation sampler input/output formats and counts, accessor `min`/`max`, buffer view
+//! targets and alignment hints, `UNUSED_OBJECT`, extensions other than noticing compression,
+//! and every data check outside skinning (vertex positions, normals, indices).
 
 mod container;
 mod doc;
@@ -158,6 +187,16 @@ impl LintReport {
     /// Whether any finding is an error (the CLI exits 1).
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+
+    /// Whether the file could not be read or is not glTF/GLB at all (the CLI exits 2): no JSON
+    /// found, JSON that does not parse or is not an object, or no `asset` object.
+    pub fn not_gltf(&self) -> bool {
+        self.container.is_empty()
+            || self.findings.iter().any(|f| {
+                matches!(f.code, "unreadable" | "json-invalid")
+                    || (f.code == "asset-version" && f.pointer == "/asset")
+            })
     }
 
     /// Whether any finding is a warning.

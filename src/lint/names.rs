@@ -1,6 +1,7 @@
-//! Node names Blender would change: duplicates (renamed `.001`) and names over 63 bytes (cut).
+//! Node names Blender would change: duplicates (renamed `.001`, `.002`, …) and names over 63
+//! bytes (cut).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -19,9 +20,21 @@ fn cut(s: &str) -> &str {
     s.get(..end).unwrap_or(s)
 }
 
+/// The name Blender gives the next `name` when it is taken: the lowest `.NNN` suffix (from
+/// `.001`) that no node already has and no earlier duplicate was given.
+fn blender_rename(name: &str, taken: &HashSet<String>) -> String {
+    (1u32..)
+        .map(|k| format!("{name}.{k:03}"))
+        .find(|c| !taken.contains(c))
+        .unwrap_or_default()
+}
+
 /// Reports duplicate node names and names longer than 63 bytes.
 pub(crate) fn check(doc: &Doc, out: &mut Out) {
     let mut seen: HashMap<&str, usize> = HashMap::new();
+    // Every name a node has or will have after Blender's renames (filled lazily: only files
+    // with duplicates pay for it).
+    let mut taken: Option<HashSet<String>> = None;
     for (i, node) in doc.array("nodes").iter().enumerate() {
         let Some(name) = node.get("name").and_then(Value::as_str) else {
             continue;
@@ -41,13 +54,22 @@ pub(crate) fn check(doc: &Doc, out: &mut Out) {
         if let Some(first) = seen.insert(name, i) {
             // Keep the first owner for the messages of later duplicates.
             seen.insert(name, first);
+            let taken = taken.get_or_insert_with(|| {
+                doc.array("nodes")
+                    .iter()
+                    .filter_map(|n| n.get("name").and_then(Value::as_str))
+                    .map(str::to_string)
+                    .collect()
+            });
+            let renamed = blender_rename(name, taken);
             out.warning(
                 "name-duplicate",
                 ptr,
                 format!(
-                    "node {i} is named {name:?} like node {first}; Blender renames it (\"{name}.001\"), so matching by name breaks"
+                    "node {i} is named {name:?} like node {first}; Blender renames it ({renamed:?}), so matching by name breaks"
                 ),
             );
+            taken.insert(renamed);
         }
     }
 }
@@ -61,5 +83,14 @@ mod tests {
         let s = "é".repeat(40); // 80 bytes
         assert_eq!(cut(&s).len(), 62);
         assert_eq!(cut("short"), "short");
+    }
+
+    #[test]
+    fn renames_take_the_lowest_free_suffix() {
+        let mut taken: HashSet<String> = ["a", "a.001", "a.003"].map(String::from).into();
+        assert_eq!(blender_rename("a", &taken), "a.002");
+        taken.insert("a.002".into());
+        assert_eq!(blender_rename("a", &taken), "a.004");
+        assert_eq!(blender_rename("b", &taken), "b.001");
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::doc::{escape, index, Doc, Graph, Ix};
 use super::out::Out;
-use super::skin::{SkinInfo, POSE_TOL};
+use super::skin::{placeholder, report_placeholder, SkinInfo, POSE_TOL};
 use super::{PrimitiveSummary, SkinSummary, WeightSums};
 use crate::gltf::read::component::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
 
@@ -80,6 +80,7 @@ pub(crate) fn check(
 
     let n_meshes = per_mesh.len();
     let n_skins = skins.len();
+    let scenes = scene_roots(doc);
     let mut skinned_nodes = 0;
     let mut done: HashSet<(usize, usize, usize)> = HashSet::new();
     for (i, node) in doc.array("nodes").iter().enumerate() {
@@ -106,11 +107,11 @@ pub(crate) fn check(
             (Some(m), None) => {
                 if let Some((skinned, _)) = per_mesh.get(m) {
                     if let Some(first) = skinned.first() {
-                        out.error(
+                        out.warning(
                             "node-joints-without-skin",
                             ptr,
                             format!(
-                                "{label} shows mesh {m}, whose primitive {} has JOINTS_{}, but the node has no skin: loaders draw it as a static mesh",
+                                "{label} shows mesh {m}, whose primitive {} has JOINTS_{}, but the node has no skin: legal, and loaders draw it as a static mesh",
                                 first.prim,
                                 first.sets.first().map_or(0, |s| s.n)
                             ),
@@ -125,13 +126,16 @@ pub(crate) fn check(
                 }
                 let world = graph.world.get(i).copied().unwrap_or(DMat4::IDENTITY);
                 if !world.abs_diff_eq(DMat4::IDENTITY, POSE_TOL) {
-                    out.warning(
+                    out.info(
                         "skinned-mesh-transformed",
                         ptr.clone(),
                         format!(
-                            "{label} is a skinned mesh whose own world transform is not the identity: the spec ignores it, some loaders (three.js) apply it, so the result differs between loaders"
+                            "{label} is a skinned mesh whose own world transform is not the identity: the spec ignores it (loaders that keep it, like three.js, cancel it out while it does not move)"
                         ),
                     );
+                }
+                if let Some(info) = skins.get(s) {
+                    check_scenes(doc, graph, out, i, s, info, &scenes);
                 }
                 let Some((skinned, plain)) = per_mesh.get_mut(m) else {
                     continue;
@@ -185,6 +189,63 @@ pub(crate) fn check(
         }
     }
     (summaries, skinned_nodes)
+}
+
+/// The root nodes of each scene (valid indices only; the validator reports the others).
+fn scene_roots(doc: &Doc) -> Vec<BTreeSet<usize>> {
+    doc.array("scenes")
+        .iter()
+        .map(|sc| {
+            sc.get("nodes")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|x| x.as_u64().and_then(|x| usize::try_from(x).ok()))
+                .collect()
+        })
+        .collect()
+}
+
+/// Skinned mesh node `i` (skin `s`) in a scene that lacks some of the skin's joints: the
+/// joints' world matrices are then undefined there (validator `NODE_SKIN_NO_SCENE`).
+fn check_scenes(
+    doc: &Doc,
+    graph: &Graph,
+    out: &mut Out,
+    i: usize,
+    s: usize,
+    info: &SkinInfo,
+    scenes: &[BTreeSet<usize>],
+) {
+    let in_scene =
+        |roots: &BTreeSet<usize>, x: usize| graph.top(x).is_some_and(|t| roots.contains(&t));
+    for (k, roots) in scenes.iter().enumerate() {
+        if !in_scene(roots, i) {
+            continue;
+        }
+        let missing: Vec<usize> = info
+            .joints
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&j| !in_scene(roots, j))
+            .collect();
+        if let Some(&first) = missing.first() {
+            out.error(
+                "skin-joints-not-in-scene",
+                format!("/nodes/{i}"),
+                format!(
+                    "{} shows skin {s} in scene {k}, but {} of the skin's {} joints are not in that scene (first: {}): loaders have no pose for them",
+                    doc.node_label(i),
+                    missing.len(),
+                    info.joints.len(),
+                    doc.node_label(first)
+                ),
+            );
+            return;
+        }
+    }
 }
 
 /// Pairing, types, counts and the per-vertex checks of one primitive. `None` when it has no
@@ -316,6 +377,10 @@ fn check_primitive(
                 );
                 continue;
             }
+            if placeholder(doc, a) {
+                report_placeholder(out, a, kptr, &format!("mesh {m} primitive {p}: {key}"));
+                continue;
+            }
             let data = acc.read_all();
             if is_joints {
                 set.joints = Some(data.into_iter().map(|x| x as u32).collect());
@@ -374,6 +439,7 @@ fn per_vertex(
     let (mut first_invalid, mut first_zero, mut first_off) = (None, None, None);
     let (mut repeated, mut first_repeated) = (0usize, None);
     let (mut beyond4, mut max_joint) = (0usize, None::<u32>);
+    let (mut zero_used, mut first_zero_used) = (0usize, None);
     let mut used: Vec<u32> = Vec::with_capacity(4 * sets.len());
     for v in 0..n {
         let mut sum = 0.0f64;
@@ -393,6 +459,10 @@ fn per_vertex(
                     continue;
                 }
                 sum += w;
+                if w == 0.0 && j != 0 {
+                    zero_used += 1;
+                    first_zero_used.get_or_insert((v, s.n, j));
+                }
                 if w > 0.0 {
                     if used.contains(&j) {
                         repeated += 1;
@@ -466,6 +536,15 @@ fn per_vertex(
             format!("{aptr}/JOINTS_{}", sets.first().map_or(0, |s| s.n)),
             format!(
                 "mesh {m} primitive {p}: {repeated} influences name a joint slot already used by the same vertex with non-zero weight (first: vertex {v}, slot {j})"
+            ),
+        );
+    }
+    if let Some((v, n, j)) = first_zero_used {
+        out.info(
+            "joint-zero-weight",
+            format!("{aptr}/JOINTS_{n}"),
+            format!(
+                "mesh {m} primitive {p}: {zero_used} influences name a joint slot other than 0 with weight 0 (first: vertex {v}, slot {j}); harmless, but unused influences are usually written as slot 0"
             ),
         );
     }

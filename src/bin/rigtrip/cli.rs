@@ -75,7 +75,10 @@ rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force"
     Import(ImportArgs),
     /// Diagnose the skin contract of any glTF/GLB: IBMs, bind vs rest, JOINTS/WEIGHTS, names.
     #[command(
-        after_help = "Exit 1 when any file has an error finding (warnings do not fail).\n\n\
+        after_help = "Severities: error - a loader will draw it wrong or refuse it; warning - legal, \
+but Blender or another major loader will likely change or mis-show it; info - worth knowing.\n\n\
+Exit 2 when a file cannot be read or is not glTF/GLB; otherwise exit 1 when any file has an \
+error finding (warnings do not fail).\n\n\
 Examples:\n  rigtrip lint character.glb\n  rigtrip lint --json exports/*.glb > findings.json"
     )]
     Lint(LintArgs),
@@ -538,7 +541,9 @@ fn lint_cmd(cli: &Cli, a: &LintArgs) -> Result<i32> {
             write!(out, "{}", r.render_text())?;
         }
     }
-    Ok(if reports.iter().any(|r| r.has_errors()) {
+    Ok(if reports.iter().any(|r| r.not_gltf()) {
+        2
+    } else if reports.iter().any(|r| r.has_errors()) {
         1
     } else {
         0
