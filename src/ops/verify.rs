@@ -169,7 +169,7 @@ fn gltf_leg(rig: &rig::Rig, data: &[u8]) -> Result<GltfLeg, String> {
     };
     let glb = to_glb(&exported).map_err(|e| e.to_string())?;
     let imported = import::import_slice(&glb, None, &import::ImportOptions::default())
-        .map_err(|e| format!("import failed: {e}"))?;
+        .map_err(|e| format!("import failed: {}", crate::native::chain(&e)))?;
     if imported.bytes == data {
         Ok(GltfLeg::Identical)
     } else {
