@@ -21,7 +21,11 @@ fn mutants(dir: &Path, name: &str, bytes: &[u8], rng: &mut Rng) -> std::io::Resu
         return Ok(());
     }
     for k in 0..2 {
-        write(dir, &format!("{name}.trunc{k}"), &bytes[..rng.index(bytes.len())])?;
+        write(
+            dir,
+            &format!("{name}.trunc{k}"),
+            &bytes[..rng.index(bytes.len())],
+        )?;
     }
     for k in 0..3 {
         let mut m = bytes.to_vec();
