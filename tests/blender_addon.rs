@@ -6,10 +6,11 @@
 //!
 //! Each test runs `blender/tests/addon_test.py` under `tools/blender-python` with RIGTRIP_BIN
 //! set to this build's binary. They need Blender (the `bpy` module, installed on first use):
-//! `RIGTRIP_BLENDER=1 cargo test --test blender_addon -- --include-ignored`.
+//! `cargo test --test blender_addon -- --include-ignored`.
+
+mod common;
 
 use std::collections::BTreeSet;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -126,30 +127,6 @@ fn children(rig: &Rig, s: usize, k: usize) -> Vec<usize> {
         .collect()
 }
 
-/// Byte range of each joint's native record: DMC3 transform records (0x20 bytes), HIE parts
-/// (0x28 bytes).
-fn records(native: &NativeFile) -> Vec<Vec<Range<usize>>> {
-    match native {
-        NativeFile::Dmc3(f) => {
-            let b = f.block.as_ref().unwrap();
-            let base = (b.offset + u64::from(b.rels.transform)) as usize;
-            vec![(0..b.transforms.len())
-                .map(|k| base + 0x20 * k..base + 0x20 * (k + 1))
-                .collect()]
-        }
-        NativeFile::Hie(f) => f
-            .hierarchies
-            .iter()
-            .map(|h| {
-                let base = h.offset as usize + 0x34;
-                (0..h.parts.len())
-                    .map(|k| base + 0x28 * k..base + 0x28 * (k + 1))
-                    .collect()
-            })
-            .collect(),
-    }
-}
-
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn import_then_export_with_no_edit_gives_the_original_bytes() {
@@ -232,21 +209,9 @@ fn moved_bone(name: &str, data: &[u8], format: Format, s: usize, k: usize, up: D
     assert!(!kids.is_empty());
 
     // Which bytes changed: only inside the records of k and its children, and each of them.
-    let ranges = &records(&before_file)[s];
+    let ranges = &common::joint_records(&before_file)[s];
     let touched: Vec<usize> = std::iter::once(k).chain(kids.iter().copied()).collect();
-    let diff: Vec<usize> = (0..data.len()).filter(|&i| data[i] != written[i]).collect();
-    for i in &diff {
-        assert!(
-            touched.iter().any(|&j| ranges[j].contains(i)),
-            "{name}: byte {i:#x} changed outside joint {k} and its children {kids:?}"
-        );
-    }
-    for &j in &touched {
-        assert!(
-            diff.iter().any(|i| ranges[j].contains(i)),
-            "{name}: joint {j}'s record did not change"
-        );
-    }
+    common::assert_only_records_changed(name, data, &written, ranges, &touched);
 
     // By how much: the joint moved up by 5 cm in the world, nothing else moved.
     let (wb, wa) = (

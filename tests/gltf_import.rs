@@ -287,29 +287,6 @@ fn worlds(native: &NativeFile) -> Vec<Vec<glam::DVec3>> {
         .collect()
 }
 
-/// Byte ranges of each joint's native record: DMC3 transform records, HIE part offsets.
-fn record_ranges(native: &NativeFile) -> Vec<Vec<std::ops::Range<usize>>> {
-    match native {
-        NativeFile::Dmc3(f) => {
-            let b = f.block.as_ref().unwrap();
-            let base = (b.offset + u64::from(b.rels.transform)) as usize;
-            vec![(0..b.transforms.len())
-                .map(|k| base + 0x20 * k..base + 0x20 * (k + 1))
-                .collect()]
-        }
-        NativeFile::Hie(f) => f
-            .hierarchies
-            .iter()
-            .map(|h| {
-                let base = h.offset as usize + 0x34;
-                (0..h.parts.len())
-                    .map(|k| base + 0x28 * k + 0x14..base + 0x28 * k + 0x20)
-                    .collect()
-            })
-            .collect(),
-    }
-}
-
 /// Moves joint `k` of skeleton `s` by `d` (Blender Z-up metres) in Blender's edit mode and
 /// checks that only its record and its direct children's records change, and where it lands.
 fn blender_move(name: &str, data: &[u8], format: Option<Format>, s: usize, k: usize, d: [f64; 3]) {
@@ -351,29 +328,17 @@ fn blender_move(name: &str, data: &[u8], format: Option<Format>, s: usize, k: us
         }
     }
 
-    // Which bytes changed.
-    assert_eq!(got.bytes.len(), data.len());
-    let ranges = &record_ranges(&original)[s];
-    let allowed: Vec<&std::ops::Range<usize>> = std::iter::once(k)
-        .chain(children.iter().copied())
-        .map(|j| &ranges[j])
+    // Which bytes changed: HIE only the offsets (+0x14..+0x20) of the parts, DMC3 the records.
+    let hie = matches!(original, NativeFile::Hie(_));
+    let ranges: Vec<std::ops::Range<usize>> = common::joint_records(&original)[s]
+        .iter()
+        .map(|r| match hie {
+            true => r.start + 0x14..r.start + 0x20,
+            false => r.clone(),
+        })
         .collect();
-    let diff: Vec<usize> = (0..data.len())
-        .filter(|&i| data[i] != got.bytes[i])
-        .collect();
-    assert!(!diff.is_empty());
-    for i in &diff {
-        assert!(
-            allowed.iter().any(|r| r.contains(i)),
-            "{name}: byte {i:#x} changed outside joint {k} and its children {children:?}"
-        );
-    }
-    for j in std::iter::once(k).chain(children.iter().copied()) {
-        assert!(
-            diff.iter().any(|i| ranges[j].contains(i)),
-            "{name}: joint {j}'s record did not change"
-        );
-    }
+    let touched: Vec<usize> = std::iter::once(k).chain(children.iter().copied()).collect();
+    common::assert_only_records_changed(name, &data, &got.bytes, &ranges, &touched);
     let sr = &got.report.skeletons[s];
     if let NativeFile::Dmc3(_) = original {
         let moved = sr.joints.iter().find(|j| j.joint == k).unwrap();

@@ -94,3 +94,53 @@ pub fn blender_python<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I) -> Ou
     install_once("blender-python", &INSTALLED);
     run_tool("blender-python", args)
 }
+
+/// Byte range of each joint's whole native record, per skeleton: DMC3 transform records (0x20
+/// bytes, indexed by node), HIE parts (0x28 bytes, per hierarchy).
+pub fn joint_records(native: &rigtrip::native::NativeFile) -> Vec<Vec<std::ops::Range<usize>>> {
+    use rigtrip::native::NativeFile;
+    let rows = |base: usize, n: usize, size: usize| -> Vec<std::ops::Range<usize>> {
+        (0..n)
+            .map(|k| base + size * k..base + size * (k + 1))
+            .collect()
+    };
+    match native {
+        NativeFile::Dmc3(f) => {
+            let b = f.block.as_ref().expect("a DMC3 file with a block");
+            let base = (b.offset + u64::from(b.rels.transform)) as usize;
+            vec![rows(base, b.transforms.len(), 0x20)]
+        }
+        NativeFile::Hie(f) => f
+            .hierarchies
+            .iter()
+            .map(|h| rows(h.offset as usize + 0x34, h.parts.len(), 0x28))
+            .collect(),
+    }
+}
+
+/// Asserts that `before` and `after` (same length) differ only inside `ranges[j]` for the
+/// `joints` given, and inside each of those.
+pub fn assert_only_records_changed(
+    name: &str,
+    before: &[u8],
+    after: &[u8],
+    ranges: &[std::ops::Range<usize>],
+    joints: &[usize],
+) {
+    assert_eq!(before.len(), after.len(), "{name}: the length changed");
+    let diff: Vec<usize> = (0..before.len())
+        .filter(|&i| before[i] != after[i])
+        .collect();
+    for i in &diff {
+        assert!(
+            joints.iter().any(|&j| ranges[j].contains(i)),
+            "{name}: byte {i:#x} changed outside the records of joints {joints:?}"
+        );
+    }
+    for &j in joints {
+        assert!(
+            diff.iter().any(|i| ranges[j].contains(i)),
+            "{name}: joint {j}'s record did not change"
+        );
+    }
+}
