@@ -304,9 +304,10 @@ impl<R: Record> Codec for Nested<R> {
 }
 
 /// Declares a fixed-size record once. Each field line gives its offset, name, type, codec
-/// ([`Codec`]), the coverage name, kind, evidence class and meaning:
+/// ([`Codec`]), the coverage name, kind, evidence class and meaning (the records in
+/// `native::dmc3` and `native::hie` are the compiled examples):
 ///
-/// ```ignore
+/// ```text
 /// record! {
 ///     /// Doc.
 ///     #[derive(Debug)]
