@@ -311,6 +311,17 @@ const SAMPLES: &[Sample] = &[
         validator: &["1 NODE_SKINNED_MESH_NON_ROOT /nodes/1"],
         lint: &["info skinned-mesh-transformed /nodes/1"],
     },
+    Sample {
+        // CesiumMan's rig (19 joints, the same COLLADA2GLTF layout) with real IBMs: world · IBM
+        // equals the mesh node's world for every joint. Its clip starts 43° away from the rest
+        // pose on the arms: an info, not a warning.
+        file: "RiggedFigure.gltf",
+        validator: &["1 NODE_SKINNED_MESH_NON_ROOT /nodes/1"],
+        lint: &[
+            "info first-key-snap /animations/0",
+            "info skinned-mesh-transformed /nodes/1",
+        ],
+    },
 ];
 
 fn samples() -> PathBuf {
