@@ -1,6 +1,8 @@
 //! `rigtrip lint` against the Khronos glTF-Validator's own test assets (vendored under
-//! `tests/data/khronos-validator/`, Apache-2.0, sources in its `SOURCES.md`) and our synthetic
-//! stand-ins for sample models whose buffers are binary files (`synthetic/make.py`).
+//! `tests/data/khronos-validator/`, Apache-2.0, sources in its `SOURCES.md`), our synthetic
+//! stand-ins for sample models whose buffers are binary files (`synthetic/make.py`), and the real
+//! Khronos sample models whose embedded variants are text (`tests/data/sample-assets/`, sources
+//! and licences in its `SOURCES.md`): valid skinned assets must lint without error or warning.
 //!
 //! Per file: what the validator says (its skin, accessor, animation and node messages, recorded
 //! here as data from `validate-gltf --json`, version 2.0.0-dev.3.10; `UNUSED_OBJECT`,
@@ -277,5 +279,115 @@ fn every_vendored_file_is_tested_and_sourced() {
     assert_eq!(on_disk, tested);
     for f in &tested {
         assert!(sources.contains(f.as_str()), "{f} is not in SOURCES.md");
+    }
+}
+
+/// A real sample model (under tests/data/sample-assets/): valid, so lint gives infos only.
+struct Sample {
+    /// File name under tests/data/sample-assets/.
+    file: &'static str,
+    /// The validator's messages as in [`Row::validator`] (all of them but hints).
+    validator: &'static [&'static str],
+    /// Lint's findings, in order: `severity code pointer`; infos only.
+    lint: &'static [&'static str],
+}
+
+const SAMPLES: &[Sample] = &[
+    Sample {
+        // Identity mesh node, IBMs offsetting the whole mesh uniformly (joint 0 at y = 1, the
+        // mesh at y = 0): world(joint) · IBM is the identity for both joints, the mesh node's
+        // world. The validator's warning is the unused slot 1 written with weight 0.
+        file: "SimpleSkin.gltf",
+        validator: &[
+            "1 ACCESSOR_JOINTS_USED_ZERO_WEIGHT /meshes/0/primitives/0/attributes/JOINTS_0",
+            "1 ACCESSOR_JOINTS_USED_ZERO_WEIGHT /meshes/0/primitives/0/attributes/JOINTS_0",
+        ],
+        lint: &["info joint-zero-weight /meshes/0/primitives/0/attributes/JOINTS_0"],
+    },
+    Sample {
+        // COLLADA2GLTF's layout, as CesiumMan's: the mesh node under a Y-up-to-Z-up root,
+        // skeleton a sibling; the clip starts away from the rest pose.
+        file: "RiggedSimple.gltf",
+        validator: &["1 NODE_SKINNED_MESH_NON_ROOT /nodes/1"],
+        lint: &["info skinned-mesh-transformed /nodes/1"],
+    },
+    Sample {
+        // CesiumMan's rig (19 joints, the same COLLADA2GLTF layout) with real IBMs: world · IBM
+        // equals the mesh node's world for every joint. Its clip starts 43° away from the rest
+        // pose on the arms: an info, not a warning.
+        file: "RiggedFigure.gltf",
+        validator: &["1 NODE_SKINNED_MESH_NON_ROOT /nodes/1"],
+        lint: &[
+            "info first-key-snap /animations/0",
+            "info skinned-mesh-transformed /nodes/1",
+        ],
+    },
+];
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sample-assets")
+}
+
+#[test]
+fn real_sample_models_lint_without_error_or_warning() {
+    let mut failures = Vec::new();
+    for s in SAMPLES {
+        let r = lint_path(&samples().join(s.file));
+        let got: Vec<String> = r
+            .findings
+            .iter()
+            .map(|f| format!("{} {} {}", f.severity.as_str(), f.code, f.pointer))
+            .collect();
+        if got != s.lint || r.has_errors() || r.has_warnings() {
+            failures.push(format!(
+                "{}: expected {:?}\n{}",
+                s.file,
+                s.lint,
+                r.render_text()
+            ));
+        }
+        assert_eq!(r.codes(Severity::Error), Vec::<&str>::new(), "{}", s.file);
+        assert_eq!(r.codes(Severity::Warning), Vec::<&str>::new(), "{}", s.file);
+        // Each validator message's place is named by a lint finding.
+        for m in s.validator {
+            let pointer = m.rsplit(' ').next().unwrap_or_default();
+            if !r.findings.iter().any(|f| same_place(&f.pointer, pointer)) {
+                failures.push(format!("{}: nothing at {pointer} for {m}", s.file));
+            }
+        }
+        // The validator finds no error in a file we call valid.
+        assert!(
+            s.validator.iter().all(|m| !m.starts_with("0 ")),
+            "{}",
+            s.file
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_sample_model_is_tested_and_sourced() {
+    let sources = std::fs::read_to_string(samples().join("SOURCES.md")).unwrap();
+    let mut on_disk = Vec::new();
+    for e in std::fs::read_dir(samples()).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".gltf") {
+            on_disk.push(name);
+        }
+    }
+    on_disk.sort();
+    let mut tested: Vec<String> = SAMPLES.iter().map(|s| s.file.to_string()).collect();
+    tested.sort();
+    assert_eq!(on_disk, tested);
+    for f in &tested {
+        let row = sources
+            .lines()
+            .find(|l| l.starts_with(&format!("| {f} |")))
+            .unwrap_or_else(|| panic!("{f} has no row in SOURCES.md"));
+        // Each row names the model's licence by SPDX id.
+        assert!(
+            row.contains("CC0-1.0") || row.contains("CC-BY-4.0"),
+            "{f}: no licence in {row}"
+        );
     }
 }
