@@ -36,7 +36,7 @@ pub use slots::{Family, Hand, Role, SlotSet, SLOT_COUNT};
 #[derive(Debug, thiserror::Error)]
 pub enum GaitError {
     /// The input file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Io {
         /// The path.
         path: String,
