@@ -255,6 +255,23 @@ struct ContainerSpec {
     objects: Vec<ObjectSpec>,
 }
 
+impl ContainerSpec {
+    /// The header of a sample file: version 1.0, two textures, every unknown zero.
+    fn sample(scm: bool, objects: Vec<ObjectSpec>) -> Self {
+        ContainerSpec {
+            scm,
+            version_bits: 1.0f32.to_bits(),
+            unknown_08: [0; 8],
+            texture_count: 2,
+            unknown_13: 0,
+            unknown_14: 0,
+            unknown_18: 0,
+            unknown_28: [0; 24],
+            objects,
+        }
+    }
+}
+
 /// A chunk to place after the object records.
 enum Chunk {
     /// The mesh records of object i.
@@ -890,20 +907,13 @@ pub fn sample_mod() -> Vec<u8> {
             torso.extend(verts);
         }
     }
-    let c = ContainerSpec {
-        scm: false,
-        version_bits: 1.0f32.to_bits(),
-        unknown_08: [0; 8],
-        texture_count: 2,
-        unknown_13: 0,
-        unknown_14: 0,
-        unknown_18: 0,
-        unknown_28: [0; 24],
-        objects: vec![
+    let c = ContainerSpec::sample(
+        false,
+        vec![
             plain_object(vec![plain_mesh(0, torso), plain_mesh(0, legs)]),
             plain_object(vec![plain_mesh(1, arms)]),
         ],
-    };
+    );
     let n = spec.records.len();
     let block = layout_block(&mut rng, &spec, false, false);
     layout_container(&mut rng, &c, &[], Some((block, n)), false, Vec::new())
@@ -950,20 +960,13 @@ pub fn sample_scm() -> Vec<u8> {
             v
         }));
     }
-    let c = ContainerSpec {
-        scm: true,
-        version_bits: 1.0f32.to_bits(),
-        unknown_08: [0; 8],
-        texture_count: 2,
-        unknown_13: 0,
-        unknown_14: 0,
-        unknown_18: 0,
-        unknown_28: [0; 24],
-        objects: vec![plain_object(vec![
+    let c = ContainerSpec::sample(
+        true,
+        vec![plain_object(vec![
             plain_mesh(0, floor),
             plain_mesh(1, pillars),
         ])],
-    };
+    );
     layout_container(&mut rng, &c, &[], None, false, Vec::new())
 }
 

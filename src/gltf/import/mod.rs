@@ -26,6 +26,7 @@ mod rebuild;
 mod recompute;
 mod scene;
 
+use crate::gltf::DataError;
 use std::fmt;
 use std::path::Path;
 
@@ -311,22 +312,9 @@ pub enum ImportError {
     /// Not a GLB or glTF JSON, or its structure is broken.
     #[error("not a usable glTF: {0}")]
     Container(String),
-    /// A buffer is missing or short.
-    #[error("buffer {buffer}: {problem}")]
-    Buffer {
-        /// Buffer index.
-        buffer: usize,
-        /// What is wrong.
-        problem: String,
-    },
-    /// An accessor is broken.
-    #[error("accessor {accessor}: {problem}")]
-    Accessor {
-        /// Accessor index.
-        accessor: usize,
-        /// What is wrong.
-        problem: String,
-    },
+    /// A buffer is missing or short, or an accessor is broken.
+    #[error(transparent)]
+    Data(#[from] DataError),
     /// A node is broken (transform, children, extras).
     #[error("node {node} ({name}): {problem}")]
     Node {
