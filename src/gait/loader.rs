@@ -825,30 +825,22 @@ mod tests {
 
     #[test]
     fn lookalikes_say_why() {
-        assert_eq!(
-            lookalike("MADWWR", "mad").unwrap(),
-            "differs from 'madwwr' only in case"
-        );
-        assert_eq!(
-            lookalike("madwwr.001", "mad").unwrap(),
-            "contains 'madwwr' inside a longer name"
-        );
-        assert_eq!(
-            lookalike("madwwrl", "mad").unwrap(),
-            "contains 'madwwr' inside a longer name"
-        );
-        assert_eq!(
-            lookalike("madwalk", "mad").unwrap(),
-            "four-letter code 'walk': the LoadLocomotionClipsExt variant (not described)"
-        );
-        assert_eq!(
-            lookalike("madxyz", "mad").unwrap(),
-            "'xyz' is not a code this loader knows"
-        );
-        assert_eq!(
-            lookalike("locwwr", "mad").unwrap(),
-            "ends with 'wwr' but has the prefix 'loc', not 'mad'"
-        );
+        for (name, why) in [
+            ("MADWWR", "differs from 'madwwr' only in case"),
+            ("madwwr.001", "contains 'madwwr' inside a longer name"),
+            ("madwwrl", "contains 'madwwr' inside a longer name"),
+            (
+                "madwalk",
+                "four-letter code 'walk': the LoadLocomotionClipsExt variant (not described)",
+            ),
+            ("madxyz", "'xyz' is not a code this loader knows"),
+            (
+                "locwwr",
+                "ends with 'wwr' but has the prefix 'loc', not 'mad'",
+            ),
+        ] {
+            assert_eq!(lookalike(name, "mad").as_deref(), Some(why), "{name}");
+        }
         assert_eq!(lookalike("idle", "mad"), None);
     }
 }
