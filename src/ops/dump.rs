@@ -575,6 +575,39 @@ fn hie_error(e: &HieError) -> DumpError {
 /// its declaration.
 pub fn schema() -> Value {
     let [rels, unknown_10] = [0, 1].map(|k| BlockHeader::FIELDS[k].schema_with_description());
+    // A whole-file format: its file is `def`, and it has no block offset or node count.
+    let whole = |format: &str, def: &str| {
+        json!({
+            "if": {
+                "properties": {
+                    "format": {
+                        "const": format
+                    }
+                }
+            },
+            "then": {
+                "properties": {
+                    "file": {
+                        "$ref": format!("#/$defs/{def}")
+                    }
+                },
+                "not": {
+                    "anyOf": [
+                        {
+                            "required": [
+                                "offset"
+                            ]
+                        },
+                        {
+                            "required": [
+                                "nodes"
+                            ]
+                        }
+                    ]
+                }
+            }
+        })
+    };
     let mut s = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://rigtrip.invalid/schema/dump.schema.json",
@@ -613,96 +646,9 @@ pub fn schema() -> Value {
             }
         },
         "allOf": [
-            {
-                "if": {
-                    "properties": {
-                        "format": {
-                            "const": "hie"
-                        }
-                    }
-                },
-                "then": {
-                    "properties": {
-                        "file": {
-                            "$ref": "#/$defs/hieFile"
-                        }
-                    },
-                    "not": {
-                        "anyOf": [
-                            {
-                                "required": [
-                                    "offset"
-                                ]
-                            },
-                            {
-                                "required": [
-                                    "nodes"
-                                ]
-                            }
-                        ]
-                    }
-                }
-            },
-            {
-                "if": {
-                    "properties": {
-                        "format": {
-                            "const": "mod"
-                        }
-                    }
-                },
-                "then": {
-                    "properties": {
-                        "file": {
-                            "$ref": "#/$defs/modFile"
-                        }
-                    },
-                    "not": {
-                        "anyOf": [
-                            {
-                                "required": [
-                                    "offset"
-                                ]
-                            },
-                            {
-                                "required": [
-                                    "nodes"
-                                ]
-                            }
-                        ]
-                    }
-                }
-            },
-            {
-                "if": {
-                    "properties": {
-                        "format": {
-                            "const": "scm"
-                        }
-                    }
-                },
-                "then": {
-                    "properties": {
-                        "file": {
-                            "$ref": "#/$defs/scmFile"
-                        }
-                    },
-                    "not": {
-                        "anyOf": [
-                            {
-                                "required": [
-                                    "offset"
-                                ]
-                            },
-                            {
-                                "required": [
-                                    "nodes"
-                                ]
-                            }
-                        ]
-                    }
-                }
-            },
+            whole("hie", "hieFile"),
+            whole("mod", "modFile"),
+            whole("scm", "scmFile"),
             {
                 "if": {
                     "properties": {
@@ -747,48 +693,15 @@ pub fn schema() -> Value {
             "pattern": "^([0-9a-fA-F]{2})*$"
         }),
     );
-    defs.insert(
-        "hex4".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){4}$"
-        }),
-    );
-    defs.insert(
-        "hex8".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){8}$"
-        }),
-    );
-    defs.insert(
-        "hex12".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){12}$"
-        }),
-    );
-    defs.insert(
-        "hex16".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){16}$"
-        }),
-    );
-    defs.insert(
-        "hex24".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){24}$"
-        }),
-    );
-    defs.insert(
-        "hex28".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){28}$"
-        }),
-    );
+    for n in [4, 8, 12, 16, 24, 28] {
+        defs.insert(
+            format!("hex{n}"),
+            json!({
+                "type": "string",
+                "pattern": format!("^([0-9a-fA-F]{{2}}){{{n}}}$")
+            }),
+        );
+    }
     defs.insert(
         "base64".into(),
         json!({
