@@ -869,34 +869,37 @@ pub fn schema() -> Value {
         }
     }
 }));
-    defs.insert(
-        "modFile".into(),
-        json!({
-            "allOf": [
-                {
-                    "$ref": "#/$defs/dmc3File"
-                }
-            ],
-            "required": [
-                "container"
-            ],
-            "properties": {
-                "container": {
-                    "type": "object",
-                    "properties": {
-                        "header": {
-                            "properties": {
-                                "magic": {
-                                    "const": "Mod"
-                                }
-                            }
-                        },
-                        "objects": {
-                            "items": {
+    // A container file: the DMC3 structure with that magic and that kind's meshes.
+    for (name, magic, mesh) in [("modFile", "Mod", "modMesh"), ("scmFile", "Scm", "scmMesh")] {
+        defs.insert(
+            name.into(),
+            json!({
+                "allOf": [
+                    {
+                        "$ref": "#/$defs/dmc3File"
+                    }
+                ],
+                "required": [
+                    "container"
+                ],
+                "properties": {
+                    "container": {
+                        "type": "object",
+                        "properties": {
+                            "header": {
                                 "properties": {
-                                    "meshes": {
-                                        "items": {
-                                            "$ref": "#/$defs/modMesh"
+                                    "magic": {
+                                        "const": magic
+                                    }
+                                }
+                            },
+                            "objects": {
+                                "items": {
+                                    "properties": {
+                                        "meshes": {
+                                            "items": {
+                                                "$ref": format!("#/$defs/{mesh}")
+                                            }
                                         }
                                     }
                                 }
@@ -904,47 +907,9 @@ pub fn schema() -> Value {
                         }
                     }
                 }
-            }
-        }),
-    );
-    defs.insert(
-        "scmFile".into(),
-        json!({
-            "allOf": [
-                {
-                    "$ref": "#/$defs/dmc3File"
-                }
-            ],
-            "required": [
-                "container"
-            ],
-            "properties": {
-                "container": {
-                    "type": "object",
-                    "properties": {
-                        "header": {
-                            "properties": {
-                                "magic": {
-                                    "const": "Scm"
-                                }
-                            }
-                        },
-                        "objects": {
-                            "items": {
-                                "properties": {
-                                    "meshes": {
-                                        "items": {
-                                            "$ref": "#/$defs/scmMesh"
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }),
-    );
+            }),
+        );
+    }
     defs.insert("blockFile".into(), json!({
     "description": "A node-domain block at some offset of a file whose container is not known (EFM and others); every other byte is a gap.",
     "allOf": [
