@@ -1302,60 +1302,53 @@ fn indent(out: &mut String, level: usize) {
     }
 }
 
+/// Writes `open`, then each item on its own line one level in, separated by commas, then
+/// `close` on a line of its own at `level`.
+fn block<T>(
+    out: &mut String,
+    level: usize,
+    (open, close): (char, char),
+    items: &[T],
+    mut item: impl FnMut(&mut String, &T),
+) {
+    out.push(open);
+    out.push('\n');
+    for (i, x) in items.iter().enumerate() {
+        indent(out, level + 1);
+        item(out, x);
+        if i + 1 < items.len() {
+            out.push(',');
+        }
+        out.push('\n');
+    }
+    indent(out, level);
+    out.push(close);
+}
+
 fn write_value(out: &mut String, v: &Value, level: usize) {
     if is_inline(v) {
         return write_inline(out, v);
     }
     match v {
         Value::Array(a) if a.iter().all(is_scalar) => {
-            out.push_str("[\n");
             let rows: Vec<&[Value]> = a.chunks(ROW).collect();
-            for (r, row) in rows.iter().enumerate() {
-                indent(out, level + 1);
+            block(out, level, ('[', ']'), &rows, |out, row| {
                 for (i, x) in row.iter().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
                     }
                     scalar(out, x);
                 }
-                if r + 1 < rows.len() {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            indent(out, level);
-            out.push(']');
+            });
         }
-        Value::Array(a) => {
-            out.push_str("[\n");
-            for (i, x) in a.iter().enumerate() {
-                indent(out, level + 1);
-                write_value(out, x, level + 1);
-                if i + 1 < a.len() {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            indent(out, level);
-            out.push(']');
-        }
-        Value::Object(m) => {
-            out.push_str("{\n");
-            let items = sorted(m);
-            let n = items.len();
-            for (i, (k, x)) in items.into_iter().enumerate() {
-                indent(out, level + 1);
-                scalar(out, &Value::String(k.clone()));
-                out.push_str(": ");
-                write_value(out, x, level + 1);
-                if i + 1 < n {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            indent(out, level);
-            out.push('}');
-        }
+        Value::Array(a) => block(out, level, ('[', ']'), a, |out, x| {
+            write_value(out, x, level + 1)
+        }),
+        Value::Object(m) => block(out, level, ('{', '}'), &sorted(m), |out, (k, x)| {
+            scalar(out, &Value::String((*k).clone()));
+            out.push_str(": ");
+            write_value(out, x, level + 1);
+        }),
         _ => scalar(out, v),
     }
 }
