@@ -930,47 +930,29 @@ pub fn schema() -> Value {
         }
     }
 }));
-    defs.insert(
-        "modMesh".into(),
-        json!({
-            "properties": {
-                "record": {
-                    "properties": {
-                        "variant": {
-                            "required": [
-                                "Mod"
-                            ]
-                        }
+    // A mesh of one container kind: its record's variant, and the streams that kind lacks.
+    for (name, variant, absent) in [
+        ("modMesh", "Mod", &["colours"][..]),
+        ("scmMesh", "Scm", &["bone_indices", "weights"][..]),
+    ] {
+        let mut properties = json!({
+            "record": {
+                "properties": {
+                    "variant": {
+                        "required": [
+                            variant
+                        ]
                     }
-                },
-                "colours": {
-                    "$ref": "#/$defs/emptyStream"
                 }
             }
-        }),
-    );
-    defs.insert(
-        "scmMesh".into(),
-        json!({
-            "properties": {
-                "record": {
-                    "properties": {
-                        "variant": {
-                            "required": [
-                                "Scm"
-                            ]
-                        }
-                    }
-                },
-                "bone_indices": {
-                    "$ref": "#/$defs/emptyStream"
-                },
-                "weights": {
-                    "$ref": "#/$defs/emptyStream"
-                }
-            }
-        }),
-    );
+        });
+        for stream in absent {
+            properties[*stream] = json!({
+                "$ref": "#/$defs/emptyStream"
+            });
+        }
+        defs.insert(name.into(), json!({ "properties": properties }));
+    }
     defs.insert("dmc3File".into(), json!({
     "type": "object",
     "additionalProperties": false,
