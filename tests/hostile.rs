@@ -934,6 +934,7 @@ fn lowering_a_payload_with_a_far_extent_does_not_allocate_it() {
 // glTF import: broken extras, wrong types, missing buffers, far offsets
 
 use rigtrip::gltf::import::{import_slice, ImportError, ImportOptions};
+use rigtrip::gltf::DataError;
 use rigtrip::native::WriteError;
 use rigtrip::rig::extras::ExtrasError;
 use serde_json::{json, Value};
@@ -1078,12 +1079,12 @@ fn gltf_missing_and_short_buffers() {
     m.as_object_mut().unwrap().remove("buffers");
     assert_eq!(
         import_json_refused(&m),
-        ImportError::Accessor {
+        ImportError::Data(DataError::Accessor {
             accessor: 1,
             problem: "buffer view 1 names buffer 0, which does not exist".into()
-        }
+        })
     );
-    let buffer = |problem: String| ImportError::Buffer { buffer: 0, problem };
+    let buffer = |problem: String| ImportError::Data(DataError::Buffer { buffer: 0, problem });
     let mut m = j.clone();
     m["buffers"][0].as_object_mut().unwrap().remove("uri");
     assert_eq!(

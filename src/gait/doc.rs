@@ -3,6 +3,7 @@
 //! normalised integers) and the node hierarchy. Every offset and count is
 //! checked against the data it points into; nothing here can panic on file content.
 
+use crate::gltf::DataError;
 use std::path::Path;
 
 use ::gltf_json as json;
@@ -157,19 +158,19 @@ pub(crate) fn load(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, GaitErr
         let data: Vec<u8> = match (&buffer.uri, bin) {
             (None, Some(bin)) if i == 0 => bin.to_vec(),
             (None, _) => {
-                return Err(GaitError::Buffer {
+                return Err(GaitError::Data(DataError::Buffer {
                     buffer: i,
                     problem: "has no uri and is not the GLB binary chunk".into(),
-                })
+                }))
             }
             (Some(uri), _) => read_uri(uri, base_dir)
-                .map_err(|problem| GaitError::Buffer { buffer: i, problem })?,
+                .map_err(|problem| GaitError::Data(DataError::Buffer { buffer: i, problem }))?,
         };
         if (data.len() as u64) < want {
-            return Err(GaitError::Buffer {
+            return Err(GaitError::Data(DataError::Buffer {
                 buffer: i,
                 problem: format!("byteLength {want}, but only {} bytes of data", data.len()),
-            });
+            }));
         }
         let mut data = data;
         data.truncate(want as usize);
@@ -262,7 +263,7 @@ impl Doc {
 
     /// The bytes of buffer view `view` (its whole range), checked against its buffer.
     fn view(&self, accessor: usize, view: usize) -> Result<(&[u8], Option<u64>), GaitError> {
-        let err = |problem: String| GaitError::Accessor { accessor, problem };
+        let err = |problem: String| GaitError::Data(DataError::Accessor { accessor, problem });
         let v = self
             .root
             .buffer_views
@@ -282,9 +283,11 @@ impl Doc {
     /// Reads accessor `index` as floats (any component type; integers normalised when the
     /// accessor says so), with sparse substitution applied.
     pub fn floats(&self, index: usize) -> Result<Floats, GaitError> {
-        let err = |problem: String| GaitError::Accessor {
-            accessor: index,
-            problem,
+        let err = |problem: String| {
+            GaitError::Data(DataError::Accessor {
+                accessor: index,
+                problem,
+            })
         };
         let a = self
             .root

@@ -118,13 +118,43 @@ fn at(v: &[f64], i: usize) -> f64 {
     v.get(i).copied().unwrap_or(f64::NAN)
 }
 
+/// What a cycle's speed over slots `a` and `b` needs: both strides, then both durations.
+const fn cycle(a: u8, b: u8) -> [Need; 4] {
+    [
+        Need::Stride(a),
+        Need::Stride(b),
+        Need::Duration(a),
+        Need::Duration(b),
+    ]
+}
+
+/// A cycle's speed from the figures [`cycle`] names: `(sa + sb) / (da + db)`.
+fn cycle_speed(v: &[f64]) -> f64 {
+    (at(v, 0) + at(v, 1)) / (at(v, 2) + at(v, 3))
+}
+
+/// What one clip's speed over slot `s` needs: its stride, then its duration.
+const fn pace(s: u8) -> [Need; 2] {
+    [Need::Stride(s), Need::Duration(s)]
+}
+
+/// The first figure over the second (the speed from the figures [`pace`] names).
+fn ratio(v: &[f64]) -> f64 {
+    at(v, 0) / at(v, 1)
+}
+
+/// The one figure a formula needs, as it is.
+fn first(v: &[f64]) -> f64 {
+    at(v, 0)
+}
+
 const DEFS: &[Def] = &[
     Def {
         name: "standSpeed",
         holds: "the walk's stand threshold: swr's final-keyframe stride (a distance)",
         formula: "s5",
         needs: &[Need::Stride(5)],
-        compute: |v| at(v, 0),
+        compute: first,
         quirks: &[],
         intended: None,
     },
@@ -132,13 +162,8 @@ const DEFS: &[Def] = &[
         name: "walkStrideLength",
         holds: "the walk cycle's speed",
         formula: "(s6 + s7) / (d6 + d7)",
-        needs: &[
-            Need::Stride(6),
-            Need::Stride(7),
-            Need::Duration(6),
-            Need::Duration(7),
-        ],
-        compute: |v| (at(v, 0) + at(v, 1)) / (at(v, 2) + at(v, 3)),
+        needs: &cycle(6, 7),
+        compute: cycle_speed,
         quirks: &[],
         intended: None,
     },
@@ -147,7 +172,7 @@ const DEFS: &[Def] = &[
         holds: "a RUN figure: walk -> run's speed cap (the walk's upper cap)",
         formula: "cap10",
         needs: &[Need::Cap(10)],
-        compute: |v| at(v, 0),
+        compute: first,
         quirks: &[NAME_RUN, CAP],
         intended: None,
     },
@@ -155,13 +180,8 @@ const DEFS: &[Def] = &[
         name: "reverseStrideLength",
         holds: "a RUN figure: the run cycle's speed",
         formula: "(s12 + s13) / (d12 + d13)",
-        needs: &[
-            Need::Stride(12),
-            Need::Stride(13),
-            Need::Duration(12),
-            Need::Duration(13),
-        ],
-        compute: |v| (at(v, 0) + at(v, 1)) / (at(v, 2) + at(v, 3)),
+        needs: &cycle(12, 13),
+        compute: cycle_speed,
         quirks: &[NAME_RUN],
         intended: None,
     },
@@ -170,7 +190,7 @@ const DEFS: &[Def] = &[
         holds: "a REVERSE figure: stand -> back's speed cap (authored negative)",
         formula: "cap16",
         needs: &[Need::Cap(16)],
-        compute: |v| at(v, 0),
+        compute: first,
         quirks: &[NAME_REVERSE, CAP],
         intended: None,
     },
@@ -178,31 +198,19 @@ const DEFS: &[Def] = &[
         name: "gimpStrideLength",
         holds: "a REVERSE figure: the reverse cycle's speed, negative",
         formula: "-((s19 + s13) / (d19 + d13))",
-        needs: &[
-            Need::Stride(19),
-            Need::Stride(13),
-            Need::Duration(19),
-            Need::Duration(13),
-        ],
-        compute: |v| -((at(v, 0) + at(v, 1)) / (at(v, 2) + at(v, 3))),
+        needs: &cycle(19, 13),
+        compute: |v| -cycle_speed(v),
         quirks: &[STALE, NEGATED, NAME_REVERSE],
-        intended: Some((
-            "-((s18 + s19) / (d18 + d19))",
-            &[
-                Need::Stride(18),
-                Need::Stride(19),
-                Need::Duration(18),
-                Need::Duration(19),
-            ],
-            |v| -((at(v, 0) + at(v, 1)) / (at(v, 2) + at(v, 3))),
-        )),
+        intended: Some(("-((s18 + s19) / (d18 + d19))", &cycle(18, 19), |v| {
+            -cycle_speed(v)
+        })),
     },
     Def {
         name: "gimpLeftSpeedMax",
         holds: "the limp's speed cap, left",
         formula: "cap22",
         needs: &[Need::Cap(22)],
-        compute: |v| at(v, 0),
+        compute: first,
         quirks: &[CAP],
         intended: None,
     },
@@ -211,7 +219,7 @@ const DEFS: &[Def] = &[
         holds: "the limp's speed cap, right",
         formula: "cap23",
         needs: &[Need::Cap(23)],
-        compute: |v| at(v, 0),
+        compute: first,
         quirks: &[CAP],
         intended: None,
     },
@@ -219,8 +227,8 @@ const DEFS: &[Def] = &[
         name: "gimpLeftStrideLength",
         holds: "the limp cycle's speed, left (slot 24, as the seed's table pairs them)",
         formula: "s24 / d24",
-        needs: &[Need::Stride(24), Need::Duration(24)],
-        compute: |v| at(v, 0) / at(v, 1),
+        needs: &pace(24),
+        compute: ratio,
         quirks: &[UNSOURCED],
         intended: None,
     },
@@ -228,8 +236,8 @@ const DEFS: &[Def] = &[
         name: "gimpRightStrideLength",
         holds: "the limp cycle's speed, right (slot 25, as the seed's table pairs them)",
         formula: "s25 / d25",
-        needs: &[Need::Stride(25), Need::Duration(25)],
-        compute: |v| at(v, 0) / at(v, 1),
+        needs: &pace(25),
+        compute: ratio,
         quirks: &[UNSOURCED],
         intended: None,
     },
@@ -817,30 +825,22 @@ mod tests {
 
     #[test]
     fn lookalikes_say_why() {
-        assert_eq!(
-            lookalike("MADWWR", "mad").unwrap(),
-            "differs from 'madwwr' only in case"
-        );
-        assert_eq!(
-            lookalike("madwwr.001", "mad").unwrap(),
-            "contains 'madwwr' inside a longer name"
-        );
-        assert_eq!(
-            lookalike("madwwrl", "mad").unwrap(),
-            "contains 'madwwr' inside a longer name"
-        );
-        assert_eq!(
-            lookalike("madwalk", "mad").unwrap(),
-            "four-letter code 'walk': the LoadLocomotionClipsExt variant (not described)"
-        );
-        assert_eq!(
-            lookalike("madxyz", "mad").unwrap(),
-            "'xyz' is not a code this loader knows"
-        );
-        assert_eq!(
-            lookalike("locwwr", "mad").unwrap(),
-            "ends with 'wwr' but has the prefix 'loc', not 'mad'"
-        );
+        for (name, why) in [
+            ("MADWWR", "differs from 'madwwr' only in case"),
+            ("madwwr.001", "contains 'madwwr' inside a longer name"),
+            ("madwwrl", "contains 'madwwr' inside a longer name"),
+            (
+                "madwalk",
+                "four-letter code 'walk': the LoadLocomotionClipsExt variant (not described)",
+            ),
+            ("madxyz", "'xyz' is not a code this loader knows"),
+            (
+                "locwwr",
+                "ends with 'wwr' but has the prefix 'loc', not 'mad'",
+            ),
+        ] {
+            assert_eq!(lookalike(name, "mad").as_deref(), Some(why), "{name}");
+        }
         assert_eq!(lookalike("idle", "mad"), None);
     }
 }

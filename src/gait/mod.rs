@@ -23,6 +23,7 @@ pub mod preview;
 mod render;
 pub mod slots;
 
+use crate::gltf::DataError;
 use std::path::Path;
 
 use serde::Serialize;
@@ -36,7 +37,7 @@ pub use slots::{Family, Hand, Role, SlotSet, SLOT_COUNT};
 #[derive(Debug, thiserror::Error)]
 pub enum GaitError {
     /// The input file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Io {
         /// The path.
         path: String,
@@ -54,22 +55,9 @@ pub enum GaitError {
     /// The glTF JSON could not be parsed.
     #[error("glTF JSON: {0}")]
     Json(String),
-    /// A buffer's data could not be loaded.
-    #[error("buffer {buffer}: {problem}")]
-    Buffer {
-        /// Buffer index.
-        buffer: usize,
-        /// What is wrong.
-        problem: String,
-    },
-    /// An accessor cannot be read.
-    #[error("accessor {accessor}: {problem}")]
-    Accessor {
-        /// Accessor index.
-        accessor: usize,
-        /// What is wrong.
-        problem: String,
-    },
+    /// A buffer's data could not be loaded, or an accessor cannot be read.
+    #[error(transparent)]
+    Data(#[from] DataError),
     /// No animation is named like a gait clip, so no prefix can be detected.
     #[error("no animation name ends with a gait code (swr, wwr, ..., bmp); pass --prefix")]
     NoGaitClips,

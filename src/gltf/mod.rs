@@ -25,6 +25,7 @@ pub use export::{export, export_with};
 pub use glb::{to_glb, to_gltf, GlbError};
 pub use import::{import_path, import_slice, ImportError, ImportOptions, ImportReport, Imported};
 pub use names::NamesError;
+pub use read::DataError;
 
 /// What the caller may change about an export.
 #[derive(Debug, Clone, Default)]

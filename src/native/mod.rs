@@ -70,17 +70,13 @@ pub enum WriteError {
 }
 
 /// An error and its sources as one line, each layer's clause once, joined by `": "` (what the
-/// CLI prints with `{:#}`), for callers that report an error as a string. A source whose text
-/// the line already ends with (a layer that still interpolates its source) is not repeated.
+/// CLI prints with `{:#}`), for callers that report an error as a string.
 pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
     use std::fmt::Write;
     let mut out = e.to_string();
     let mut next = e.source();
     while let Some(s) = next {
-        let text = s.to_string();
-        if !out.ends_with(&text) {
-            let _ = write!(out, ": {text}");
-        }
+        let _ = write!(out, ": {s}");
         next = s.source();
     }
     out

@@ -575,6 +575,39 @@ fn hie_error(e: &HieError) -> DumpError {
 /// its declaration.
 pub fn schema() -> Value {
     let [rels, unknown_10] = [0, 1].map(|k| BlockHeader::FIELDS[k].schema_with_description());
+    // A whole-file format: its file is `def`, and it has no block offset or node count.
+    let whole = |format: &str, def: &str| {
+        json!({
+            "if": {
+                "properties": {
+                    "format": {
+                        "const": format
+                    }
+                }
+            },
+            "then": {
+                "properties": {
+                    "file": {
+                        "$ref": format!("#/$defs/{def}")
+                    }
+                },
+                "not": {
+                    "anyOf": [
+                        {
+                            "required": [
+                                "offset"
+                            ]
+                        },
+                        {
+                            "required": [
+                                "nodes"
+                            ]
+                        }
+                    ]
+                }
+            }
+        })
+    };
     let mut s = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://rigtrip.invalid/schema/dump.schema.json",
@@ -613,96 +646,9 @@ pub fn schema() -> Value {
             }
         },
         "allOf": [
-            {
-                "if": {
-                    "properties": {
-                        "format": {
-                            "const": "hie"
-                        }
-                    }
-                },
-                "then": {
-                    "properties": {
-                        "file": {
-                            "$ref": "#/$defs/hieFile"
-                        }
-                    },
-                    "not": {
-                        "anyOf": [
-                            {
-                                "required": [
-                                    "offset"
-                                ]
-                            },
-                            {
-                                "required": [
-                                    "nodes"
-                                ]
-                            }
-                        ]
-                    }
-                }
-            },
-            {
-                "if": {
-                    "properties": {
-                        "format": {
-                            "const": "mod"
-                        }
-                    }
-                },
-                "then": {
-                    "properties": {
-                        "file": {
-                            "$ref": "#/$defs/modFile"
-                        }
-                    },
-                    "not": {
-                        "anyOf": [
-                            {
-                                "required": [
-                                    "offset"
-                                ]
-                            },
-                            {
-                                "required": [
-                                    "nodes"
-                                ]
-                            }
-                        ]
-                    }
-                }
-            },
-            {
-                "if": {
-                    "properties": {
-                        "format": {
-                            "const": "scm"
-                        }
-                    }
-                },
-                "then": {
-                    "properties": {
-                        "file": {
-                            "$ref": "#/$defs/scmFile"
-                        }
-                    },
-                    "not": {
-                        "anyOf": [
-                            {
-                                "required": [
-                                    "offset"
-                                ]
-                            },
-                            {
-                                "required": [
-                                    "nodes"
-                                ]
-                            }
-                        ]
-                    }
-                }
-            },
+            whole("hie", "hieFile"),
+            whole("mod", "modFile"),
+            whole("scm", "scmFile"),
             {
                 "if": {
                     "properties": {
@@ -747,48 +693,15 @@ pub fn schema() -> Value {
             "pattern": "^([0-9a-fA-F]{2})*$"
         }),
     );
-    defs.insert(
-        "hex4".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){4}$"
-        }),
-    );
-    defs.insert(
-        "hex8".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){8}$"
-        }),
-    );
-    defs.insert(
-        "hex12".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){12}$"
-        }),
-    );
-    defs.insert(
-        "hex16".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){16}$"
-        }),
-    );
-    defs.insert(
-        "hex24".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){24}$"
-        }),
-    );
-    defs.insert(
-        "hex28".into(),
-        json!({
-            "type": "string",
-            "pattern": "^([0-9a-fA-F]{2}){28}$"
-        }),
-    );
+    for n in [4, 8, 12, 16, 24, 28] {
+        defs.insert(
+            format!("hex{n}"),
+            json!({
+                "type": "string",
+                "pattern": format!("^([0-9a-fA-F]{{2}}){{{n}}}$")
+            }),
+        );
+    }
     defs.insert(
         "base64".into(),
         json!({
@@ -956,34 +869,37 @@ pub fn schema() -> Value {
         }
     }
 }));
-    defs.insert(
-        "modFile".into(),
-        json!({
-            "allOf": [
-                {
-                    "$ref": "#/$defs/dmc3File"
-                }
-            ],
-            "required": [
-                "container"
-            ],
-            "properties": {
-                "container": {
-                    "type": "object",
-                    "properties": {
-                        "header": {
-                            "properties": {
-                                "magic": {
-                                    "const": "Mod"
-                                }
-                            }
-                        },
-                        "objects": {
-                            "items": {
+    // A container file: the DMC3 structure with that magic and that kind's meshes.
+    for (name, magic, mesh) in [("modFile", "Mod", "modMesh"), ("scmFile", "Scm", "scmMesh")] {
+        defs.insert(
+            name.into(),
+            json!({
+                "allOf": [
+                    {
+                        "$ref": "#/$defs/dmc3File"
+                    }
+                ],
+                "required": [
+                    "container"
+                ],
+                "properties": {
+                    "container": {
+                        "type": "object",
+                        "properties": {
+                            "header": {
                                 "properties": {
-                                    "meshes": {
-                                        "items": {
-                                            "$ref": "#/$defs/modMesh"
+                                    "magic": {
+                                        "const": magic
+                                    }
+                                }
+                            },
+                            "objects": {
+                                "items": {
+                                    "properties": {
+                                        "meshes": {
+                                            "items": {
+                                                "$ref": format!("#/$defs/{mesh}")
+                                            }
                                         }
                                     }
                                 }
@@ -991,47 +907,9 @@ pub fn schema() -> Value {
                         }
                     }
                 }
-            }
-        }),
-    );
-    defs.insert(
-        "scmFile".into(),
-        json!({
-            "allOf": [
-                {
-                    "$ref": "#/$defs/dmc3File"
-                }
-            ],
-            "required": [
-                "container"
-            ],
-            "properties": {
-                "container": {
-                    "type": "object",
-                    "properties": {
-                        "header": {
-                            "properties": {
-                                "magic": {
-                                    "const": "Scm"
-                                }
-                            }
-                        },
-                        "objects": {
-                            "items": {
-                                "properties": {
-                                    "meshes": {
-                                        "items": {
-                                            "$ref": "#/$defs/scmMesh"
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }),
-    );
+            }),
+        );
+    }
     defs.insert("blockFile".into(), json!({
     "description": "A node-domain block at some offset of a file whose container is not known (EFM and others); every other byte is a gap.",
     "allOf": [
@@ -1052,47 +930,29 @@ pub fn schema() -> Value {
         }
     }
 }));
-    defs.insert(
-        "modMesh".into(),
-        json!({
-            "properties": {
-                "record": {
-                    "properties": {
-                        "variant": {
-                            "required": [
-                                "Mod"
-                            ]
-                        }
+    // A mesh of one container kind: its record's variant, and the streams that kind lacks.
+    for (name, variant, absent) in [
+        ("modMesh", "Mod", &["colours"][..]),
+        ("scmMesh", "Scm", &["bone_indices", "weights"][..]),
+    ] {
+        let mut properties = json!({
+            "record": {
+                "properties": {
+                    "variant": {
+                        "required": [
+                            variant
+                        ]
                     }
-                },
-                "colours": {
-                    "$ref": "#/$defs/emptyStream"
                 }
             }
-        }),
-    );
-    defs.insert(
-        "scmMesh".into(),
-        json!({
-            "properties": {
-                "record": {
-                    "properties": {
-                        "variant": {
-                            "required": [
-                                "Scm"
-                            ]
-                        }
-                    }
-                },
-                "bone_indices": {
-                    "$ref": "#/$defs/emptyStream"
-                },
-                "weights": {
-                    "$ref": "#/$defs/emptyStream"
-                }
-            }
-        }),
-    );
+        });
+        for stream in absent {
+            properties[*stream] = json!({
+                "$ref": "#/$defs/emptyStream"
+            });
+        }
+        defs.insert(name.into(), json!({ "properties": properties }));
+    }
     defs.insert("dmc3File".into(), json!({
     "type": "object",
     "additionalProperties": false,
@@ -1424,60 +1284,53 @@ fn indent(out: &mut String, level: usize) {
     }
 }
 
+/// Writes `open`, then each item on its own line one level in, separated by commas, then
+/// `close` on a line of its own at `level`.
+fn block<T>(
+    out: &mut String,
+    level: usize,
+    (open, close): (char, char),
+    items: &[T],
+    mut item: impl FnMut(&mut String, &T),
+) {
+    out.push(open);
+    out.push('\n');
+    for (i, x) in items.iter().enumerate() {
+        indent(out, level + 1);
+        item(out, x);
+        if i + 1 < items.len() {
+            out.push(',');
+        }
+        out.push('\n');
+    }
+    indent(out, level);
+    out.push(close);
+}
+
 fn write_value(out: &mut String, v: &Value, level: usize) {
     if is_inline(v) {
         return write_inline(out, v);
     }
     match v {
         Value::Array(a) if a.iter().all(is_scalar) => {
-            out.push_str("[\n");
             let rows: Vec<&[Value]> = a.chunks(ROW).collect();
-            for (r, row) in rows.iter().enumerate() {
-                indent(out, level + 1);
+            block(out, level, ('[', ']'), &rows, |out, row| {
                 for (i, x) in row.iter().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
                     }
                     scalar(out, x);
                 }
-                if r + 1 < rows.len() {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            indent(out, level);
-            out.push(']');
+            });
         }
-        Value::Array(a) => {
-            out.push_str("[\n");
-            for (i, x) in a.iter().enumerate() {
-                indent(out, level + 1);
-                write_value(out, x, level + 1);
-                if i + 1 < a.len() {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            indent(out, level);
-            out.push(']');
-        }
-        Value::Object(m) => {
-            out.push_str("{\n");
-            let items = sorted(m);
-            let n = items.len();
-            for (i, (k, x)) in items.into_iter().enumerate() {
-                indent(out, level + 1);
-                scalar(out, &Value::String(k.clone()));
-                out.push_str(": ");
-                write_value(out, x, level + 1);
-                if i + 1 < n {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            indent(out, level);
-            out.push('}');
-        }
+        Value::Array(a) => block(out, level, ('[', ']'), a, |out, x| {
+            write_value(out, x, level + 1)
+        }),
+        Value::Object(m) => block(out, level, ('{', '}'), &sorted(m), |out, (k, x)| {
+            scalar(out, &Value::String((*k).clone()));
+            out.push_str(": ");
+            write_value(out, x, level + 1);
+        }),
         _ => scalar(out, v),
     }
 }

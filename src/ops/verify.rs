@@ -165,9 +165,9 @@ fn gltf_leg(rig: &rig::Rig, data: &[u8]) -> Result<GltfLeg, String> {
         Err(ExportError::Gate { skeleton, failure }) => {
             return Ok(GltfLeg::Skipped(format!("{skeleton}: {failure}")))
         }
-        Err(e) => return Ok(GltfLeg::Skipped(e.to_string())),
+        Err(e) => return Ok(GltfLeg::Skipped(crate::native::chain(&e))),
     };
-    let glb = to_glb(&exported).map_err(|e| e.to_string())?;
+    let glb = to_glb(&exported).map_err(|e| crate::native::chain(&e))?;
     let imported = import::import_slice(&glb, None, &import::ImportOptions::default())
         .map_err(|e| format!("import failed: {}", crate::native::chain(&e)))?;
     if imported.bytes == data {

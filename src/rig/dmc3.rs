@@ -734,9 +734,12 @@ fn relayout(
     let start = p.offset;
     let old_end = start.saturating_add(p.rels.extent(n_old));
     let new_end = start.saturating_add(rels.extent(n_new));
-    let claims = file
-        .claims_without_block()
-        .map_err(|e| structure(format!("the file around the block is inconsistent: {e}")))?;
+    let claims = file.claims_without_block().map_err(|e| {
+        structure(format!(
+            "the file around the block is inconsistent: {}",
+            crate::native::chain(&e)
+        ))
+    })?;
     if new_end > old_end {
         if let Some(c) = claims.iter().find(|c| c.start < new_end && c.end > start) {
             return Err(structure(format!(

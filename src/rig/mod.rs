@@ -429,8 +429,8 @@ pub fn lower_with(rig: &Rig, memo: &LiftMemo) -> Result<NativeFile, LowerError> 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RebuildError {
     /// [`lower`] refused the rig.
-    #[error("lower failed: {0}")]
-    Lower(LowerError),
+    #[error("lower failed")]
+    Lower(#[source] LowerError),
     /// The native writer refused the lowered file.
     #[error("write failed")]
     Write(#[source] WriteError),

@@ -255,6 +255,38 @@ struct ContainerSpec {
     objects: Vec<ObjectSpec>,
 }
 
+impl ContainerSpec {
+    /// The header of a sample file: version 1.0, two textures, every unknown zero.
+    fn sample(scm: bool, objects: Vec<ObjectSpec>) -> Self {
+        ContainerSpec {
+            scm,
+            version_bits: 1.0f32.to_bits(),
+            unknown_08: [0; 8],
+            texture_count: 2,
+            unknown_13: 0,
+            unknown_14: 0,
+            unknown_18: 0,
+            unknown_28: [0; 24],
+            objects,
+        }
+    }
+
+    /// A header with random unknowns and texture count (drawn in field order).
+    fn random(rng: &mut Rng, scm: bool, version_bits: u32, objects: Vec<ObjectSpec>) -> Self {
+        ContainerSpec {
+            scm,
+            version_bits,
+            unknown_08: arr(rng),
+            texture_count: rng.range(0, 12) as u8,
+            unknown_13: rng.next_u32() as u8,
+            unknown_14: rng.next_u32(),
+            unknown_18: rng.next_u64(),
+            unknown_28: arr(rng),
+            objects,
+        }
+    }
+}
+
 /// A chunk to place after the object records.
 enum Chunk {
     /// The mesh records of object i.
@@ -582,21 +614,12 @@ fn random_container(seed: u64, scm: bool, wild: bool) -> Vec<u8> {
             }
         }
     }
-    let spec = ContainerSpec {
-        scm,
-        version_bits: if rng.chance(0.5) {
-            1.0f32.to_bits()
-        } else {
-            rng.next_u32()
-        },
-        unknown_08: arr(&mut rng),
-        texture_count: rng.range(0, 12) as u8,
-        unknown_13: rng.next_u32() as u8,
-        unknown_14: rng.next_u32(),
-        unknown_18: rng.next_u64(),
-        unknown_28: arr(&mut rng),
-        objects,
+    let version_bits = if rng.chance(0.5) {
+        1.0f32.to_bits()
+    } else {
+        rng.next_u32()
     };
+    let spec = ContainerSpec::random(&mut rng, scm, version_bits, objects);
     let block = if has_block {
         let broken = rng.chance(0.1) && wild;
         let bs = random_block_spec(&mut rng, nodes, broken);
@@ -890,20 +913,13 @@ pub fn sample_mod() -> Vec<u8> {
             torso.extend(verts);
         }
     }
-    let c = ContainerSpec {
-        scm: false,
-        version_bits: 1.0f32.to_bits(),
-        unknown_08: [0; 8],
-        texture_count: 2,
-        unknown_13: 0,
-        unknown_14: 0,
-        unknown_18: 0,
-        unknown_28: [0; 24],
-        objects: vec![
+    let c = ContainerSpec::sample(
+        false,
+        vec![
             plain_object(vec![plain_mesh(0, torso), plain_mesh(0, legs)]),
             plain_object(vec![plain_mesh(1, arms)]),
         ],
-    };
+    );
     let n = spec.records.len();
     let block = layout_block(&mut rng, &spec, false, false);
     layout_container(&mut rng, &c, &[], Some((block, n)), false, Vec::new())
@@ -950,20 +966,13 @@ pub fn sample_scm() -> Vec<u8> {
             v
         }));
     }
-    let c = ContainerSpec {
-        scm: true,
-        version_bits: 1.0f32.to_bits(),
-        unknown_08: [0; 8],
-        texture_count: 2,
-        unknown_13: 0,
-        unknown_14: 0,
-        unknown_18: 0,
-        unknown_28: [0; 24],
-        objects: vec![plain_object(vec![
+    let c = ContainerSpec::sample(
+        true,
+        vec![plain_object(vec![
             plain_mesh(0, floor),
             plain_mesh(1, pillars),
         ])],
-    };
+    );
     layout_container(&mut rng, &c, &[], None, false, Vec::new())
 }
 
@@ -1023,17 +1032,7 @@ pub fn random_mod_sized(seed: u64, vertices: usize) -> Vec<u8> {
             empty_mesh_offset: 0,
         });
     }
-    let spec = ContainerSpec {
-        scm: false,
-        version_bits: 1.0f32.to_bits(),
-        unknown_08: arr(&mut rng),
-        texture_count: rng.range(0, 12) as u8,
-        unknown_13: rng.next_u32() as u8,
-        unknown_14: rng.next_u32(),
-        unknown_18: rng.next_u64(),
-        unknown_28: arr(&mut rng),
-        objects,
-    };
+    let spec = ContainerSpec::random(&mut rng, false, 1.0f32.to_bits(), objects);
     let bs = random_block_spec(&mut rng, nodes, false);
     let noisy = rng.chance(0.5);
     let block = layout_block(&mut rng, &bs, false, noisy);

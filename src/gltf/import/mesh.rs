@@ -7,6 +7,7 @@
 //! non-degenerate triangles over distinct positions, and every element of each set must have a
 //! counterpart in the other within the tolerances. Proxy meshes are left out on both sides.
 
+use crate::gltf::DataError;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -194,14 +195,14 @@ fn attr(
         })?;
     let e = doc.accessor(index)?;
     if !comps.contains(&e.comps) || e.len() != count {
-        return Err(ImportError::Accessor {
+        return Err(ImportError::Data(DataError::Accessor {
             accessor: index,
             problem: format!(
                 "{name}: {} elements of {} components, expected {count} of {comps:?}",
                 e.len(),
                 e.comps
             ),
-        });
+        }));
     }
     Ok(Some(e))
 }
@@ -335,10 +336,10 @@ fn collect(doc: &Doc, instances: &[Instance], proxies: usize) -> Result<Geometry
                 .ok_or_else(|| bad(format!("mesh {m} primitive {pi} has no POSITION")))?;
             let pos = doc.accessor(pos_index)?;
             if pos.comps != 3 {
-                return Err(ImportError::Accessor {
+                return Err(ImportError::Data(DataError::Accessor {
                     accessor: pos_index,
                     problem: "POSITION is not VEC3".into(),
-                });
+                }));
             }
             let count = pos.len();
             let normal = attr(doc, attrs, "NORMAL", count, &[3])?;
@@ -423,10 +424,10 @@ fn collect(doc: &Doc, instances: &[Instance], proxies: usize) -> Result<Geometry
                         })?;
                     let e = doc.accessor(a)?;
                     if e.comps != 1 || !e.integer {
-                        return Err(ImportError::Accessor {
+                        return Err(ImportError::Data(DataError::Accessor {
                             accessor: a,
                             problem: "indices are not unsigned integer scalars".into(),
-                        });
+                        }));
                     }
                     e.data.iter().map(|&x| x as usize).collect()
                 }

@@ -26,6 +26,7 @@ mod rebuild;
 mod recompute;
 mod scene;
 
+use crate::gltf::DataError;
 use std::fmt;
 use std::path::Path;
 
@@ -278,36 +279,42 @@ impl fmt::Display for Refusals {
     }
 }
 
+/// An I/O error kept as a source, shared so that [`ImportError`] stays `Clone`, and compared by
+/// kind and text so that it stays `PartialEq`.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(transparent)]
+pub struct IoCause(std::sync::Arc<std::io::Error>);
+
+impl From<std::io::Error> for IoCause {
+    fn from(e: std::io::Error) -> Self {
+        IoCause(std::sync::Arc::new(e))
+    }
+}
+
+impl PartialEq for IoCause {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.kind() == other.0.kind() && self.0.to_string() == other.0.to_string()
+    }
+}
+
 /// Why a glTF could not be imported.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ImportError {
     /// The file could not be read.
-    #[error("{path}: {problem}")]
+    #[error("{path}")]
     Io {
         /// The path.
         path: String,
         /// What failed.
-        problem: String,
+        #[source]
+        source: IoCause,
     },
     /// Not a GLB or glTF JSON, or its structure is broken.
     #[error("not a usable glTF: {0}")]
     Container(String),
-    /// A buffer is missing or short.
-    #[error("buffer {buffer}: {problem}")]
-    Buffer {
-        /// Buffer index.
-        buffer: usize,
-        /// What is wrong.
-        problem: String,
-    },
-    /// An accessor is broken.
-    #[error("accessor {accessor}: {problem}")]
-    Accessor {
-        /// Accessor index.
-        accessor: usize,
-        /// What is wrong.
-        problem: String,
-    },
+    /// A buffer is missing or short, or an accessor is broken.
+    #[error(transparent)]
+    Data(#[from] DataError),
     /// A node is broken (transform, children, extras).
     #[error("node {node} ({name}): {problem}")]
     Node {
@@ -331,7 +338,7 @@ pub enum ImportError {
         found: String,
     },
     /// An extras value has the wrong type or content.
-    #[error("{0}")]
+    #[error(transparent)]
     Extras(#[from] ExtrasError),
     /// The tolerance given is unusable.
     #[error("tolerance {0} is not a finite number >= 0")]
@@ -343,14 +350,14 @@ pub enum ImportError {
     #[error("the meshes were edited ({0}); writing edited meshes back is not supported yet: undo the edit, or pass --ignore-mesh-edits to keep the original meshes")]
     MeshEdited(String),
     /// The rig could not be lowered to its format.
-    #[error("{0}")]
+    #[error(transparent)]
     Lower(#[from] LowerError),
     /// The native file could not be written.
     #[error(transparent)]
     Write(#[from] WriteError),
     /// The rebuilt rig could not be exported for the geometry comparison.
-    #[error("the rebuilt rig cannot be exported for the mesh comparison: {0}")]
-    Export(ExportError),
+    #[error("the rebuilt rig cannot be exported for the mesh comparison")]
+    Export(#[source] ExportError),
 }
 
 /// Imports a `.glb`, a `.gltf` with embedded `data:` buffers, or a `.gltf` whose buffers are
@@ -358,7 +365,7 @@ pub enum ImportError {
 pub fn import_path(path: &Path, opts: &ImportOptions) -> Result<Imported, ImportError> {
     let bytes = std::fs::read(path).map_err(|e| ImportError::Io {
         path: path.display().to_string(),
-        problem: e.to_string(),
+        source: e.into(),
     })?;
     let dir = path.parent().map(|p| {
         if p.as_os_str().is_empty() {

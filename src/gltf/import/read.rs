@@ -3,6 +3,7 @@
 //! or files next to the `.gltf` (Blender's "glTF Separate"), and accessors as f64 components
 //! with every offset, stride and count checked against the bytes present.
 
+use crate::gltf::DataError;
 use std::path::{Component, Path};
 
 use base64::Engine as _;
@@ -99,9 +100,11 @@ pub(crate) fn parse(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, Import
     }
     let mut buffers = Vec::new();
     if let Some(list) = json.get("buffers") {
-        let list = list.as_array().ok_or_else(|| ImportError::Buffer {
-            buffer: 0,
-            problem: "`buffers` is not an array".into(),
+        let list = list.as_array().ok_or_else(|| {
+            ImportError::Data(DataError::Buffer {
+                buffer: 0,
+                problem: "`buffers` is not an array".into(),
+            })
         })?;
         for (i, b) in list.iter().enumerate() {
             buffers.push(load_buffer(i, b, bin, base_dir)?);
@@ -116,7 +119,7 @@ fn load_buffer(
     bin: Option<&[u8]>,
     base_dir: Option<&Path>,
 ) -> Result<Vec<u8>, ImportError> {
-    let err = |problem: String| ImportError::Buffer { buffer: i, problem };
+    let err = |problem: String| ImportError::Data(DataError::Buffer { buffer: i, problem });
     let len = b
         .get("byteLength")
         .and_then(Value::as_u64)
@@ -358,9 +361,11 @@ impl Doc {
 
     /// Reads accessor `a` (sparse substitution included).
     pub(crate) fn accessor(&self, a: usize) -> Result<Elements, ImportError> {
-        let err = |problem: String| ImportError::Accessor {
-            accessor: a,
-            problem,
+        let err = |problem: String| {
+            ImportError::Data(DataError::Accessor {
+                accessor: a,
+                problem,
+            })
         };
         let acc = self
             .array("accessors")

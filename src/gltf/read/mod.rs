@@ -10,5 +10,26 @@ pub(crate) mod uri;
 
 use std::borrow::Cow;
 
+/// A buffer or accessor that cannot be read: where import and gait stop.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DataError {
+    /// A buffer is missing or short.
+    #[error("buffer {buffer}: {problem}")]
+    Buffer {
+        /// Buffer index.
+        buffer: usize,
+        /// What is wrong.
+        problem: String,
+    },
+    /// An accessor is broken.
+    #[error("accessor {accessor}: {problem}")]
+    Accessor {
+        /// Accessor index.
+        accessor: usize,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
 /// A buffer's bytes, or `None` when they could not be had (the reader said why).
 pub(crate) type Buffer<'a> = Option<Cow<'a, [u8]>>;
