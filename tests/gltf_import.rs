@@ -338,7 +338,7 @@ fn blender_move(name: &str, data: &[u8], format: Option<Format>, s: usize, k: us
         })
         .collect();
     let touched: Vec<usize> = std::iter::once(k).chain(children.iter().copied()).collect();
-    common::assert_only_records_changed(name, &data, &got.bytes, &ranges, &touched);
+    common::assert_only_records_changed(name, data, &got.bytes, &ranges, &touched);
     let sr = &got.report.skeletons[s];
     if let NativeFile::Dmc3(_) = original {
         let moved = sr.joints.iter().find(|j| j.joint == k).unwrap();
