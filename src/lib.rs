@@ -18,3 +18,17 @@ pub mod ops;
 pub mod rig;
 #[cfg(any(test, feature = "synth"))]
 pub mod synth;
+
+/// An error and its sources as one line, each layer's clause once, joined by `": "` (what the
+/// CLI prints with `{:#}`), for callers that report an error
+/// of any layer as a string (verify's messages, the glTF leg, fuzz reports).
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    use std::fmt::Write;
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        let _ = write!(out, ": {s}");
+        next = s.source();
+    }
+    out
+}

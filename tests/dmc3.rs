@@ -565,19 +565,19 @@ fn writer_refuses_inconsistent_structures() {
     let mut f = read_mod(&hand_mod());
     c_mut(&mut f).objects[0].meshes[0].positions.pop();
     assert_eq!(
-        rigtrip::native::chain(&write(&f).unwrap_err()),
+        rigtrip::chain(&write(&f).unwrap_err()),
         "cannot write mesh record 0 of object 0 at 0x80: vertex count 3 but the position stream holds 2 entries"
     );
     let mut f = read_mod(&hand_mod());
     c_mut(&mut f).header.bone_count = 3;
     assert_eq!(
-        rigtrip::native::chain(&write(&f).unwrap_err()),
+        rigtrip::chain(&write(&f).unwrap_err()),
         "cannot write container header +0x11/+0x20: bone count 3 and block offset 0x140, but the block has 2 nodes at 0x140"
     );
     let mut f = read_mod(&hand_mod());
     f.gaps[0].offset = 0x134;
     assert_eq!(
-        rigtrip::native::chain(&write(&f).unwrap_err()),
+        rigtrip::chain(&write(&f).unwrap_err()),
         "overlapping structures: weight stream of object 0 mesh 0 (0x130..0x136) overlaps gap at 0x134 (0x134..0x13e)"
     );
 }
@@ -778,31 +778,31 @@ fn rejects_offsets_past_the_end() {
     let mut b = hand_mod();
     put(&mut b, 0xA0, &0x1000u64.to_le_bytes()); // UV stream offset
     assert_eq!(
-        rigtrip::native::chain(&read_container(&b).unwrap_err()),
+        rigtrip::chain(&read_container(&b).unwrap_err()),
         "UV stream of object 0 mesh 0 (3 vertices) at offset 0x1000 (12 bytes) runs past the end of the file (0x1b3 bytes)"
     );
     let mut b = hand_mod();
     put(&mut b, 0x48, &0x1B0u64.to_le_bytes()); // mesh records
     assert_eq!(
-        rigtrip::native::chain(&read_container(&b).unwrap_err()),
+        rigtrip::chain(&read_container(&b).unwrap_err()),
         "mesh records of object 0 at offset 0x1b0 (80 bytes) runs past the end of the file (0x1b3 bytes)"
     );
     let mut b = hand_mod();
     put(&mut b, 0x20, &0x1A0u64.to_le_bytes()); // block offset
     assert_eq!(
-        rigtrip::native::chain(&read_container(&b).unwrap_err()),
+        rigtrip::chain(&read_container(&b).unwrap_err()),
         "node-domain block header at offset 0x1a0 (32 bytes) runs past the end of the file (0x1b3 bytes)"
     );
     let mut b = hand_mod();
     b[0x10] = 9; // nine object records do not fit
     assert_eq!(
-        rigtrip::native::chain(&read_container(&b).unwrap_err()),
+        rigtrip::chain(&read_container(&b).unwrap_err()),
         "object record 5 at offset 0x180 (64 bytes) runs past the end of the file (0x1b3 bytes)"
     );
     let mut b = hand_mod();
     put(&mut b, 0x140 + 0x0C, &0xFFFF_FFF0u32.to_le_bytes()); // transform_rel
     assert_eq!(
-        rigtrip::native::chain(&read_container(&b).unwrap_err()),
+        rigtrip::chain(&read_container(&b).unwrap_err()),
         "transform records of the block at 0x140 (rel 0xfffffff0) at offset 0x100000130 (64 bytes) runs past the end of the file (0x1b3 bytes)"
     );
 }
@@ -812,7 +812,7 @@ fn rejects_too_many_vertices_and_nodes_for_the_file() {
     let mut b = hand_mod();
     put(&mut b, 0x80, &60000u16.to_le_bytes());
     assert_eq!(
-        rigtrip::native::chain(&read_container(&b).unwrap_err()),
+        rigtrip::chain(&read_container(&b).unwrap_err()),
         "position stream of object 0 mesh 0 (60000 vertices) at offset 0xd0 (720000 bytes) runs past the end of the file (0x1b3 bytes)"
     );
     // A node count far beyond the input is refused before anything is allocated.
@@ -830,28 +830,28 @@ fn rejects_overlapping_regions() {
     let mut b = hand_mod();
     put(&mut b, 0x144, &0x21u32.to_le_bytes());
     assert_eq!(
-        rigtrip::native::chain(&read_container(&b).unwrap_err()),
+        rigtrip::chain(&read_container(&b).unwrap_err()),
         "overlapping structures: parent array (0x160..0x162) overlaps order array (0x161..0x163)"
     );
     // An array inside the block header.
     let mut b = hand_mod();
     put(&mut b, 0x148, &0x18u32.to_le_bytes());
     assert_eq!(
-        rigtrip::native::chain(&read_container(&b).unwrap_err()),
+        rigtrip::chain(&read_container(&b).unwrap_err()),
         "overlapping structures: block header (0x140..0x160) overlaps group array (0x158..0x15a)"
     );
     // A stream running into the mesh record.
     let mut b = hand_mod();
     put(&mut b, 0x98, &0xC4u64.to_le_bytes());
     assert_eq!(
-        rigtrip::native::chain(&read_container(&b).unwrap_err()),
+        rigtrip::chain(&read_container(&b).unwrap_err()),
         "overlapping structures: mesh record 0 of object 0 (0x80..0xd0) overlaps normal stream of object 0 mesh 0 (3 vertices) (0xc4..0xe8)"
     );
     // A stream inside the block.
     let mut b = hand_mod();
     put(&mut b, 0xA8 + 8, &0x160u64.to_le_bytes());
     assert_eq!(
-        rigtrip::native::chain(&read_container(&b).unwrap_err()),
+        rigtrip::chain(&read_container(&b).unwrap_err()),
         "overlapping structures: node-domain block at 0x140 (0x140..0x1b0) overlaps weight stream of object 0 mesh 0 (3 vertices) (0x160..0x166)"
     );
 }
@@ -879,7 +879,7 @@ fn shared_streams_are_read_once_other_overlaps_are_not() {
     // The same offset as another KIND overlaps.
     let mut c = b.clone();
     put(&mut c, 0x350 + 0x18, &0xD0u64.to_le_bytes()); // normals onto the positions
-    let e = rigtrip::native::chain(&read_container(&c).unwrap_err());
+    let e = rigtrip::chain(&read_container(&c).unwrap_err());
     assert!(
         e.contains("position stream of object 0 mesh 0")
             && e.contains("normal stream of object 0 mesh 1"),
@@ -896,7 +896,7 @@ fn shared_streams_are_read_once_other_overlaps_are_not() {
     let mut g = read_container(&b).unwrap();
     c_mut(&mut g).objects[0].meshes[1].positions[0][0] = 0;
     assert_eq!(
-        rigtrip::native::chain(&write(&g).unwrap_err()),
+        rigtrip::chain(&write(&g).unwrap_err()),
         "cannot write position stream of object 0 mesh 1 at 0xd0: shared with position stream of object 0 mesh 0 but holds other data"
     );
 }

@@ -141,7 +141,7 @@ fn rejected(format: Option<Format>, data: &[u8]) -> ReadError {
         Ok(_) => panic!("accepted a hostile file"),
         Err(e) => e,
     };
-    let msg = rigtrip::native::chain(&e);
+    let msg = rigtrip::chain(&e);
     assert!(!msg.contains('\n'), "{msg}");
     assert_eq!(
         verify_bytes(format, data),

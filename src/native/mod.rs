@@ -69,19 +69,6 @@ pub enum WriteError {
     Dmc3(#[source] dmc3::Dmc3Error),
 }
 
-/// An error and its sources as one line, each layer's clause once, joined by `": "` (what the
-/// CLI prints with `{:#}`), for callers that report an error as a string.
-pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    use std::fmt::Write;
-    let mut out = e.to_string();
-    let mut next = e.source();
-    while let Some(s) = next {
-        let _ = write!(out, ": {s}");
-        next = s.source();
-    }
-    out
-}
-
 /// Guesses the format from content: a MOD/SCM magic, else a plausible HIE slot table.
 pub fn detect(data: &[u8]) -> Option<Format> {
     if dmc3::has_container_magic(data) {

@@ -182,7 +182,7 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
             let f: Dmc3File = decode(file, "/file")?;
             check_dmc3_kind(obj, format, &f)?;
             check_dmc3(&f)?;
-            dmc3::write(&f).map_err(|e| unwritable("/file", crate::native::chain(&e)))
+            dmc3::write(&f).map_err(|e| unwritable("/file", crate::chain(&e)))
         }
     }
 }

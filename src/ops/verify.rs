@@ -118,7 +118,7 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
         Ok(f) => f,
         Err(e) => {
             return Verdict::Rejected {
-                message: crate::native::chain(&e),
+                message: crate::chain(&e),
             }
         }
     };
@@ -133,7 +133,7 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
     // not allocate (and fault in) a fresh output per file.
     let written = with_buffer(&WRITE_BUF, |buf| {
         rig::lower_write_into_with(&rig, &memo, buf)
-            .map_err(|e| crate::native::chain(&e))
+            .map_err(|e| crate::chain(&e))
             .and_then(|()| match buf.as_slice() == data {
                 true => Ok(()),
                 false => Err(describe_difference(data, buf)),
@@ -165,11 +165,11 @@ fn gltf_leg(rig: &rig::Rig, data: &[u8]) -> Result<GltfLeg, String> {
         Err(ExportError::Gate { skeleton, failure }) => {
             return Ok(GltfLeg::Skipped(format!("{skeleton}: {failure}")))
         }
-        Err(e) => return Ok(GltfLeg::Skipped(crate::native::chain(&e))),
+        Err(e) => return Ok(GltfLeg::Skipped(crate::chain(&e))),
     };
-    let glb = to_glb(&exported).map_err(|e| crate::native::chain(&e))?;
+    let glb = to_glb(&exported).map_err(|e| crate::chain(&e))?;
     let imported = import::import_slice(&glb, None, &import::ImportOptions::default())
-        .map_err(|e| format!("import failed: {}", crate::native::chain(&e)))?;
+        .map_err(|e| format!("import failed: {}", crate::chain(&e)))?;
     if imported.bytes == data {
         Ok(GltfLeg::Identical)
     } else {

@@ -737,7 +737,7 @@ fn relayout(
     let claims = file.claims_without_block().map_err(|e| {
         structure(format!(
             "the file around the block is inconsistent: {}",
-            crate::native::chain(&e)
+            crate::chain(&e)
         ))
     })?;
     if new_end > old_end {
