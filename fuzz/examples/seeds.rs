@@ -99,12 +99,12 @@ fn main() {
         write(
             &gltf_dir,
             &format!("{name}.glb"),
-            &rigtrip::gltf::to_glb(&e),
+            &rigtrip::gltf::to_glb(&e).expect("serialise a seed GLB"),
         );
         write(
             &gltf_dir,
             &format!("{name}.gltf"),
-            &rigtrip::gltf::to_gltf(&e),
+            &rigtrip::gltf::to_gltf(&e).expect("serialise a seed glTF"),
         );
     }
     println!("seeds written under {}", root.display());
