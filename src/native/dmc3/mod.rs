@@ -7,6 +7,7 @@
 
 pub mod block;
 pub mod container;
+pub mod layout;
 
 use serde::{Deserialize, Serialize};
 
@@ -87,7 +88,10 @@ pub struct Dmc3Parts<'a> {
 }
 
 impl Dmc3Parts<'_> {
-    fn place_without_block(&self, out: &mut Vec<container::Placed>) -> Result<(), Dmc3Error> {
+    pub(crate) fn place_without_block(
+        &self,
+        out: &mut Vec<container::Placed>,
+    ) -> Result<(), Dmc3Error> {
         if let Some(h) = self.header {
             container::layout(h, self.objects, out)?;
         }
