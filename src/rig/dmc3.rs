@@ -20,7 +20,7 @@ use super::format::{
     payload_methods, Conflict, IncomingJoint, JointProblem, Judge, Placement, Recomputed, Restored,
     RigFormat, WrittenJoint,
 };
-use super::mesh::Mesh;
+use super::mesh::{IncomingMesh, Mesh, MeshRefusal, MeshWrite};
 use super::space::{Space, SpaceRotation};
 use super::{
     check_structure, GateCondition, GateFailure, Joint, JointPayload, LiftMemo, LowerError,
@@ -864,6 +864,19 @@ impl RigFormat for Dmc3Format {
         match &rig.source {
             Source::Dmc3(shell) => super::geometry::dmc3_meshes(shell),
             Source::Hie(_) => Vec::new(),
+        }
+    }
+
+    fn write_meshes(
+        &self,
+        rig: &mut Rig,
+        incoming: &[IncomingMesh],
+        space: Space,
+    ) -> Result<MeshWrite, MeshRefusal> {
+        match &mut rig.source {
+            Source::Dmc3(shell) => super::dmc3_mesh::write_meshes(shell, incoming, space),
+            // Not a DMC3 source: never asked (a source answers through its own format).
+            Source::Hie(_) => Ok(MeshWrite::default()),
         }
     }
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::extras::ExtrasError;
-use super::mesh::Mesh;
+use super::mesh::{IncomingMesh, Mesh, MeshRefusal, MeshWrite};
 use super::space::Space;
 use super::{
     JointPayload, LiftMemo, LowerError, RebuildError, Rig, Skeleton, SkeletonPayload, Source,
@@ -199,6 +199,16 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     fn max_joints(&self) -> usize;
     /// The rig's geometry in native units.
     fn meshes(&self, rig: &Rig) -> Vec<Mesh>;
+    /// Writes the meshes of an edited document into the rig's file-level remainder: every
+    /// original mesh not listed is removed, listed ones are kept or rebuilt, new ones added.
+    /// What the format cannot hold is refused by mesh (`space` shows points as the user sees
+    /// them).
+    fn write_meshes(
+        &self,
+        rig: &mut Rig,
+        incoming: &[IncomingMesh],
+        space: Space,
+    ) -> Result<MeshWrite, MeshRefusal>;
     /// Lowers a rig of this format back to its native file (`memo`: what the lift of the same
     /// rig kept, possibly nothing).
     fn lower(&self, rig: &Rig, memo: &LiftMemo) -> Result<NativeFile, LowerError>;

@@ -185,8 +185,8 @@ impl RMesh {
         let flags = self.flags();
         let mut out = Vec::new();
         let mut k = 0;
-        for i in 0..flags.len() {
-            if flags[i] {
+        for (i, &flag) in flags.iter().enumerate() {
+            if flag {
                 k = 0;
                 continue;
             }

@@ -4,7 +4,9 @@
 
 use super::edits::build;
 use super::graph::Graph;
+use super::guard;
 use super::mesh;
+use super::meshback;
 use super::read::Doc;
 use super::recompute::recomputed_fields;
 use super::scene::{find_scene, SceneExtras};
@@ -21,9 +23,6 @@ pub(crate) fn import(
     let ex = SceneExtras::read(index, &r)?;
     let graph = Graph::read(&doc.json, scene)?;
     let mut built = build(&doc.json, &graph, &ex, tol)?;
-    let native = crate::rig::lower(&built.rig)?;
-    let bytes = native.write()?;
-    recomputed_fields(&mut built, &native, ex.format);
 
     // The export writes geometry only for the rig's own meshes (proxies are not compared): a rig
     // without any needs no export to know that none is expected.
@@ -36,22 +35,45 @@ pub(crate) fn import(
             names: None,
         };
         Some(
-            crate::gltf::export::export_geometry(&built.rig, rig_meshes, &opts)
+            crate::gltf::export::export_geometry(&built.rig, rig_meshes.clone(), &opts)
                 .map_err(ImportError::Export)?,
         )
     };
     let mut meshes = mesh::compare(doc, &graph, &built.ids, exported.as_ref(), tol)?;
-    if meshes.difference_count > 0 {
-        if !opts.ignore_mesh_edits {
-            let first = meshes.differences.first().cloned().unwrap_or_default();
-            return Err(ImportError::MeshEdited(if meshes.difference_count > 1 {
-                format!("{first}; {} differences in all", meshes.difference_count)
-            } else {
-                first
-            }));
+    let cx = meshback::Context {
+        doc,
+        graph: &graph,
+        ids: &built.ids,
+        exported: exported.as_ref(),
+        originals: &rig_meshes,
+        space: ex.space,
+        tol,
+    };
+    let incoming = meshback::incoming_meshes(&cx, meshes.difference_count > 0)?;
+    if let Some(incoming) = incoming {
+        if opts.ignore_mesh_edits {
+            if let Some(factor) = guard::scaled_with_meshes(
+                &built,
+                &meshes,
+                doc,
+                &graph,
+                &built.ids,
+                exported.as_ref(),
+            )? {
+                return Err(ImportError::ScaledWithMeshes(factor));
+            }
+            meshes.status = MeshStatus::EditedIgnored;
+        } else {
+            let format = built.rig.source.format();
+            let written = format.write_meshes(&mut built.rig, &incoming, ex.space)?;
+            meshes.status = MeshStatus::Written;
+            meshes.written = Some(written);
         }
-        meshes.status = MeshStatus::EditedIgnored;
     }
+    let native = crate::rig::lower(&built.rig)?;
+    let bytes = native.write()?;
+    recomputed_fields(&mut built, &native, ex.format);
+
     let mut notes = std::mem::take(&mut built.notes);
     notes.push("joint names are not stored in the native file: renames change no byte".into());
     Ok(Imported {

@@ -53,6 +53,10 @@ pub fn tiles(parts: Dmc3Parts<'_>) -> bool {
     true
 }
 
+/// A stream placed by [`relayout`]: (old offset, length, kind), its new offset, and the
+/// (object, mesh) that named it first.
+type PlacedStream = ((u64, u64, StreamKind), u64, usize, usize);
+
 /// What [`relayout`] did, for the import report.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Relaid {
@@ -104,8 +108,7 @@ pub fn relayout(
     // New offsets, planned against the old ones before any record changes.
     let mut plan: Vec<Vec<[u64; 5]>> = Vec::with_capacity(objects.len());
     let mut record_at: Vec<Option<u64>> = Vec::with_capacity(objects.len());
-    // (old offset, length, kind) -> (new offset, object, mesh) of the stream placed first.
-    let mut placed: Vec<((u64, u64, StreamKind), u64, usize, usize)> = Vec::new();
+    let mut placed: Vec<PlacedStream> = Vec::new();
     for (i, o) in objects.iter().enumerate() {
         if o.meshes.is_empty() {
             record_at.push(None);

@@ -8,6 +8,7 @@
 pub mod block;
 pub mod container;
 pub mod layout;
+pub mod strip;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,558 @@
+//! Mesh write-back on generated MODs and SCMs (real layouts with a block followed by data,
+//! shuffled layouts with shared streams and gaps): vertices moved, weights repainted, a mesh
+//! deleted, a mesh duplicated, a material changed, a bone added. Every result is read by this
+//! test's own reader and strip decoder (tests/meshback/reader.rs): the edited mesh's triangles
+//! are the glTF's, every untouched mesh is the original's, `verify` calls the result
+//! identical, and its export is validator- and lint-clean.
+
+mod common;
+#[path = "meshback/reader.rs"]
+mod reader;
+
+use std::path::PathBuf;
+
+use base64::Engine as _;
+use serde_json::{json, Value};
+
+use rigtrip::gltf::import::{import_slice, ImportOptions, Imported, MeshStatus};
+use rigtrip::gltf::{export, to_glb, to_gltf, ExportOptions};
+use rigtrip::native::{Format, NativeFile};
+use rigtrip::ops::verify::{verify_bytes, Verdict};
+use rigtrip::rig;
+
+/// A triangle corner: position (cm) and (joint, weight) influences.
+type Corner = ([f64; 3], Vec<(u8, f64)>);
+/// Joint and weight accessors, read.
+type Influences = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+
+/// A glTF (JSON with its one buffer decoded) to edit.
+struct Doc {
+    v: Value,
+    bin: Vec<u8>,
+}
+
+const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
+
+impl Doc {
+    fn export(data: &[u8]) -> Doc {
+        let rig = rig::lift(NativeFile::read(None, data).unwrap());
+        let e = export(&rig, &ExportOptions::default()).unwrap();
+        let v: Value = serde_json::from_slice(&to_gltf(&e).unwrap()).unwrap();
+        let uri = v["buffers"][0]["uri"].as_str().unwrap();
+        let bin = B64.decode(uri.split_once(',').unwrap().1).unwrap();
+        Doc { v, bin }
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let mut v = self.v.clone();
+        v["buffers"][0]["uri"] = json!(format!(
+            "data:application/octet-stream;base64,{}",
+            B64.encode(&self.bin)
+        ));
+        v["buffers"][0]["byteLength"] = json!(self.bin.len());
+        serde_json::to_vec(&v).unwrap()
+    }
+
+    fn node(&self, name: &str) -> usize {
+        self.v["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|n| n["name"] == name)
+            .unwrap()
+    }
+
+    fn prim(&self, node: usize) -> Value {
+        let m = self.v["nodes"][node]["mesh"].as_u64().unwrap() as usize;
+        self.v["meshes"][m]["primitives"][0].clone()
+    }
+
+    /// (byte offset, count, components, component type) of an accessor.
+    fn layout(&self, acc: usize) -> (usize, usize, usize, u64) {
+        let a = &self.v["accessors"][acc];
+        let view = &self.v["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+        let off = view["byteOffset"].as_u64().unwrap_or(0) + a["byteOffset"].as_u64().unwrap_or(0);
+        let comps = match a["type"].as_str().unwrap() {
+            "SCALAR" => 1,
+            "VEC2" => 2,
+            "VEC3" => 3,
+            "VEC4" => 4,
+            t => panic!("{t}"),
+        };
+        (
+            off as usize,
+            a["count"].as_u64().unwrap() as usize,
+            comps,
+            a["componentType"].as_u64().unwrap(),
+        )
+    }
+
+    fn read(&self, acc: usize) -> Vec<Vec<f64>> {
+        let (off, count, comps, ty) = self.layout(acc);
+        let size = match ty {
+            5126 | 5125 => 4,
+            5123 => 2,
+            5121 => 1,
+            t => panic!("{t}"),
+        };
+        (0..count)
+            .map(|i| {
+                (0..comps)
+                    .map(|c| {
+                        let at = off + (i * comps + c) * size;
+                        let b = &self.bin[at..at + size];
+                        match ty {
+                            5126 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
+                            5125 => u32::from_le_bytes(b.try_into().unwrap()) as f64,
+                            5123 => u16::from_le_bytes(b.try_into().unwrap()) as f64,
+                            _ => b[0] as f64,
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn write(&mut self, acc: usize, i: usize, vals: &[f64]) {
+        let (off, _, comps, ty) = self.layout(acc);
+        for (c, &x) in vals.iter().enumerate() {
+            match ty {
+                5126 => {
+                    let at = off + (i * comps + c) * 4;
+                    self.bin[at..at + 4].copy_from_slice(&(x as f32).to_le_bytes());
+                }
+                5123 => {
+                    let at = off + (i * comps + c) * 2;
+                    self.bin[at..at + 2].copy_from_slice(&(x as u16).to_le_bytes());
+                }
+                5121 => self.bin[off + i * comps + c] = x as u8,
+                t => panic!("{t}"),
+            }
+        }
+        // Keep POSITION bounds honest.
+        if self.v["accessors"][acc].get("min").is_some() {
+            let all = self.read(acc);
+            let (mut lo, mut hi) = (vec![f64::MAX; comps], vec![f64::MIN; comps]);
+            for v in &all {
+                for c in 0..comps {
+                    lo[c] = lo[c].min(v[c]);
+                    hi[c] = hi[c].max(v[c]);
+                }
+            }
+            self.v["accessors"][acc]["min"] = json!(lo);
+            self.v["accessors"][acc]["max"] = json!(hi);
+        }
+    }
+
+    /// The node's triangles as corner positions in centimetres (glTF axes = DMC3's), and per
+    /// corner its (joint, weight) influences.
+    fn triangles(&self, node: usize) -> Vec<[Corner; 3]> {
+        let p = self.prim(node);
+        let pos = self.read(p["attributes"]["POSITION"].as_u64().unwrap() as usize);
+        let inf: Option<Influences> = p["attributes"].get("JOINTS_0").map(|j| {
+            (
+                self.read(j.as_u64().unwrap() as usize),
+                self.read(p["attributes"]["WEIGHTS_0"].as_u64().unwrap() as usize),
+            )
+        });
+        let idx = self.read(p["indices"].as_u64().unwrap() as usize);
+        let corner = |i: usize| {
+            let q = &pos[i];
+            let infs = match &inf {
+                Some((j, w)) => (0..4)
+                    .filter(|&k| w[i][k] > 0.0)
+                    .map(|k| (j[i][k] as u8, w[i][k]))
+                    .collect(),
+                None => vec![],
+            };
+            ([q[0] * 100.0, q[1] * 100.0, q[2] * 100.0], infs)
+        };
+        idx.chunks(3)
+            .map(|t| {
+                [
+                    corner(t[0][0] as usize),
+                    corner(t[1][0] as usize),
+                    corner(t[2][0] as usize),
+                ]
+            })
+            .collect()
+    }
+
+    fn add_material(&mut self, name: &str) -> usize {
+        if self.v.get("materials").is_none() {
+            self.v["materials"] = json!([]);
+        }
+        let m = self.v["materials"].as_array_mut().unwrap();
+        m.push(json!({ "name": name }));
+        m.len() - 1
+    }
+}
+
+fn import(bytes: &[u8], label: &str) -> Imported {
+    import_slice(bytes, None, &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{label}: {}", rigtrip::chain(&e)))
+}
+
+fn close(a: [f64; 3], b: [f32; 3]) -> bool {
+    a.iter().zip(b).all(|(x, y)| (x - y as f64).abs() <= 1e-4)
+}
+
+/// Every glTF triangle has a decoded triangle with the same corners, same winding (up to
+/// rotation), within 1e-4 cm; and as many of them. Influences agree to the nearest 1/31.
+fn same_triangles(gltf: &[[Corner; 3]], m: &reader::RMesh, what: &str) {
+    let decoded = m.triangles();
+    let mut used = vec![false; decoded.len()];
+    let mut unmatched = 0;
+    for t in gltf {
+        let found = decoded.iter().enumerate().position(|(k, d)| {
+            !used[k] && (0..3).any(|r| (0..3).all(|c| close(t[c].0, m.position(d[(c + r) % 3]))))
+        });
+        match found {
+            Some(k) => {
+                used[k] = true;
+                if m.weights.is_empty() {
+                    continue;
+                }
+                for corner in t {
+                    let v = decoded[k]
+                        .into_iter()
+                        .find(|&v| close(corner.0, m.position(v)))
+                        .unwrap();
+                    let got = m.influences(v);
+                    let want = &corner.1;
+                    let total: f64 = want.iter().map(|x| x.1).sum();
+                    // Stored weights are fifths of 31 summing to 31 when written; a vertex kept
+                    // bit for bit may sum to less (the export normalises): compare shares.
+                    let sum: f64 = got.iter().map(|x| x.1 as f64).sum();
+                    for &(j, w) in want {
+                        let g = got
+                            .iter()
+                            .filter(|x| x.0 == j)
+                            .map(|x| x.1 as f64)
+                            .sum::<f64>()
+                            / sum;
+                        // Rounded to fifths of 31 under the sum-31 constraint (largest remainder): off by less
+                        // than 1/31.
+                        assert!(
+                            (g - w / total).abs() < 1.0 / 31.0,
+                            "{what}: joint {j} weight {g} vs {w}"
+                        );
+                    }
+                }
+            }
+            None => unmatched += 1,
+        }
+    }
+    assert_eq!(
+        unmatched, 0,
+        "{what}: {unmatched} glTF triangles not in the strips"
+    );
+    assert_eq!(gltf.len(), decoded.len(), "{what}: triangle counts");
+}
+
+/// The generated files: real layouts (block then 0x12 fill) and shuffled ones with shared
+/// streams and gaps, MOD and SCM, each with a mesh of at least 3 triangles.
+fn files() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for seed in 0..60u64 {
+        let scm = seed % 2 == 1;
+        for (label, data) in [
+            (
+                format!("real {seed}"),
+                rigtrip::synth::dmc3::real_layout(seed, scm),
+            ),
+            (
+                format!("generated {seed}"),
+                rigtrip::synth::dmc3::random_exportable(seed, scm),
+            ),
+        ] {
+            let f = reader::read(&data);
+            let has = f
+                .objects
+                .iter()
+                .flat_map(|o| &o.meshes)
+                .any(|m| m.triangles().len() >= 3);
+            if has && matches!(verify_bytes(None, &data), Verdict::Identical { .. }) {
+                out.push((label, data));
+            }
+        }
+    }
+    out
+}
+
+/// The first mesh with at least three triangles: (object, mesh).
+fn target(f: &reader::RFile) -> (usize, usize) {
+    for (o, obj) in f.objects.iter().enumerate() {
+        for (m, mesh) in obj.meshes.iter().enumerate() {
+            if mesh.triangles().len() >= 3 {
+                return (o, m);
+            }
+        }
+    }
+    unreachable!()
+}
+
+/// Checks a result: untouched meshes as they were (except those `skip` names), verify
+/// identical, the export written for the validator and the linter.
+fn common_checks(
+    label: &str,
+    before: &reader::RFile,
+    after: &reader::RFile,
+    skip: &[(usize, usize)],
+    got: &Imported,
+    out: &mut Vec<PathBuf>,
+) {
+    for (o, obj) in before.objects.iter().enumerate() {
+        for (m, mesh) in obj.meshes.iter().enumerate() {
+            if skip.contains(&(o, m)) {
+                continue;
+            }
+            assert_eq!(
+                after.objects[o].meshes.get(m),
+                Some(mesh),
+                "{label}: untouched object {o} mesh {m}\n{}",
+                got.report.render_text()
+            );
+        }
+        if !skip.iter().any(|s| s.0 == o) {
+            assert_eq!(
+                after.objects[o].record_rest, obj.record_rest,
+                "{label}: object {o}"
+            );
+        }
+    }
+    assert!(
+        matches!(verify_bytes(None, &got.bytes), Verdict::Identical { .. }),
+        "{label}: verify {:?}",
+        verify_bytes(None, &got.bytes)
+    );
+    let rig = rig::lift(NativeFile::read(Some(Format::Dmc3), &got.bytes).unwrap());
+    let glb = to_glb(&export(&rig, &ExportOptions::default()).unwrap()).unwrap();
+    let lint = rigtrip::lint::lint_slice(&glb, label, None);
+    assert_eq!(
+        (lint.errors, lint.warnings),
+        (0, 0),
+        "{label}: {}",
+        lint.verdict
+    );
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("meshback");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{}.glb", label.replace(' ', "_")));
+    std::fs::write(&path, glb).unwrap();
+    out.push(path);
+}
+
+#[test]
+fn edits_land_on_generated_files() {
+    let mut glbs = Vec::new();
+    let mut counts = [0usize; 6];
+    for (label, data) in files() {
+        let before = reader::read(&data);
+        let (to, tm) = target(&before);
+        let name = format!("object{to}_mesh{tm}");
+        let n_objects = before.objects.len();
+
+        // 1. Move some vertices.
+        let mut d = Doc::export(&data);
+        let node = d.node(&name);
+        let pos = d.prim(node)["attributes"]["POSITION"].as_u64().unwrap() as usize;
+        let all = d.read(pos);
+        for (i, p) in all.iter().enumerate().take(all.len() / 2 + 1) {
+            d.write(pos, i, &[p[0] + 0.01, p[1] + 0.02, p[2] - 0.005]);
+        }
+        let got = import(&d.bytes(), &label);
+        assert_eq!(got.report.meshes.status, MeshStatus::Written, "{label}");
+        let after = reader::read(&got.bytes);
+        same_triangles(
+            &d.triangles(node),
+            &after.objects[to].meshes[tm],
+            &format!("{label} move"),
+        );
+        common_checks(
+            &format!("{label} move"),
+            &before,
+            &after,
+            &[(to, tm)],
+            &got,
+            &mut glbs,
+        );
+        counts[0] += 1;
+
+        // 2. Repaint weights (MOD with a skeleton).
+        if !before.scm && before.bones > 0 {
+            let mut d = Doc::export(&data);
+            let p = d.prim(node);
+            let j = p["attributes"]["JOINTS_0"].as_u64().unwrap() as usize;
+            let w = p["attributes"]["WEIGHTS_0"].as_u64().unwrap() as usize;
+            let joints = before.bones as f64;
+            for i in 0..3 {
+                d.write(j, i, &[0.0, joints - 1.0, (joints / 2.0).floor(), 0.0]);
+                d.write(w, i, &[0.55, 0.3, 0.15, 0.0]);
+            }
+            let got = import(&d.bytes(), &label);
+            let after = reader::read(&got.bytes);
+            same_triangles(
+                &d.triangles(node),
+                &after.objects[to].meshes[tm],
+                &format!("{label} weights"),
+            );
+            common_checks(
+                &format!("{label} weights"),
+                &before,
+                &after,
+                &[(to, tm)],
+                &got,
+                &mut glbs,
+            );
+            counts[1] += 1;
+        }
+
+        // 3. Delete the mesh.
+        let mut d = Doc::export(&data);
+        d.v["scenes"][0]["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|x| *x != node);
+        let got = import(&d.bytes(), &label);
+        let after = reader::read(&got.bytes);
+        assert_eq!(after.objects.len(), n_objects);
+        assert_eq!(
+            after.objects[to].meshes.len(),
+            before.objects[to].meshes.len() - 1,
+            "{label}"
+        );
+        let mut skip = vec![];
+        for m in tm..before.objects[to].meshes.len() {
+            skip.push((to, m));
+            if m > tm {
+                assert_eq!(
+                    after.objects[to].meshes[m - 1],
+                    before.objects[to].meshes[m],
+                    "{label}: shifted mesh"
+                );
+            }
+        }
+        common_checks(
+            &format!("{label} delete"),
+            &before,
+            &after,
+            &skip,
+            &got,
+            &mut glbs,
+        );
+        counts[2] += 1;
+
+        // 4. Duplicate it (Blender's copy: same extras, name .001).
+        let mut d = Doc::export(&data);
+        let mut copy = d.v["nodes"][node].clone();
+        copy["name"] = json!(format!("{name}.001"));
+        let copy_at = d.v["nodes"].as_array().unwrap().len();
+        d.v["nodes"].as_array_mut().unwrap().push(copy);
+        d.v["scenes"][0]["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!(copy_at));
+        let got = import(&d.bytes(), &label);
+        let after = reader::read(&got.bytes);
+        let added = after.objects[to].meshes.last().unwrap();
+        assert_eq!(
+            after.objects[to].meshes.len(),
+            before.objects[to].meshes.len() + 1
+        );
+        same_triangles(&d.triangles(copy_at), added, &format!("{label} duplicate"));
+        // The copy keeps the original's stored vertices bit for bit.
+        let orig = &before.objects[to].meshes[tm];
+        for v in 0..added.positions.len() {
+            assert!(
+                orig.positions.contains(&added.positions[v]) && orig.uvs.contains(&added.uvs[v])
+            );
+        }
+        assert_eq!(
+            after.objects[to].vertex_count as usize,
+            after.objects[to]
+                .meshes
+                .iter()
+                .map(|m| m.positions.len())
+                .sum::<usize>()
+        );
+        common_checks(
+            &format!("{label} duplicate"),
+            &before,
+            &after,
+            &[(to, usize::MAX)],
+            &got,
+            &mut glbs,
+        );
+        counts[3] += 1;
+
+        // 5. Another material.
+        let mut d = Doc::export(&data);
+        let m = d.add_material("texture_11");
+        let mesh = d.v["nodes"][node]["mesh"].as_u64().unwrap() as usize;
+        d.v["meshes"][mesh]["primitives"][0]["material"] = json!(m);
+        let got = import(&d.bytes(), &label);
+        assert_eq!(
+            got.bytes.len(),
+            data.len(),
+            "{label}: a material changes no size"
+        );
+        let diff: Vec<usize> = (0..data.len())
+            .filter(|&i| data[i] != got.bytes[i])
+            .collect();
+        let after = reader::read(&got.bytes);
+        assert_eq!(after.objects[to].meshes[tm].texture, 11);
+        assert!(diff.len() <= 2, "{label}: {diff:?}");
+        counts[4] += 1;
+
+        // 6. A bone added under joint 0 (MOD in the real layout: its block is followed by data;
+        // generated blocks may hold non-zero padding, which a new node count would drop).
+        if label.starts_with("real") && !before.scm && before.bones > 0 && before.bones < 64 {
+            let mut d = Doc::export(&data);
+            let parent = d.v["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .position(|n| n["extras"]["rigtrip"]["joint"] == 0)
+                .unwrap();
+            let n = d.v["nodes"].as_array().unwrap().len();
+            d.v["nodes"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"name": "new_leaf", "translation": [0.01, 0.02, 0.03]}));
+            let p = &mut d.v["nodes"][parent];
+            if p.get("children").is_none() {
+                p["children"] = json!([]);
+            }
+            p["children"].as_array_mut().unwrap().push(json!(n));
+            d.v["skins"][0]["joints"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!(n));
+            let got = import(&d.bytes(), &label);
+            let after = reader::read(&got.bytes);
+            assert_eq!(after.bones, before.bones + 1, "{label}");
+            common_checks(
+                &format!("{label} bone"),
+                &before,
+                &after,
+                &[],
+                &got,
+                &mut glbs,
+            );
+            // Whatever followed the block still follows it.
+            assert_eq!(&got.bytes[got.bytes.len() - 3..], &[0x12, 0, 0]);
+            // The canonical block extent: align16(0x20 + 3 * align4(n)) + 0x20 * n.
+            let extent = |n: usize| (0x20 + 3 * n.div_ceil(4) * 4).div_ceil(16) * 16 + 0x20 * n;
+            let n = before.bones as usize;
+            assert_eq!(
+                got.bytes.len(),
+                data.len() + extent(n + 1) - extent(n),
+                "{label}"
+            );
+            counts[5] += 1;
+        }
+    }
+    assert!(counts.iter().all(|&c| c >= 10), "{counts:?}");
+    println!("scenarios run: {counts:?}");
+    common::validate(&glbs);
+}
