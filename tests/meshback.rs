@@ -43,6 +43,16 @@ impl Doc {
         Doc { v, bin }
     }
 
+    /// A GLB as Blender writes it: the JSON chunk and the BIN chunk.
+    fn from_glb(glb: &[u8]) -> Doc {
+        let len = |at: usize| u32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) as usize;
+        let json_len = len(12);
+        let v: Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+        let bin_at = 20 + json_len;
+        let bin = glb[bin_at + 8..bin_at + 8 + len(bin_at)].to_vec();
+        Doc { v, bin }
+    }
+
     fn bytes(&self) -> Vec<u8> {
         let mut v = self.v.clone();
         v["buffers"][0]["uri"] = json!(format!(
@@ -156,12 +166,20 @@ impl Doc {
             )
         });
         let idx = self.read(p["indices"].as_u64().unwrap() as usize);
+        // A joint slot names the native joint its node's extras carry (Blender reorders skins).
+        let skin = &self.v["skins"][self.v["nodes"][node]["skin"].as_u64().unwrap_or(0) as usize];
+        let native = |slot: f64| -> u8 {
+            let n = skin["joints"][slot as usize].as_u64().unwrap() as usize;
+            self.v["nodes"][n]["extras"]["rigtrip"]["joint"]
+                .as_u64()
+                .unwrap_or(255) as u8
+        };
         let corner = |i: usize| {
             let q = &pos[i];
             let infs = match &inf {
                 Some((j, w)) => (0..4)
                     .filter(|&k| w[i][k] > 0.0)
-                    .map(|k| (j[i][k] as u8, w[i][k]))
+                    .map(|k| (native(j[i][k]), w[i][k]))
                     .collect(),
                 None => vec![],
             };
@@ -555,4 +573,231 @@ fn edits_land_on_generated_files() {
     assert!(counts.iter().all(|&c| c >= 10), "{counts:?}");
     println!("scenarios run: {counts:?}");
     common::validate(&glbs);
+}
+
+/// Runs tools/blender-roundtrip.py on `data`'s export with `edits`; the GLB Blender wrote.
+fn through_blender(data: &[u8], name: &str, edits: &[&str]) -> Doc {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("meshback_blender");
+    std::fs::create_dir_all(&dir).unwrap();
+    let rig = rig::lift(NativeFile::read(None, data).unwrap());
+    let src = dir.join(format!("{name}.glb"));
+    std::fs::write(
+        &src,
+        to_glb(&export(&rig, &ExportOptions::default()).unwrap()).unwrap(),
+    )
+    .unwrap();
+    let dst = dir.join(format!("{name}_edited.glb"));
+    let _ = std::fs::remove_file(&dst);
+    let script = common::tool("blender-roundtrip.py");
+    let mut args = vec![script.as_os_str(), src.as_os_str(), dst.as_os_str()];
+    args.extend(edits.iter().map(std::ffi::OsStr::new));
+    let out = common::blender_python(args);
+    assert!(
+        out.status.success() && dst.exists(),
+        "blender failed on {name}: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Doc::from_glb(&std::fs::read(&dst).unwrap())
+}
+
+#[test]
+#[ignore = "needs Blender (tools/blender-python installs it, about 400 MB); run with --include-ignored"]
+fn edits_land_through_blender() {
+    // A MOD in the real layout (block followed by the 0x12 fill), a shuffled MOD with gaps and
+    // shared streams, and an SCM in the real layout.
+    let pick = |scm: bool, real: bool| -> (String, Vec<u8>) {
+        (0..200u64)
+            .map(|seed| {
+                let data = if real {
+                    rigtrip::synth::dmc3::real_layout(seed, scm)
+                } else {
+                    rigtrip::synth::dmc3::random_exportable(seed, scm)
+                };
+                (
+                    format!("{} {seed}", if real { "real" } else { "generated" }),
+                    data,
+                )
+            })
+            .find(|(_, data)| {
+                let f = reader::read(data);
+                let ok = f.objects.first().is_some_and(|o| {
+                    o.meshes.len() >= 2 && o.meshes.iter().all(|m| m.triangles().len() >= 3)
+                });
+                ok && f
+                    .objects
+                    .iter()
+                    .flat_map(|o| &o.meshes)
+                    .all(|m| m.triangles().len() >= 3 || m.positions.len() < 3)
+                    && (scm || f.bones >= 3)
+                    && matches!(verify_bytes(None, data), Verdict::Identical { .. })
+            })
+            .unwrap()
+    };
+    let mut glbs = Vec::new();
+    let mut quant = Quantisation::default();
+    for (label, data) in [pick(false, true), pick(false, false), pick(true, true)] {
+        let before = reader::read(&data);
+        let tag = label.replace(' ', "_");
+        let mut check =
+            |what: &str, edits: &[&str], node: Option<&str>, skip: &[(usize, usize)]| {
+                let d = through_blender(&data, &format!("{tag}_{what}"), edits);
+                let got = import(&d.bytes(), &format!("{label} {what}"));
+                let after = reader::read(&got.bytes);
+                if let Some(node) = node {
+                    let (o, m) = parse_mesh(node);
+                    let at = d.node(node);
+                    same_triangles(
+                        &d.triangles(at),
+                        &after.objects[o].meshes[m],
+                        &format!("{label} {what}"),
+                    );
+                }
+                common_checks(
+                    &format!("{label} {what}"),
+                    &before,
+                    &after,
+                    skip,
+                    &got,
+                    &mut glbs,
+                );
+                println!("{label} {what}:\n{}", got.report.render_text());
+                (got, after)
+            };
+        let (_, after) = check(
+            "move",
+            &["--move-vertices", "object0_mesh0", "0.01", "0.0", "0.02"],
+            Some("object0_mesh0"),
+            &[(0, 0)],
+        );
+        quant.measure(
+            &before.objects[0].meshes[0],
+            &after.objects[0].meshes[0],
+            true,
+        );
+        if !before.scm {
+            let (_, after) = check(
+                "weights",
+                &["--repaint-weights", "object0_mesh0", "mod_2"],
+                Some("object0_mesh0"),
+                &[(0, 0)],
+            );
+            quant.measure(
+                &before.objects[0].meshes[0],
+                &after.objects[0].meshes[0],
+                false,
+            );
+        }
+        let all_meshes: Vec<(usize, usize)> = (0..before.objects[0].meshes.len())
+            .map(|m| (0, m))
+            .collect();
+        let (_, after) = check(
+            "delete",
+            &["--delete-object", "object0_mesh1"],
+            None,
+            &all_meshes,
+        );
+        assert_eq!(
+            after.objects[0].meshes.len(),
+            before.objects[0].meshes.len() - 1
+        );
+        assert_eq!(after.objects[0].meshes[0], before.objects[0].meshes[0]);
+        let (_, after) = check(
+            "duplicate",
+            &["--duplicate-object", "object0_mesh0"],
+            Some("object0_mesh0.001"),
+            &[(0, usize::MAX)],
+        );
+        assert_eq!(
+            after.objects[0].meshes.len(),
+            before.objects[0].meshes.len() + 1
+        );
+        let (_, after) = check(
+            "material",
+            &["--set-material", "object0_mesh0", "texture_9"],
+            None,
+            &[(0, 0)],
+        );
+        assert_eq!(after.objects[0].meshes[0].texture, 9);
+        assert_eq!(
+            after.objects[0].meshes[0].positions,
+            before.objects[0].meshes[0].positions
+        );
+        if !before.scm && label.starts_with("real") {
+            let (got, after) = check("bone", &["--add-bone", "mod_1", "new_leaf"], None, &[]);
+            assert_eq!(after.bones, before.bones + 1);
+            assert_eq!(&got.bytes[got.bytes.len() - 3..], &[0x12, 0, 0]);
+        }
+    }
+    println!("quantisation of unedited vertices in edited meshes: {quant:?}");
+    assert_eq!(
+        quant,
+        Quantisation {
+            vertices: quant.vertices,
+            ..Quantisation::default()
+        }
+    );
+    assert!(quant.vertices > 0);
+    common::validate(&glbs);
+}
+
+/// `objectI_meshJ` (a `.001` copy: the mesh after the last) as (I, J).
+fn parse_mesh(name: &str) -> (usize, usize) {
+    let rest = name.strip_prefix("object").unwrap();
+    let (o, m) = rest.split_once("_mesh").unwrap();
+    match m.split_once('.') {
+        Some(_) => (o.parse().unwrap(), usize::MAX),
+        None => (o.parse().unwrap(), m.parse().unwrap()),
+    }
+}
+
+/// The largest change of an unedited vertex of an edited mesh (one within 0.01 cm of an
+/// original vertex, the edits moving vertices by centimetres): position (cm), UV and, when
+/// the weights were not the edit, weight share.
+#[derive(Debug, Default, PartialEq)]
+struct Quantisation {
+    vertices: usize,
+    position: f64,
+    uv: f64,
+    weight: f64,
+}
+
+impl Quantisation {
+    fn measure(&mut self, before: &reader::RMesh, after: &reader::RMesh, weights: bool) {
+        let dist = |a: [f32; 3], b: [f32; 3]| -> f64 {
+            (0..3)
+                .map(|c| (a[c] as f64 - b[c] as f64).abs())
+                .fold(0.0, f64::max)
+        };
+        for v in 0..after.positions.len() {
+            let b = after.position(v);
+            let Some(o) = (0..before.positions.len())
+                .filter(|&o| dist(before.position(o), b) <= 0.01)
+                .min_by(|&x, &y| {
+                    dist(before.position(x), b).total_cmp(&dist(before.position(y), b))
+                })
+            else {
+                continue;
+            };
+            self.vertices += 1;
+            self.position = self.position.max(dist(before.position(o), b));
+            for c in 0..2 {
+                self.uv = self
+                    .uv
+                    .max((before.uvs[o][c] as f64 - after.uvs[v][c] as f64).abs() / 4096.0);
+            }
+            if weights && !before.weights.is_empty() {
+                let share = |m: &reader::RMesh, v: usize| -> Vec<(u8, f64)> {
+                    let i = m.influences(v);
+                    let s: f64 = i.iter().map(|x| x.1 as f64).sum();
+                    i.iter().map(|x| (x.0, x.1 as f64 / s)).collect()
+                };
+                let got = share(after, v);
+                for (j, w) in share(before, o) {
+                    let g = got.iter().filter(|x| x.0 == j).map(|x| x.1).sum::<f64>();
+                    self.weight = self.weight.max((g - w).abs());
+                }
+            }
+        }
+    }
 }

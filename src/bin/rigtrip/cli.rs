@@ -54,7 +54,9 @@ Examples:\n  rigtrip verify samples/\n  rigtrip verify -q --json path/to/dump > 
     #[command(
         after_help = "The space conversion is baked in: DMC3 centimetres x0.01, HIE units x0.001 \
 and 180 degrees about X (Y down to glTF's Y up). In Blender, import with the default settings; \
-export back with \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
+export back with \"Include > Custom Properties\" on, or the rig cannot be rebuilt. Joint names \
+come from --names, else from the names file beside FILE (FILE's stem + .names.json, which \
+import writes) when there is one.\n\n\
 Examples:\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json\n  \
 rigtrip export samples/dmc3_humanoid.mod -o humanoid.gltf\n  \
 rigtrip export --block-at 0x35 --nodes 8 samples/dmc3_effect.efm -o effect.glb"
@@ -65,8 +67,11 @@ rigtrip export --block-at 0x35 --nodes 8 samples/dmc3_effect.efm -o effect.glb"
         after_help = "Every byte an edit does not touch comes back exactly. Joints are matched by the \
 identity rigtrip stored in their extras (then by name); values within --tolerance of what export \
 wrote get their original bits back (DCC tools add float noise). Moved and rotated joints, \
-renames, reparenting, added leaf joints and unreferenced removals are written; anything the \
-native format cannot hold is refused, naming the joint and field. In Blender, export with \
+renames, reparenting, added leaf joints and unreferenced removals are written; so are mesh \
+edits (DMC3: moved vertices, repainted weights, deleted meshes, copies named objectI_..., \
+texture_N materials). Anything the native format cannot hold is refused, naming the joint, \
+mesh or field. The glTF's joint names are kept in OUT's stem + .names.json beside OUT when \
+they are not the defaults (export reads them from there). In Blender, export with \
 \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
 Examples:\n  rigtrip import edited.glb -o DB22HIE.BIN\n  \
 rigtrip import edited.gltf -o humanoid.mod --json > report.json\n  \
@@ -173,7 +178,8 @@ struct ExportArgs {
     output: PathBuf,
     #[command(flatten)]
     format: FormatArgs,
-    /// Joint names as JSON: `{"1": ["hips", ...]}` per HIE slot, or a plain list for DMC3.
+    /// Joint names as JSON: `{"1": ["hips", ...]}` per HIE slot, or a plain list for DMC3
+    /// (default: FILE's stem + `.names.json` beside FILE, as `import` writes it, if present).
     #[arg(long, value_name = "NAMES.json")]
     names: Option<PathBuf>,
     /// Metres per native unit (default: DMC3 0.01, HIE 0.001).
@@ -228,7 +234,8 @@ struct ImportArgs {
     /// (glTF units; default 1e-4: metres + per metre of distance, x10 in radians for rotations).
     #[arg(long, value_name = "T")]
     tolerance: Option<f64>,
-    /// Keep the original vertex streams even if the glTF's geometry was edited.
+    /// Keep the original meshes even if the glTF's geometry was edited (refused when the
+    /// skeleton was scaled together with the meshes).
     #[arg(long)]
     ignore_mesh_edits: bool,
     /// Print the import report as JSON.
@@ -371,7 +378,13 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     let rig =
         ops::load(a.format.format(), &data).with_context(|| format!("{}", a.file.display()))?;
-    let names = match &a.names {
+    // Without --names, the names file beside the input (what `import` writes) when there is one.
+    let beside = ops::names::names_path(&a.file);
+    let names_file = a
+        .names
+        .clone()
+        .or_else(|| beside.is_file().then_some(beside));
+    let names = match &names_file {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("cannot read {}", p.display()))?;
@@ -419,6 +432,9 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
             r.skins.len(),
             r.space.scale
         )?;
+        if let Some(p) = &names_file {
+            writeln!(out, "joint names from {}", p.display())?;
+        }
         let notes = [
             (
                 r.zero_weight_vertices.len(),
@@ -459,6 +475,12 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     if a.output.exists() && !a.force {
         return Err(ops::output::OutputError::Exists(a.output.clone()).into());
     }
+    // The glTF's joint names go beside OUT when they are not the defaults; a names file already
+    // there is kept in step (rewritten, defaults included), like OUT only with --force.
+    let names_file = ops::names::names_path(&a.output);
+    if names_file.exists() && !a.force {
+        return Err(ops::output::OutputError::Exists(names_file).into());
+    }
     let opts = import::ImportOptions {
         tolerance: a.tolerance,
         ignore_mesh_edits: a.ignore_mesh_edits,
@@ -473,6 +495,11 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     let imported = import::import_slice(&data, base, &opts)
         .with_context(|| format!("{}", a.file.display()))?;
     ops::output::write_atomic(&a.output, &imported.bytes, a.force, Some(&a.file))?;
+    let names = !imported.names.default || names_file.exists();
+    if names {
+        let text = format!("{}\n", serde_json::to_string_pretty(&imported.names.names)?);
+        ops::output::write_atomic(&names_file, text.as_bytes(), true, Some(&a.file))?;
+    }
     let mut out = std::io::stdout().lock();
     if a.json {
         serde_json::to_writer_pretty(&mut out, &imported.report)?;
@@ -485,6 +512,13 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
             a.output.display(),
             imported.bytes.len()
         )?;
+        if names {
+            writeln!(
+                out,
+                "joint names kept in {} (export reads them from there)",
+                names_file.display()
+            )?;
+        }
     }
     Ok(0)
 }

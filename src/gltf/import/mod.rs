@@ -59,8 +59,19 @@ pub struct Imported {
     pub native: NativeFile,
     /// Their bytes.
     pub bytes: Vec<u8>,
+    /// The glTF's joint names (native files hold none).
+    pub names: JointNames,
     /// What changed, what was recomputed, what was defaulted.
     pub report: ImportReport,
+}
+
+/// The joint names of an imported glTF, as a names file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointNames {
+    /// `{"skeleton": ["name", ...]}`: what `export --names` reads.
+    pub names: serde_json::Value,
+    /// Whether every name is rigtrip's default (`<skeleton>_<k>`), so no names file is needed.
+    pub default: bool,
 }
 
 /// How far an incoming value may stray from what the export wrote and still count as unchanged.

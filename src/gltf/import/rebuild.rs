@@ -10,7 +10,9 @@ use super::meshback;
 use super::read::Doc;
 use super::recompute::recomputed_fields;
 use super::scene::{find_scene, SceneExtras};
-use super::{ImportError, ImportOptions, ImportReport, Imported, MeshStatus, Tolerance};
+use super::{
+    ImportError, ImportOptions, ImportReport, Imported, JointNames, MeshStatus, Tolerance,
+};
 use crate::gltf::ExportOptions;
 
 /// The whole import of a parsed document.
@@ -76,9 +78,11 @@ pub(crate) fn import(
 
     let mut notes = std::mem::take(&mut built.notes);
     notes.push("joint names are not stored in the native file: renames change no byte".into());
+    let names = joint_names(&built.rig);
     Ok(Imported {
         native,
         bytes,
+        names,
         report: ImportReport {
             format: ex.kind.clone(),
             space: ex.space,
@@ -89,4 +93,28 @@ pub(crate) fn import(
             notes,
         },
     })
+}
+
+/// The glTF's joint names as a names file (`{"skeleton": ["name", ...]}`, what `export --names`
+/// reads), and whether every one is the name rigtrip gives by default.
+fn joint_names(rig: &crate::rig::Rig) -> JointNames {
+    let default = rig.skeletons.iter().all(|s| {
+        s.joints
+            .iter()
+            .enumerate()
+            .all(|(k, j)| j.name == crate::rig::joint_name(&s.name, k))
+    });
+    let map: serde_json::Map<String, serde_json::Value> = rig
+        .skeletons
+        .iter()
+        .filter(|s| !s.joints.is_empty())
+        .map(|s| {
+            let names = s.joints.iter().map(|j| j.name.clone().into()).collect();
+            (s.name.clone(), serde_json::Value::Array(names))
+        })
+        .collect();
+    JointNames {
+        names: serde_json::Value::Object(map),
+        default,
+    }
 }
