@@ -801,3 +801,108 @@ impl Quantisation {
         }
     }
 }
+
+/// Every joint turned in place (rest rotations changed, world positions kept), as Blender's
+/// non-default bone-direction import options do: refused with the hint.
+#[test]
+fn a_rest_pose_turned_in_place_is_refused() {
+    use glam::{DQuat, DVec3};
+    let data = rigtrip::synth::dmc3::sample_mod();
+    let mut d = Doc::export(&data);
+    let turn = DQuat::from_rotation_z(0.7) * DQuat::from_rotation_x(0.3);
+    let nodes = d.v["nodes"].as_array().unwrap().clone();
+    let is_joint = |n: &Value| n["extras"]["rigtrip"].get("joint").is_some();
+    let parent_of = |i: usize| {
+        nodes.iter().position(|n| {
+            n["children"]
+                .as_array()
+                .is_some_and(|c| c.iter().any(|x| *x == i))
+        })
+    };
+    let q = |n: &Value| {
+        let r = n["rotation"]
+            .as_array()
+            .map(|r| r.iter().map(|x| x.as_f64().unwrap()).collect::<Vec<_>>());
+        r.map_or(DQuat::IDENTITY, |r| {
+            DQuat::from_xyzw(r[0], r[1], r[2], r[3])
+        })
+    };
+    let t = |n: &Value| {
+        let r = n["translation"]
+            .as_array()
+            .map(|r| r.iter().map(|x| x.as_f64().unwrap()).collect::<Vec<_>>());
+        r.map_or(DVec3::ZERO, |r| DVec3::new(r[0], r[1], r[2]))
+    };
+    for (i, n) in nodes.iter().enumerate() {
+        if !is_joint(n) {
+            continue;
+        }
+        let joint_parent = parent_of(i).filter(|&p| is_joint(&nodes[p]));
+        let (r, tr) = match joint_parent {
+            // Children see their parent turned: undo it in their own transform.
+            Some(_) => (turn.inverse() * q(n) * turn, turn.inverse() * t(n)),
+            None => (q(n) * turn, t(n)),
+        };
+        d.v["nodes"][i]["rotation"] = json!([r.x, r.y, r.z, r.w]);
+        d.v["nodes"][i]["translation"] = json!([tr.x, tr.y, tr.z]);
+    }
+    let e = import_slice(&d.bytes(), None, &ImportOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "skeleton mod: all 49 joints turned in place (their rest rotations changed, no joint moved): Blender's glTF importer does that when \"Bone Dir\" is not the default; re-import the glTF with the default import settings, redo the edits, and export again"
+    );
+    // Turning one joint is an edit, and is written.
+    let mut d = Doc::export(&data);
+    let i = d.v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n["extras"]["rigtrip"]["joint"] == 3)
+        .unwrap();
+    let r = q(&d.v["nodes"][i].clone()) * turn;
+    d.v["nodes"][i]["rotation"] = json!([r.x, r.y, r.z, r.w]);
+    assert!(import_slice(&d.bytes(), None, &ImportOptions::default()).is_ok());
+}
+
+/// `--ignore-mesh-edits` refuses a skeleton scaled together with its meshes (an applied
+/// armature scale), and says how to undo it.
+#[test]
+fn ignoring_mesh_edits_refuses_a_scaled_skeleton() {
+    let data = rigtrip::synth::dmc3::sample_mod();
+    let mut d = Doc::export(&data);
+    let scale = 1.5;
+    for i in 0..d.v["nodes"].as_array().unwrap().len() {
+        if let Some(t) = d.v["nodes"][i]["translation"].as_array().cloned() {
+            let t: Vec<f64> = t.iter().map(|x| x.as_f64().unwrap() * scale).collect();
+            d.v["nodes"][i]["translation"] = json!(t);
+        }
+    }
+    let accessors: Vec<usize> = d.v["meshes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            m["primitives"][0]["attributes"]["POSITION"]
+                .as_u64()
+                .unwrap() as usize
+        })
+        .collect();
+    for acc in accessors {
+        let all = d.read(acc);
+        for (k, p) in all.iter().enumerate() {
+            d.write(acc, k, &[p[0] * scale, p[1] * scale, p[2] * scale]);
+        }
+    }
+    let opts = ImportOptions {
+        ignore_mesh_edits: true,
+        ..ImportOptions::default()
+    };
+    let e = import_slice(&d.bytes(), None, &opts).unwrap_err();
+    assert!(
+        e.to_string().starts_with("the meshes and the skeleton were scaled together (by 1.5000; an applied armature scale?)"),
+        "{e}"
+    );
+    // Without the option both are written.
+    let got = import(&d.bytes(), "scaled");
+    assert_eq!(got.report.meshes.status, MeshStatus::Written);
+}

@@ -899,6 +899,16 @@ impl RigFormat for Dmc3Format {
 
     payload_methods!(Dmc3);
 
+    /// The raw record.
+    fn payload_transform(&self, payload: &JointPayload) -> Option<(DVec3, DQuat)> {
+        match payload {
+            JointPayload::Dmc3(d) => {
+                Some((local_translation(&d.record), local_rotation(&d.record)))
+            }
+            JointPayload::Hie(_) => None,
+        }
+    }
+
     /// The records are f32 like the glTF: the payload's raw record is the baseline.
     fn placements(&self, _: usize, _: &Skeleton) -> Option<Vec<Placement>> {
         None

@@ -233,6 +233,12 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     fn placements(&self, s: usize, skeleton: &Skeleton) -> Option<Vec<Placement>>;
     /// The payload of a joint added in the glTF.
     fn new_joint(&self) -> JointPayload;
+    /// The local translation and rotation a joint's payload holds (its rest pose as read), for
+    /// formats whose payload keeps the whole transform; `None` otherwise.
+    fn payload_transform(&self, payload: &JointPayload) -> Option<(DVec3, DQuat)> {
+        let _ = payload;
+        None
+    }
     /// The parents of the original joints, from the skeleton payload or from the depths the
     /// joint nodes recorded (indexed by original joint); `None` when they are not known.
     fn original_parents(

@@ -3,6 +3,9 @@
 //! - `--ignore-mesh-edits` keeps the original meshes; when the skeleton was scaled together
 //!   with them (an applied armature scale), writing the scaled skeleton with the unscaled
 //!   meshes would break the model, so it is refused.
+//! - A rest pose whose every joint turned while no joint moved in the world is what Blender's
+//!   non-default bone-direction import options do (`bone_heuristic`): not an edit the user
+//!   made, so it is refused with a hint to re-import with the default settings.
 
 use glam::DVec3;
 
@@ -61,4 +64,47 @@ pub(crate) fn scaled_with_meshes(
     };
     let r = a / b;
     Ok(((r - 1.0).abs() > SCALE_SLACK).then_some(r))
+}
+
+/// The skeleton whose every joint was rotated while every joint kept its world position (the
+/// rest pose Blender's non-default bone-direction import options give), with how many joints.
+pub(crate) fn turned_in_place(
+    built: &Built,
+    space: crate::gltf::Space,
+    tol: &super::Tolerance,
+) -> Option<(String, usize)> {
+    let format = built.rig.source.format();
+    for (sk, report) in built.rig.skeletons.iter().zip(&built.reports) {
+        let n = sk.joints.len();
+        if n < 2
+            || report.joints_before != n
+            || report.joints.len() != n
+            || !report
+                .joints
+                .iter()
+                .all(|j| j.changes.iter().any(|c| c == "rotated") && j.original == Some(j.joint))
+        {
+            continue;
+        }
+        let mut original = sk.clone();
+        for j in &mut original.joints {
+            let Some((t, r)) = format.payload_transform(&j.native) else {
+                return None;
+            };
+            j.translation = t;
+            j.rotation = r;
+        }
+        let (Ok(now), Ok(was)) = (sk.world_matrices(), original.world_matrices()) else {
+            continue;
+        };
+        let still = now.iter().zip(&was).all(|(a, b)| {
+            let (p, q) = (a.w_axis.truncate(), b.w_axis.truncate());
+            let d = (p - q).length() * space.scale;
+            d <= tol.translation_at(q.length() * space.scale)
+        });
+        if still {
+            return Some((report.name.clone(), n));
+        }
+    }
+    None
 }

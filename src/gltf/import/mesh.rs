@@ -608,6 +608,20 @@ fn distinct(g: &Geometry) -> (Vec<&Vert>, usize) {
     (out, unused)
 }
 
+/// The triangles of a geometry whose three corners are at three different positions: every
+/// one counts, also where two meshes hold the same triangle (the comparison's sets would
+/// count those once).
+fn triangle_count(g: &Geometry) -> usize {
+    let at = |c: usize| g.verts.get(c).map(|v| v.p.map(f64::to_bits));
+    g.tris
+        .iter()
+        .filter(|t| match (at(t[0]), at(t[1]), at(t[2])) {
+            (Some(a), Some(b), Some(c)) => a != b && b != c && a != c,
+            _ => false,
+        })
+        .count()
+}
+
 /// A triangle as position ids, rotated so the smallest id leads (winding kept); `None` when
 /// degenerate or a corner has no position id.
 fn tri_key(t: &[usize; 3], ids: &[Option<usize>]) -> Option<[usize; 3]> {
@@ -888,8 +902,8 @@ pub(super) fn compare_geometry(
         status,
         expected_vertices: e.len(),
         incoming_vertices: i.len(),
-        expected_triangles: etris.len(),
-        incoming_triangles: itris.len(),
+        expected_triangles: triangle_count(expected),
+        incoming_triangles: triangle_count(incoming),
         proxies_ignored: incoming.proxies,
         differences,
         difference_count: count,

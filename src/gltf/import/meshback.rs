@@ -112,10 +112,11 @@ pub(crate) fn incoming_meshes(
         let mut out = Vec::with_capacity(originals.len());
         for (k, o) in originals.iter().enumerate() {
             let node = which.iter().position(|w| *w == Some(k));
-            let material = match node.and_then(|i| instances.get(i)) {
-                Some(inst) => material_of(doc, inst)?,
-                None => None,
-            };
+            // A node holding several materials holds several meshes' triangles (merged by a
+            // tool): which one is whose cannot be told, so none counts as changed.
+            let material = node
+                .and_then(|i| instances.get(i))
+                .and_then(|inst| material_of(doc, inst).ok().flatten());
             changed |= material.is_some() && material.as_deref() != o.material.as_deref();
             out.push(IncomingMesh {
                 name: node

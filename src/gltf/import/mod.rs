@@ -220,9 +220,10 @@ pub struct MeshReport {
     pub expected_vertices: usize,
     /// Distinct vertices in the glTF.
     pub incoming_vertices: usize,
-    /// Distinct non-degenerate triangles the export writes.
+    /// Triangles the export writes (corners at three different positions; a triangle two
+    /// meshes share counts twice).
     pub expected_triangles: usize,
-    /// Distinct non-degenerate triangles in the glTF.
+    /// Triangles in the glTF, counted the same way.
     pub incoming_triangles: usize,
     /// Proxy mesh nodes ignored.
     pub proxies_ignored: usize,
@@ -368,6 +369,15 @@ pub enum ImportError {
     /// A mesh the native format cannot hold.
     #[error(transparent)]
     MeshRefused(#[from] crate::rig::mesh::MeshRefusal),
+    /// Every joint's rest rotation changed while no joint moved: Blender's bone-direction
+    /// import options, not an edit.
+    #[error("skeleton {skeleton}: all {joints} joints turned in place (their rest rotations changed, no joint moved): Blender's glTF importer does that when \"Bone Dir\" is not the default; re-import the glTF with the default import settings, redo the edits, and export again")]
+    TurnedInPlace {
+        /// Skeleton name.
+        skeleton: String,
+        /// Its joint count.
+        joints: usize,
+    },
     /// `--ignore-mesh-edits` would write a skeleton scaled together with its meshes.
     #[error("the meshes and the skeleton were scaled together (by {0:.4}; an applied armature scale?): --ignore-mesh-edits would write the scaled skeleton with the unscaled original meshes. Undo the scale (in Blender: scale the armature by the inverse and apply it again, or re-import the file), or import without --ignore-mesh-edits to write both")]
     ScaledWithMeshes(f64),

@@ -25,6 +25,9 @@ pub(crate) fn import(
     let ex = SceneExtras::read(index, &r)?;
     let graph = Graph::read(&doc.json, scene)?;
     let mut built = build(&doc.json, &graph, &ex, tol)?;
+    if let Some((skeleton, joints)) = guard::turned_in_place(&built, ex.space, tol) {
+        return Err(ImportError::TurnedInPlace { skeleton, joints });
+    }
 
     // The export writes geometry only for the rig's own meshes (proxies are not compared): a rig
     // without any needs no export to know that none is expected.
