@@ -16,7 +16,8 @@ EDIT, applied in the order given:
     --duplicate-object NAME
                            copy an object and its mesh in place (Blender names it NAME.001)
     --set-material NAME MATERIAL
-                           give every face of NAME the material MATERIAL (made if missing)
+                           give every face of NAME the material MATERIAL (if missing, made as a
+                           copy of NAME's material)
     --add-bone PARENT NAME add a bone NAME under PARENT, from PARENT's tail 5 cm up
 
 IN is imported with the glTF importer's default settings. OUT is exported with
@@ -141,7 +142,14 @@ def duplicate_object(name):
 def set_material(name, material):
     """Gives every face of an object one material."""
     obj = mesh_object(name)
-    mat = bpy.data.materials.get(material) or bpy.data.materials.new(material)
+    mat = bpy.data.materials.get(material)
+    if mat is None and obj.active_material is not None:
+        # A copy of the object's material keeps what it reads (the vertex colours: Blender
+        # exports COLOR_0 only for the attribute a material uses).
+        mat = obj.active_material.copy()
+        mat.name = material
+    elif mat is None:
+        mat = bpy.data.materials.new(material)
     obj.data.materials.clear()
     obj.data.materials.append(mat)
     for p in obj.data.polygons:

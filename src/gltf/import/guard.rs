@@ -88,9 +88,7 @@ pub(crate) fn turned_in_place(
         }
         let mut original = sk.clone();
         for j in &mut original.joints {
-            let Some((t, r)) = format.payload_transform(&j.native) else {
-                return None;
-            };
+            let (t, r) = format.payload_transform(&j.native)?;
             j.translation = t;
             j.rotation = r;
         }

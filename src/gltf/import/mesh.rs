@@ -579,7 +579,9 @@ pub(super) fn close_shape(a: &Vert, b: &Vert, tol: &Tolerance) -> bool {
     pos_close(&a.p, &b.p, tol)
         && normals
         && within(&a.uv, &b.uv, tol.uv)
-        && within(&a.c, &b.c, tol.color)
+        // A side without colours says nothing about them: Blender exports COLOR_0 only while a
+        // material uses it, so giving a mesh another material drops them.
+        && (a.c.is_none() || b.c.is_none() || within(&a.c, &b.c, tol.color))
 }
 
 /// Distinct vertices (exact duplicates merged) among those a triangle uses: Blender (like most

@@ -318,8 +318,14 @@ fn native_geometry(
             (_, Some(uv)) => g.uvs.push(uv),
             (_, None) => {}
         }
-        if let Some(c) = v.c {
-            g.colors.push(c);
+        // Colours a tool dropped (see `close_shape`) are the original vertex's, else white.
+        let colour =
+            v.c.or_else(|| shape.and_then(|(m, k)| m.colors.get(k).copied()))
+                .or_else(|| found.and_then(|k| like.and_then(|(_, m)| m.colors.get(k).copied())));
+        match colour {
+            Some(c) => g.colors.push(c),
+            None if like.is_some_and(|(_, m)| !m.colors.is_empty()) => g.colors.push([1.0; 4]),
+            None => {}
         }
         if skeleton.is_none() || found.is_some() {
             continue;
