@@ -48,7 +48,7 @@ fn edited_glb(glb: &[u8]) -> Vec<u8> {
     let max = v["accessors"][acc]["max"][0].as_f64().unwrap();
     v["accessors"][acc]["max"][0] = serde_json::json!(max.max(x as f64));
     let mut json = serde_json::to_vec(&v).unwrap();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
     let mut out = Vec::new();
