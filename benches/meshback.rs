@@ -24,43 +24,29 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// The GLB with the first vertex of the first mesh moved 1 cm along X (bounds kept honest).
+/// The GLB with the first vertex of the first mesh moved to the middle of the mesh's X range
+/// (inside its bounds, so the JSON chunk stays as it is).
 fn edited_glb(glb: &[u8]) -> Vec<u8> {
     let len = |at: usize| u32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) as usize;
     let json_len = len(12);
-    let mut v: serde_json::Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
-    let bin_at = 20 + json_len;
-    let mut bin = glb[bin_at + 8..bin_at + 8 + len(bin_at)].to_vec();
+    let v: serde_json::Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+    let bin = 20 + json_len + 8;
     let mesh = v["nodes"]
         .as_array()
         .unwrap()
         .iter()
         .find_map(|n| n["mesh"].as_u64())
         .unwrap() as usize;
-    let acc = v["meshes"][mesh]["primitives"][0]["attributes"]["POSITION"]
+    let acc = &v["accessors"][v["meshes"][mesh]["primitives"][0]["attributes"]["POSITION"]
         .as_u64()
-        .unwrap() as usize;
-    let view = v["accessors"][acc]["bufferView"].as_u64().unwrap() as usize;
-    let at = v["bufferViews"][view]["byteOffset"].as_u64().unwrap_or(0) as usize
-        + v["accessors"][acc]["byteOffset"].as_u64().unwrap_or(0) as usize;
-    let x = f32::from_le_bytes(bin[at..at + 4].try_into().unwrap()) + 0.01;
-    bin[at..at + 4].copy_from_slice(&x.to_le_bytes());
-    let max = v["accessors"][acc]["max"][0].as_f64().unwrap();
-    v["accessors"][acc]["max"][0] = serde_json::json!(max.max(x as f64));
-    let mut json = serde_json::to_vec(&v).unwrap();
-    while !json.len().is_multiple_of(4) {
-        json.push(b' ');
-    }
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&((12 + 8 + json.len() + 8 + bin.len()) as u32).to_le_bytes());
-    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&json);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin);
+        .unwrap() as usize];
+    let view = &v["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+    let at = bin
+        + view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let mid = (acc["min"][0].as_f64().unwrap() + acc["max"][0].as_f64().unwrap()) / 2.0;
+    let mut out = glb.to_vec();
+    out[at..at + 4].copy_from_slice(&(mid as f32).to_le_bytes());
     out
 }
 

@@ -10,7 +10,8 @@ Export writes that collection with Blender's glTF exporter, with the settings a 
 trip needs (custom properties on, the pose shown as the rest pose), runs `rigtrip import --json`
 into a temporary file beside the target, and only on success moves it into place. A refused edit
 becomes an error naming the joint; rigtrip's report goes to the Info area. Joint names chosen in
-Blender are kept in `<name>.names.json` beside the native file and read back on the next import.
+Blender are kept in `<name>.names.json` beside the native file (`rigtrip import` writes it beside
+its output; the add-on moves it beside the target) and read back on the next import.
 """
 
 import os

@@ -1058,6 +1058,12 @@ impl RigFormat for Dmc3Format {
             if block.groups.len() != p.order.len() {
                 rewritten.push("group array".into());
             }
+            if block.offset != p.offset {
+                rewritten.push(format!(
+                    "block moved from {:#x} to {:#x}: the file was laid out again (header +0x20 follows)",
+                    p.offset, block.offset
+                ));
+            }
         }
         vec![Recomputed { joints, rewritten }]
     }

@@ -293,30 +293,28 @@ fn native_geometry(
         // A vertex whose influences changed but whose shape did not keeps the original's
         // position, normal and UV values (exact: the lift widened them from what is stored).
         let shape = match (like, &grid) {
-            (Some((e, m)), Some(grid)) if found.is_none() => grid
+            (Some((e, _)), Some(grid)) if found.is_none() => grid
                 .near(&v.p)
                 .filter(|&k| e.verts.get(k).is_some_and(|x| close_shape(x, v, tol)))
-                .min()
-                .filter(|&k| k < m.positions.len()),
+                .min(),
             _ => None,
         }
         .and_then(|k| like.map(|(_, m)| (m, k)));
-        let p = match shape {
-            Some((m, k)) => DVec3::from_array(m.positions[k]),
+        let kept = |f: fn(&Mesh) -> &[[f64; 3]]| shape.and_then(|(m, k)| f(m).get(k).copied());
+        let p = match kept(|m| &m.positions) {
+            Some(p) => DVec3::from_array(p),
             None => space.invert_point(DVec3::from_array(v.p)),
         };
         g.positions.push(p.to_array());
-        match (shape, v.n) {
-            (Some((m, k)), Some(_)) if k < m.normals.len() => g.normals.push(m.normals[k]),
-            (_, Some(nv)) => g
-                .normals
-                .push(space.direction(DVec3::from_array(nv)).to_array()),
-            (_, None) => {}
+        if let Some(nv) = v.n {
+            g.normals.push(
+                kept(|m| &m.normals)
+                    .unwrap_or_else(|| space.direction(DVec3::from_array(nv)).to_array()),
+            );
         }
-        match (shape, v.uv) {
-            (Some((m, k)), Some(_)) if k < m.uvs.len() => g.uvs.push(m.uvs[k]),
-            (_, Some(uv)) => g.uvs.push(uv),
-            (_, None) => {}
+        if let Some(uv) = v.uv {
+            g.uvs
+                .push(shape.and_then(|(m, k)| m.uvs.get(k).copied()).unwrap_or(uv));
         }
         // Colours a tool dropped (see `close_shape`) are the original vertex's, else white.
         let colour =
