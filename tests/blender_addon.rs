@@ -464,7 +464,12 @@ fn an_edited_mesh_is_written_unless_the_original_meshes_are_kept() {
             assert_eq!(x, y, "untouched {}", x.name);
         }
     }
-    assert_eq!(before.skeletons, after.skeletons);
+    // The joints are the original ones (the block itself may have moved: the file was laid
+    // out again for the mesh's new size).
+    let joints = |r: &Rig| -> Vec<rigtrip::rig::Joint> {
+        r.skeletons.iter().flat_map(|s| s.joints.clone()).collect()
+    };
+    assert_eq!(joints(&before), joints(&after));
     // Keep original meshes: the original streams, so the original bytes.
     std::fs::remove_file(&out).unwrap();
     let got = driver(&["mesh", &input, out.to_str().unwrap(), "1"]);
