@@ -932,3 +932,61 @@ fn ignoring_mesh_edits_refuses_a_scaled_skeleton() {
     let got = import(&d.bytes(), "scaled");
     assert_eq!(got.report.meshes.status, MeshStatus::Written);
 }
+
+/// What the format cannot hold is refused with the mesh named: a vertex weighted to a joint
+/// past 63 (bone bytes hold joint × 4), a UV outside s16/4096.
+#[test]
+fn what_the_format_cannot_hold_is_refused_by_mesh() {
+    let data = rigtrip::synth::dmc3::sample_mod();
+    let mut d = Doc::export(&data);
+    let root = d.v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n["extras"]["rigtrip"]["joint"] == 0)
+        .unwrap();
+    for k in 0..16 {
+        let n = d.v["nodes"].as_array().unwrap().len();
+        d.v["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": format!("extra_{k}"), "translation": [0.0, 0.01, 0.0]}));
+        let p = &mut d.v["nodes"][root];
+        if p.get("children").is_none() {
+            p["children"] = json!([]);
+        }
+        p["children"].as_array_mut().unwrap().push(json!(n));
+        d.v["skins"][0]["joints"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!(n));
+    }
+    let node = d.node("object0_mesh0");
+    let p = d.prim(node);
+    let j = p["attributes"]["JOINTS_0"].as_u64().unwrap() as usize;
+    let w = p["attributes"]["WEIGHTS_0"].as_u64().unwrap() as usize;
+    d.write(j, 0, &[64.0, 0.0, 0.0, 0.0]);
+    d.write(w, 0, &[1.0, 0.0, 0.0, 0.0]);
+    let e = import_slice(&d.bytes(), None, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("mesh object0_mesh0: vertex at (")
+            && e.ends_with(") m is weighted to joint 64: a DMC3 vertex stores joint × 4 in a byte, so joints past 63 cannot hold weights"),
+        "{e}"
+    );
+
+    let data = rigtrip::synth::dmc3::sample_scm();
+    let mut d = Doc::export(&data);
+    let node = d.node("object0_mesh0");
+    let uv = d.prim(node)["attributes"]["TEXCOORD_0"].as_u64().unwrap() as usize;
+    d.write(uv, 0, &[9.5, 0.5]);
+    let e = import_slice(&d.bytes(), None, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("mesh object0_mesh0: vertex at (")
+            && e.ends_with(") m: UV 9.5 is outside what s16/4096 holds (-8 to 7.99976); move the UV island into range"),
+        "{e}"
+    );
+}

@@ -6,6 +6,7 @@
 //! (position, normal, UV, colour, and influences keyed by joint identity) and a set of
 //! non-degenerate triangles over distinct positions, and every element of each set must have a
 //! counterpart in the other within the tolerances. Proxy meshes are left out on both sides.
+//! Messages show points as Blender does (metres, Z up) and joints by their node names.
 
 use crate::gltf::DataError;
 use std::collections::{HashMap, HashSet};
@@ -147,25 +148,37 @@ impl Vert {
                 .all(|(a, b)| a.0 == b.0 && a.1.to_bits() == b.1.to_bits())
     }
 
-    fn describe(&self) -> String {
+    /// The vertex for messages: where the user sees it in Blender, and its influences by the
+    /// joints' node names (`names`; a joint it lacks is shown by skeleton and index).
+    fn describe(&self, names: &Names) -> String {
         let inf: Vec<String> = self
             .inf
             .iter()
             .map(|(k, w)| {
-                let k = match k {
-                    InfKey::Joint(s, JointKey::Old(j)) => format!("s{s}j{j}"),
-                    InfKey::Joint(s, JointKey::New(n)) => format!("s{s} new node {n}"),
-                    InfKey::Stray(n) => format!("non-joint {n}"),
+                let k = match (names.get(k), k) {
+                    (Some(name), _) => name.clone(),
+                    (None, InfKey::Joint(s, JointKey::Old(j))) => format!("s{s}j{j}"),
+                    (None, InfKey::Joint(s, JointKey::New(n))) => format!("s{s} new node {n}"),
+                    (None, InfKey::Stray(n)) => format!("non-joint {n}"),
                 };
                 format!("{k}:{w:.3}")
             })
             .collect();
-        let mut d = format!("({:.5}, {:.5}, {:.5}) m", self.p[0], self.p[1], self.p[2]);
+        let mut d = blender_point(&self.p);
         if !inf.is_empty() {
             d.push_str(&format!(" weights [{}]", inf.join(" ")));
         }
         d
     }
+}
+
+/// Joint node names by influence key, for messages.
+pub(super) type Names = HashMap<InfKey, String>;
+
+/// A glTF point (metres, Y up) as Blender shows it: metres, Z up (glTF (x, y, z) is Blender's
+/// (x, -z, y)).
+fn blender_point(p: &[f64; 3]) -> String {
+    format!("({:.5}, {:.5}, {:.5}) m", p[0], -p[2] + 0.0, p[1])
 }
 
 #[derive(Debug, Default)]
@@ -733,7 +746,13 @@ fn incoming_triangles(
 }
 
 /// Vertices of either side without a counterpart on the other, as messages.
-fn vertex_differences(e: &[&Vert], i: &[&Vert], h: f64, tol: &Tolerance) -> Vec<String> {
+fn vertex_differences(
+    e: &[&Vert],
+    i: &[&Vert],
+    h: f64,
+    tol: &Tolerance,
+    names: &Names,
+) -> Vec<String> {
     let mut out = Vec::new();
     let egrid = Grid::new(h, e.iter().enumerate().map(|(k, v)| (k, v.p)));
     for v in i {
@@ -743,7 +762,7 @@ fn vertex_differences(e: &[&Vert], i: &[&Vert], h: f64, tol: &Tolerance) -> Vec<
         {
             out.push(format!(
                 "vertex {} is not in the original geometry",
-                v.describe()
+                v.describe(names)
             ));
         }
     }
@@ -753,7 +772,7 @@ fn vertex_differences(e: &[&Vert], i: &[&Vert], h: f64, tol: &Tolerance) -> Vec<
             .near(&v.p)
             .any(|k| i.get(k).is_some_and(|x| close(v, x, tol)))
         {
-            out.push(format!("original vertex {} is missing", v.describe()));
+            out.push(format!("original vertex {} is missing", v.describe(names)));
         }
     }
     out
@@ -772,7 +791,13 @@ pub(crate) fn compare(
     let (instances, proxies) = incoming_instances(doc, graph, &incoming_key)?;
     let incoming = collect(doc, &instances, proxies)?;
     let expected = expected_geometry(ids, exported, None)?;
-    Ok(compare_geometry(&incoming, &expected, tol))
+    let names: Names = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (influence_key(ids, i), n.name.clone()))
+        .collect();
+    Ok(compare_geometry(&incoming, &expected, tol, &names))
 }
 
 /// What a node is as an influence: a joint of a skeleton, or a stray node.
@@ -788,6 +813,7 @@ pub(super) fn compare_geometry(
     incoming: &Geometry,
     expected: &Geometry,
     tol: &Tolerance,
+    names: &Names,
 ) -> MeshReport {
     // The common case, an unedited file read back by a tool that keeps the arrays: the same
     // vertices and triangles in the same order, bit for bit. The sets are then equal without
@@ -828,7 +854,7 @@ pub(super) fn compare_geometry(
         note(o.clone(), &mut differences);
     }
     if !same {
-        for d in vertex_differences(&e, &i, h, tol) {
+        for d in vertex_differences(&e, &i, h, tol, names) {
             note(d, &mut differences);
         }
     }
@@ -857,12 +883,7 @@ pub(super) fn compare_geometry(
     } else {
         incoming_triangles(incoming, &positions, h, tol)
     };
-    let at = |k: usize| {
-        positions
-            .get(k)
-            .map(|p| format!("({:.5}, {:.5}, {:.5})", p[0], p[1], p[2]))
-            .unwrap_or_default()
-    };
+    let at = |k: usize| positions.get(k).map(blender_point).unwrap_or_default();
     if unplaced > 0 {
         note(
             format!("{unplaced} triangles use vertices that are not in the original geometry"),
@@ -874,7 +895,7 @@ pub(super) fn compare_geometry(
     for t in extra {
         note(
             format!(
-                "triangle {} {} {} m is not in the original geometry",
+                "triangle {} {} {} is not in the original geometry",
                 at(t[0]),
                 at(t[1]),
                 at(t[2])
@@ -887,7 +908,7 @@ pub(super) fn compare_geometry(
     for t in missing {
         note(
             format!(
-                "original triangle {} {} {} m is missing",
+                "original triangle {} {} {} is missing",
                 at(t[0]),
                 at(t[1]),
                 at(t[2])

@@ -158,7 +158,9 @@ pub(crate) fn incoming_meshes(
             None => None,
         };
         let edited = match (w, &expected_like) {
-            (Some(_), Some(e)) => compare_geometry(&incoming, e, tol).difference_count > 0,
+            (Some(_), Some(e)) => {
+                compare_geometry(&incoming, e, tol, &Default::default()).difference_count > 0
+            }
             _ => true,
         };
         if let Some(k) = *w {
