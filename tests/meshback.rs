@@ -972,7 +972,7 @@ fn what_the_format_cannot_hold_is_refused_by_mesh() {
         .to_string();
     assert!(
         e.starts_with("mesh object0_mesh0: vertex at (")
-            && e.ends_with(") m is weighted to joint 64: a DMC3 vertex stores joint × 4 in a byte, so joints past 63 cannot hold weights"),
+            && e.ends_with(") m is weighted to joint 64 (extra_15): a DMC3 vertex stores joint × 4 in a byte, so joints past 63 cannot hold weights"),
         "{e}"
     );
 

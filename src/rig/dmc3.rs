@@ -873,8 +873,13 @@ impl RigFormat for Dmc3Format {
         incoming: &[IncomingMesh],
         space: Space,
     ) -> Result<MeshWrite, MeshRefusal> {
+        let names: Vec<String> = rig
+            .skeletons
+            .first()
+            .map(|s| s.joints.iter().map(|j| j.name.clone()).collect())
+            .unwrap_or_default();
         match &mut rig.source {
-            Source::Dmc3(shell) => super::dmc3_mesh::write_meshes(shell, incoming, space),
+            Source::Dmc3(shell) => super::dmc3_mesh::write_meshes(shell, incoming, space, &names),
             // Not a DMC3 source: never asked (a source answers through its own format).
             Source::Hie(_) => Ok(MeshWrite::default()),
         }

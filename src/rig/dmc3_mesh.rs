@@ -36,12 +36,15 @@ use crate::native::dmc3::layout::sync_counts;
 use crate::native::dmc3::strip::encode_strips;
 
 /// Writes `incoming` into the shell's container (see the module doc). `space` turns native
-/// points into what the user sees, for messages.
+/// points into what the user sees and `names` joint indices into the joints' names, for
+/// messages.
 pub(crate) fn write_meshes(
     shell: &mut Dmc3Shell,
     incoming: &[IncomingMesh],
     space: Space,
+    names: &[String],
 ) -> Result<MeshWrite, MeshRefusal> {
+    let cx = Messages { space, names };
     let refuse = |mesh: &str, problem: String| MeshRefusal {
         mesh: mesh.to_string(),
         problem,
@@ -110,7 +113,7 @@ pub(crate) fn write_meshes(
                     touched[o] = true;
                     let like = inc.like.and_then(original).unwrap_or(mesh);
                     let (built, mut written) =
-                        build_mesh(kind, mesh, like, g, &inc.origin, &inc.name, space)?;
+                        build_mesh(kind, mesh, like, g, &inc.origin, &inc.name, cx)?;
                     let mut built = built;
                     built.record.texture_index = texture;
                     written.native = native;
@@ -156,7 +159,7 @@ pub(crate) fn write_meshes(
             .unwrap_or_else(|| empty_mesh(kind));
         let texture = texture_of(inc, template.record.texture_index)?;
         let (mut built, mut written) =
-            build_mesh(kind, &template, &template, g, &inc.origin, &inc.name, space)?;
+            build_mesh(kind, &template, &template, g, &inc.origin, &inc.name, cx)?;
         built.record.texture_index = texture;
         let j = objects.get(o).map_or(0, |x| x.meshes.len());
         written.native = format!("object {o} mesh {j}");
@@ -261,6 +264,13 @@ fn bounds<'a>(points: impl Iterator<Item = &'a [u32; 3]>) -> [u32; 4] {
     ]
 }
 
+/// What messages need: the space points are shown in, the joints' names.
+#[derive(Clone, Copy)]
+struct Messages<'a> {
+    space: Space,
+    names: &'a [String],
+}
+
 /// One stored vertex: every stream's entry, the strip flag left out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Stored {
@@ -325,8 +335,9 @@ fn build_mesh(
     g: &IrMesh,
     origin: &[Option<u32>],
     name: &str,
-    space: Space,
+    cx: Messages<'_>,
 ) -> Result<(Mesh, MeshWritten), MeshRefusal> {
+    let space = cx.space;
     let refuse = |problem: String| MeshRefusal {
         mesh: name.to_string(),
         problem,
@@ -436,8 +447,9 @@ fn build_mesh(
                         for (s, ((j, _), w)) in inf.iter().zip(w31).enumerate() {
                             if *j > 63 {
                                 return Err(refuse(format!(
-                                    "vertex at {} is weighted to joint {j}: a DMC3 vertex stores joint × 4 in a byte, so joints past 63 cannot hold weights",
-                                    at()
+                                    "vertex at {} is weighted to joint {j} ({}): a DMC3 vertex stores joint × 4 in a byte, so joints past 63 cannot hold weights",
+                                    at(),
+                                    cx.names.get(usize::from(*j)).map_or("", String::as_str)
                                 )));
                             }
                             if let Some(b) = quad.get_mut(s + 1) {
