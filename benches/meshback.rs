@@ -24,7 +24,8 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// The GLB with the first vertex of the first mesh moved to the middle of the mesh's X range
+/// The GLB with the first triangle's first vertex of the first mesh moved to the middle of the
+/// mesh's X range
 /// (inside its bounds, so the JSON chunk stays as it is).
 fn edited_glb(glb: &[u8]) -> Vec<u8> {
     let len = |at: usize| u32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) as usize;
@@ -37,13 +38,21 @@ fn edited_glb(glb: &[u8]) -> Vec<u8> {
         .iter()
         .find_map(|n| n["mesh"].as_u64())
         .unwrap() as usize;
-    let acc = &v["accessors"][v["meshes"][mesh]["primitives"][0]["attributes"]["POSITION"]
-        .as_u64()
-        .unwrap() as usize];
-    let view = &v["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
-    let at = bin
-        + view["byteOffset"].as_u64().unwrap_or(0) as usize
-        + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let prim = &v["meshes"][mesh]["primitives"][0];
+    let start = |acc: &serde_json::Value| {
+        let view = &v["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+        bin + view["byteOffset"].as_u64().unwrap_or(0) as usize
+            + acc["byteOffset"].as_u64().unwrap_or(0) as usize
+    };
+    // The first corner of the first triangle: a vertex a triangle uses (others are not compared).
+    let indices = &v["accessors"][prim["indices"].as_u64().unwrap() as usize];
+    let i = start(indices);
+    let first = match indices["componentType"].as_u64().unwrap() {
+        5125 => u32::from_le_bytes(glb[i..i + 4].try_into().unwrap()) as usize,
+        _ => u16::from_le_bytes(glb[i..i + 2].try_into().unwrap()) as usize,
+    };
+    let acc = &v["accessors"][prim["attributes"]["POSITION"].as_u64().unwrap() as usize];
+    let at = start(acc) + 12 * first;
     let mid = (acc["min"][0].as_f64().unwrap() + acc["max"][0].as_f64().unwrap()) / 2.0;
     let mut out = glb.to_vec();
     out[at..at + 4].copy_from_slice(&(mid as f32).to_le_bytes());

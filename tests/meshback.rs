@@ -990,3 +990,28 @@ fn what_the_format_cannot_hold_is_refused_by_mesh() {
         "{e}"
     );
 }
+
+/// A material whose name means nothing to DMC3 (another tool's default) changes nothing; a
+/// `texture_N` copy's `.001` name still names texture N.
+#[test]
+fn only_texture_materials_change_the_texture() {
+    let data = rigtrip::synth::dmc3::sample_scm();
+    let mut d = Doc::export(&data);
+    let m = d.add_material("DefaultMaterial");
+    for mesh in d.v["meshes"].as_array_mut().unwrap() {
+        mesh["primitives"][0]["material"] = json!(m);
+    }
+    let got = import(&d.bytes(), "default material");
+    assert!(got.bytes == data);
+    assert_eq!(got.report.meshes.status, MeshStatus::Unchanged);
+
+    let mut d = Doc::export(&data);
+    let m = d.add_material("texture_5.001");
+    d.v["meshes"][0]["primitives"][0]["material"] = json!(m);
+    let got = import(&d.bytes(), "texture copy");
+    assert_eq!(reader::read(&got.bytes).objects[0].meshes[0].texture, 5);
+    let changed: Vec<usize> = (0..data.len())
+        .filter(|&i| data[i] != got.bytes[i])
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+}

@@ -867,6 +867,11 @@ impl RigFormat for Dmc3Format {
         }
     }
 
+    /// `texture_N` names texture index N.
+    fn material_key(&self, name: &str) -> Option<String> {
+        super::geometry::material_texture(name).map(super::geometry::texture_material)
+    }
+
     fn write_meshes(
         &self,
         rig: &mut Rig,

@@ -203,17 +203,14 @@ pub(crate) fn write_meshes(
     Ok(report)
 }
 
-/// The texture index the mesh's material names, or `current` when it names none.
+/// The texture index the mesh's material names (`texture_N`), or `current` when it names
+/// none (no material, or another tool's default material, which changes nothing).
 fn texture_of(inc: &IncomingMesh, current: u16) -> Result<u16, MeshRefusal> {
-    match inc.material.as_deref() {
-        None => Ok(current),
-        Some(name) => material_texture(name).ok_or_else(|| MeshRefusal {
-            mesh: inc.name.clone(),
-            problem: format!(
-                "material {name:?} names no texture: a DMC3 mesh's material is texture_N (N its texture index)"
-            ),
-        }),
-    }
+    Ok(inc
+        .material
+        .as_deref()
+        .and_then(material_texture)
+        .unwrap_or(current))
 }
 
 /// The object a new mesh's node name puts it in: `objectI_...`.

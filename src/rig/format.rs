@@ -199,6 +199,13 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     fn max_joints(&self) -> usize;
     /// The rig's geometry in native units.
     fn meshes(&self, rig: &Rig) -> Vec<Mesh>;
+    /// What a material name means to the format, as a canonical key (DMC3: `texture_N` for a
+    /// texture index, a copy's `.001` suffix dropped); `None` when it means nothing (another
+    /// tool's default material): then it changes nothing.
+    fn material_key(&self, name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
     /// Writes the meshes of an edited document into the rig's file-level remainder: every
     /// original mesh not listed is removed, listed ones are kept or rebuilt, new ones added.
     /// What the format cannot hold is refused by mesh (`space` shows points as the user sees

@@ -45,6 +45,8 @@ pub(crate) struct Context<'a> {
     pub space: Space,
     /// The tolerances.
     pub tol: &'a Tolerance,
+    /// The rig's format (what a material name means).
+    pub format: &'static dyn crate::rig::format::RigFormat,
 }
 
 /// The meshes of the document for [`RigFormat::write_meshes`] when anything differs from the
@@ -67,6 +69,7 @@ pub(crate) fn incoming_meshes(
         originals,
         space,
         tol,
+        format: _,
     } = *cx;
     let key = |node: usize| influence_key(ids, node);
     let (instances, _) = incoming_instances(doc, graph, &key)?;
@@ -117,7 +120,7 @@ pub(crate) fn incoming_meshes(
             let material = node
                 .and_then(|i| instances.get(i))
                 .and_then(|inst| material_of(doc, inst).ok().flatten());
-            changed |= material.is_some() && material.as_deref() != o.material.as_deref();
+            changed |= material_changed(cx, o.material.as_deref(), material.as_deref());
             out.push(IncomingMesh {
                 name: node
                     .and_then(|i| instances.get(i))
@@ -165,9 +168,7 @@ pub(crate) fn incoming_meshes(
         };
         if let Some(k) = *w {
             let original_material = originals.get(k).and_then(|o| o.material.as_deref());
-            if material.is_some() && material.as_deref() != original_material {
-                changed = true;
-            }
+            changed |= material_changed(cx, original_material, material.as_deref());
         }
         if edited {
             changed = true;
@@ -191,6 +192,14 @@ pub(crate) fn incoming_meshes(
         out.push(m);
     }
     Ok(changed.then_some(out))
+}
+
+/// Whether an incoming material changes what the original one meant (to the rig's format): a
+/// name that means nothing to it (another tool's default material) changes nothing.
+fn material_changed(cx: &Context<'_>, original: Option<&str>, incoming: Option<&str>) -> bool {
+    let format = cx.format;
+    let key = |m: Option<&str>| m.and_then(|m| format.material_key(m));
+    key(incoming).is_some() && key(incoming) != key(original)
 }
 
 /// The mesh index a node's extras carry (`extras.rigtrip.mesh`).

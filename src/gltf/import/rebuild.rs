@@ -53,6 +53,7 @@ pub(crate) fn import(
         originals: &rig_meshes,
         space: ex.space,
         tol,
+        format: built.rig.source.format(),
     };
     let incoming = meshback::incoming_meshes(&cx, meshes.difference_count > 0)?;
     if let Some(incoming) = incoming {
