@@ -224,7 +224,8 @@ fn rebuild_joint(
                 &mut g.refusals,
                 "matrix",
                 format!(
-                    "shears by {residue:e}; native joints hold a translation and a rotation only"
+                    "shears by {}; native joints hold a translation and a rotation only",
+                    crate::units::value(residue)
                 ),
             );
         }
