@@ -361,7 +361,11 @@ fn bad_inputs_exit_2_with_one_line_and_the_hint_that_fits() {
     check(&["dump", "a_folder"], "Is a directory");
     check(
         &["export", "a_folder", "-o", "out.glb"],
-        "need a folder to write into (-o DIR)",
+        "a_folder is a folder: its rig files are exported into a folder (-o DIR), not into out.glb",
+    );
+    check(
+        &["export", "empty.mod", "wrong.mod", "-o", "out.glb"],
+        "out.glb: several inputs are exported into a folder (-o DIR), not into one file",
     );
     for (f, hint) in &gltf {
         let f = f.as_str();

@@ -581,10 +581,17 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
         bail!("--names gives one file's joint names: export that file alone to use it");
     }
     if gltf_ext(&a.output).is_some() {
-        bail!(
-            "{}: several inputs or a folder need a folder to write into (-o DIR)",
-            a.output.display()
-        );
+        match a.inputs.iter().find(|p| p.is_dir()) {
+            Some(folder) => bail!(
+                "{} is a folder: its rig files are exported into a folder (-o DIR), not into {}",
+                folder.display(),
+                a.output.display()
+            ),
+            None => bail!(
+                "{}: several inputs are exported into a folder (-o DIR), not into one file",
+                a.output.display()
+            ),
+        }
     }
     // Each file with the name its output gets under DIR: its path below the folder given.
     let mut jobs = Vec::new();
