@@ -2,10 +2,15 @@
 //! angles, plain values and rates, so no float noise (`0.10000000149011612`, `7.85e-1 rad`)
 //! reaches a reader. JSON keeps the exact values; only text goes through here.
 
-/// `x` with at most `decimals` decimals, trailing zeros and a `-0` dropped: `0.1`, `12`, `-3.25`.
+/// `x` with at most `decimals` decimals, trailing zeros and a `-0` dropped: `0.1`, `12`, `-3.25`
+/// (from 1e9 on, four digits and an exponent: `1.000e30`).
 pub fn number(x: f64, decimals: usize) -> String {
     if !x.is_finite() {
         return format!("{x}");
+    }
+    if x.abs() >= 1e9 {
+        // Beyond any length or count a rig holds: four digits and an exponent, not 30 digits.
+        return format!("{x:.3e}");
     }
     let s = format!("{x:.decimals$}");
     let s = if s.contains('.') {
@@ -96,6 +101,7 @@ mod tests {
         assert_eq!(number(0.10000000149011612, 4), "0.1");
         assert_eq!(number(-0.00001, 3), "0");
         assert_eq!(number(12.0, 3), "12");
+        assert_eq!(number(1e30, 3), "1.000e30");
         assert_eq!(value(0.000123456), "0.0001235");
         assert_eq!(value(12.3456), "12.35");
         assert_eq!(value(123456.7), "123457");
