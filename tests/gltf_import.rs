@@ -792,7 +792,7 @@ fn refusals_name_the_joint_and_field() {
     v["nodes"][n]["scale"] = json!([1.5, 1.0, 1.0]);
     assert_eq!(
         refusal(&v),
-        format!("skeleton mod, joint 5 (mod_5, node {n}): scale: [1.5, 1.0, 1.0] is not 1 (tolerance 0.001); native joints carry no scale")
+        format!("skeleton mod, joint 5 (mod_5, node {n}): scale: (1.5, 1, 1) is not 1 (tolerance 0.001); native joints carry no scale")
     );
 
     // A moved HIE root (slot 1's root part).

@@ -236,9 +236,9 @@ fn rebuild_joint(
             &mut g.refusals,
             "scale",
             format!(
-                "{:?} is not 1 (tolerance {}); native joints carry no scale",
-                local.s.to_array(),
-                c.tol.scale
+                "({}) is not 1 (tolerance {}); native joints carry no scale",
+                local.s.to_array().map(crate::units::value).join(", "),
+                crate::units::value(c.tol.scale)
             ),
         );
         return Ok(None);
