@@ -448,6 +448,29 @@ pub mod hex_u32s {
     }
 }
 
+/// Serde helper: a vector of u32 (offsets, bit patterns) as `0x` hex strings.
+pub mod hex_u32s_vec {
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serializes as an array of `0x...` strings.
+    pub fn serialize<S: Serializer>(v: &[u32], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|x| format!("{x:#010x}")))
+    }
+
+    /// Deserializes from an array of `0x...` strings.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+        Vec::<String>::deserialize(d)?
+            .iter()
+            .map(|s| {
+                s.strip_prefix("0x")
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| D::Error::custom(format!("expected 0x-hex, got {s:?}")))
+            })
+            .collect()
+    }
+}
+
 /// Serde helper: a fixed-size byte array as a hex string.
 pub mod hex_array {
     use serde::{Deserialize, Deserializer, Serializer};

@@ -3,6 +3,7 @@
 //! `read` is strict and bounds-checked; `write` is its exact inverse. Bytes that no structure
 //! covers are kept as explicit [`crate::bytes::Gap`]s. No math happens here.
 
+pub mod diagnose;
 pub mod dmc3;
 pub mod hie;
 pub mod record;
@@ -53,9 +54,12 @@ pub enum ReadError {
     /// DMC3 reader.
     #[error("dmc3")]
     Dmc3(#[from] dmc3::Dmc3Error),
-    /// No format recognised the content.
-    #[error("not a recognised format (neither a MOD/SCM magic nor a valid HIE slot table); use --format")]
-    Unrecognised,
+    /// No format recognised the content: what it looks like, and what to do.
+    #[error(transparent)]
+    Unrecognised(#[from] diagnose::Unrecognised),
+    /// A DMC3 container of the earlier PC release, which rigtrip does not read.
+    #[error("a pre-HD DMC3 container (the 2006 PC release: u32 block offset at +0x1C, 0x30-byte object records): only the HD Collection layout is supported")]
+    PreHd,
 }
 
 /// Why a (modified) structure cannot be written.
@@ -85,11 +89,15 @@ impl NativeFile {
     pub fn read(format: Option<Format>, data: &[u8]) -> Result<Self, ReadError> {
         match format.or_else(|| detect(data)) {
             Some(Format::Hie) => Ok(NativeFile::Hie(hie::read(data)?)),
-            Some(Format::Dmc3) => Ok(NativeFile::Dmc3(dmc3::read_container(data)?)),
+            Some(Format::Dmc3) => match dmc3::read_container(data) {
+                Ok(f) => Ok(NativeFile::Dmc3(f)),
+                Err(_) if diagnose::pre_hd(data) => Err(ReadError::PreHd),
+                Err(e) => Err(e.into()),
+            },
             Some(Format::Block { offset, nodes }) => {
                 Ok(NativeFile::Dmc3(dmc3::read_block_in(data, offset, nodes)?))
             }
-            None => Err(ReadError::Unrecognised),
+            None => Err(diagnose::unrecognised(data).into()),
         }
     }
 
@@ -115,6 +123,90 @@ impl NativeFile {
         match self {
             NativeFile::Hie(_) => "hie",
             NativeFile::Dmc3(f) => f.kind(),
+        }
+    }
+}
+
+/// Which non-rig native format a file is read as: DMC3 motions and archives hold animation,
+/// not skeletons, so they are kept apart from [`NativeFile`] (which lifts into a rig).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MotionFormat {
+    /// DMC3 motion (`.mot`, spec §5).
+    Mot,
+    /// DMC3 archive (`.pac`, spec §6).
+    Pac,
+}
+
+/// Guesses a motion format from content: `"MOT\0"` at +4, or `"PAC\0"` at 0.
+pub fn detect_motion(data: &[u8]) -> Option<MotionFormat> {
+    if dmc3::pac::has_pac_magic(data) {
+        Some(MotionFormat::Pac)
+    } else if dmc3::motion::has_mot_magic(data) {
+        Some(MotionFormat::Mot)
+    } else {
+        None
+    }
+}
+
+/// A native motion file of any supported format.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MotionFile {
+    /// A DMC3 motion.
+    Mot(dmc3::Mot),
+    /// A DMC3 archive.
+    Pac(dmc3::Pac),
+}
+
+/// Why a motion file was not accepted or cannot be written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MotionError {
+    /// Motion reader or writer.
+    #[error("mot")]
+    Mot(#[source] dmc3::MotError),
+    /// Archive reader or writer.
+    #[error("pac")]
+    Pac(#[source] dmc3::PacError),
+}
+
+impl MotionFile {
+    /// Reads `data` as `format`.
+    pub fn read(format: MotionFormat, data: &[u8]) -> Result<Self, MotionError> {
+        match format {
+            MotionFormat::Mot => dmc3::Mot::read(data)
+                .map(MotionFile::Mot)
+                .map_err(MotionError::Mot),
+            MotionFormat::Pac => dmc3::Pac::read(data)
+                .map(MotionFile::Pac)
+                .map_err(MotionError::Pac),
+        }
+    }
+
+    /// [`MotionFile::read`] with the format detected from content; `None` when neither magic
+    /// is there.
+    pub fn detect_read(data: &[u8]) -> Option<Result<Self, MotionError>> {
+        detect_motion(data).map(|f| MotionFile::read(f, data))
+    }
+
+    /// Writes the file into `out` (cleared first); for an unmodified read the exact bytes.
+    pub fn write_into(&self, out: &mut Vec<u8>) -> Result<(), MotionError> {
+        match self {
+            MotionFile::Mot(m) => m.write_into(out).map_err(MotionError::Mot),
+            MotionFile::Pac(p) => p.write_into(out).map_err(MotionError::Pac),
+        }
+    }
+
+    /// Writes the file back.
+    pub fn write(&self) -> Result<Vec<u8>, MotionError> {
+        let mut out = Vec::new();
+        self.write_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// `mot` or `pac`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            MotionFile::Mot(_) => "mot",
+            MotionFile::Pac(_) => "pac",
         }
     }
 }

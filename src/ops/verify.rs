@@ -13,7 +13,8 @@ use crate::rig;
 pub enum Verdict {
     /// Rebuilt bytes equal the input.
     Identical {
-        /// `hie`, `mod`, `scm` or `block`.
+        /// `hie`, `mod`, `scm` or `block` (`format` in JSON, as in every command's).
+        #[serde(rename = "format")]
         kind: &'static str,
         /// Skeletons that fail the spatial gate (still round-tripped), one message each.
         #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -23,7 +24,8 @@ pub enum Verdict {
     },
     /// The reader accepted the file but the rebuilt bytes differ: a rigtrip bug.
     Differ {
-        /// `hie`, `mod`, `scm` or `block`.
+        /// `hie`, `mod`, `scm` or `block` (`format` in JSON, as in every command's).
+        #[serde(rename = "format")]
         kind: &'static str,
         /// What went wrong, with the first differing offset.
         message: String,
@@ -114,6 +116,12 @@ pub fn verify_bytes(format: Option<Format>, data: &[u8]) -> Verdict {
 
 /// Checks one in-memory file on the given legs.
 pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Verdict {
+    // Motions and archives are not rigs: their own path (found by content, never forced).
+    if format.is_none() {
+        if let Some(m) = crate::native::MotionFile::detect_read(data) {
+            return crate::ops::motion::verify(m, data, legs);
+        }
+    }
     let file = match NativeFile::read(format, data) {
         Ok(f) => f,
         Err(e) => {
@@ -207,7 +215,11 @@ pub fn named_like_rig(path: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    name.ends_with(".mod") || name.ends_with(".scm") || name.ends_with("hie.bin")
+    name.ends_with(".mod")
+        || name.ends_with(".scm")
+        || name.ends_with("hie.bin")
+        || name.ends_with(".mot")
+        || name.ends_with(".pac")
 }
 
 thread_local! {
@@ -276,7 +288,15 @@ pub fn verify_candidate(format: Option<Format>, c: &Candidate, legs: Legs) -> Fi
                     None => crate::native::detect(data),
                     Some(_) => None,
                 };
-                if format.is_none() && !c.named && detected.is_none() && !named_like_rig(&c.path) {
+                // A motion is not a rig format but is recognised by content: never skipped
+                // (verify_bytes_legs takes the motion path for it).
+                let motion = format.is_none() && crate::native::detect_motion(data).is_some();
+                if format.is_none()
+                    && !c.named
+                    && detected.is_none()
+                    && !motion
+                    && !named_like_rig(&c.path)
+                {
                     Verdict::Skipped
                 } else {
                     verify_bytes_legs(format.or(detected), data, legs)
@@ -306,7 +326,24 @@ pub fn collect_files(paths: &[PathBuf]) -> std::io::Result<Vec<Candidate>> {
             });
         }
     }
+    // One path alone cannot name a file twice (links aside); several can (`samples/ .`).
+    if paths.len() > 1 {
+        out = first_of_each_file(out, |c| &c.path);
+    }
     Ok(out)
+}
+
+/// Keeps the first of the items that name the same file (compared by canonical path; a path
+/// that cannot be resolved is compared as given), in order.
+pub fn first_of_each_file<T>(items: Vec<T>, path: impl Fn(&T) -> &Path) -> Vec<T> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .into_iter()
+        .filter(|item| {
+            let p = path(item);
+            seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
+        })
+        .collect()
 }
 
 /// Lists a directory in name order, recursing into subdirectories (symbolic links to

@@ -1,5 +1,6 @@
 //! DMC3 native files: the node-domain block (spec §1, [`block`]) and the MOD/SCM container
-//! (spec §2, [`container`]), or any file with a block inside (EFM and unknown containers).
+//! (spec §2, [`container`]), or any file with a block inside (EFM and unknown containers);
+//! motions (spec §5, [`motion`]) and archives (spec §6, [`pac`]).
 //!
 //! A [`Dmc3File`] holds the container's structures (if any), the block (if any) and every byte
 //! no structure covers as a [`Gap`] with an ABSOLUTE offset. The block's own padding lives in
@@ -8,9 +9,17 @@
 pub mod block;
 pub mod container;
 pub mod layout;
+pub mod motion;
+pub mod pac;
 pub mod strip;
 
 use serde::{Deserialize, Serialize};
+
+pub use motion::{
+    Channel, Compression, DecodedKey, EncodeError, KeyIn, Keys, Mot, MotError, MotHeader, Track,
+    TrackHead, TrackProblem,
+};
+pub use pac::{Member, MemberKind, Pac, PacError, SlotEdit};
 
 pub use block::{
     read_block, BlockHeader, BlockRels, NodeBlock, NodeTransform, BLOCK_HEADER_LEN, TRANSFORM_LEN,

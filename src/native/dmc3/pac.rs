@@ -1,0 +1,467 @@
+//! DMC3 archives (`.pac`, spec FORMATS.md §6): `"PAC\0"`, a u32 slot count, one u32 offset per
+//! slot (0 = empty slot), then the members. A member runs from its offset to the next larger
+//! offset, or to the end of the file.
+//!
+//! Every byte is represented: the slot table as read (raw offsets), the bytes between the table
+//! and the first member (non-zero in most real archives, PRESERVED_UNDECODED), and each member
+//! either as a parsed [`Mot`] (when it reads as one AND writes back byte-identically) or as
+//! opaque bytes. Several slots may share one member (they name the same offset); an offset
+//! inside the slot table or at/after the end of the file is rejected.
+
+use serde::{Deserialize, Serialize};
+
+use super::motion::{Mot, MotError};
+use crate::bytes::{Bytes, OutOfBounds};
+
+/// The archive magic at +0x00.
+pub const PAC_MAGIC: [u8; 4] = *b"PAC\0";
+/// Offset of the first slot offset.
+pub const TABLE_START: u64 = 8;
+
+/// Whether `data` starts with the archive magic.
+pub fn has_pac_magic(data: &[u8]) -> bool {
+    data.starts_with(&PAC_MAGIC)
+}
+
+/// What a member holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum MemberKind {
+    /// A motion that writes back to exactly the member's bytes (padding in its tail). Boxed:
+    /// a member may be a single byte on disk, so its in-memory size must stay small for the
+    /// reader's allocations to stay bounded by the input.
+    Mot(Box<Mot>),
+    /// Anything else, kept as bytes.
+    Opaque(#[serde(with = "crate::bytes::base64_bytes")] Vec<u8>),
+}
+
+/// One member: where it is, which slots name it, what it holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    /// Absolute offset.
+    #[serde(with = "crate::bytes::hex_u32")]
+    pub offset: u32,
+    /// The slots whose offset is this member's, ascending.
+    pub slots: Vec<usize>,
+    /// The content.
+    pub kind: MemberKind,
+}
+
+impl Member {
+    /// The member's bytes.
+    pub fn bytes(&self) -> Result<Vec<u8>, MotError> {
+        match &self.kind {
+            MemberKind::Mot(m) => m.write(),
+            MemberKind::Opaque(b) => Ok(b.clone()),
+        }
+    }
+
+    /// Reads member bytes: a motion if they read as one and write back identically, else opaque.
+    pub fn classify(bytes: &[u8]) -> MemberKind {
+        match Mot::read(bytes) {
+            Ok(m) if m.write().as_deref() == Ok(bytes) => MemberKind::Mot(Box::new(m)),
+            _ => MemberKind::Opaque(bytes.to_vec()),
+        }
+    }
+}
+
+/// A whole archive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pac {
+    /// Per slot the member offset as on disk (0 = empty); the slot count is its length.
+    #[serde(with = "crate::bytes::hex_u32s_vec")]
+    pub offsets: Vec<u32>,
+    /// Bytes between the table's end and the first member (or the end of the file).
+    #[serde(with = "crate::bytes::base64_bytes")]
+    pub gap: Vec<u8>,
+    /// Members in offset order.
+    pub members: Vec<Member>,
+}
+
+/// Why an archive was rejected or cannot be written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PacError {
+    /// The table runs past the end of the input.
+    #[error(transparent)]
+    OutOfBounds(#[from] OutOfBounds),
+    /// +0x00 is not `"PAC\0"`.
+    #[error("magic at offset 0x0 is {} (hex), expected \"PAC\\0\"", crate::bytes::hex_bytes::encode(.found))]
+    BadMagic {
+        /// The four bytes found.
+        found: [u8; 4],
+    },
+    /// A slot's offset points into the slot table.
+    #[error("slot {slot} (offset word at {at:#x}) names offset {offset:#x}, inside the slot table (ends at {table_end:#x})")]
+    InsideTable {
+        /// Slot index.
+        slot: usize,
+        /// Offset of the slot's word.
+        at: u64,
+        /// The offset.
+        offset: u32,
+        /// End of the table.
+        table_end: u64,
+    },
+    /// A slot's offset is at or past the end of the file.
+    #[error("slot {slot} (offset word at {at:#x}) names offset {offset:#x}, at or past the end of the file ({file_len:#x} bytes)")]
+    PastEnd {
+        /// Slot index.
+        slot: usize,
+        /// Offset of the slot's word.
+        at: u64,
+        /// The offset.
+        offset: u32,
+        /// Input length.
+        file_len: u64,
+    },
+    /// (write) The slot table, gap and members disagree.
+    #[error("cannot write archive: {0}")]
+    Inconsistent(String),
+    /// (write) A motion member cannot be written.
+    #[error("cannot write the member of slot(s) {slots:?} at {offset:#x}")]
+    Member {
+        /// The member's slots.
+        slots: Vec<usize>,
+        /// Its offset.
+        offset: u32,
+        /// Why.
+        #[source]
+        source: MotError,
+    },
+    /// (edit) No such slot.
+    #[error("slot {slot} does not exist (the archive has {slots})")]
+    NoSlot {
+        /// Slot asked for.
+        slot: usize,
+        /// Slot count.
+        slots: usize,
+    },
+}
+
+/// An edit of one slot for [`Pac::edit`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum SlotEdit {
+    /// Empty the slot (offset 0).
+    Remove,
+    /// Give the slot these member bytes (a motion's, usually).
+    Replace(Vec<u8>),
+}
+
+impl Pac {
+    /// End of the slot table.
+    pub fn table_end(slots: usize) -> u64 {
+        TABLE_START + 4 * slots as u64
+    }
+
+    /// Reads an archive (spec §6).
+    pub fn read(data: &[u8]) -> Result<Pac, PacError> {
+        let b = Bytes::new(data);
+        let magic = b.array::<4>("archive magic", 0)?;
+        if magic != PAC_MAGIC {
+            return Err(PacError::BadMagic { found: magic });
+        }
+        let count = b.u32("slot count", 4)?;
+        let table_end = Pac::table_end(count as usize);
+        let table = b.slice("slot table", TABLE_START, 4 * u64::from(count))?;
+        let offsets: Vec<u32> = table
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let file_len = b.len();
+        for (slot, &offset) in offsets.iter().enumerate() {
+            let at = TABLE_START + 4 * slot as u64;
+            if offset == 0 {
+                continue;
+            }
+            if u64::from(offset) < table_end {
+                return Err(PacError::InsideTable {
+                    slot,
+                    at,
+                    offset,
+                    table_end,
+                });
+            }
+            if u64::from(offset) >= file_len {
+                return Err(PacError::PastEnd {
+                    slot,
+                    at,
+                    offset,
+                    file_len,
+                });
+            }
+        }
+        // (offset, slot) sorted: each member's slots are a run (no quadratic search).
+        let mut named: Vec<(u32, usize)> = offsets
+            .iter()
+            .enumerate()
+            .filter(|(_, &o)| o != 0)
+            .map(|(s, &o)| (o, s))
+            .collect();
+        named.sort_unstable();
+        let mut runs: Vec<(u32, Vec<usize>)> = Vec::new();
+        for (o, s) in named {
+            match runs.last_mut() {
+                Some((last, slots)) if *last == o => slots.push(s),
+                _ => runs.push((o, vec![s])),
+            }
+        }
+        let first = runs.first().map_or(file_len, |r| u64::from(r.0));
+        let gap = b
+            .slice("archive gap", table_end, first - table_end)?
+            .to_vec();
+        let ends: Vec<u64> = runs
+            .iter()
+            .skip(1)
+            .map(|r| u64::from(r.0))
+            .chain([file_len])
+            .collect();
+        let mut members = Vec::with_capacity(runs.len());
+        for ((start, slots), end) in runs.into_iter().zip(ends) {
+            let bytes = b.slice("archive member", u64::from(start), end - u64::from(start))?;
+            members.push(Member {
+                offset: start,
+                slots,
+                kind: Member::classify(bytes),
+            });
+        }
+        Ok(Pac {
+            offsets,
+            gap,
+            members,
+        })
+    }
+
+    /// Writes the archive; for an unmodified read the exact input bytes.
+    pub fn write(&self) -> Result<Vec<u8>, PacError> {
+        let mut out = Vec::new();
+        self.write_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// [`Pac::write`] into a caller's buffer (cleared first). Checks that the members follow
+    /// each other from the gap's end without holes or overlaps, and that the slot table names
+    /// exactly each member's slots.
+    pub fn write_into(&self, out: &mut Vec<u8>) -> Result<(), PacError> {
+        out.clear();
+        let count = u32::try_from(self.offsets.len())
+            .map_err(|_| PacError::Inconsistent(format!("{} slots", self.offsets.len())))?;
+        let mut expect = vec![0u32; self.offsets.len()];
+        for m in &self.members {
+            if m.offset == 0 {
+                return Err(PacError::Inconsistent("a member at offset 0".into()));
+            }
+            for &s in &m.slots {
+                match expect.get_mut(s) {
+                    Some(e) if *e == 0 => *e = m.offset,
+                    Some(_) => {
+                        return Err(PacError::Inconsistent(format!(
+                            "slot {s} is listed by two members"
+                        )))
+                    }
+                    None => {
+                        return Err(PacError::NoSlot {
+                            slot: s,
+                            slots: self.offsets.len(),
+                        })
+                    }
+                }
+            }
+        }
+        if let Some(slot) = (0..expect.len()).find(|&s| expect.get(s) != self.offsets.get(s)) {
+            return Err(PacError::Inconsistent(format!(
+                "slot {slot} holds offset {:#x}, but the members place it at {:#x}",
+                self.offsets.get(slot).copied().unwrap_or(0),
+                expect.get(slot).copied().unwrap_or(0)
+            )));
+        }
+        out.extend_from_slice(&PAC_MAGIC);
+        out.extend_from_slice(&count.to_le_bytes());
+        for o in &self.offsets {
+            out.extend_from_slice(&o.to_le_bytes());
+        }
+        out.extend_from_slice(&self.gap);
+        for m in &self.members {
+            if out.len() as u64 != u64::from(m.offset) {
+                return Err(PacError::Inconsistent(format!(
+                    "member of slot(s) {:?} is at {:#x}, but the previous structures end at {:#x}",
+                    m.slots,
+                    m.offset,
+                    out.len()
+                )));
+            }
+            let bytes = m.bytes().map_err(|source| PacError::Member {
+                slots: m.slots.clone(),
+                offset: m.offset,
+                source,
+            })?;
+            if bytes.is_empty() {
+                return Err(PacError::Inconsistent(format!(
+                    "member of slot(s) {:?} at {:#x} is empty",
+                    m.slots, m.offset
+                )));
+            }
+            out.extend_from_slice(&bytes);
+        }
+        Ok(())
+    }
+
+    /// A copy with slots edited: removed slots become empty (a member no slot names any more is
+    /// dropped), replaced slots get their own new member (split from any slot it shared with),
+    /// placed where the slot's old member was (or at the end for a slot that was empty).
+    /// Members are laid out again from the gap's end; a member that is not the last is padded
+    /// with zeros to a multiple of 16 bytes (census), a motion member's padding going to its tail.
+    pub fn edit(&self, edits: &[(usize, SlotEdit)]) -> Result<Pac, PacError> {
+        let slots = self.offsets.len();
+        // (slots, bytes) in the new order.
+        let mut pieces: Vec<(Vec<usize>, Vec<u8>)> = Vec::new();
+        let mut replaced: Vec<Option<&SlotEdit>> = vec![None; slots];
+        for (s, e) in edits {
+            *replaced
+                .get_mut(*s)
+                .ok_or(PacError::NoSlot { slot: *s, slots })? = Some(e);
+        }
+        let mut placed_new = vec![false; slots];
+        for m in &self.members {
+            let bytes = m.bytes().map_err(|source| PacError::Member {
+                slots: m.slots.clone(),
+                offset: m.offset,
+                source,
+            })?;
+            let kept: Vec<usize> = m
+                .slots
+                .iter()
+                .copied()
+                .filter(|&s| replaced.get(s).copied().flatten().is_none())
+                .collect();
+            if !kept.is_empty() {
+                pieces.push((kept, bytes));
+            }
+            for &s in &m.slots {
+                if let Some(Some(SlotEdit::Replace(b))) = replaced.get(s) {
+                    pieces.push((vec![s], b.clone()));
+                    placed_new[s] = true;
+                }
+            }
+        }
+        for (s, e) in replaced.iter().enumerate() {
+            if let (Some(SlotEdit::Replace(b)), false) = (e, placed_new[s]) {
+                pieces.push((vec![s], b.clone()));
+            }
+        }
+        pieces.retain(|(_, b)| !b.is_empty());
+        let mut offsets = vec![0u32; slots];
+        let mut members = Vec::with_capacity(pieces.len());
+        let mut at = Pac::table_end(slots) + self.gap.len() as u64;
+        let last = pieces.len().saturating_sub(1);
+        for (i, (ss, mut bytes)) in pieces.into_iter().enumerate() {
+            if i != last {
+                let pad = crate::bytes::align(bytes.len() as u64, 16) - bytes.len() as u64;
+                bytes.resize(bytes.len() + pad as usize, 0);
+            }
+            let offset = u32::try_from(at)
+                .map_err(|_| PacError::Inconsistent(format!("member offset {at:#x} over u32")))?;
+            for &s in &ss {
+                offsets[s] = offset;
+            }
+            at += bytes.len() as u64;
+            members.push(Member {
+                offset,
+                slots: ss,
+                kind: Member::classify(&bytes),
+            });
+        }
+        Ok(Pac {
+            offsets,
+            gap: self.gap.clone(),
+            members,
+        })
+    }
+
+    /// Indices of the empty slots.
+    pub fn empty_slots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.offsets
+            .iter()
+            .enumerate()
+            .filter(|(_, &o)| o == 0)
+            .map(|(s, _)| s)
+    }
+
+    /// The member slot `slot` names, if any.
+    pub fn member_of(&self, slot: usize) -> Option<&Member> {
+        self.members.iter().find(|m| m.slots.contains(&slot))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(offsets: &[u32], gap: &[u8], members: &[&[u8]]) -> Vec<u8> {
+        let mut b = PAC_MAGIC.to_vec();
+        b.extend_from_slice(&(offsets.len() as u32).to_le_bytes());
+        for o in offsets {
+            b.extend_from_slice(&o.to_le_bytes());
+        }
+        b.extend_from_slice(gap);
+        for m in members {
+            b.extend_from_slice(m);
+        }
+        b
+    }
+
+    #[test]
+    fn round_trip_with_empty_and_shared_slots() {
+        // table ends at 8 + 16 = 0x18, gap 8 bytes, members at 0x20 and 0x25.
+        let b = bytes(
+            &[0x20, 0, 0x25, 0x20],
+            &[1, 2, 3, 4, 5, 6, 7, 8],
+            &[b"hello", b"xyz"],
+        );
+        let p = Pac::read(&b).unwrap();
+        assert_eq!(p.members.len(), 2);
+        assert_eq!(p.members[0].slots, vec![0, 3]);
+        assert_eq!(p.members[1].slots, vec![2]);
+        assert_eq!(p.members[0].kind, MemberKind::Opaque(b"hello".to_vec()));
+        assert_eq!(p.empty_slots().collect::<Vec<_>>(), vec![1]);
+        assert_eq!(p.write().unwrap(), b);
+    }
+
+    #[test]
+    fn offsets_inside_table_or_past_end_are_rejected() {
+        let b = bytes(&[0x08], &[], &[b"abcd"]);
+        assert!(matches!(
+            Pac::read(&b),
+            Err(PacError::InsideTable { slot: 0, .. })
+        ));
+        let b = bytes(&[0x10], &[], &[b"abcd"]);
+        assert!(matches!(
+            Pac::read(&b),
+            Err(PacError::PastEnd { slot: 0, .. })
+        ));
+    }
+
+    #[test]
+    fn edit_removes_and_replaces() {
+        let b = bytes(&[0x10, 0x14], &[], &[b"abcd", b"ef"]);
+        let p = Pac::read(&b).unwrap();
+        let e = p
+            .edit(&[
+                (0, SlotEdit::Remove),
+                (1, SlotEdit::Replace(b"0123456789abcdefXY".to_vec())),
+            ])
+            .unwrap();
+        assert_eq!(
+            e.write().unwrap(),
+            bytes(&[0, 0x10], &[], &[b"0123456789abcdefXY"])
+        );
+        let e = p.edit(&[(0, SlotEdit::Replace(b"zz".to_vec()))]).unwrap();
+        let mut padded = b"zz".to_vec();
+        padded.resize(16, 0);
+        assert_eq!(
+            e.write().unwrap(),
+            bytes(&[0x10, 0x20], &[], &[&padded, b"ef"])
+        );
+    }
+}
