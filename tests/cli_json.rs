@@ -90,13 +90,26 @@ fn every_command_json_validates_against_its_schema() {
         &[&["inspect", "--json", "e.efm"][..], &block].concat(),
         0,
     );
+    // Motions and archives: their own inspect shape, the same coverage and verify shapes.
+    std::fs::write(dir.join("m.mot"), rigtrip::synth::motion::sample_mot()).unwrap();
+    std::fs::write(dir.join("m.pac"), rigtrip::synth::motion::sample_pac()).unwrap();
+    for (f, format) in [("m.mot", "mot"), ("m.pac", "pac")] {
+        let v = check(&dir, "inspect_motion", &["inspect", "--json", f], 0);
+        assert_eq!(
+            (&v["path"], &v["format"]),
+            (&Value::from(f), &Value::from(format))
+        );
+        let v = check(&dir, "coverage", &["inspect", "--coverage", "--json", f], 0);
+        assert_eq!(v["format"], format);
+    }
     let v = check(
         &dir,
         "verify",
-        &["verify", "--json", "DB22HIE.BIN", "m.mod"],
+        &["verify", "--json", "DB22HIE.BIN", "m.mod", "m.mot", "m.pac"],
         0,
     );
     assert_eq!(v["files"][0]["format"], "hie");
+    assert_eq!(v["files"][2]["format"], "mot");
     check(&dir, "verify", &["verify", "--json", "in"], 2);
 
     let v = check(

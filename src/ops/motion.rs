@@ -14,11 +14,12 @@ pub const NO_GLTF_LEG: &str = "not available for motions yet (native leg only)";
 
 /// The inspect report of a motion file; `--json` prints it as is.
 #[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(tag = "format", rename_all = "lowercase")]
 pub enum Report {
     /// A motion.
     Mot {
-        /// Input size in bytes.
+        /// Input size in bytes (`bytes` in JSON, as in every command's).
+        #[serde(rename = "bytes")]
         size: usize,
         /// The motion.
         #[serde(flatten)]
@@ -26,7 +27,8 @@ pub enum Report {
     },
     /// An archive.
     Pac {
-        /// Input size in bytes.
+        /// Input size in bytes (`bytes` in JSON, as in every command's).
+        #[serde(rename = "bytes")]
         size: usize,
         /// The archive.
         #[serde(flatten)]
@@ -36,7 +38,7 @@ pub enum Report {
 
 /// One motion.
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "snake_case")]
 pub struct MotReport {
     /// Header size (+0x00).
     pub header_size: u32,
@@ -83,7 +85,7 @@ pub struct NodeReport {
 
 /// One track.
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "snake_case")]
 pub struct TrackReport {
     /// Index in file order.
     pub index: usize,
@@ -132,7 +134,7 @@ pub struct KeyReport {
 
 /// One archive.
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "snake_case")]
 pub struct PacReport {
     /// Slot count.
     pub slot_count: usize,

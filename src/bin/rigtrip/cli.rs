@@ -324,6 +324,8 @@ pub fn run() -> i32 {
     };
     match dispatch(&cli) {
         Ok(code) => code,
+        // A reader that stopped early (`rigtrip inspect x | head`) is not an error.
+        Err(e) if broken_pipe(&e) => 0,
         Err(e) => {
             let message = format!("{e:#}");
             eprintln!("rigtrip: error: {message}");
@@ -338,6 +340,14 @@ pub fn run() -> i32 {
             EXIT_BAD_INPUT
         }
     }
+}
+
+/// Whether the error is stdout's reader having gone away.
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 impl Command {
@@ -394,16 +404,14 @@ fn inspect(a: &InspectArgs) -> Result<i32> {
             if a.coverage {
                 let c = ops::coverage::motion_coverage(&file, &data);
                 if a.json {
-                    serde_json::to_writer_pretty(&mut out, &c)?;
-                    writeln!(out)?;
+                    write!(out, "{}", json_doc(&ok_head(&a.file), &c))?;
                 } else {
                     write!(out, "{}", ops::coverage::render_text(&c))?;
                 }
             } else {
                 let r = ops::motion::report(&file, data.len());
                 if a.json {
-                    serde_json::to_writer_pretty(&mut out, &r)?;
-                    writeln!(out)?;
+                    write!(out, "{}", json_doc(&ok_head(&a.file), &r))?;
                 } else {
                     write!(out, "{}", ops::motion::render_text(&r))?;
                 }
