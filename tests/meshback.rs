@@ -374,6 +374,28 @@ fn common_checks(
     out.push(path);
 }
 
+/// Imports `d`, whose node `node` is the edited mesh `at` of `before`: its triangles are the
+/// glTF's, the rest as [`common_checks`] wants it.
+fn edited_mesh(
+    d: &Doc,
+    node: usize,
+    at: (usize, usize),
+    before: &reader::RFile,
+    what: &str,
+    glbs: &mut Vec<PathBuf>,
+) -> Imported {
+    let got = import(&d.bytes(), what);
+    let after = reader::read(&got.bytes);
+    same_triangles(
+        &d.triangles(node),
+        &after.objects[at.0].meshes[at.1],
+        what,
+        HERE_CM,
+    );
+    common_checks(what, before, &after, &[at], &got, glbs);
+    got
+}
+
 #[test]
 fn edits_land_on_generated_files() {
     let mut glbs = Vec::new();
@@ -392,23 +414,15 @@ fn edits_land_on_generated_files() {
         for (i, p) in all.iter().enumerate().take(all.len() / 2 + 1) {
             d.write(pos, i, &[p[0] + 0.01, p[1] + 0.02, p[2] - 0.005]);
         }
-        let got = import(&d.bytes(), &label);
-        assert_eq!(got.report.meshes.status, MeshStatus::Written, "{label}");
-        let after = reader::read(&got.bytes);
-        same_triangles(
-            &d.triangles(node),
-            &after.objects[to].meshes[tm],
-            &format!("{label} move"),
-            HERE_CM,
-        );
-        common_checks(
-            &format!("{label} move"),
+        let got = edited_mesh(
+            &d,
+            node,
+            (to, tm),
             &before,
-            &after,
-            &[(to, tm)],
-            &got,
+            &format!("{label} move"),
             &mut glbs,
         );
+        assert_eq!(got.report.meshes.status, MeshStatus::Written, "{label}");
         counts[0] += 1;
 
         // 2. Repaint weights (MOD with a skeleton).
@@ -422,20 +436,12 @@ fn edits_land_on_generated_files() {
                 d.write(j, i, &[0.0, joints - 1.0, (joints / 2.0).floor(), 0.0]);
                 d.write(w, i, &[0.55, 0.3, 0.15, 0.0]);
             }
-            let got = import(&d.bytes(), &label);
-            let after = reader::read(&got.bytes);
-            same_triangles(
-                &d.triangles(node),
-                &after.objects[to].meshes[tm],
-                &format!("{label} weights"),
-                HERE_CM,
-            );
-            common_checks(
-                &format!("{label} weights"),
+            edited_mesh(
+                &d,
+                node,
+                (to, tm),
                 &before,
-                &after,
-                &[(to, tm)],
-                &got,
+                &format!("{label} weights"),
                 &mut glbs,
             );
             counts[1] += 1;
