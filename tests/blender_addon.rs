@@ -429,23 +429,46 @@ fn the_add_on_installs_as_an_extension_and_as_a_classic_add_on() {
 
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
-fn an_edited_mesh_is_refused_unless_the_original_meshes_are_kept() {
+fn an_edited_mesh_is_written_unless_the_original_meshes_are_kept() {
     let (data, _, _) = generated_mod();
     let dir = case_dir("mesh");
     let input = write(&dir, "generated.mod", &data);
     let out = dir.join("out.mod");
+    // A vertex moved 10 cm up is written back: the mesh's streams change, the rest stays.
     let got = driver(&["mesh", &input, out.to_str().unwrap(), "0"]);
-    let error = got["error"].as_str().expect("an operator error");
-    assert!(
-        error.starts_with("Error: the meshes were edited (vertex ")
-            && error.trim_end().ends_with(
-                "writing edited meshes back is not supported yet: undo the edit, or turn on \
-                 Keep original meshes to keep the original meshes"
-            ),
-        "{error}"
-    );
-    assert_eq!(files(&got), set(&["generated.mod"]));
+    assert_eq!(got["error"], Value::Null);
+    assert_eq!(files(&got), set(&["generated.mod", "out.mod"]));
+    let written = std::fs::read(&out).unwrap();
+    assert!(written != data);
+    let mesh = got["mesh"].as_str().unwrap();
+    let before = rigtrip::rig::lift(rigtrip::native::NativeFile::read(None, &data).unwrap());
+    let after = rigtrip::rig::lift(rigtrip::native::NativeFile::read(None, &written).unwrap());
+    let (b, a) = (before.meshes(), after.meshes());
+    assert_eq!(b.len(), a.len());
+    for (x, y) in b.iter().zip(&a) {
+        if x.name == mesh {
+            // Blender's +Z is glTF's +Y is DMC3's +Y (centimetres): one stored vertex now sits
+            // 10 units above an original one, where no original vertex is.
+            let near = |p: [f64; 3], q: [f64; 3]| (0..3).all(|c| (p[c] - q[c]).abs() < 1e-3);
+            let moved = y.positions.iter().any(|q| {
+                !x.positions.iter().any(|p| near(*p, *q))
+                    && x.positions
+                        .iter()
+                        .any(|p| near([p[0], p[1] + 10.0, p[2]], *q))
+            });
+            assert!(moved, "{mesh}: no vertex moved 10 cm up");
+        } else {
+            assert_eq!(x, y, "untouched {}", x.name);
+        }
+    }
+    // The joints are the original ones (the block itself may have moved: the file was laid
+    // out again for the mesh's new size).
+    let joints = |r: &Rig| -> Vec<rigtrip::rig::Joint> {
+        r.skeletons.iter().flat_map(|s| s.joints.clone()).collect()
+    };
+    assert_eq!(joints(&before), joints(&after));
     // Keep original meshes: the original streams, so the original bytes.
+    std::fs::remove_file(&out).unwrap();
     let got = driver(&["mesh", &input, out.to_str().unwrap(), "1"]);
     assert_eq!(got["error"], Value::Null);
     assert!(std::fs::read(&out).unwrap() == data);

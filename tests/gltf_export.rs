@@ -724,6 +724,7 @@ fn quad(name: &str, skeleton: Option<usize>) -> Mesh {
         ],
         colors: Vec::new(),
         triangles: vec![[0, 1, 2], [0, 2, 3]],
+        material: None,
     }
 }
 

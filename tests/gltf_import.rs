@@ -989,22 +989,27 @@ fn base64_decode(s: &str) -> Vec<u8> {
 }
 
 #[test]
-fn mesh_edits_are_refused_unless_ignored() {
+fn mesh_edits_are_written_unless_ignored() {
     let data = rigtrip::synth::dmc3::sample_scm();
     let (_, gltf) = exported(&data, Some(Format::Dmc3));
     let mut v: Value = serde_json::from_slice(&gltf).unwrap();
-    // Move the stage object: its (unskinned) vertices move.
+    // Move the stage object: its (unskinned) vertices move 50 cm up, and are written so.
     v["nodes"][0]["translation"] = json!([0.0, 0.5, 0.0]);
-    let e = refusal(&v);
-    assert!(
-        e.starts_with("the meshes were edited (vertex (")
-            && e.contains("is not in the original geometry"),
-        "{e}"
+    let written = import_json(&v).unwrap();
+    let m = &written.report.meshes;
+    assert_eq!(m.status, rigtrip::gltf::import::MeshStatus::Written);
+    let w = m.written.as_ref().unwrap();
+    assert_eq!(w.meshes.len(), 1, "{}", written.report.render_text());
+    assert_eq!(
+        (w.meshes[0].name.as_str(), w.meshes[0].change.as_str()),
+        ("object0_mesh0", "edited")
     );
-    assert!(
-        e.ends_with("pass --ignore-mesh-edits to keep the original meshes"),
-        "{e}"
-    );
+    let before = rig::lift(NativeFile::read(None, &data).unwrap()).meshes();
+    let after = rig::lift(NativeFile::read(None, &written.bytes).unwrap()).meshes();
+    let lowest =
+        |m: &rigtrip::rig::mesh::Mesh| m.positions.iter().map(|p| p[1]).fold(f64::MAX, f64::min);
+    assert!((lowest(&after[0]) - lowest(&before[0]) - 50.0).abs() < 1e-3);
+    assert_eq!(after[1], before[1]);
     let got = import_slice(
         &serde_json::to_vec(&v).unwrap(),
         None,
@@ -1037,7 +1042,9 @@ fn mesh_edits_are_refused_unless_ignored() {
     let acc = v["meshes"][0]["primitives"][0]["indices"].as_u64().unwrap() as usize;
     let count = v["accessors"][acc]["count"].as_u64().unwrap();
     v["accessors"][acc]["count"] = json!(count - 3);
-    assert!(refusal(&v).starts_with("the meshes were edited ("));
+    let dropped = import_json(&v).unwrap();
+    let w = &dropped.report.meshes.written.as_ref().unwrap().meshes[0];
+    assert_eq!(w.triangles + 1, before[0].triangles.len());
     let got = import_slice(
         &serde_json::to_vec(&v).unwrap(),
         None,

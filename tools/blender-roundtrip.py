@@ -7,6 +7,18 @@ EDIT, applied in the order given:
     --move BONE DX DY DZ   move the bone's head and tail in edit mode by (DX, DY, DZ) metres
                            in Blender's world space (Z up)
     --rename OLD NEW       rename a bone
+    --move-vertices OBJ DX DY DZ
+                           move the first half of mesh object OBJ's vertices (by index, at
+                           least one) by (DX, DY, DZ) metres in Blender's world space
+    --repaint-weights OBJ BONE
+                           bind the first three vertices of OBJ to BONE alone (weight 1)
+    --delete-object NAME   delete an object
+    --duplicate-object NAME
+                           copy an object and its mesh in place (Blender names it NAME.001)
+    --set-material NAME MATERIAL
+                           give every face of NAME the material MATERIAL (if missing, made as a
+                           copy of NAME's material)
+    --add-bone PARENT NAME add a bone NAME under PARENT, from PARENT's tail 5 cm up
 
 IN is imported with the glTF importer's default settings. OUT is exported with
 "Include > Custom Properties" on (export_extras), everything else at Blender's defaults;
@@ -24,7 +36,7 @@ class Usage(Exception):
 
 
 class NoBone(Exception):
-    """An edit names a bone no armature has."""
+    """An edit names a bone no armature has (or an object that does not exist)."""
 
 
 def parse_edits(words):
@@ -33,17 +45,26 @@ def parse_edits(words):
     words = list(words)
     while words:
         op = words.pop(0)
-        want = {"--move": 4, "--rename": 2}.get(op)
+        want = {
+            "--move": 4,
+            "--rename": 2,
+            "--move-vertices": 4,
+            "--repaint-weights": 2,
+            "--delete-object": 1,
+            "--duplicate-object": 1,
+            "--set-material": 2,
+            "--add-bone": 2,
+        }.get(op)
         if want is None:
             raise Usage(f"unknown edit {op!r}")
         if len(words) < want:
             raise Usage(f"{op} takes {want} values, got {len(words)}")
         args, words = words[:want], words[want:]
-        if op == "--move":
+        if op in ("--move", "--move-vertices"):
             try:
                 args = [args[0], Vector([float(x) for x in args[1:]])]
             except ValueError:
-                raise Usage(f"--move {args[0]}: DX DY DZ must be numbers, got {args[1:]}")
+                raise Usage(f"{op} {args[0]}: DX DY DZ must be numbers, got {args[1:]}")
         edits.append((op, args))
     return edits
 
@@ -74,6 +95,92 @@ def rename(old, new):
     armature_with(old).data.bones[old].name = new
 
 
+def mesh_object(name):
+    """The object of this name."""
+    obj = bpy.data.objects.get(name)
+    if obj is None:
+        raise NoBone(f"no object is named {name!r}")
+    return obj
+
+
+def move_vertices(name, delta):
+    """Moves the first half of an object's vertices by `delta`, given in world space."""
+    obj = mesh_object(name)
+    local = obj.matrix_world.inverted().to_3x3() @ delta
+    verts = obj.data.vertices
+    for v in list(verts)[: max(1, len(verts) // 2)]:
+        v.co += local
+
+
+def repaint_weights(name, bone):
+    """Binds the first three vertices of an object to one bone, weight 1."""
+    obj = mesh_object(name)
+    group = obj.vertex_groups.get(bone)
+    if group is None:
+        group = obj.vertex_groups.new(name=bone)
+    first = [v.index for v in list(obj.data.vertices)[:3]]
+    for g in obj.vertex_groups:
+        g.remove(first)
+    group.add(first, 1.0, "REPLACE")
+
+
+def delete_object(name):
+    """Deletes an object."""
+    bpy.data.objects.remove(mesh_object(name), do_unlink=True)
+
+
+def duplicate_object(name):
+    """Copies an object and its mesh data in place, into the same collections."""
+    obj = mesh_object(name)
+    copy = obj.copy()
+    if obj.data is not None:
+        copy.data = obj.data.copy()
+    for c in obj.users_collection:
+        c.objects.link(copy)
+
+
+def set_material(name, material):
+    """Gives every face of an object one material."""
+    obj = mesh_object(name)
+    mat = bpy.data.materials.get(material)
+    if mat is None and obj.active_material is not None:
+        # A copy of the object's material keeps what it reads (the vertex colours: Blender
+        # exports COLOR_0 only for the attribute a material uses).
+        mat = obj.active_material.copy()
+        mat.name = material
+    elif mat is None:
+        mat = bpy.data.materials.new(material)
+    obj.data.materials.clear()
+    obj.data.materials.append(mat)
+    for p in obj.data.polygons:
+        p.material_index = 0
+
+
+def add_bone(parent, name):
+    """Adds a bone under `parent`, from its tail 5 cm up (armature space)."""
+    arm = armature_with(parent)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    p = arm.data.edit_bones[parent]
+    b = arm.data.edit_bones.new(name)
+    b.head = p.tail.copy()
+    b.tail = p.tail + Vector((0.0, 0.0, 0.05))
+    b.parent = p
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+EDITS = {
+    "--move": move,
+    "--rename": rename,
+    "--move-vertices": move_vertices,
+    "--repaint-weights": repaint_weights,
+    "--delete-object": delete_object,
+    "--duplicate-object": duplicate_object,
+    "--set-material": set_material,
+    "--add-bone": add_bone,
+}
+
+
 def main(argv):
     # Under `blender --python`, the script's own arguments follow "--".
     args = argv[argv.index("--") + 1 :] if "--" in argv else argv[1:]
@@ -85,10 +192,7 @@ def main(argv):
         bpy.ops.wm.read_factory_settings(use_empty=True)
         bpy.ops.import_scene.gltf(filepath=src)
         for op, values in edits:
-            if op == "--move":
-                move(*values)
-            else:
-                rename(*values)
+            EDITS[op](*values)
     except Usage as e:
         print(f"blender-roundtrip: {e}\n{__doc__}", file=sys.stderr)
         return 2

@@ -10,7 +10,8 @@ Export writes that collection with Blender's glTF exporter, with the settings a 
 trip needs (custom properties on, the pose shown as the rest pose), runs `rigtrip import --json`
 into a temporary file beside the target, and only on success moves it into place. A refused edit
 becomes an error naming the joint; rigtrip's report goes to the Info area. Joint names chosen in
-Blender are kept in `<name>.names.json` beside the native file and read back on the next import.
+Blender are kept in `<name>.names.json` beside the native file (`rigtrip import` writes it beside
+its output; the add-on moves it beside the target) and read back on the next import.
 """
 
 import os
@@ -142,24 +143,6 @@ def find_rig(context, name=""):
     raise runner.RigtripError(
         f"{len(rigs)} rigs in this scene ({listed}): select an object of the one to export"
     )
-
-
-def _bone_names(coll):
-    """(skeleton, original joint index) -> bone name, for every bone rigtrip exported."""
-    names = {}
-    for obj in coll.all_objects:
-        if obj.type != "ARMATURE":
-            continue
-        for bone in obj.data.bones:
-            ident = bone.get(EXTRAS)
-            if ident is None and obj.pose is not None and bone.name in obj.pose.bones:
-                ident = obj.pose.bones[bone.name].get(EXTRAS)
-            try:
-                key = (int(ident["skeleton"]), int(ident["joint"]))
-            except (TypeError, KeyError, ValueError):
-                continue
-            names[key] = bone.name
-    return names
 
 
 def _report_lines(operator, lines):
@@ -314,7 +297,7 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
     keep_meshes: BoolProperty(
         name="Keep original meshes",
         description="Write the original vertex streams even if the meshes were edited in Blender "
-        "(rigtrip import --ignore-mesh-edits); off: an edited mesh is refused",
+        "(rigtrip import --ignore-mesh-edits); off: edited meshes are written",
         default=False,
     )
     tolerance: FloatProperty(
@@ -369,7 +352,13 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
             result = bpy.ops.export_scene.gltf(filepath=glb, collection=coll.name, **settings)
             if "FINISHED" not in result or not os.path.isfile(glb):
                 raise runner.RigtripError("Blender's glTF exporter failed")
-            args = ["import", glb, "-o", staged, "--json"]
+            # rigtrip keeps the joint names beside its output (when they are not the defaults,
+            # or a names file is there already): give it the target's, take them back after.
+            staged_names = runner.names_path(staged)
+            names_file = runner.names_path(target)
+            if self.write_names and os.path.isfile(names_file):
+                shutil.copyfile(names_file, staged_names)
+            args = ["import", glb, "-o", staged, "--json", "--force"]
             if self.keep_meshes:
                 args.append("--ignore-mesh-edits")
             if self.tolerance > 0:
@@ -382,20 +371,17 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
                     str(e).replace("pass --ignore-mesh-edits", "turn on Keep original meshes")
                 ) from e
             os.replace(staged, target)
+            kept_names = self.write_names and os.path.isfile(staged_names)
+            if kept_names:
+                os.replace(staged_names, names_file)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-            if os.path.exists(staged):
-                os.remove(staged)
+            for leftover in (staged, runner.names_path(staged)):
+                if os.path.exists(leftover):
+                    os.remove(leftover)
 
         _report_lines(self, runner.import_info(report))
-        names = runner.written_names(report, _bone_names(coll))
-        names_file = runner.names_path(target)
-        if (
-            self.write_names
-            and names
-            and (not runner.names_are_default(names) or os.path.exists(names_file))
-        ):
-            runner.write_json_atomic(names_file, names)
+        if kept_names:
             self.report({"INFO"}, f"joint names kept in {names_file}")
         self.report({"INFO"}, f"wrote {target} ({os.path.getsize(target)} bytes)")
         return {"FINISHED"}

@@ -196,9 +196,23 @@ def import_info(report):
         "none": "no geometry",
         "unchanged": "unchanged, original streams kept",
         "edited-ignored": "EDITED, ignored: original streams kept",
+        "written": "EDITED, written back",
     }.get(m.get("status"), m.get("status"))
     if m:
         lines.append(f"meshes: {status}")
+    for w in (m.get("written") or {}).get("meshes", []):
+        if w.get("change") == "removed":
+            what = "removed"
+        elif w.get("change") == "texture":
+            what = "texture {} -> {}".format(*w["texture"])
+        else:
+            what = (
+                f"{w['change']}: {w['vertices_before']} -> {w['vertices_after']} stored "
+                f"vertices, {w['triangles']} triangles"
+            )
+        lines.append(f"  mesh {w['name']} ({w['native']}): {what}")
+    for note in (m.get("written") or {}).get("notes", []):
+        lines.append(f"  {note}")
     for note in report.get("notes", []):
         lines.append(f"note: {note}")
     return lines
@@ -209,51 +223,3 @@ def names_path(native_path):
     folder, base = os.path.split(native_path)
     stem = base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base
     return os.path.join(folder, stem + ".names.json")
-
-
-def default_name(skeleton, joint):
-    """The name rigtrip gives a joint when no names file names it."""
-    return f"{skeleton}_{joint}"
-
-
-def written_names(report, bone_names):
-    """Joint names of the file `rigtrip import` just wrote, per skeleton name.
-
-    `report` is its JSON report; `bone_names` maps (skeleton index, original joint index) to the
-    bone's name in Blender. Joints the report lists (moved, added, renumbered) carry their glTF
-    node name, which is the bone name; the others kept their index.
-    """
-    out = {}
-    for s in report.get("skeletons", []):
-        listed = {j["joint"]: j["name"] for j in s.get("joints", [])}
-        names = []
-        for k in range(s["joints_after"]):
-            if k in listed:
-                names.append(listed[k])
-            else:
-                names.append(bone_names.get((s["index"], k), default_name(s["name"], k)))
-        if names:
-            out[s["name"]] = names
-    return out
-
-
-def names_are_default(names):
-    """Whether every name is the one rigtrip would give anyway (no names file needed)."""
-    return all(
-        name == default_name(skeleton, k)
-        for skeleton, list_ in names.items()
-        for k, name in enumerate(list_)
-    )
-
-
-def write_json_atomic(path, value):
-    """Writes `value` as JSON to `path` through a temporary file beside it."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(value, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)

@@ -784,6 +784,7 @@ fn write_mesh(
         );
     }
     let indices = b.indices(&m.triangles, "");
+    let material = m.material.as_deref().map(|name| material(b, name));
     let mesh = b.root.push(json::Mesh {
         extensions: None,
         extras: None,
@@ -793,13 +794,30 @@ fn write_mesh(
             extensions: None,
             extras: None,
             indices: Some(indices),
-            material: None,
+            material,
             mode: Checked::Valid(Mode::Triangles),
             targets: None,
         }],
         weights: None,
     });
     Ok(Some((mesh, skin.map(|(s, _)| s))))
+}
+
+/// The material named `name`, added the first time a mesh names it (a plain material: the
+/// name is what carries meaning, e.g. DMC3's `texture_N`).
+fn material(b: &mut Builder, name: &str) -> Index<json::Material> {
+    if let Some(i) = b
+        .root
+        .materials
+        .iter()
+        .position(|m| m.name.as_deref() == Some(name))
+    {
+        return Index::new(i as u32);
+    }
+    b.root.push(json::Material {
+        name: Some(name.to_string()),
+        ..json::Material::default()
+    })
 }
 
 /// Area-weighted face normals summed per vertex, normalised (zero where no face has an area).

@@ -4,6 +4,7 @@ pub mod coverage;
 pub mod dump;
 pub mod inspect;
 pub mod motion;
+pub mod names;
 pub mod output;
 pub mod verify;
 

@@ -20,15 +20,17 @@ use super::format::{
     payload_methods, Conflict, IncomingJoint, JointProblem, Judge, Placement, Recomputed, Restored,
     RigFormat, WrittenJoint,
 };
-use super::mesh::Mesh;
+use super::mesh::{IncomingMesh, Mesh, MeshRefusal, MeshWrite};
 use super::space::{Space, SpaceRotation};
 use super::{
     check_structure, GateCondition, GateFailure, Joint, JointPayload, LiftMemo, LowerError,
     RebuildError, Rig, Skeleton, SkeletonPayload, Source,
 };
 use crate::bytes::Gap;
+use crate::native::dmc3::layout::{relayout as relayout_container, tiles, Relaid};
 use crate::native::dmc3::{
     joint_indices, BlockRels, Container, Dmc3File, Dmc3Parts, Header, NodeBlock, NodeTransform,
+    Object,
 };
 use crate::native::{NativeFile, WriteError};
 
@@ -374,8 +376,12 @@ pub(crate) struct Lowered<'a> {
     /// The container header with the block's node count and offset, when there is a container.
     header: Option<Header>,
     block: Option<NodeBlock>,
-    /// The gaps when lowering changed them (a block that shrank), else the shell's.
+    /// The gaps when lowering changed them (a block that shrank, a relayout), else the shell's.
     gaps: Option<Vec<Gap>>,
+    /// The objects when a relayout moved them, else the shell's.
+    objects: Option<Vec<Object>>,
+    /// What the relayout did, when the edited file no longer tiled and was laid out again.
+    pub(crate) relaid: Option<Relaid>,
 }
 
 impl Lowered<'_> {
@@ -384,7 +390,7 @@ impl Lowered<'_> {
         let shell = self.shell.parts();
         Dmc3Parts {
             header: self.header.as_ref().or(shell.header),
-            objects: shell.objects,
+            objects: self.objects.as_deref().unwrap_or(shell.objects),
             block: self.block.as_ref(),
             gaps: self.gaps.as_deref().unwrap_or(shell.gaps),
         }
@@ -394,7 +400,7 @@ impl Lowered<'_> {
         Dmc3File {
             container: self.shell.container.as_ref().map(|c| Container {
                 header: self.header.unwrap_or_else(|| c.header.clone()),
-                objects: c.objects.clone(),
+                objects: self.objects.unwrap_or_else(|| c.objects.clone()),
             }),
             block: self.block,
             gaps: self.gaps.unwrap_or_else(|| self.shell.gaps.clone()),
@@ -423,11 +429,13 @@ pub(crate) fn lower_parts<'a>(rig: &'a Rig, memo: &LiftMemo) -> Result<Lowered<'
             skeleton: 0,
             problem: "the file holds a node-domain block but the rig has no skeleton".into(),
         }),
-        [] => Ok(Lowered {
+        [] => settle(Lowered {
             shell,
             header: None,
             block: None,
             gaps: None,
+            objects: None,
+            relaid: None,
         }),
         [s] if had_block => {
             let (block, gaps) = lower_block(s, shell, memo.skeleton(0))?;
@@ -447,11 +455,13 @@ pub(crate) fn lower_parts<'a>(rig: &'a Rig, memo: &LiftMemo) -> Result<Lowered<'
                 }
                 None => None,
             };
-            Ok(Lowered {
+            settle(Lowered {
                 shell,
                 header,
                 block: Some(block),
                 gaps,
+                objects: None,
+                relaid: None,
             })
         }
         [_] => Err(LowerError::Structure {
@@ -466,6 +476,36 @@ pub(crate) fn lower_parts<'a>(rig: &'a Rig, memo: &LiftMemo) -> Result<Lowered<'
             ),
         }),
     }
+}
+
+/// Lays a container out again when its edited structures no longer tile the file (a mesh
+/// changed its vertex count, meshes were added or removed, the block grew into what follows
+/// it); a file that still tiles is written where it is, so an edit that changes no size
+/// changes only the bytes it touches. See [`crate::native::dmc3::layout`].
+fn settle(mut l: Lowered<'_>) -> Result<Lowered<'_>, LowerError> {
+    let Some(c) = &l.shell.container else {
+        return Ok(l);
+    };
+    if tiles(l.parts()) {
+        return Ok(l);
+    }
+    let mut header = l.header.take().unwrap_or_else(|| c.header.clone());
+    let mut objects = c.objects.clone();
+    let mut gaps = l.gaps.take().unwrap_or_else(|| l.shell.gaps.clone());
+    let relaid = relayout_container(&mut header, &mut objects, l.block.as_mut(), &mut gaps)
+        .map_err(|e| LowerError::Structure {
+            skeleton: 0,
+            problem: format!(
+                "the edited file cannot be laid out again: {}",
+                crate::chain(&e)
+            ),
+        })?;
+    gaps.sort_by_key(|g| g.offset);
+    l.header = Some(header);
+    l.objects = Some(objects);
+    l.gaps = Some(gaps);
+    l.relaid = Some(relaid);
+    Ok(l)
 }
 
 /// Narrows one coordinate to f32, refusing what f32 cannot hold.
@@ -740,7 +780,9 @@ fn relayout(
             crate::chain(&e)
         ))
     })?;
-    if new_end > old_end {
+    // In a MOD/SCM container the layout pass makes room ([`settle`]); a block inside an
+    // unknown container can only grow where nothing follows it.
+    if new_end > old_end && file.container.is_none() {
         if let Some(c) = claims.iter().find(|c| c.start < new_end && c.end > start) {
             return Err(structure(format!(
                 "the block at {start:#x} grows from {:#x} to {:#x} bytes ({n_old} -> {n_new} nodes) and would overwrite {} at {:#x}; only a block that keeps its size or ends the file can gain nodes",
@@ -825,6 +867,29 @@ impl RigFormat for Dmc3Format {
         }
     }
 
+    /// `texture_N` names texture index N.
+    fn material_key(&self, name: &str) -> Option<String> {
+        super::geometry::material_texture(name).map(super::geometry::texture_material)
+    }
+
+    fn write_meshes(
+        &self,
+        rig: &mut Rig,
+        incoming: &[IncomingMesh],
+        space: Space,
+    ) -> Result<MeshWrite, MeshRefusal> {
+        let names: Vec<String> = rig
+            .skeletons
+            .first()
+            .map(|s| s.joints.iter().map(|j| j.name.clone()).collect())
+            .unwrap_or_default();
+        match &mut rig.source {
+            Source::Dmc3(shell) => super::dmc3_mesh::write_meshes(shell, incoming, space, &names),
+            // Not a DMC3 source: never asked (a source answers through its own format).
+            Source::Hie(_) => Ok(MeshWrite::default()),
+        }
+    }
+
     fn lower(&self, rig: &Rig, memo: &LiftMemo) -> Result<NativeFile, LowerError> {
         lower_parts(rig, memo)
             .map(Lowered::into_file)
@@ -843,6 +908,16 @@ impl RigFormat for Dmc3Format {
     }
 
     payload_methods!(Dmc3);
+
+    /// The raw record.
+    fn payload_transform(&self, payload: &JointPayload) -> Option<(DVec3, DQuat)> {
+        match payload {
+            JointPayload::Dmc3(d) => {
+                Some((local_translation(&d.record), local_rotation(&d.record)))
+            }
+            JointPayload::Hie(_) => None,
+        }
+    }
 
     /// The records are f32 like the glTF: the payload's raw record is the baseline.
     fn placements(&self, _: usize, _: &Skeleton) -> Option<Vec<Placement>> {
@@ -992,6 +1067,12 @@ impl RigFormat for Dmc3Format {
             }
             if block.groups.len() != p.order.len() {
                 rewritten.push("group array".into());
+            }
+            if block.offset != p.offset {
+                rewritten.push(format!(
+                    "block moved from {:#x} to {:#x}: the file was laid out again (header +0x20 follows)",
+                    p.offset, block.offset
+                ));
             }
         }
         vec![Recomputed { joints, rewritten }]

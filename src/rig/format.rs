@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::extras::ExtrasError;
-use super::mesh::Mesh;
+use super::mesh::{IncomingMesh, Mesh, MeshRefusal, MeshWrite};
 use super::space::Space;
 use super::{
     JointPayload, LiftMemo, LowerError, RebuildError, Rig, Skeleton, SkeletonPayload, Source,
@@ -199,6 +199,23 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     fn max_joints(&self) -> usize;
     /// The rig's geometry in native units.
     fn meshes(&self, rig: &Rig) -> Vec<Mesh>;
+    /// What a material name means to the format, as a canonical key (DMC3: `texture_N` for a
+    /// texture index, a copy's `.001` suffix dropped); `None` when it means nothing (another
+    /// tool's default material): then it changes nothing.
+    fn material_key(&self, name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
+    /// Writes the meshes of an edited document into the rig's file-level remainder: every
+    /// original mesh not listed is removed, listed ones are kept or rebuilt, new ones added.
+    /// What the format cannot hold is refused by mesh (`space` shows points as the user sees
+    /// them).
+    fn write_meshes(
+        &self,
+        rig: &mut Rig,
+        incoming: &[IncomingMesh],
+        space: Space,
+    ) -> Result<MeshWrite, MeshRefusal>;
     /// Lowers a rig of this format back to its native file (`memo`: what the lift of the same
     /// rig kept, possibly nothing).
     fn lower(&self, rig: &Rig, memo: &LiftMemo) -> Result<NativeFile, LowerError>;
@@ -223,6 +240,12 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     fn placements(&self, s: usize, skeleton: &Skeleton) -> Option<Vec<Placement>>;
     /// The payload of a joint added in the glTF.
     fn new_joint(&self) -> JointPayload;
+    /// The local translation and rotation a joint's payload holds (its rest pose as read), for
+    /// formats whose payload keeps the whole transform; `None` otherwise.
+    fn payload_transform(&self, payload: &JointPayload) -> Option<(DVec3, DQuat)> {
+        let _ = payload;
+        None
+    }
     /// The parents of the original joints, from the skeleton payload or from the depths the
     /// joint nodes recorded (indexed by original joint); `None` when they are not known.
     fn original_parents(

@@ -78,10 +78,31 @@ pub(crate) fn dmc3_meshes(shell: &Dmc3Shell) -> Vec<Mesh> {
                 weights,
                 colors,
                 triangles,
+                material: Some(texture_material(mesh.record.texture_index)),
             });
         }
     }
     out
+}
+
+/// The material name of texture index `n`: a mesh's material in the glTF says its texture, and
+/// assigning another `texture_N` material (in Blender) changes the index.
+pub(crate) fn texture_material(n: u16) -> String {
+    format!("texture_{n}")
+}
+
+/// The texture index a material name gives: `texture_N`, also with the `.001` suffix Blender
+/// adds to a copy; `None` for any other name.
+pub(crate) fn material_texture(name: &str) -> Option<u16> {
+    let base = match name.rsplit_once('.') {
+        Some((b, suffix)) if !suffix.is_empty() && suffix.bytes().all(|c| c.is_ascii_digit()) => b,
+        _ => name,
+    };
+    let digits = base.strip_prefix("texture_")?;
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 /// Turns a triangle so that its face normal agrees with its vertex normals (see module doc).
@@ -116,5 +137,16 @@ mod tests {
         assert_eq!(facing_normals([0, 1, 2], &p, &up), [0, 1, 2]);
         assert_eq!(facing_normals([0, 1, 2], &p, &down), [0, 2, 1]);
         assert_eq!(facing_normals([0, 1, 9], &p, &up), [0, 1, 9]);
+    }
+
+    #[test]
+    fn material_names_give_texture_indices() {
+        assert_eq!(texture_material(3), "texture_3");
+        assert_eq!(material_texture("texture_3"), Some(3));
+        assert_eq!(material_texture("texture_12.001"), Some(12));
+        assert_eq!(material_texture("texture_"), None);
+        assert_eq!(material_texture("texture_x"), None);
+        assert_eq!(material_texture("Material"), None);
+        assert_eq!(material_texture("texture_70000"), None);
     }
 }

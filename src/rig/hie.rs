@@ -13,7 +13,7 @@ use super::format::{
     payload_methods, Conflict, IncomingJoint, JointProblem, Judge, Placement, Recomputed, Restored,
     RigFormat, WrittenJoint,
 };
-use super::mesh::Mesh;
+use super::mesh::{IncomingMesh, Mesh, MeshRefusal, MeshWrite};
 use super::space::{Space, SpaceRotation};
 use super::{
     check_structure, GateCondition, GateFailure, Joint, JointPayload, LiftMemo, LowerError,
@@ -694,6 +694,22 @@ impl RigFormat for HieFormat {
     /// The parts of this file carry no geometry.
     fn meshes(&self, _: &Rig) -> Vec<Mesh> {
         Vec::new()
+    }
+
+    /// A hierarchy file holds no meshes: any mesh that comes in is refused.
+    fn write_meshes(
+        &self,
+        _: &mut Rig,
+        incoming: &[IncomingMesh],
+        _: Space,
+    ) -> Result<MeshWrite, MeshRefusal> {
+        match incoming.first() {
+            Some(m) => Err(MeshRefusal {
+                mesh: m.name.clone(),
+                problem: "a DBnnHIE.BIN file holds hierarchies only, no meshes".into(),
+            }),
+            None => Ok(MeshWrite::default()),
+        }
     }
 
     fn lower(&self, rig: &Rig, _: &LiftMemo) -> Result<NativeFile, LowerError> {

@@ -6,6 +6,7 @@
 //! native reader accepts, including those whose skeletons fail the gate.
 
 pub mod dmc3;
+mod dmc3_mesh;
 pub mod extras;
 pub mod format;
 mod geometry;

@@ -66,6 +66,13 @@ impl Space {
         }
     }
 
+    /// A native point as the user sees it in Blender: metres, Blender's Z-up axes (glTF's
+    /// (x, y, z) is Blender's (x, -z, y)), for messages.
+    pub fn shown(&self, p: DVec3) -> String {
+        let g = self.point(p);
+        format!("({:.4}, {:.4}, {:.4}) m", g.x, -g.z + 0.0, g.y)
+    }
+
     /// The inverse of [`Space::point`].
     pub fn invert_point(&self, p: DVec3) -> DVec3 {
         // R is its own inverse for both cases.

@@ -325,18 +325,30 @@ fn stream_bytes(v: &[Vert], kind: usize, scm: bool) -> Vec<u8> {
     b
 }
 
+/// How a container's chunks are ordered.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// Every mesh-record run, then every stream, then the block, aligned to 16.
+    Tidy,
+    /// Random order with random gaps (zero or noise) and alignments.
+    Shuffled,
+    /// The real file's order (spec §2): per object its mesh records then its meshes' streams,
+    /// then the block, aligned to 16 with zero fill.
+    Real,
+}
+
 /// Lays a container out. `shared` lists (mesh, kind, earlier mesh) stream shares; `block` is
-/// the block's extent bytes and node count (None: no block, header +0x11/+0x20 zero);
-/// `shuffle` places chunks in random order with random gaps, else in a tidy row aligned to 16
-/// with the block last. Meshes are numbered across objects in order.
+/// the block's extent bytes and node count (None: no block, header +0x11/+0x20 zero); `order`
+/// says where the chunks go. Meshes are numbered across objects in order.
 fn layout_container(
     rng: &mut Rng,
     c: &ContainerSpec,
     shared: &[(usize, usize, usize)],
     block: Option<(Vec<u8>, usize)>,
-    shuffle: bool,
+    order: Order,
     trailing: Vec<u8>,
 ) -> Vec<u8> {
+    let shuffle = order == Order::Shuffled;
     let kinds = if c.scm { 4 } else { STREAMS_PER_MESH };
     let meshes: Vec<&MeshSpec> = c.objects.iter().flat_map(|o| o.meshes.iter()).collect();
     // Streams: one per (mesh, kind) unless shared with an earlier mesh.
@@ -359,12 +371,32 @@ fn layout_container(
         stream_of[m] = ids;
     }
     let mut chunks: Vec<Chunk> = Vec::new();
-    for (i, o) in c.objects.iter().enumerate() {
-        if !o.meshes.is_empty() {
-            chunks.push(Chunk::MeshRecords(i));
+    if order == Order::Real {
+        let mut m = 0;
+        let mut next_stream = 0;
+        for (i, o) in c.objects.iter().enumerate() {
+            if !o.meshes.is_empty() {
+                chunks.push(Chunk::MeshRecords(i));
+            }
+            for _ in &o.meshes {
+                // A mesh's own streams, in kind order (a shared one was placed before).
+                for &id in &stream_of[m] {
+                    if id != usize::MAX && id >= next_stream {
+                        chunks.push(Chunk::Stream(id));
+                        next_stream = id + 1;
+                    }
+                }
+                m += 1;
+            }
         }
+    } else {
+        for (i, o) in c.objects.iter().enumerate() {
+            if !o.meshes.is_empty() {
+                chunks.push(Chunk::MeshRecords(i));
+            }
+        }
+        chunks.extend((0..streams.len()).map(Chunk::Stream));
     }
-    chunks.extend((0..streams.len()).map(Chunk::Stream));
     if shuffle {
         rng.shuffle(&mut chunks);
     }
@@ -539,7 +571,7 @@ fn random_mesh(rng: &mut Rng, vc: usize, scm: bool, nodes: usize, wild: bool) ->
     }
 }
 
-fn random_container(seed: u64, scm: bool, wild: bool) -> Vec<u8> {
+fn random_container(seed: u64, scm: bool, wild: bool, real: bool) -> Vec<u8> {
     let mut rng = Rng::new(seed ^ if scm { 0x5C3 } else { 0x30D });
     let has_block = if scm {
         rng.chance(0.4)
@@ -623,8 +655,8 @@ fn random_container(seed: u64, scm: bool, wild: bool) -> Vec<u8> {
     let block = if has_block {
         let broken = rng.chance(0.1) && wild;
         let bs = random_block_spec(&mut rng, nodes, broken);
-        let shuffle = rng.chance(0.25);
-        let noisy = rng.chance(0.5);
+        let shuffle = rng.chance(0.25) && !real;
+        let noisy = rng.chance(0.5) && !real;
         Some((layout_block(&mut rng, &bs, shuffle, noisy), nodes))
     } else {
         None
@@ -635,15 +667,25 @@ fn random_container(seed: u64, scm: bool, wild: bool) -> Vec<u8> {
     } else {
         0
     };
-    let trailing = rng.bytes(trailing_len);
-    layout_container(&mut rng, &spec, &shared, block, shuffle, trailing)
+    let mut trailing = rng.bytes(trailing_len);
+    let order = if real {
+        // The real file ends with a long 0x12 fill and two zero bytes after the block.
+        trailing = vec![0x12; 16 * rng.range(1, 64) as usize + rng.index(16)];
+        trailing.extend_from_slice(&[0, 0]);
+        Order::Real
+    } else if shuffle {
+        Order::Shuffled
+    } else {
+        Order::Tidy
+    };
+    layout_container(&mut rng, &spec, &shared, block, order, trailing)
 }
 
 /// A random MOD: random objects, skinned strip meshes (flags, 5-bit weights), shared streams,
 /// gaps with noise, trailing bytes, and usually a random block (sometimes gate-failing or
 /// non-canonical).
 pub fn random_mod(seed: u64) -> Vec<u8> {
-    random_container(seed, false, true)
+    random_container(seed, false, true, false)
 }
 
 /// A random MOD (or SCM with `scm`) as [`random_mod`] but one a glTF can show: a block passes
@@ -651,12 +693,20 @@ pub fn random_mod(seed: u64) -> Vec<u8> {
 /// normals are finite. The native oddities (gaps, padding, unknowns, +0x1C bits, shared
 /// streams, strip restarts) are all still there.
 pub fn random_exportable(seed: u64, scm: bool) -> Vec<u8> {
-    random_container(seed, scm, false)
+    random_container(seed, scm, false, false)
+}
+
+/// An exportable MOD (or SCM) as [`random_exportable`], laid out as the real file is (spec §2
+/// "Layout as seen in a real file"): header, object records, per object its mesh records then
+/// each mesh's streams, 16-byte aligned with zero fill, then a canonical block, then a long
+/// 0x12 fill and two zero bytes. Streams may still be shared (placed with their first mesh).
+pub fn real_layout(seed: u64, scm: bool) -> Vec<u8> {
+    random_container(seed, scm, false, true)
 }
 
 /// A random SCM: like [`random_mod`] with vertex colours, and a block only sometimes.
 pub fn random_scm(seed: u64) -> Vec<u8> {
-    random_container(seed, true, true)
+    random_container(seed, true, true, false)
 }
 
 /// Rz·Ry·Rx, column-vector convention (X applied first), as the block stores it.
@@ -922,7 +972,7 @@ pub fn sample_mod() -> Vec<u8> {
     );
     let n = spec.records.len();
     let block = layout_block(&mut rng, &spec, false, false);
-    layout_container(&mut rng, &c, &[], Some((block, n)), false, Vec::new())
+    layout_container(&mut rng, &c, &[], Some((block, n)), Order::Tidy, Vec::new())
 }
 
 /// A small SCM stage: a 10 m floor as row strips in a checker of colours, and four pillars;
@@ -973,7 +1023,7 @@ pub fn sample_scm() -> Vec<u8> {
             plain_mesh(1, pillars),
         ])],
     );
-    layout_container(&mut rng, &c, &[], None, false, Vec::new())
+    layout_container(&mut rng, &c, &[], None, Order::Tidy, Vec::new())
 }
 
 /// An EFM-like file: opaque container bytes with an 8-node block at 0x35 (odd, so nothing in
@@ -1042,7 +1092,11 @@ pub fn random_mod_sized(seed: u64, vertices: usize) -> Vec<u8> {
         &spec,
         &[],
         Some((block, nodes)),
-        shuffle,
+        if shuffle {
+            Order::Shuffled
+        } else {
+            Order::Tidy
+        },
         Vec::new(),
     )
 }

@@ -56,7 +56,9 @@ Examples:\n  rigtrip verify samples/\n  rigtrip verify -q --json path/to/dump > 
     #[command(
         after_help = "The space conversion is baked in: DMC3 centimetres x0.01, HIE units x0.001 \
 and 180 degrees about X (Y down to glTF's Y up). In Blender, import with the default settings; \
-export back with \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
+export back with \"Include > Custom Properties\" on, or the rig cannot be rebuilt. Joint names \
+come from --names, else from the names file beside the input (its stem + .names.json, which \
+import writes) when there is one.\n\n\
 Several files or folders (recursed, as by verify) go to a folder, -o DIR: one GLB per rig file, \
 named after it (x.mod -> DIR/x.mod.glb), one line per file and a summary. Exit 0 if all were \
 exported, 2 if any was rejected.\n\n\
@@ -71,8 +73,11 @@ rigtrip export samples/ -o exported/"
         after_help = "Every byte an edit does not touch comes back exactly. Joints are matched by the \
 identity rigtrip stored in their extras (then by name); values within --tolerance of what export \
 wrote get their original bits back (DCC tools add float noise). Moved and rotated joints, \
-renames, reparenting, added leaf joints and unreferenced removals are written; anything the \
-native format cannot hold is refused, naming the joint and field. In Blender, export with \
+renames, reparenting, added leaf joints and unreferenced removals are written; so are mesh \
+edits (DMC3: moved vertices, repainted weights, deleted meshes, copies named objectI_..., \
+texture_N materials). Anything the native format cannot hold is refused, naming the joint, \
+mesh or field. The glTF's joint names are kept in OUT's stem + .names.json beside OUT when \
+they are not the defaults (export reads them from there). In Blender, export with \
 \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
 Examples:\n  rigtrip import edited.glb -o DB22HIE.BIN\n  \
 rigtrip import edited.gltf -o humanoid.mod --json > report.json\n  \
@@ -183,7 +188,8 @@ struct ExportArgs {
     output: PathBuf,
     #[command(flatten)]
     format: FormatArgs,
-    /// Joint names as JSON: `{"1": ["hips", ...]}` per HIE slot, or a plain list for DMC3.
+    /// Joint names as JSON: `{"1": ["hips", ...]}` per HIE slot, or a plain list for DMC3
+    /// (default: FILE's stem + `.names.json` beside FILE, as `import` writes it, if present).
     #[arg(long, value_name = "NAMES.json")]
     names: Option<PathBuf>,
     /// Metres per native unit (default: DMC3 0.01, HIE 0.001); must be > 0.
@@ -238,7 +244,8 @@ struct ImportArgs {
     /// (glTF units; default 1e-4: metres + per metre of distance, x10 in radians for rotations).
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     tolerance: Option<f64>,
-    /// Keep the original vertex streams even if the glTF's geometry was edited.
+    /// Keep the original meshes even if the glTF's geometry was edited (refused when the
+    /// skeleton was scaled together with the meshes).
     #[arg(long)]
     ignore_mesh_edits: bool,
     /// Print the import report as JSON.
@@ -449,17 +456,9 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
             a.output.display()
         )
     })?;
-    let names = match &a.names {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read {}", p.display()))?;
-            Some(
-                rigtrip::gltf::Names::from_json(&text)
-                    .with_context(|| format!("{}", p.display()))?,
-            )
-        }
-        None => None,
-    };
+    // Without --names, the names file beside the input (what `import` writes) when there is one.
+    let names_file = a.names.clone().or_else(|| names_beside(input));
+    let names = names_file.as_deref().map(read_names).transpose()?;
     ops::output::check_target(&a.output, a.force, Some(input))?;
     let data = std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
     let done = export_one(a, input, &data, a.format.format(), &a.output, ext, names)?;
@@ -499,6 +498,9 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
             r.skins.len(),
             units::value(r.space.scale)
         )?;
+        if let Some(p) = &names_file {
+            writeln!(out, "joint names from {}", p.display())?;
+        }
         let notes = [
             (
                 r.zero_weight_vertices.len(),
@@ -582,6 +584,20 @@ fn export_one(
         bytes: bytes.len(),
         report: exported.report,
     })
+}
+
+/// The names file beside a rig file (its stem + `.names.json`, what `import` writes), when
+/// there is one.
+fn names_beside(input: &Path) -> Option<PathBuf> {
+    let p = ops::names::names_path(input);
+    p.is_file().then_some(p)
+}
+
+/// A joint names file (`--names`, or the one beside the input).
+fn read_names(p: &Path) -> Result<rigtrip::gltf::Names> {
+    let text =
+        std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+    rigtrip::gltf::Names::from_json(&text).with_context(|| format!("{}", p.display()))
 }
 
 /// One file's line in `export` to a folder.
@@ -672,7 +688,13 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
                 .with_context(|| format!("cannot create the folder of {}", target.display()));
-            match made.and_then(|()| export_one(a, &c.path, &data, detected, target, "glb", None)) {
+            // Each file's joint names from the names file beside it, when there is one.
+            let names = match names_beside(&c.path).as_deref().map(read_names).transpose() {
+                Ok(n) => n,
+                Err(e) => return rejected(c, format!("{e:#}")),
+            };
+            match made.and_then(|()| export_one(a, &c.path, &data, detected, target, "glb", names))
+            {
                 Ok(done) => ExportLine {
                     path: c.path.clone(),
                     status: "exported",
@@ -817,6 +839,10 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     }
     // Refused before the work, not after it.
     ops::output::check_target(&a.output, a.force, Some(&a.file))?;
+    // The glTF's joint names go beside OUT when they are not the defaults; a names file already
+    // there is kept in step (rewritten, defaults included), like OUT only with --force.
+    let names_file = ops::names::names_path(&a.output);
+    ops::output::check_target(&names_file, a.force, Some(&a.file))?;
     let opts = import::ImportOptions {
         tolerance: a.tolerance,
         ignore_mesh_edits: a.ignore_mesh_edits,
@@ -832,6 +858,11 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     let imported = import::import_slice(&data, base, &opts)
         .with_context(|| format!("{}", a.file.display()))?;
     ops::output::write_atomic(&a.output, &imported.bytes, a.force, Some(&a.file))?;
+    let names = !imported.names.default || names_file.exists();
+    if names {
+        let text = format!("{}\n", serde_json::to_string_pretty(&imported.names.names)?);
+        ops::output::write_atomic(&names_file, text.as_bytes(), true, Some(&a.file))?;
+    }
     let mut out = std::io::stdout().lock();
     if a.json {
         let head = Head {
@@ -848,6 +879,13 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
             a.output.display(),
             imported.bytes.len()
         )?;
+        if names {
+            writeln!(
+                out,
+                "joint names kept in {} (export reads them from there)",
+                names_file.display()
+            )?;
+        }
     }
     Ok(0)
 }

@@ -6,6 +6,7 @@
 //! (position, normal, UV, colour, and influences keyed by joint identity) and a set of
 //! non-degenerate triangles over distinct positions, and every element of each set must have a
 //! counterpart in the other within the tolerances. Proxy meshes are left out on both sides.
+//! Messages show points as Blender does (metres, Z up) and joints by their node names.
 
 use crate::gltf::DataError;
 use std::collections::{HashMap, HashSet};
@@ -25,7 +26,7 @@ const SHOWN: usize = 8;
 
 /// What a vertex influence points at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum InfKey {
+pub(super) enum InfKey {
     /// A joint of a skeleton.
     Joint(usize, JointKey),
     /// Something that is not a joint (a node index, or a slot past the skin).
@@ -33,12 +34,12 @@ enum InfKey {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-struct Vert {
-    p: [f64; 3],
-    n: Option<[f64; 3]>,
-    uv: Option<[f64; 2]>,
-    c: Option<[f64; 4]>,
-    inf: Infs,
+pub(super) struct Vert {
+    pub(super) p: [f64; 3],
+    pub(super) n: Option<[f64; 3]>,
+    pub(super) uv: Option<[f64; 2]>,
+    pub(super) c: Option<[f64; 4]>,
+    pub(super) inf: Infs,
 }
 
 /// Influences read per vertex: JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1, four each.
@@ -47,7 +48,7 @@ const MAX_INF: usize = 8;
 /// A vertex's influences (distinct keys, weights normalised), held inline: one allocation per
 /// vertex was a tenth of the comparison's time.
 #[derive(Debug, Clone, Copy)]
-struct Infs {
+pub(super) struct Infs {
     len: usize,
     items: [(InfKey, f64); MAX_INF],
 }
@@ -147,20 +148,23 @@ impl Vert {
                 .all(|(a, b)| a.0 == b.0 && a.1.to_bits() == b.1.to_bits())
     }
 
-    fn describe(&self) -> String {
+    /// The vertex for messages: where the user sees it in Blender, and its influences by the
+    /// joints' node names (`names`; a joint it lacks is shown by skeleton and index).
+    fn describe(&self, names: &Names) -> String {
         let inf: Vec<String> = self
             .inf
             .iter()
             .map(|(k, w)| {
-                let k = match k {
-                    InfKey::Joint(s, JointKey::Old(j)) => format!("s{s}j{j}"),
-                    InfKey::Joint(s, JointKey::New(n)) => format!("s{s} new node {n}"),
-                    InfKey::Stray(n) => format!("non-joint {n}"),
+                let k = match (names.get(k), k) {
+                    (Some(name), _) => name.clone(),
+                    (None, InfKey::Joint(s, JointKey::Old(j))) => format!("s{s}j{j}"),
+                    (None, InfKey::Joint(s, JointKey::New(n))) => format!("s{s} new node {n}"),
+                    (None, InfKey::Stray(n)) => format!("non-joint {n}"),
                 };
                 format!("{k}:{w:.3}")
             })
             .collect();
-        let mut d = format!("({:.5}, {:.5}, {:.5}) m", self.p[0], self.p[1], self.p[2]);
+        let mut d = blender_point(&self.p);
         if !inf.is_empty() {
             d.push_str(&format!(" weights [{}]", inf.join(" ")));
         }
@@ -168,10 +172,19 @@ impl Vert {
     }
 }
 
+/// Joint node names by influence key, for messages.
+pub(super) type Names = HashMap<InfKey, String>;
+
+/// A glTF point (metres, Y up) as Blender shows it: metres, Z up (glTF (x, y, z) is Blender's
+/// (x, -z, y)).
+fn blender_point(p: &[f64; 3]) -> String {
+    format!("({:.5}, {:.5}, {:.5}) m", p[0], -p[2] + 0.0, p[1])
+}
+
 #[derive(Debug, Default)]
-struct Geometry {
-    verts: Vec<Vert>,
-    tris: Vec<[usize; 3]>,
+pub(super) struct Geometry {
+    pub(super) verts: Vec<Vert>,
+    pub(super) tris: Vec<[usize; 3]>,
     proxies: usize,
     /// Things that cannot be compared (counted as differences).
     odd: Vec<String>,
@@ -219,17 +232,17 @@ fn arr<const N: usize>(e: Option<&Elements>, v: usize) -> Option<[f64; N]> {
 /// One mesh node to compare: where it is (for messages), its mesh, what each skin slot points
 /// at (`None`: not skinned) and its world matrix (identity for skinned meshes: their vertices
 /// are in bind space).
-struct Instance {
-    node: usize,
-    name: String,
-    mesh: usize,
-    slots: Option<Vec<InfKey>>,
+pub(super) struct Instance {
+    pub(super) node: usize,
+    pub(super) name: String,
+    pub(super) mesh: usize,
+    pub(super) slots: Option<Vec<InfKey>>,
     world: DMat4,
 }
 
 /// The incoming document's mesh nodes in scene order (proxies counted, not listed); `key` says
 /// what a skin's joint node is.
-fn incoming_instances(
+pub(super) fn incoming_instances(
     doc: &Doc,
     graph: &Graph,
     key: &dyn Fn(usize) -> InfKey,
@@ -292,7 +305,11 @@ fn incoming_instances(
 }
 
 /// The vertices and triangles of `instances`, in order.
-fn collect(doc: &Doc, instances: &[Instance], proxies: usize) -> Result<Geometry, ImportError> {
+pub(super) fn collect(
+    doc: &Doc,
+    instances: &[Instance],
+    proxies: usize,
+) -> Result<Geometry, ImportError> {
     let mut g = Geometry {
         proxies,
         ..Geometry::default()
@@ -466,7 +483,7 @@ impl std::hash::Hash for ByBits<'_> {
 type Fast = BuildHasherDefault<CellHasher>;
 
 /// Position grid for neighbour search.
-struct Grid {
+pub(super) struct Grid {
     h: f64,
     cells: HashMap<[i64; 3], Vec<usize>, BuildHasherDefault<CellHasher>>,
 }
@@ -509,7 +526,7 @@ impl Grid {
         ]
     }
 
-    fn new(h: f64, points: impl Iterator<Item = (usize, [f64; 3])>) -> Grid {
+    pub(super) fn new(h: f64, points: impl Iterator<Item = (usize, [f64; 3])>) -> Grid {
         let mut cells: HashMap<[i64; 3], Vec<usize>, BuildHasherDefault<CellHasher>> =
             HashMap::default();
         for (i, p) in points {
@@ -519,7 +536,7 @@ impl Grid {
     }
 
     /// Points in the 27 cells around `p`, without allocating.
-    fn near(&self, p: &[f64; 3]) -> impl Iterator<Item = usize> + '_ {
+    pub(super) fn near(&self, p: &[f64; 3]) -> impl Iterator<Item = usize> + '_ {
         let c = Grid::cell(self.h, p);
         (0..27i64)
             .filter_map(move |n| {
@@ -534,7 +551,7 @@ impl Grid {
     }
 }
 
-fn len3(p: &[f64; 3]) -> f64 {
+pub(super) fn len3(p: &[f64; 3]) -> f64 {
     DVec3::from_array(*p).length()
 }
 
@@ -551,7 +568,19 @@ fn pos_close(a: &[f64; 3], b: &[f64; 3], tol: &Tolerance) -> bool {
     a.iter().zip(b).all(|(x, y)| (x - y).abs() <= t)
 }
 
-fn close(a: &Vert, b: &Vert, tol: &Tolerance) -> bool {
+pub(super) fn close(a: &Vert, b: &Vert, tol: &Tolerance) -> bool {
+    if !close_shape(a, b, tol) {
+        return false;
+    }
+    let w = |v: &Vert, k: &InfKey| v.inf.iter().find(|e| e.0 == *k).map(|e| e.1).unwrap_or(0.0);
+    a.inf
+        .iter()
+        .chain(b.inf.iter())
+        .all(|(k, _)| (w(a, k) - w(b, k)).abs() <= tol.weight)
+}
+
+/// [`close`] without the influences: position, normal, UV and colour.
+pub(super) fn close_shape(a: &Vert, b: &Vert, tol: &Tolerance) -> bool {
     let normals = match (&a.n, &b.n) {
         (None, None) => true,
         (Some(x), Some(y)) => {
@@ -560,18 +589,12 @@ fn close(a: &Vert, b: &Vert, tol: &Tolerance) -> bool {
         }
         _ => false,
     };
-    if !(pos_close(&a.p, &b.p, tol)
+    pos_close(&a.p, &b.p, tol)
         && normals
         && within(&a.uv, &b.uv, tol.uv)
-        && within(&a.c, &b.c, tol.color))
-    {
-        return false;
-    }
-    let w = |v: &Vert, k: &InfKey| v.inf.iter().find(|e| e.0 == *k).map(|e| e.1).unwrap_or(0.0);
-    a.inf
-        .iter()
-        .chain(b.inf.iter())
-        .all(|(k, _)| (w(a, k) - w(b, k)).abs() <= tol.weight)
+        // A side without colours says nothing about them: Blender exports COLOR_0 only while a
+        // material uses it, so giving a mesh another material drops them.
+        && (a.c.is_none() || b.c.is_none() || within(&a.c, &b.c, tol.color))
 }
 
 /// Distinct vertices (exact duplicates merged) among those a triangle uses: Blender (like most
@@ -600,6 +623,20 @@ fn distinct(g: &Geometry) -> (Vec<&Vert>, usize) {
     (out, unused)
 }
 
+/// The triangles of a geometry whose three corners are at three different positions: every
+/// one counts, also where two meshes hold the same triangle (the comparison's sets would
+/// count those once).
+fn triangle_count(g: &Geometry) -> usize {
+    let at = |c: usize| g.verts.get(c).map(|v| v.p.map(f64::to_bits));
+    g.tris
+        .iter()
+        .filter(|t| match (at(t[0]), at(t[1]), at(t[2])) {
+            (Some(a), Some(b), Some(c)) => a != b && b != c && a != c,
+            _ => false,
+        })
+        .count()
+}
+
 /// A triangle as position ids, rotated so the smallest id leads (winding kept); `None` when
 /// degenerate or a corner has no position id.
 fn tri_key(t: &[usize; 3], ids: &[Option<usize>]) -> Option<[usize; 3]> {
@@ -619,9 +656,10 @@ fn tri_key(t: &[usize; 3], ids: &[Option<usize>]) -> Option<[usize; 3]> {
 /// written accessors decoded by the same reader, mesh nodes in the order the export puts them at
 /// the scene root, skin slot `k` of skeleton `s` being joint `k` (the export lists a skin's
 /// joints in native order). `None` for a rig without geometry.
-fn expected_geometry(
+pub(super) fn expected_geometry(
     ids: &Identities,
     exported: Option<&Exported>,
+    only: Option<usize>,
 ) -> Result<Geometry, ImportError> {
     let Some(exported) = exported else {
         return Ok(Geometry::default());
@@ -640,6 +678,9 @@ fn expected_geometry(
     };
     let mut instances = Vec::new();
     for (i, info) in exported.report.meshes.iter().enumerate() {
+        if only.is_some_and(|k| k != i) {
+            continue;
+        }
         let Some(mesh) = info.gltf_mesh.filter(|_| !info.proxy) else {
             continue;
         };
@@ -705,7 +746,13 @@ fn incoming_triangles(
 }
 
 /// Vertices of either side without a counterpart on the other, as messages.
-fn vertex_differences(e: &[&Vert], i: &[&Vert], h: f64, tol: &Tolerance) -> Vec<String> {
+fn vertex_differences(
+    e: &[&Vert],
+    i: &[&Vert],
+    h: f64,
+    tol: &Tolerance,
+    names: &Names,
+) -> Vec<String> {
     let mut out = Vec::new();
     let egrid = Grid::new(h, e.iter().enumerate().map(|(k, v)| (k, v.p)));
     for v in i {
@@ -715,7 +762,7 @@ fn vertex_differences(e: &[&Vert], i: &[&Vert], h: f64, tol: &Tolerance) -> Vec<
         {
             out.push(format!(
                 "vertex {} is not in the original geometry",
-                v.describe()
+                v.describe(names)
             ));
         }
     }
@@ -725,7 +772,7 @@ fn vertex_differences(e: &[&Vert], i: &[&Vert], h: f64, tol: &Tolerance) -> Vec<
             .near(&v.p)
             .any(|k| i.get(k).is_some_and(|x| close(v, x, tol)))
         {
-            out.push(format!("original vertex {} is missing", v.describe()));
+            out.push(format!("original vertex {} is missing", v.describe(names)));
         }
     }
     out
@@ -740,15 +787,34 @@ pub(crate) fn compare(
     exported: Option<&Exported>,
     tol: &Tolerance,
 ) -> Result<MeshReport, ImportError> {
-    let incoming_key = |node: usize| -> InfKey {
-        match ids.nodes.get(node).and_then(Option::as_ref) {
-            Some(j) => InfKey::Joint(j.skeleton, j.key),
-            None => InfKey::Stray(node),
-        }
-    };
+    let incoming_key = |node: usize| influence_key(ids, node);
     let (instances, proxies) = incoming_instances(doc, graph, &incoming_key)?;
     let incoming = collect(doc, &instances, proxies)?;
-    let expected = expected_geometry(ids, exported)?;
+    let expected = expected_geometry(ids, exported, None)?;
+    let names: Names = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (influence_key(ids, i), n.name.clone()))
+        .collect();
+    Ok(compare_geometry(&incoming, &expected, tol, &names))
+}
+
+/// What a node is as an influence: a joint of a skeleton, or a stray node.
+pub(super) fn influence_key(ids: &Identities, node: usize) -> InfKey {
+    match ids.nodes.get(node).and_then(Option::as_ref) {
+        Some(j) => InfKey::Joint(j.skeleton, j.key),
+        None => InfKey::Stray(node),
+    }
+}
+
+/// Compares two geometries as sets (see the module doc).
+pub(super) fn compare_geometry(
+    incoming: &Geometry,
+    expected: &Geometry,
+    tol: &Tolerance,
+    names: &Names,
+) -> MeshReport {
     // The common case, an unedited file read back by a tool that keeps the arrays: the same
     // vertices and triangles in the same order, bit for bit. The sets are then equal without
     // looking for counterparts.
@@ -760,11 +826,11 @@ pub(crate) fn compare(
             .iter()
             .zip(&expected.verts)
             .all(|(a, b)| a.same_bits(b));
-    let (e, unused) = distinct(&expected);
+    let (e, unused) = distinct(expected);
     let i = if same {
         e.clone()
     } else {
-        distinct(&incoming).0
+        distinct(incoming).0
     };
     let max_r = expected
         .verts
@@ -788,7 +854,7 @@ pub(crate) fn compare(
         note(o.clone(), &mut differences);
     }
     if !same {
-        for d in vertex_differences(&e, &i, h, tol) {
+        for d in vertex_differences(&e, &i, h, tol, names) {
             note(d, &mut differences);
         }
     }
@@ -815,14 +881,9 @@ pub(crate) fn compare(
     let (itris, unplaced) = if same {
         (etris.clone(), 0)
     } else {
-        incoming_triangles(&incoming, &positions, h, tol)
+        incoming_triangles(incoming, &positions, h, tol)
     };
-    let at = |k: usize| {
-        positions
-            .get(k)
-            .map(|p| format!("({:.5}, {:.5}, {:.5})", p[0], p[1], p[2]))
-            .unwrap_or_default()
-    };
+    let at = |k: usize| positions.get(k).map(blender_point).unwrap_or_default();
     if unplaced > 0 {
         note(
             format!("{unplaced} triangles use vertices that are not in the original geometry"),
@@ -834,7 +895,7 @@ pub(crate) fn compare(
     for t in extra {
         note(
             format!(
-                "triangle {} {} {} m is not in the original geometry",
+                "triangle {} {} {} is not in the original geometry",
                 at(t[0]),
                 at(t[1]),
                 at(t[2])
@@ -847,7 +908,7 @@ pub(crate) fn compare(
     for t in missing {
         note(
             format!(
-                "original triangle {} {} {} m is missing",
+                "original triangle {} {} {} is missing",
                 at(t[0]),
                 at(t[1]),
                 at(t[2])
@@ -860,15 +921,16 @@ pub(crate) fn compare(
     } else {
         MeshStatus::Unchanged
     };
-    Ok(MeshReport {
+    MeshReport {
         status,
         expected_vertices: e.len(),
         incoming_vertices: i.len(),
-        expected_triangles: etris.len(),
-        incoming_triangles: itris.len(),
+        expected_triangles: triangle_count(expected),
+        incoming_triangles: triangle_count(incoming),
         proxies_ignored: incoming.proxies,
         differences,
         difference_count: count,
+        written: None,
         unused_vertices: unused,
-    })
+    }
 }

@@ -12,14 +12,17 @@
 //!   wrote for the original joint gives back the original value bit for bit; anything beyond it
 //!   is an edit, lowered into exactly the native fields it touches.
 //! - Geometry is compared with what the export writes for the rebuilt rig, as sets of distinct
-//!   vertices and triangles (Blender splits, merges and reorders both); edited geometry is
-//!   refused unless [`ImportOptions::ignore_mesh_edits`] keeps the original streams.
+//!   vertices and triangles (Blender splits, merges and reorders both); edited, deleted, added
+//!   meshes and changed materials are written back by the format (`meshback`), unless
+//!   [`ImportOptions::ignore_mesh_edits`] keeps the original streams.
 
 mod edits;
 mod graph;
+mod guard;
 mod joints;
 mod matching;
 mod mesh;
+mod meshback;
 mod pyrepr;
 mod read;
 mod rebuild;
@@ -56,8 +59,19 @@ pub struct Imported {
     pub native: NativeFile,
     /// Their bytes.
     pub bytes: Vec<u8>,
+    /// The glTF's joint names (native files hold none).
+    pub names: JointNames,
     /// What changed, what was recomputed, what was defaulted.
     pub report: ImportReport,
+}
+
+/// The joint names of an imported glTF, as a names file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointNames {
+    /// `{"skeleton": ["name", ...]}`: what `export --names` reads.
+    pub names: serde_json::Value,
+    /// Whether every name is rigtrip's default (`<skeleton>_<k>`), so no names file is needed.
+    pub default: bool,
 }
 
 /// How far an incoming value may stray from what the export wrote and still count as unchanged.
@@ -193,6 +207,8 @@ pub enum MeshStatus {
     Unchanged,
     /// The geometry was edited; `--ignore-mesh-edits` kept the original streams.
     EditedIgnored,
+    /// The geometry was edited and written back (see [`MeshReport::written`]).
+    Written,
 }
 
 /// The geometry comparison.
@@ -204,9 +220,10 @@ pub struct MeshReport {
     pub expected_vertices: usize,
     /// Distinct vertices in the glTF.
     pub incoming_vertices: usize,
-    /// Distinct non-degenerate triangles the export writes.
+    /// Triangles the export writes (corners at three different positions; a triangle two
+    /// meshes share counts twice).
     pub expected_triangles: usize,
-    /// Distinct non-degenerate triangles in the glTF.
+    /// Triangles in the glTF, counted the same way.
     pub incoming_triangles: usize,
     /// Proxy mesh nodes ignored.
     pub proxies_ignored: usize,
@@ -216,6 +233,9 @@ pub struct MeshReport {
     pub differences: Vec<String>,
     /// How many differences there are in all.
     pub difference_count: usize,
+    /// What writing the meshes back did (status `written`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written: Option<crate::rig::mesh::MeshWrite>,
 }
 
 /// The largest deviations accepted as noise.
@@ -346,9 +366,21 @@ pub enum ImportError {
     /// Edits the native format cannot hold.
     #[error("{0}")]
     Refused(Refusals),
-    /// The geometry was edited.
-    #[error("the meshes were edited ({0}); writing edited meshes back is not supported yet: undo the edit, or pass --ignore-mesh-edits to keep the original meshes")]
-    MeshEdited(String),
+    /// A mesh the native format cannot hold.
+    #[error(transparent)]
+    MeshRefused(#[from] crate::rig::mesh::MeshRefusal),
+    /// Every joint's rest rotation changed while no joint moved: Blender's bone-direction
+    /// import options, not an edit.
+    #[error("skeleton {skeleton}: all {joints} joints turned in place (their rest rotations changed, no joint moved): Blender's glTF importer does that when \"Bone Dir\" is not the default; re-import the glTF with the default import settings, redo the edits, and export again")]
+    TurnedInPlace {
+        /// Skeleton name.
+        skeleton: String,
+        /// Its joint count.
+        joints: usize,
+    },
+    /// `--ignore-mesh-edits` would write a skeleton scaled together with its meshes.
+    #[error("the meshes and the skeleton were scaled together (by {0:.4}; an applied armature scale?): --ignore-mesh-edits would write the scaled skeleton with the unscaled original meshes. Undo the scale (in Blender: scale the armature by the inverse and apply it again, or re-import the file), or import without --ignore-mesh-edits to write both")]
+    ScaledWithMeshes(f64),
     /// The rig could not be lowered to its format.
     #[error(transparent)]
     Lower(#[from] LowerError),
@@ -386,6 +418,35 @@ pub fn import_slice(
     let tol = Tolerance::from_option(opts.tolerance)?;
     let doc = read::parse(bytes, base_dir)?;
     rebuild::import(&doc, &tol, opts)
+}
+
+/// What writing one mesh back did, in a line.
+fn written_line(x: &crate::rig::mesh::MeshWritten) -> String {
+    let mut parts = Vec::new();
+    match x.change.as_str() {
+        "removed" => parts.push(format!("removed ({} vertices)", x.vertices_before)),
+        "texture" => {}
+        change => parts.push(format!(
+            "{change}: {} -> {} stored vertices, {} triangles in {} strips, {} vertices kept bit for bit",
+            x.vertices_before, x.vertices_after, x.triangles, x.strips, x.kept_vertices
+        )),
+    }
+    if let Some((a, b)) = x.texture {
+        parts.push(format!("texture {a} -> {b}"));
+    }
+    if x.lost_weight > 0 {
+        parts.push(format!(
+            "{} vertices had more than three influences: the smallest dropped, the rest renormalised",
+            x.lost_weight
+        ));
+    }
+    if x.degenerate_triangles > 0 {
+        parts.push(format!(
+            "{} triangles dropped (two corners are the same stored vertex)",
+            x.degenerate_triangles
+        ));
+    }
+    parts.join("; ")
 }
 
 impl ImportReport {
@@ -466,6 +527,7 @@ impl ImportReport {
             MeshStatus::EditedIgnored => {
                 "EDITED, ignored (--ignore-mesh-edits): original streams kept"
             }
+            MeshStatus::Written => "EDITED, written back",
         };
         line(format!(
             "meshes: {status} ({} vertices and {} triangles expected, {} and {} found, {} proxies ignored)",
@@ -489,6 +551,19 @@ impl ImportReport {
                 "  ... {} more differences",
                 m.difference_count - m.differences.len()
             ));
+        }
+        if let Some(w) = &m.written {
+            for x in &w.meshes {
+                line(format!(
+                    "  mesh {} ({}): {}",
+                    x.name,
+                    x.native,
+                    written_line(x)
+                ));
+            }
+            for n in &w.notes {
+                line(format!("  {n}"));
+            }
         }
         for n in &self.notes {
             line(format!("note: {n}"));

@@ -4,11 +4,15 @@
 
 use super::edits::build;
 use super::graph::Graph;
+use super::guard;
 use super::mesh;
+use super::meshback;
 use super::read::Doc;
 use super::recompute::recomputed_fields;
 use super::scene::{find_scene, SceneExtras};
-use super::{ImportError, ImportOptions, ImportReport, Imported, MeshStatus, Tolerance};
+use super::{
+    ImportError, ImportOptions, ImportReport, Imported, JointNames, MeshStatus, Tolerance,
+};
 use crate::gltf::ExportOptions;
 
 /// The whole import of a parsed document.
@@ -21,9 +25,9 @@ pub(crate) fn import(
     let ex = SceneExtras::read(index, &r)?;
     let graph = Graph::read(&doc.json, scene)?;
     let mut built = build(&doc.json, &graph, &ex, tol)?;
-    let native = crate::rig::lower(&built.rig)?;
-    let bytes = native.write()?;
-    recomputed_fields(&mut built, &native, ex.format);
+    if let Some((skeleton, joints)) = guard::turned_in_place(&built, ex.space, tol) {
+        return Err(ImportError::TurnedInPlace { skeleton, joints });
+    }
 
     // The export writes geometry only for the rig's own meshes (proxies are not compared): a rig
     // without any needs no export to know that none is expected.
@@ -36,27 +40,53 @@ pub(crate) fn import(
             names: None,
         };
         Some(
-            crate::gltf::export::export_geometry(&built.rig, rig_meshes, &opts)
+            crate::gltf::export::export_geometry(&built.rig, rig_meshes.clone(), &opts)
                 .map_err(ImportError::Export)?,
         )
     };
     let mut meshes = mesh::compare(doc, &graph, &built.ids, exported.as_ref(), tol)?;
-    if meshes.difference_count > 0 {
-        if !opts.ignore_mesh_edits {
-            let first = meshes.differences.first().cloned().unwrap_or_default();
-            return Err(ImportError::MeshEdited(if meshes.difference_count > 1 {
-                format!("{first}; {} differences in all", meshes.difference_count)
-            } else {
-                first
-            }));
+    let cx = meshback::Context {
+        doc,
+        graph: &graph,
+        ids: &built.ids,
+        exported: exported.as_ref(),
+        originals: &rig_meshes,
+        space: ex.space,
+        tol,
+        format: built.rig.source.format(),
+    };
+    let incoming = meshback::incoming_meshes(&cx, meshes.difference_count > 0)?;
+    if let Some(incoming) = incoming {
+        if opts.ignore_mesh_edits {
+            if let Some(factor) = guard::scaled_with_meshes(
+                &built,
+                &meshes,
+                doc,
+                &graph,
+                &built.ids,
+                exported.as_ref(),
+            )? {
+                return Err(ImportError::ScaledWithMeshes(factor));
+            }
+            meshes.status = MeshStatus::EditedIgnored;
+        } else {
+            let format = built.rig.source.format();
+            let written = format.write_meshes(&mut built.rig, &incoming, ex.space)?;
+            meshes.status = MeshStatus::Written;
+            meshes.written = Some(written);
         }
-        meshes.status = MeshStatus::EditedIgnored;
     }
+    let native = crate::rig::lower(&built.rig)?;
+    let bytes = native.write()?;
+    recomputed_fields(&mut built, &native, ex.format);
+
     let mut notes = std::mem::take(&mut built.notes);
     notes.push("joint names are not stored in the native file: renames change no byte".into());
+    let names = joint_names(&built.rig);
     Ok(Imported {
         native,
         bytes,
+        names,
         report: ImportReport {
             format: ex.kind.clone(),
             space: ex.space,
@@ -67,4 +97,28 @@ pub(crate) fn import(
             notes,
         },
     })
+}
+
+/// The glTF's joint names as a names file (`{"skeleton": ["name", ...]}`, what `export --names`
+/// reads), and whether every one is the name rigtrip gives by default.
+fn joint_names(rig: &crate::rig::Rig) -> JointNames {
+    let default = rig.skeletons.iter().all(|s| {
+        s.joints
+            .iter()
+            .enumerate()
+            .all(|(k, j)| j.name == crate::rig::joint_name(&s.name, k))
+    });
+    let map: serde_json::Map<String, serde_json::Value> = rig
+        .skeletons
+        .iter()
+        .filter(|s| !s.joints.is_empty())
+        .map(|s| {
+            let names = s.joints.iter().map(|j| j.name.clone().into()).collect();
+            (s.name.clone(), serde_json::Value::Array(names))
+        })
+        .collect();
+    JointNames {
+        names: serde_json::Value::Object(map),
+        default,
+    }
 }

@@ -281,6 +281,22 @@ impl MeshRecord {
         self.stream_slots().to_vec()
     }
 
+    /// Sets the stream offsets in record order (the order [`MeshRecord::streams`] lists them:
+    /// four for SCM, five for MOD; extra entries are ignored).
+    pub fn set_stream_offsets(&mut self, offsets: [u64; 5]) {
+        let [p, n, u, a, b] = offsets;
+        self.positions_offset = p;
+        self.normals_offset = n;
+        self.uv_offset = u;
+        match &mut self.variant {
+            MeshVariant::Mod(m) => {
+                m.bone_index_offset = a;
+                m.weight_offset = b;
+            }
+            MeshVariant::Scm(m) => m.colour_offset = a,
+        }
+    }
+
     /// The record's streams, without allocating: (kind, absolute offset), in record order.
     pub(crate) fn stream_slots(&self) -> StreamSlots {
         let (last, n) = match &self.variant {

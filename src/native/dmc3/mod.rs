@@ -8,8 +8,10 @@
 
 pub mod block;
 pub mod container;
+pub mod layout;
 pub mod motion;
 pub mod pac;
+pub mod strip;
 
 use serde::{Deserialize, Serialize};
 
@@ -96,7 +98,10 @@ pub struct Dmc3Parts<'a> {
 }
 
 impl Dmc3Parts<'_> {
-    fn place_without_block(&self, out: &mut Vec<container::Placed>) -> Result<(), Dmc3Error> {
+    pub(crate) fn place_without_block(
+        &self,
+        out: &mut Vec<container::Placed>,
+    ) -> Result<(), Dmc3Error> {
         if let Some(h) = self.header {
             container::layout(h, self.objects, out)?;
         }

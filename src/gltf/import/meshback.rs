@@ -1,0 +1,424 @@
+//! Which meshes of the document were edited, deleted, added or given another material, and
+//! their geometry in native units for the format to write back ([`RigFormat::write_meshes`]).
+//!
+//! Mesh nodes are matched to the rig's meshes by name (`object1_mesh0`), then by the mesh index
+//! their extras carry (a renamed node); a node matching neither is a new mesh (the format
+//! decides where it goes), and a duplicate (Blender's `object1_mesh0.001`, whose extras still
+//! name the original) starts from the mesh it was copied from. Each matched mesh is compared
+//! with what the export writes for it, as sets (see [`super::mesh`]); an edited one is read
+//! back vertex by vertex, every vertex within the tolerances of an original vertex of its mesh
+//! taken as that vertex (the format keeps its stored bits), the others converted back from
+//! metres and glTF axes.
+//!
+//! [`RigFormat::write_meshes`]: crate::rig::format::RigFormat::write_meshes
+
+use glam::DVec3;
+use serde_json::Value;
+
+use super::graph::{rigtrip_extras, Graph};
+use super::joints::Identities;
+use super::mesh::{
+    close, close_shape, collect, compare_geometry, expected_geometry, incoming_instances,
+    influence_key, len3, Geometry, Grid, InfKey, Instance,
+};
+use super::read::Doc;
+use super::{ImportError, Tolerance};
+use crate::gltf::Exported;
+use crate::rig::mesh::{IncomingMesh, Mesh};
+use crate::rig::space::Space;
+
+/// What the mesh write-back reads: the document, which node is which joint, what the export
+/// writes for the rebuilt rig and its meshes, the space and the tolerances.
+#[derive(Clone, Copy)]
+pub(crate) struct Context<'a> {
+    /// The document.
+    pub doc: &'a Doc,
+    /// Its nodes.
+    pub graph: &'a Graph,
+    /// Which node is which joint.
+    pub ids: &'a Identities,
+    /// What the export writes for the rebuilt rig (`None`: no geometry).
+    pub exported: Option<&'a Exported>,
+    /// The rig's meshes, native units.
+    pub originals: &'a [Mesh],
+    /// The space conversion.
+    pub space: Space,
+    /// The tolerances.
+    pub tol: &'a Tolerance,
+    /// The rig's format (what a material name means).
+    pub format: &'static dyn crate::rig::format::RigFormat,
+}
+
+/// The meshes of the document for [`RigFormat::write_meshes`] when anything differs from the
+/// rig's (geometry, material, a mesh deleted or added); `None` when nothing does.
+/// `geometry_edited`: the comparison of the whole geometry found differences (else, unless a
+/// node is no original mesh, each mesh keeps its streams, whichever nodes hold its triangles
+/// now: a tool may merge nodes; a deleted mesh whose geometry another mesh repeats exactly is
+/// then not seen as deleted).
+///
+/// [`RigFormat::write_meshes`]: crate::rig::format::RigFormat::write_meshes
+pub(crate) fn incoming_meshes(
+    cx: &Context<'_>,
+    geometry_edited: bool,
+) -> Result<Option<Vec<IncomingMesh>>, ImportError> {
+    let Context {
+        doc,
+        graph,
+        ids,
+        exported,
+        originals,
+        space,
+        tol,
+        format: _,
+    } = *cx;
+    let key = |node: usize| influence_key(ids, node);
+    let (instances, _) = incoming_instances(doc, graph, &key)?;
+    // Which original mesh each node is.
+    // A mesh without triangles has no node in the document: it stays as it is.
+    let mut claimed: Vec<bool> = (0..originals.len())
+        .map(|k| {
+            exported
+                .and_then(|e| e.report.meshes.get(k))
+                .is_some_and(|info| info.gltf_mesh.is_none())
+        })
+        .collect();
+    let unwritten: Vec<usize> = (0..originals.len()).filter(|&k| claimed[k]).collect();
+    let mut which: Vec<Option<usize>> = vec![None; instances.len()];
+    for (w, inst) in which.iter_mut().zip(&instances) {
+        if let Some(k) = originals
+            .iter()
+            .position(|m| m.name == inst.name)
+            .filter(|&k| !claimed[k])
+        {
+            claimed[k] = true;
+            *w = Some(k);
+        }
+    }
+    let tags: Vec<Option<usize>> = instances.iter().map(|i| mesh_tag(doc, i.node)).collect();
+    for (w, tag) in which.iter_mut().zip(&tags) {
+        if w.is_none() {
+            if let Some(k) = tag.filter(|&k| k < originals.len() && !claimed[k]) {
+                // A renamed node still names its mesh, unless a node of that name came too
+                // (then this one is a copy).
+                claimed[k] = true;
+                *w = Some(k);
+            }
+        }
+    }
+    // A node that is no original mesh is a new mesh, also when its geometry repeats one
+    // (a copy made in place).
+    let geometry_edited = geometry_edited || which.iter().any(Option::is_none);
+    if !geometry_edited {
+        // The geometry is the original's as a whole (also when a tool merged mesh nodes):
+        // only a material can have changed.
+        let mut changed = false;
+        let mut out = Vec::with_capacity(originals.len());
+        for (k, o) in originals.iter().enumerate() {
+            let node = which.iter().position(|w| *w == Some(k));
+            // A node holding several materials holds several meshes' triangles (merged by a
+            // tool): which one is whose cannot be told, so none counts as changed.
+            let material = node
+                .and_then(|i| instances.get(i))
+                .and_then(|inst| material_of(doc, inst).ok().flatten());
+            changed |= material_changed(cx, o.material.as_deref(), material.as_deref());
+            out.push(IncomingMesh {
+                name: node
+                    .and_then(|i| instances.get(i))
+                    .map_or_else(|| o.name.clone(), |i| i.name.clone()),
+                original: Some(k),
+                like: Some(k),
+                material,
+                ..IncomingMesh::default()
+            });
+        }
+        return Ok(changed.then_some(out));
+    }
+    let mut out: Vec<IncomingMesh> = unwritten
+        .iter()
+        .filter_map(|&k| {
+            Some(IncomingMesh {
+                name: originals.get(k)?.name.clone(),
+                original: Some(k),
+                like: Some(k),
+                ..IncomingMesh::default()
+            })
+        })
+        .collect();
+    let mut changed = claimed.iter().any(|c| !c);
+    for ((inst, w), tag) in instances.iter().zip(&which).zip(&tags) {
+        let material = material_of(doc, inst)?;
+        let like = w.or(tag.filter(|&k| k < originals.len()));
+        let incoming = collect(doc, std::slice::from_ref(inst), 0)?;
+        let mut m = IncomingMesh {
+            name: inst.name.clone(),
+            original: *w,
+            like,
+            material: material.clone(),
+            ..IncomingMesh::default()
+        };
+        let expected_like = match like {
+            Some(k) => Some(expected_geometry(ids, exported, Some(k))?),
+            None => None,
+        };
+        let edited = match (w, &expected_like) {
+            (Some(_), Some(e)) => {
+                compare_geometry(&incoming, e, tol, &Default::default()).difference_count > 0
+            }
+            _ => true,
+        };
+        if let Some(k) = *w {
+            let original_material = originals.get(k).and_then(|o| o.material.as_deref());
+            changed |= material_changed(cx, original_material, material.as_deref());
+        }
+        if edited {
+            changed = true;
+            let skeleton = like.and_then(|k| originals.get(k)).and_then(|o| o.skeleton);
+            let (g, origin, dropped) = native_geometry(
+                &incoming,
+                expected_like
+                    .as_ref()
+                    .zip(like.and_then(|k| originals.get(k))),
+                skeleton,
+                ids,
+                graph,
+                inst,
+                space,
+                tol,
+            )?;
+            m.geometry = Some(g);
+            m.origin = origin;
+            m.dropped_influences = dropped;
+        }
+        out.push(m);
+    }
+    Ok(changed.then_some(out))
+}
+
+/// Whether an incoming material changes what the original one meant (to the rig's format): a
+/// name that means nothing to it (another tool's default material) changes nothing.
+fn material_changed(cx: &Context<'_>, original: Option<&str>, incoming: Option<&str>) -> bool {
+    let format = cx.format;
+    let key = |m: Option<&str>| m.and_then(|m| format.material_key(m));
+    key(incoming).is_some() && key(incoming) != key(original)
+}
+
+/// The mesh index a node's extras carry (`extras.rigtrip.mesh`).
+fn mesh_tag(doc: &Doc, node: usize) -> Option<usize> {
+    let n = doc.json.get("nodes")?.get(node)?;
+    let v = rigtrip_extras(n)?;
+    v.get("mesh")?
+        .as_u64()
+        .and_then(|x| usize::try_from(x).ok())
+}
+
+/// The one material a node's primitives name (`None`: none names one); two different ones
+/// are refused, a native mesh has one.
+fn material_of(doc: &Doc, inst: &Instance) -> Result<Option<String>, ImportError> {
+    let prims = doc
+        .json
+        .get("meshes")
+        .and_then(|m| m.get(inst.mesh))
+        .and_then(|m| m.get("primitives"))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let mut found: Option<String> = None;
+    for p in prims {
+        let Some(i) = p.get("material").and_then(Value::as_u64) else {
+            continue;
+        };
+        let name = doc
+            .json
+            .get("materials")
+            .and_then(|m| m.get(i as usize))
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        match &found {
+            Some(f) if *f != name => {
+                return Err(ImportError::MeshRefused(crate::rig::mesh::MeshRefusal {
+                    mesh: inst.name.clone(),
+                    problem: format!(
+                        "its faces use the materials {f:?} and {name:?}, but a native mesh has one material; give all its faces one, or separate them into another mesh (Blender: P, By Material)"
+                    ),
+                }));
+            }
+            _ => found = Some(name),
+        }
+    }
+    Ok(found)
+}
+
+/// A node's geometry in native units: positions and normals back from metres and glTF axes,
+/// influences as written joint indices (the four largest), and per vertex the original vertex
+/// of `expected` it is unchanged from. Returns the mesh, the origins and how many vertices had
+/// more than four influences.
+#[allow(clippy::too_many_arguments)]
+fn native_geometry(
+    incoming: &Geometry,
+    like: Option<(&Geometry, &Mesh)>,
+    skeleton: Option<usize>,
+    ids: &Identities,
+    graph: &Graph,
+    inst: &Instance,
+    space: Space,
+    tol: &Tolerance,
+) -> Result<(Mesh, Vec<Option<u32>>, usize), ImportError> {
+    let refuse = |problem: String| {
+        ImportError::MeshRefused(crate::rig::mesh::MeshRefusal {
+            mesh: inst.name.clone(),
+            problem,
+        })
+    };
+    let n = incoming.verts.len();
+    let mut g = Mesh {
+        name: inst.name.clone(),
+        skeleton,
+        ..Mesh::default()
+    };
+    let mut origin = Vec::with_capacity(n);
+    let mut dropped = 0;
+    // Originals near each incoming vertex: a grid as fine as the position tolerance.
+    let expected = like.map(|l| l.0);
+    let grid = expected.map(|e| {
+        let max_r = e
+            .verts
+            .iter()
+            .map(|v| len3(&v.p))
+            .filter(|r| r.is_finite())
+            .fold(0.0f64, f64::max);
+        let h = 2.0 * tol.translation_at(max_r);
+        let h = if h.is_finite() && h > 0.0 { h } else { 1.0 };
+        Grid::new(h, e.verts.iter().enumerate().map(|(k, v)| (k, v.p)))
+    });
+    for v in &incoming.verts {
+        let found = match (expected, &grid) {
+            (Some(e), Some(grid)) => grid
+                .near(&v.p)
+                .filter(|&k| e.verts.get(k).is_some_and(|x| close(x, v, tol)))
+                .min(),
+            _ => None,
+        };
+        origin.push(found.and_then(|k| u32::try_from(k).ok()));
+        // A vertex whose influences changed but whose shape did not keeps the original's
+        // position, normal and UV values (exact: the lift widened them from what is stored).
+        let shape = match (like, &grid) {
+            (Some((e, _)), Some(grid)) if found.is_none() => grid
+                .near(&v.p)
+                .filter(|&k| e.verts.get(k).is_some_and(|x| close_shape(x, v, tol)))
+                .min(),
+            _ => None,
+        }
+        .and_then(|k| like.map(|(_, m)| (m, k)));
+        let kept = |f: fn(&Mesh) -> &[[f64; 3]]| shape.and_then(|(m, k)| f(m).get(k).copied());
+        let p = match kept(|m| &m.positions) {
+            Some(p) => DVec3::from_array(p),
+            None => space.invert_point(DVec3::from_array(v.p)),
+        };
+        g.positions.push(p.to_array());
+        if let Some(nv) = v.n {
+            g.normals.push(
+                kept(|m| &m.normals)
+                    .unwrap_or_else(|| space.direction(DVec3::from_array(nv)).to_array()),
+            );
+        }
+        if let Some(uv) = v.uv {
+            g.uvs
+                .push(shape.and_then(|(m, k)| m.uvs.get(k).copied()).unwrap_or(uv));
+        }
+        // Colours a tool dropped (see `close_shape`) are the original vertex's, else white.
+        let colour =
+            v.c.or_else(|| shape.and_then(|(m, k)| m.colors.get(k).copied()))
+                .or_else(|| found.and_then(|k| like.and_then(|(_, m)| m.colors.get(k).copied())));
+        match colour {
+            Some(c) => g.colors.push(c),
+            None if like.is_some_and(|(_, m)| !m.colors.is_empty()) => g.colors.push([1.0; 4]),
+            None => {}
+        }
+        if skeleton.is_none() || found.is_some() {
+            continue;
+        }
+        let mut inf: Vec<(u16, f64)> = Vec::with_capacity(v.inf.len());
+        for &(k, w) in v.inf.iter() {
+            let joint = match k {
+                InfKey::Joint(s, key) if Some(s) == skeleton => ids
+                    .keys
+                    .get(s)
+                    .and_then(|keys| keys.iter().position(|&x| x == key))
+                    .and_then(|j| u16::try_from(j).ok()),
+                _ => None,
+            };
+            let Some(joint) = joint else {
+                let node = match k {
+                    InfKey::Stray(node) => Some(node),
+                    InfKey::Joint(..) => None,
+                };
+                let name = node
+                    .and_then(|x| graph.nodes.get(x))
+                    .map(|x| x.name.clone())
+                    .unwrap_or_default();
+                return Err(refuse(match k {
+                    InfKey::Joint(s, _) => format!(
+                        "vertex at {} is weighted to a joint of skeleton {s}, but the mesh belongs to skeleton {}; a native mesh is skinned to its own skeleton",
+                        space.shown(p),
+                        skeleton.unwrap_or(0)
+                    ),
+                    InfKey::Stray(_) => format!(
+                        "vertex at {} is weighted to {name:?}, which is not a joint of its skeleton",
+                        space.shown(p)
+                    ),
+                }));
+            };
+            inf.push((joint, w));
+        }
+        inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        if inf.len() > 4 {
+            dropped += 1;
+            inf.truncate(4);
+        }
+        let mut js = [0u16; 4];
+        let mut ws = [0f64; 4];
+        for (s, (j, w)) in inf.into_iter().enumerate() {
+            if let (Some(a), Some(b)) = (js.get_mut(s), ws.get_mut(s)) {
+                *a = j;
+                *b = w;
+            }
+        }
+        g.joints.push(js);
+        g.weights.push(ws);
+    }
+    if skeleton.is_some() {
+        // Vertices kept from an original carry its stored influences; the format reads them.
+        g.joints.resize(n, [0; 4]);
+        g.weights.resize(n, [0.0; 4]);
+        let mut k = 0;
+        let (mut js, mut ws) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for o in &origin {
+            if o.is_some() {
+                js.push([0; 4]);
+                ws.push([0.0; 4]);
+            } else {
+                js.push(g.joints.get(k).copied().unwrap_or_default());
+                ws.push(g.weights.get(k).copied().unwrap_or_default());
+                k += 1;
+            }
+        }
+        g.joints = js;
+        g.weights = ws;
+    }
+    if g.normals.len() != n {
+        g.normals.clear();
+    }
+    if g.uvs.len() != n {
+        g.uvs.clear();
+    }
+    if g.colors.len() != n {
+        g.colors.clear();
+    }
+    for t in &incoming.tris {
+        let t = t.map(|c| u32::try_from(c).unwrap_or(u32::MAX));
+        g.triangles.push(t);
+    }
+    Ok((g, origin, dropped))
+}

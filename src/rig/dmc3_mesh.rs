@@ -1,0 +1,570 @@
+//! DMC3 mesh write-back: the meshes of an edited document into the container's objects.
+//!
+//! - A mesh whose geometry is unchanged keeps its record and streams (its texture index may
+//!   change: material `texture_N`). A mesh missing from the document is removed from its
+//!   object; an object left without meshes stays, with mesh count 0 (its record holds
+//!   undecoded fields, and removing it would renumber every later object and its meshes).
+//! - An edited or new mesh gets new streams: its vertices (deduplicated after quantisation)
+//!   laid out along triangle strips ([`encode_strips`]); a vertex unchanged from an original
+//!   one keeps that vertex's stored bits (bone byte 0, unused slots, colour flag bits
+//!   included), any other is quantised: positions and normals to f32, UVs to s16/4096 (out of
+//!   range is refused: wrapping or clamping would move the texture), MOD influences to the
+//!   three largest, 5:5:5 weights summing to exactly 31 (largest remainder), joint × 4 (joints
+//!   past 63 refused), byte 0 as most of the mesh's original vertices had it (a MOD without a
+//!   block skins nothing: bytes 1..3 and the weights are zero); SCM colours to 8 bits, the
+//!   flag byte's other bits as most original vertices had them.
+//! - A new mesh joins object I when its node name starts with `objectI_` (Blender names a copy
+//!   `objectI_meshJ.001`); its record starts as a copy of the mesh it was copied from (or the
+//!   object's first mesh), so the undecoded fields are ones the file already uses.
+//! - Edited objects get their vertex count (the sum of their meshes') and bounding sphere
+//!   (centroid of the vertices and the largest distance from it, rounded up) recomputed;
+//!   untouched objects keep their bits.
+//!
+//! Offsets are not touched here: the lowering lays the file out again when sizes changed
+//! ([`crate::native::dmc3::layout`]).
+
+use std::collections::HashMap;
+
+use glam::DVec3;
+
+use super::dmc3::Dmc3Shell;
+use super::geometry::material_texture;
+use super::mesh::{IncomingMesh, Mesh as IrMesh, MeshRefusal, MeshWrite, MeshWritten};
+use super::space::Space;
+use crate::native::dmc3::container::{ContainerKind, Mesh, MeshVariant, Object};
+use crate::native::dmc3::layout::sync_counts;
+use crate::native::dmc3::strip::encode_strips;
+
+/// Writes `incoming` into the shell's container (see the module doc). `space` turns native
+/// points into what the user sees and `names` joint indices into the joints' names, for
+/// messages.
+pub(crate) fn write_meshes(
+    shell: &mut Dmc3Shell,
+    incoming: &[IncomingMesh],
+    space: Space,
+    names: &[String],
+) -> Result<MeshWrite, MeshRefusal> {
+    let cx = Messages { space, names };
+    let refuse = |mesh: &str, problem: String| MeshRefusal {
+        mesh: mesh.to_string(),
+        problem,
+    };
+    let Some(container) = shell.file.container.as_mut() else {
+        return match incoming.first() {
+            Some(m) => Err(refuse(
+                &m.name,
+                "a node-domain block file holds no meshes".into(),
+            )),
+            None => Ok(MeshWrite::default()),
+        };
+    };
+    let kind = container.header.magic;
+    // The original meshes in the order the lift lists them (object by object).
+    let flat: Vec<(usize, usize)> = container
+        .objects
+        .iter()
+        .enumerate()
+        .flat_map(|(o, obj)| (0..obj.meshes.len()).map(move |m| (o, m)))
+        .collect();
+    let original = |k: usize| -> Option<&Mesh> {
+        let &(o, m) = flat.get(k)?;
+        container.objects.get(o)?.meshes.get(m)
+    };
+    let mut report = MeshWrite::default();
+    let mut objects: Vec<Object> = Vec::with_capacity(container.objects.len());
+    let mut touched = vec![false; container.objects.len()];
+    let mut k = 0usize;
+    for (o, obj) in container.objects.iter().enumerate() {
+        let mut meshes = Vec::with_capacity(obj.meshes.len());
+        for (m, mesh) in obj.meshes.iter().enumerate() {
+            let here = k;
+            k += 1;
+            let native = format!("object {o} mesh {m}");
+            let Some(inc) = incoming.iter().find(|i| i.original == Some(here)) else {
+                touched[o] = true;
+                report.meshes.push(MeshWritten {
+                    name: format!("object{o}_mesh{m}"),
+                    native,
+                    change: "removed".into(),
+                    vertices_before: mesh.vertex_count(),
+                    ..MeshWritten::default()
+                });
+                continue;
+            };
+            let texture = texture_of(inc, mesh.record.texture_index)?;
+            match &inc.geometry {
+                None => {
+                    let mut kept = mesh.clone();
+                    if texture != mesh.record.texture_index {
+                        kept.record.texture_index = texture;
+                        report.meshes.push(MeshWritten {
+                            name: inc.name.clone(),
+                            native,
+                            change: "texture".into(),
+                            vertices_before: mesh.vertex_count(),
+                            vertices_after: mesh.vertex_count(),
+                            texture: Some((mesh.record.texture_index, texture)),
+                            ..MeshWritten::default()
+                        });
+                    }
+                    meshes.push(kept);
+                }
+                Some(g) => {
+                    touched[o] = true;
+                    let like = inc.like.and_then(original).unwrap_or(mesh);
+                    let (built, mut written) =
+                        build_mesh(kind, mesh, like, g, &inc.origin, &inc.name, cx)?;
+                    let mut built = built;
+                    built.record.texture_index = texture;
+                    written.native = native;
+                    written.change = "edited".into();
+                    written.vertices_before = mesh.vertex_count();
+                    written.lost_weight += inc.dropped_influences;
+                    if texture != mesh.record.texture_index {
+                        written.texture = Some((mesh.record.texture_index, texture));
+                    }
+                    report.meshes.push(written);
+                    meshes.push(built);
+                }
+            }
+        }
+        objects.push(Object {
+            record: obj.record.clone(),
+            meshes,
+        });
+    }
+    for inc in incoming.iter().filter(|i| i.original.is_none()) {
+        let o = object_of(&inc.name)
+            .filter(|&o| o < objects.len())
+            .ok_or_else(|| {
+                refuse(
+                    &inc.name,
+                    format!(
+                        "a new mesh joins object I when its node name starts with objectI_ (this file has objects 0 to {}); rename it",
+                        objects.len().saturating_sub(1)
+                    ),
+                )
+            })?;
+        let g = inc
+            .geometry
+            .as_ref()
+            .ok_or_else(|| refuse(&inc.name, "a new mesh without geometry".into()))?;
+        let template = inc
+            .like
+            .and_then(original)
+            .or_else(|| objects.get(o).and_then(|x| x.meshes.first()))
+            .or_else(|| container.objects.get(o).and_then(|x| x.meshes.first()))
+            .or_else(|| (0..flat.len()).find_map(original))
+            .cloned()
+            .unwrap_or_else(|| empty_mesh(kind));
+        let texture = texture_of(inc, template.record.texture_index)?;
+        let (mut built, mut written) =
+            build_mesh(kind, &template, &template, g, &inc.origin, &inc.name, cx)?;
+        built.record.texture_index = texture;
+        let j = objects.get(o).map_or(0, |x| x.meshes.len());
+        written.native = format!("object {o} mesh {j}");
+        written.change = "added".into();
+        written.lost_weight += inc.dropped_influences;
+        report.meshes.push(written);
+        if let (Some(obj), Some(t)) = (objects.get_mut(o), touched.get_mut(o)) {
+            obj.meshes.push(built);
+            *t = true;
+        }
+    }
+    for (o, (obj, &t)) in objects.iter_mut().zip(&touched).enumerate() {
+        if !t {
+            continue;
+        }
+        let total: usize = obj.meshes.iter().map(|m| m.positions.len()).sum();
+        obj.record.vertex_count = u16::try_from(total).map_err(|_| {
+            refuse(
+                &format!("object{o}"),
+                format!("its meshes hold {total} vertices, but the object's vertex count is a u16 (at most 65535)"),
+            )
+        })?;
+        if obj.meshes.is_empty() {
+            report.notes.push(format!(
+                "object {o} has no mesh left: kept with mesh count 0 (its record holds undecoded fields, and removing it would renumber the objects after it); its bounding sphere keeps its bits"
+            ));
+            continue;
+        }
+        let before = obj.record.bounds_bits;
+        obj.record.bounds_bits = bounds(obj.meshes.iter().flat_map(|m| m.positions.iter()));
+        if obj.record.bounds_bits != before {
+            report.notes.push(format!(
+                "object {o}: vertex count {total}, bounding sphere recomputed (centroid, largest distance)"
+            ));
+        }
+    }
+    let mut header = container.header.clone();
+    sync_counts(&mut header, &mut objects).map_err(|e| refuse("(file)", crate::chain(&e)))?;
+    container.header = header;
+    container.objects = objects;
+    Ok(report)
+}
+
+/// The texture index the mesh's material names (`texture_N`), or `current` when it names
+/// none (no material, or another tool's default material, which changes nothing).
+fn texture_of(inc: &IncomingMesh, current: u16) -> Result<u16, MeshRefusal> {
+    Ok(inc
+        .material
+        .as_deref()
+        .and_then(material_texture)
+        .unwrap_or(current))
+}
+
+/// The object a new mesh's node name puts it in: `objectI_...`.
+fn object_of(name: &str) -> Option<usize> {
+    let rest = name.strip_prefix("object")?;
+    let (digits, _) = rest.split_once('_')?;
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// A mesh with a default record of `kind`, for a new mesh in a file without any mesh.
+fn empty_mesh(kind: ContainerKind) -> Mesh {
+    let mut m = Mesh::default();
+    if kind == ContainerKind::Scm {
+        m.record.variant = MeshVariant::Scm(Default::default());
+    }
+    m
+}
+
+/// A bounding sphere as f32 bits: the centroid and the largest distance from it, the radius
+/// rounded up so that every vertex lies inside it.
+fn bounds<'a>(points: impl Iterator<Item = &'a [u32; 3]>) -> [u32; 4] {
+    let p: Vec<DVec3> = points
+        .map(|q| DVec3::from_array(q.map(|b| f64::from(f32::from_bits(b)))))
+        .filter(|q| q.is_finite())
+        .collect();
+    if p.is_empty() {
+        return [0; 4];
+    }
+    let c = p.iter().copied().sum::<DVec3>() / p.len() as f64;
+    let c32 = DVec3::new(
+        f64::from(c.x as f32),
+        f64::from(c.y as f32),
+        f64::from(c.z as f32),
+    );
+    let r = p.iter().map(|q| q.distance(c32)).fold(0.0, f64::max);
+    let mut r32 = r as f32;
+    if f64::from(r32) < r {
+        r32 = f32::from_bits(r32.to_bits() + 1);
+    }
+    [
+        (c.x as f32).to_bits(),
+        (c.y as f32).to_bits(),
+        (c.z as f32).to_bits(),
+        r32.to_bits(),
+    ]
+}
+
+/// What messages need: the space points are shown in, the joints' names.
+#[derive(Clone, Copy)]
+struct Messages<'a> {
+    space: Space,
+    names: &'a [String],
+}
+
+/// One stored vertex: every stream's entry, the strip flag left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Stored {
+    pos: [u32; 3],
+    nrm: [u32; 3],
+    uv: [i16; 2],
+    /// MOD: bone bytes; SCM: colour bytes.
+    quad: [u8; 4],
+    /// MOD: the weight entry without bit 15.
+    weight: u16,
+}
+
+/// The value most entries hold (the first such in order of appearance), or `default`.
+fn most_common<T: Copy + Eq + std::hash::Hash>(items: impl Iterator<Item = T>, default: T) -> T {
+    let mut counts: HashMap<T, (usize, usize)> = HashMap::new();
+    for (i, x) in items.enumerate() {
+        counts.entry(x).or_insert((0, i)).0 += 1;
+    }
+    counts
+        .into_iter()
+        .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(b.1 .1.cmp(&a.1 .1)))
+        .map_or(default, |e| e.0)
+}
+
+/// Three weights in 5 bits each summing to exactly 31 (largest remainder; ties to the earlier).
+pub(crate) fn weights_31(w: &[f64]) -> [u16; 3] {
+    let total: f64 = w.iter().take(3).sum();
+    let mut out = [0u16; 3];
+    if !(total > 0.0 && total.is_finite()) {
+        return out;
+    }
+    let scaled: Vec<f64> = w.iter().take(3).map(|x| x / total * 31.0).collect();
+    let mut rem: Vec<(usize, f64)> = Vec::with_capacity(3);
+    let mut sum = 0u16;
+    for (i, s) in scaled.iter().enumerate() {
+        let f = s.floor().clamp(0.0, 31.0);
+        if let Some(o) = out.get_mut(i) {
+            *o = f as u16;
+        }
+        sum += f as u16;
+        rem.push((i, s - f));
+    }
+    rem.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (i, _) in rem
+        .iter()
+        .cycle()
+        .take(31usize.saturating_sub(sum as usize))
+    {
+        if let Some(o) = out.get_mut(*i) {
+            *o += 1;
+        }
+    }
+    out
+}
+
+/// The streams of an edited or new mesh (see the module doc): `record` gives the record,
+/// `like` the original vertices `origin` points at.
+fn build_mesh(
+    kind: ContainerKind,
+    record: &Mesh,
+    like: &Mesh,
+    g: &IrMesh,
+    origin: &[Option<u32>],
+    name: &str,
+    cx: Messages<'_>,
+) -> Result<(Mesh, MeshWritten), MeshRefusal> {
+    let space = cx.space;
+    let refuse = |problem: String| MeshRefusal {
+        mesh: name.to_string(),
+        problem,
+    };
+    let n = g.positions.len();
+    let byte0 = most_common(like.bone_indices.iter().map(|b| b[0]), 0);
+    let flag_bits = most_common(like.colours.iter().map(|c| c[3] & !2), 0);
+    let mut written = MeshWritten {
+        name: name.to_string(),
+        ..MeshWritten::default()
+    };
+    let mut table: Vec<Stored> = Vec::with_capacity(n);
+    let mut index: HashMap<Stored, u32> = HashMap::with_capacity(n);
+    let mut ids: Vec<u32> = Vec::with_capacity(n);
+    for v in 0..n {
+        let p = g.positions.get(v).copied().unwrap_or_default();
+        let at = || space.shown(DVec3::from_array(p));
+        let kept = origin
+            .get(v)
+            .copied()
+            .flatten()
+            .map(|o| o as usize)
+            .filter(|&o| o < like.positions.len());
+        let stored = match kept {
+            Some(o) => {
+                written.kept_vertices += 1;
+                Stored {
+                    pos: like.positions.get(o).copied().unwrap_or_default(),
+                    nrm: like.normals.get(o).copied().unwrap_or_default(),
+                    uv: like.uvs.get(o).copied().unwrap_or_default(),
+                    quad: match kind {
+                        ContainerKind::Mod => like.bone_indices.get(o).copied().unwrap_or_default(),
+                        ContainerKind::Scm => {
+                            let c = like.colours.get(o).copied().unwrap_or_default();
+                            [c[0], c[1], c[2], c[3] & !2]
+                        }
+                    },
+                    weight: like.weights.get(o).map_or(0, |w| w & 0x7FFF),
+                }
+            }
+            None => {
+                let f = |x: f64, what: &str| -> Result<u32, MeshRefusal> {
+                    let y = x as f32;
+                    if y.is_finite() {
+                        Ok((y + 0.0).to_bits())
+                    } else {
+                        Err(refuse(format!(
+                            "vertex at {}: {what} {x} does not fit an f32",
+                            at()
+                        )))
+                    }
+                };
+                let pos = [
+                    f(p[0], "position")?,
+                    f(p[1], "position")?,
+                    f(p[2], "position")?,
+                ];
+                let nv = g.normals.get(v).copied().unwrap_or_default();
+                let nrm = [
+                    f(nv[0], "normal")?,
+                    f(nv[1], "normal")?,
+                    f(nv[2], "normal")?,
+                ];
+                let uvf = g.uvs.get(v).copied().unwrap_or_default();
+                let mut uv = [0i16; 2];
+                for (q, x) in uv.iter_mut().zip(uvf) {
+                    let s = (x * 4096.0).round();
+                    if !(s >= f64::from(i16::MIN) && s <= f64::from(i16::MAX)) {
+                        return Err(refuse(format!(
+                            "vertex at {}: UV {x} is outside what s16/4096 holds (-8 to 7.99976); move the UV island into range",
+                            at()
+                        )));
+                    }
+                    *q = s as i16;
+                }
+                let (quad, weight) = match kind {
+                    // A MOD without a block: nothing is skinned, the bone streams name no
+                    // joint. Byte 0 as the mesh had it, the rest zero.
+                    ContainerKind::Mod if g.skeleton.is_none() => ([byte0, 0, 0, 0], 0),
+                    ContainerKind::Mod => {
+                        let js = g.joints.get(v).copied().unwrap_or_default();
+                        let ws = g.weights.get(v).copied().unwrap_or_default();
+                        let mut inf: Vec<(u16, f64)> = Vec::with_capacity(4);
+                        for (&j, &w) in js.iter().zip(&ws) {
+                            if !(w.is_finite() && w > 0.0) {
+                                continue;
+                            }
+                            match inf.iter_mut().find(|e| e.0 == j) {
+                                Some(e) => e.1 += w,
+                                None => inf.push((j, w)),
+                            }
+                        }
+                        if inf.is_empty() {
+                            return Err(refuse(format!(
+                                "vertex at {} has no weight; paint it onto a bone",
+                                at()
+                            )));
+                        }
+                        inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                        if inf.len() > 3 {
+                            written.lost_weight += 1;
+                            inf.truncate(3);
+                        }
+                        let w31 = weights_31(&inf.iter().map(|e| e.1).collect::<Vec<_>>());
+                        let mut quad = [byte0, 0, 0, 0];
+                        let mut weight = 0u16;
+                        for (s, ((j, _), w)) in inf.iter().zip(w31).enumerate() {
+                            if *j > 63 {
+                                return Err(refuse(format!(
+                                    "vertex at {} is weighted to joint {j} ({}): a DMC3 vertex stores joint × 4 in a byte, so joints past 63 cannot hold weights",
+                                    at(),
+                                    cx.names.get(usize::from(*j)).map_or("", String::as_str)
+                                )));
+                            }
+                            if let Some(b) = quad.get_mut(s + 1) {
+                                *b = (*j * 4) as u8;
+                            }
+                            weight |= w << (5 * s);
+                        }
+                        (quad, weight)
+                    }
+                    ContainerKind::Scm => {
+                        let c = g.colors.get(v).copied().unwrap_or([1.0; 4]);
+                        let b = |x: f64| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
+                        ([b(c[0]), b(c[1]), b(c[2]), flag_bits], 0)
+                    }
+                };
+                Stored {
+                    pos,
+                    nrm,
+                    uv,
+                    quad,
+                    weight,
+                }
+            }
+        };
+        let id = *index.entry(stored).or_insert_with(|| {
+            table.push(stored);
+            (table.len() - 1) as u32
+        });
+        ids.push(id);
+    }
+    let mut tris = Vec::with_capacity(g.triangles.len());
+    for t in &g.triangles {
+        let m = t.map(|c| ids.get(c as usize).copied());
+        let [Some(a), Some(b), Some(c)] = m else {
+            return Err(refuse(format!(
+                "a triangle uses vertex {t:?}, but the mesh has {n} vertices"
+            )));
+        };
+        if a == b || b == c || a == c {
+            written.degenerate_triangles += 1;
+            continue;
+        }
+        tris.push([a, b, c]);
+    }
+    let strips = encode_strips(&tris);
+    if strips.sequence.len() > usize::from(u16::MAX) {
+        return Err(refuse(format!(
+            "{} strip vertices, but a DMC3 mesh holds at most 65535 (its vertex count is a u16); split the mesh",
+            strips.sequence.len()
+        )));
+    }
+    let mut mesh = Mesh {
+        record: record.record.clone(),
+        ..Mesh::default()
+    };
+    for (&id, &flag) in strips.sequence.iter().zip(&strips.flags) {
+        let Some(s) = table.get(id as usize) else {
+            continue;
+        };
+        mesh.positions.push(s.pos);
+        mesh.normals.push(s.nrm);
+        mesh.uvs.push(s.uv);
+        match kind {
+            ContainerKind::Mod => {
+                mesh.bone_indices.push(s.quad);
+                mesh.weights.push(s.weight | if flag { 0x8000 } else { 0 });
+            }
+            ContainerKind::Scm => {
+                let mut c = s.quad;
+                c[3] |= if flag { 2 } else { 0 };
+                mesh.colours.push(c);
+            }
+        }
+    }
+    mesh.record.vertex_count = mesh.positions.len() as u16;
+    written.vertices_after = mesh.positions.len();
+    written.triangles = tris.len();
+    written.strips = strips.strips;
+    Ok((mesh, written))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_sum_to_31() {
+        assert_eq!(weights_31(&[1.0]), [31, 0, 0]);
+        assert_eq!(weights_31(&[0.5, 0.5]), [16, 15, 0]);
+        assert_eq!(weights_31(&[1.0, 1.0, 1.0]), [11, 10, 10]);
+        assert_eq!(weights_31(&[0.7, 0.2, 0.1]), [22, 6, 3]);
+        for a in 1..40 {
+            for b in 0..40 {
+                let w = weights_31(&[a as f64, b as f64, 3.0]);
+                assert_eq!(w.iter().sum::<u16>(), 31);
+            }
+        }
+        assert_eq!(weights_31(&[0.0, 0.0]), [0, 0, 0]);
+    }
+
+    #[test]
+    fn new_meshes_join_objects_by_name() {
+        assert_eq!(object_of("object1_mesh0.001"), Some(1));
+        assert_eq!(object_of("object12_x"), Some(12));
+        assert_eq!(object_of("object_mesh"), None);
+        assert_eq!(object_of("objectA_"), None);
+        assert_eq!(object_of("Cube"), None);
+    }
+
+    #[test]
+    fn bounds_enclose_every_vertex() {
+        let pts = [[1.0f32, 2.0, 3.0], [-4.0, 0.5, 9.0], [0.1, 0.2, 0.3]];
+        let bits: Vec<[u32; 3]> = pts.iter().map(|p| p.map(f32::to_bits)).collect();
+        let b = bounds(bits.iter()).map(f32::from_bits);
+        let c = DVec3::new(b[0].into(), b[1].into(), b[2].into());
+        for p in pts {
+            let p = DVec3::new(p[0].into(), p[1].into(), p[2].into());
+            assert!(p.distance(c) <= f64::from(b[3]));
+        }
+    }
+}
