@@ -130,11 +130,19 @@ pub struct Point {
 }
 
 impl Curve {
-    /// Whether every key's frame is finite and larger than the previous one: what the glTF
-    /// export needs (for other curves [`Curve::value`] still answers, by a binary search).
-    pub fn is_increasing(&self) -> bool {
+    /// Whether every key's frame is finite and not smaller than the previous one (two keys
+    /// at one frame make a step: the later one holds from that frame on). The glTF export
+    /// needs it; for other curves [`Curve::value`] still answers, by a binary search.
+    pub fn is_ordered(&self) -> bool {
         self.keys.iter().all(|k| k.frame.is_finite())
-            && self.keys.windows(2).all(|w| w[0].frame < w[1].frame)
+            && self.keys.windows(2).all(|w| w[0].frame <= w[1].frame)
+    }
+
+    /// Whether every value and tangent is finite.
+    pub fn is_finite(&self) -> bool {
+        self.keys
+            .iter()
+            .all(|k| k.value.is_finite() && k.tangent_in.is_finite() && k.tangent_out.is_finite())
     }
 
     /// Whether the keys bit-equal `keys`.
@@ -424,6 +432,32 @@ pub fn euler_rotation(angles: [f64; 3]) -> DQuat {
     super::dmc3::rotation_xyz(angles)
 }
 
+/// The Euler angles X, Y, Z (X applied first) of `q` nearest to `reference`: of the two
+/// triples every rotation has (away from gimbal lock), each angle moved by whole turns towards
+/// the reference, the one closer to it.
+pub fn euler_near(q: DQuat, reference: [f64; 3]) -> [f64; 3] {
+    use std::f64::consts::{PI, TAU};
+    let [x, y, z] = super::dmc3::euler_xyz(q);
+    let near = |a: [f64; 3]| {
+        let mut out = a;
+        for (o, r) in out.iter_mut().zip(reference) {
+            let turns = ((r - *o) / TAU).round();
+            if turns.is_finite() {
+                *o += turns * TAU;
+            }
+        }
+        out
+    };
+    let off = |a: &[f64; 3]| -> f64 { a.iter().zip(reference).map(|(a, r)| (a - r).abs()).sum() };
+    let first = near([x, y, z]);
+    let second = near([x + PI, PI - y, z + PI]);
+    if off(&second) < off(&first) {
+        second
+    } else {
+        first
+    }
+}
+
 /// Frames a motion is shown over: 0 to the later of its end frame (when it is a usable frame
 /// number) and its last key.
 pub const MAX_FRAME: f64 = 32767.0;
@@ -555,9 +589,29 @@ fn breakpoints(curves: &[Option<&Curve>], last: f64) -> Vec<f64> {
     frames
 }
 
+/// How far before a step (two keys at one frame) the spline ends the piece that leads up to
+/// it, in frames: the jump happens between two whole frames, never at one.
+pub const STEP_LEAD: f64 = 0.01;
+
 /// The spline of one property (`curves` its X, Y, Z; `rest` the values of axes without one).
+/// At a step of one of the curves the piece before it ends [`STEP_LEAD`] frames early, with the
+/// values and slopes there, so that every whole frame keeps its exact value.
 pub fn spline(curves: [Option<&Curve>; 3], rest: [f64; 3], last: f64) -> Spline {
-    let frames = breakpoints(&curves, last);
+    let mut frames = Vec::new();
+    for f in breakpoints(&curves, last) {
+        let step = curves
+            .iter()
+            .flatten()
+            .any(|c| match (c.point(f, false), c.point(f, true)) {
+                (Some(l), Some(r)) => l.value.to_bits() != r.value.to_bits(),
+                _ => false,
+            });
+        let lead = f - STEP_LEAD;
+        if step && frames.last().is_some_and(|&p| p < lead) {
+            frames.push(lead);
+        }
+        frames.push(f);
+    }
     let mut s = Spline {
         values: Vec::with_capacity(frames.len()),
         slopes_in: Vec::with_capacity(frames.len()),
@@ -721,6 +775,20 @@ mod tests {
                 assert!(
                     (got - want).abs() < 1e-12,
                     "axis {a} frame {f}: {got} {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn euler_near_picks_the_triple_and_turns_closest_to_the_reference() {
+        for reference in [[0.3, -1.2, 2.9], [7.0, 0.2, -9.0], [2.9, 2.0, -3.0]] {
+            let q = euler_rotation(reference);
+            let got = euler_near(q, reference);
+            for a in 0..3 {
+                assert!(
+                    (got[a] - reference[a]).abs() < 1e-9,
+                    "{got:?} {reference:?}"
                 );
             }
         }

@@ -179,6 +179,11 @@ struct ExportArgs {
     /// Metres per native unit (default: DMC3 0.01, HIE 0.001).
     #[arg(long, value_name = "S")]
     scale: Option<f64>,
+    /// Motion files (DMC3 .mot) or archives (.pac) to add as animations, one per motion, named
+    /// after the file (`walk.mot` -> `walk`) or the archive and slot (`pl000.pac` slot 3 ->
+    /// `pl000_03`).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    motions: Vec<PathBuf>,
     /// Overwrite OUT if it exists.
     #[arg(long)]
     force: bool,
@@ -231,6 +236,10 @@ struct ImportArgs {
     /// Keep the original vertex streams even if the glTF's geometry was edited.
     #[arg(long)]
     ignore_mesh_edits: bool,
+    /// Write the motion files the glTF carries (from `export --motions`) into this folder, under
+    /// their original names, rebuilt from its animations.
+    #[arg(long, value_name = "DIR")]
+    motions_out: Option<PathBuf>,
     /// Print the import report as JSON.
     #[arg(long)]
     json: bool,
@@ -386,8 +395,20 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
         scale: a.scale,
         names,
     };
-    let exported =
-        rigtrip::gltf::export(&rig, &opts).with_context(|| format!("{}", a.file.display()))?;
+    let mut motions = Vec::with_capacity(a.motions.len());
+    for p in &a.motions {
+        let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        motions.push(
+            rigtrip::gltf::MotionInput::read(&name, bytes)
+                .with_context(|| format!("{}", p.display()))?,
+        );
+    }
+    let exported = rigtrip::gltf::export_animated(&rig, &motions, &opts)
+        .with_context(|| format!("{}", a.file.display()))?;
     let bytes = if ext == "glb" {
         rigtrip::gltf::to_glb(&exported)
     } else {
@@ -419,6 +440,13 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
             r.skins.len(),
             r.space.scale
         )?;
+        for an in &r.animations {
+            writeln!(
+                out,
+                "animation {}: {} track(s) as {} channel(s), frames 0..{}",
+                an.name, an.tracks, an.channels, an.last_frame
+            )?;
+        }
         let notes = [
             (
                 r.zero_weight_vertices.len(),
@@ -459,6 +487,11 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     if a.output.exists() && !a.force {
         return Err(ops::output::OutputError::Exists(a.output.clone()).into());
     }
+    if let Some(dir) = &a.motions_out {
+        if !dir.is_dir() {
+            bail!("--motions-out {}: not a folder", dir.display());
+        }
+    }
     let opts = import::ImportOptions {
         tolerance: a.tolerance,
         ignore_mesh_edits: a.ignore_mesh_edits,
@@ -472,7 +505,22 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     };
     let imported = import::import_slice(&data, base, &opts)
         .with_context(|| format!("{}", a.file.display()))?;
+    let mut motion_paths = Vec::new();
+    if let Some(dir) = &a.motions_out {
+        for m in &imported.motions {
+            let path = dir.join(&m.file);
+            if path.exists() && !a.force {
+                return Err(ops::output::OutputError::Exists(path).into());
+            }
+            if let Some(bytes) = &m.bytes {
+                motion_paths.push((path, bytes));
+            }
+        }
+    }
     ops::output::write_atomic(&a.output, &imported.bytes, a.force, Some(&a.file))?;
+    for (path, bytes) in &motion_paths {
+        ops::output::write_atomic(path, bytes, a.force, Some(&a.file))?;
+    }
     let mut out = std::io::stdout().lock();
     if a.json {
         serde_json::to_writer_pretty(&mut out, &imported.report)?;
@@ -485,6 +533,16 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
             a.output.display(),
             imported.bytes.len()
         )?;
+        for (path, bytes) in &motion_paths {
+            writeln!(out, "wrote {} ({} bytes)", path.display(), bytes.len())?;
+        }
+        if a.motions_out.is_none() && !imported.motions.is_empty() {
+            writeln!(
+                out,
+                "note: the glTF carries {} motion file(s); --motions-out DIR writes them",
+                imported.motions.len()
+            )?;
+        }
     }
     Ok(0)
 }

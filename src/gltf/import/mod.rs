@@ -20,6 +20,7 @@ mod graph;
 mod joints;
 mod matching;
 mod mesh;
+pub mod motions;
 mod pyrepr;
 mod read;
 mod rebuild;
@@ -58,6 +59,8 @@ pub struct Imported {
     pub bytes: Vec<u8>,
     /// What changed, what was recomputed, what was defaulted.
     pub report: ImportReport,
+    /// The motion files the glTF carries, rebuilt from its animations.
+    pub motions: Vec<motions::ImportedMotionFile>,
 }
 
 /// How far an incoming value may stray from what the export wrote and still count as unchanged.
@@ -139,6 +142,9 @@ pub struct ImportReport {
     pub noise: Noise,
     /// Other things worth knowing.
     pub notes: Vec<String>,
+    /// The motion files rebuilt from the animations (none when the glTF carries none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub motions: Vec<motions::MotionFileReport>,
 }
 
 /// What happened to one skeleton.
@@ -355,6 +361,25 @@ pub enum ImportError {
     /// The native file could not be written.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// An animation is broken.
+    #[error("animation {animation} ({name}): {problem}")]
+    Animation {
+        /// Animation index.
+        animation: usize,
+        /// Its name.
+        name: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A motion file could not be rebuilt from its animations.
+    #[error("motion file {file}")]
+    Motion {
+        /// The file's name.
+        file: String,
+        /// Why.
+        #[source]
+        source: crate::rig::motion::MotionError,
+    },
     /// The rebuilt rig could not be exported for the geometry comparison.
     #[error("the rebuilt rig cannot be exported for the mesh comparison")]
     Export(#[source] ExportError),
@@ -492,6 +517,9 @@ impl ImportReport {
                 "  ... {} more differences",
                 m.difference_count - m.differences.len()
             ));
+        }
+        for f in &self.motions {
+            f.render_text(&mut line);
         }
         for n in &self.notes {
             line(format!("note: {n}"));

@@ -52,6 +52,9 @@ pub(crate) fn import(
         }
         meshes.status = MeshStatus::EditedIgnored;
     }
+    let rest = crate::rig::motion::rest_channels(&built.rig, 0);
+    let ptr = format!("/scenes/{index}/extras/rigtrip");
+    let motions = super::motions::import(doc, &graph, &r, &ptr, ex.space, &rest, tol)?;
     let mut notes = std::mem::take(&mut built.notes);
     notes.push("joint names are not stored in the native file: renames change no byte".into());
     Ok(Imported {
@@ -65,6 +68,8 @@ pub(crate) fn import(
             meshes,
             noise: built.noise,
             notes,
+            motions: motions.iter().map(|m| m.report.clone()).collect(),
         },
+        motions,
     })
 }

@@ -74,10 +74,7 @@ pub fn lift(mut mot: Mot) -> Motion {
 /// The native track of an IR track: its payload when the curve is still the payload's, else the
 /// curve encoded like the payload (or as u16 keys for a track made in the IR).
 fn lower_track(t: &Track, reencoded: &mut Vec<Reencoded>) -> Result<MotTrack, MotionError> {
-    let payload = match &t.native {
-        Some(TrackPayload::Dmc3(p)) => Some(p),
-        None => None,
-    };
+    let payload = t.native.as_ref().map(|TrackPayload::Dmc3(p)| p);
     if let Some(p) = payload {
         let c = curve_of(p);
         if c.interpolation == t.curve.interpolation && t.curve.same_keys(&c.keys) {
