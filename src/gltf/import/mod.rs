@@ -378,7 +378,7 @@ pub enum ImportError {
         file: String,
         /// Why.
         #[source]
-        source: crate::rig::motion::MotionError,
+        source: Box<crate::rig::motion::MotionError>,
     },
     /// The rebuilt rig could not be exported for the geometry comparison.
     #[error("the rebuilt rig cannot be exported for the mesh comparison")]

@@ -246,7 +246,7 @@ pub(crate) fn import(
         } else {
             Some(mf.write(&mut reencoded).map_err(|e| ImportError::Motion {
                 file: file.clone(),
-                source: e,
+                source: Box::new(e),
             })?)
         };
         // Reencoded tracks are reported per motion (index among the file's motions).
