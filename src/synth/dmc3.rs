@@ -748,7 +748,7 @@ fn posed_block(
 }
 
 /// The humanoid: (name, parent, world position in cm, Y up, facing +Z, left = +X).
-fn humanoid() -> Vec<(&'static str, Option<usize>, [f64; 3])> {
+pub fn humanoid() -> Vec<(&'static str, Option<usize>, [f64; 3])> {
     let mut j: Vec<(&'static str, Option<usize>, [f64; 3])> = vec![
         ("root", None, [0.0, 0.0, 0.0]),
         ("hips", Some(0), [0.0, 95.0, 0.0]),

@@ -4,6 +4,7 @@
 pub mod dmc3;
 pub mod hie;
 pub mod mech;
+pub mod motion;
 pub mod rng;
 
 /// The bundled samples as (file name, bytes), exactly as committed under `samples/`.
@@ -14,6 +15,8 @@ pub fn samples() -> Vec<(&'static str, Vec<u8>)> {
         ("dmc3_humanoid.mod", dmc3::sample_mod()),
         ("dmc3_stage.scm", dmc3::sample_scm()),
         ("dmc3_effect.efm", dmc3::sample_efm().0),
+        ("dmc3_humanoid.mot", motion::sample_mot()),
+        ("dmc3_humanoid.pac", motion::sample_pac()),
         ("mech.glb", mech::sample_mech()),
     ]
 }

@@ -1,0 +1,356 @@
+//! Generators of DMC3 motions (`.mot`) and archives (`.pac`) for property tests, fuzz seeds,
+//! benchmarks and the samples: random valid files that exercise every layout the reader keeps
+//! (all four compressions, non-zero header tails, negative starts, bit 15, extra bytes before a
+//! span's end, end padding), and clean motions for a generated model.
+
+use super::rng::Rng;
+use crate::native::dmc3::motion::{
+    mask_targets, Compression, KeyF32, KeyF32Hermite, KeyIn, KeyU16, KeyU16Hermite, Keys, Mot,
+    MotHeader, TangentRanges, Track, TrackHead, CHANNEL_BITS, TIME_FLAG,
+};
+use crate::native::dmc3::pac::Pac;
+
+/// Starts seen in the census (as u16) and a few others.
+const STARTS: [u16; 5] = [0, (-11i16) as u16, (-19i16) as u16, 7, (-1i16) as u16];
+
+fn random_f32(rng: &mut Rng) -> f32 {
+    (rng.unit() as f32 - 0.5) * 400.0
+}
+
+fn random_track(rng: &mut Rng) -> Track {
+    let c = Compression::ALL[rng.index(4)];
+    let n = rng.range(0, 12) as usize;
+    let hermite = c.is_hermite();
+    let mut frame = 0u16;
+    let mut time = |rng: &mut Rng| {
+        frame = frame.saturating_add(rng.range(0, 9) as u16) & 0x7FFF;
+        // Bit 15 on Hermite keys as in the census, and sometimes elsewhere.
+        let flag = if hermite {
+            !rng.chance(0.05)
+        } else {
+            rng.chance(0.1)
+        };
+        frame | if flag { TIME_FLAG } else { 0 }
+    };
+    let w = |rng: &mut Rng| rng.next_u32() as u16;
+    let keys = match c {
+        Compression::F32Linear => Keys::F32(
+            (0..n)
+                .map(|_| KeyF32 {
+                    time: time(rng),
+                    pad_02: if rng.chance(0.2) { w(rng) } else { 0 },
+                    value_bits: random_f32(rng).to_bits(),
+                })
+                .collect(),
+        ),
+        Compression::F32Hermite => Keys::F32Hermite(
+            (0..n)
+                .map(|_| KeyF32Hermite {
+                    time: time(rng),
+                    pad_02: if rng.chance(0.2) { w(rng) } else { 0 },
+                    value_bits: random_f32(rng).to_bits(),
+                    in_bits: rng.next_u32(),
+                    out_bits: random_f32(rng).to_bits(),
+                })
+                .collect(),
+        ),
+        Compression::U16Linear => Keys::U16(
+            (0..n)
+                .map(|_| KeyU16 {
+                    time: time(rng),
+                    value: w(rng),
+                })
+                .collect(),
+        ),
+        Compression::U16Hermite => Keys::U16Hermite(
+            (0..n)
+                .map(|_| KeyU16Hermite {
+                    time: time(rng),
+                    value: w(rng),
+                    in_tangent: w(rng),
+                    out_tangent: w(rng),
+                })
+                .collect(),
+        ),
+    };
+    let tangents = hermite.then(|| TangentRanges {
+        in_min_bits: random_f32(rng).to_bits(),
+        in_range_bits: (rng.unit() as f32).to_bits(),
+        out_min_bits: random_f32(rng).to_bits(),
+        out_range_bits: rng.next_u32(),
+    });
+    let extra = if rng.chance(0.1) {
+        {
+            let n = rng.range(1, 6) as usize;
+            rng.bytes(n)
+        }
+    } else {
+        Vec::new()
+    };
+    let span = c.span_for(n as u64) + extra.len() as u64;
+    Track {
+        head: TrackHead {
+            span: span as u16,
+            key_count: n as u16,
+            compression: c.number(),
+            start: STARTS[rng.index(STARTS.len())],
+            min_bits: random_f32(rng).to_bits(),
+            range_bits: (rng.unit() as f32 * 10.0).to_bits(),
+        },
+        tangents,
+        keys,
+        extra,
+    }
+}
+
+/// A random valid motion of `nodes` nodes (every layout the reader keeps; see the module doc).
+pub fn random_mot_struct(rng: &mut Rng, nodes: usize) -> Mot {
+    let masks: Vec<u16> = (0..nodes)
+        .map(|_| match rng.index(4) {
+            0 => 0,
+            1 => 0x038,
+            2 => 0x1F8,
+            _ => rng.next_u32() as u16 & CHANNEL_BITS,
+        })
+        .collect();
+    // Census: header size align16(0x1E + 2N); the tail is usually non-zero, sometimes longer.
+    let base = Mot::masks_end(nodes);
+    let mut tail_len = (crate::bytes::align(base, 16) - base) as usize;
+    if rng.chance(0.2) {
+        tail_len += 16;
+    }
+    let header_tail = if rng.chance(0.7) {
+        rng.bytes(tail_len)
+    } else {
+        vec![0; tail_len]
+    };
+    let tracks = mask_targets(&masks).map(|_| random_track(rng)).collect();
+    let end = rng.range(1, 300) as f32;
+    let header = MotHeader {
+        unknown_08: if rng.chance(0.1) { rng.next_u32() } else { 0 },
+        end_frame_bits: end.to_bits(),
+        unknown_10_bits: if rng.chance(0.2) { 3f32.to_bits() } else { 0 },
+        unknown_14_bits: end.to_bits(),
+        flag_18: rng.range(0, 1) as u16,
+        unknown_1a: if rng.chance(0.5) { nodes as u16 } else { 0 },
+        ..MotHeader::default()
+    };
+    let tail = if rng.chance(0.3) {
+        vec![0; rng.range(1, 15) as usize]
+    } else {
+        Vec::new()
+    };
+    // build() sets node count, header size, magic and track count from the vectors.
+    Mot::build(header, masks, header_tail, tracks, tail).unwrap_or_else(|_| empty_mot())
+}
+
+fn empty_mot() -> Mot {
+    Mot {
+        header: MotHeader {
+            header_size: 0x20,
+            magic: crate::native::dmc3::motion::MOT_MAGIC,
+            ..MotHeader::default()
+        },
+        masks: Vec::new(),
+        header_tail: vec![0; 2],
+        track_count: 0,
+        tracks: Vec::new(),
+        tail: Vec::new(),
+    }
+}
+
+/// The bytes of a random valid motion for `seed` (1 to 40 nodes).
+pub fn random_mot(seed: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed ^ 0x4D4F_5400);
+    let nodes = rng.range(1, 40) as usize;
+    random_mot_struct(&mut rng, nodes)
+        .write()
+        .unwrap_or_default()
+}
+
+/// A clean motion for a model of `nodes` nodes: node 0 has root-motion translation tracks
+/// (compression 2), every node rotation tracks (compression 3, bit 15 set as in the census),
+/// some nodes scale tracks near 1; rotations within ±π, translations within a few hundred cm,
+/// strictly increasing key frames from 0 to the end frame, header tail zero, start 0.
+pub fn motion_for_model(seed: u64, nodes: usize) -> Mot {
+    let mut rng = Rng::new(seed ^ 0x6D6F_7469);
+    let end = rng.range(20, 90) as u16;
+    let frames = |rng: &mut Rng| -> Vec<u16> {
+        let mut f = vec![0u16];
+        while let Some(&last) = f.last() {
+            let next = last + rng.range(1, 12) as u16;
+            if next >= end {
+                break;
+            }
+            f.push(next);
+        }
+        f.push(end);
+        f
+    };
+    let mut masks = Vec::with_capacity(nodes);
+    let mut tracks = Vec::new();
+    for node in 0..nodes {
+        let mut mask = 0x038; // rx ry rz
+        if node == 0 {
+            mask |= 0x1C0;
+        }
+        if node > 0 && rng.chance(0.2) {
+            mask |= 0x007;
+        }
+        masks.push(mask);
+        for (_, c) in mask_targets(&[mask]) {
+            let fs = frames(&mut rng);
+            let (comp, lo, hi) = match c.kind_index() {
+                0 => (Compression::U16Linear, -300.0, 300.0),
+                1 => (
+                    Compression::U16Hermite,
+                    -std::f64::consts::PI,
+                    std::f64::consts::PI,
+                ),
+                _ => (Compression::U16Hermite, 0.8, 1.2),
+            };
+            let keys: Vec<KeyIn> = fs
+                .iter()
+                .map(|&frame| {
+                    let v = (lo + (hi - lo) * rng.unit()) as f32;
+                    let t = ((rng.unit() - 0.5) * 0.1) as f32;
+                    KeyIn {
+                        frame,
+                        flag: comp.is_hermite(),
+                        value: v,
+                        in_tangent: t,
+                        out_tangent: if comp.is_hermite() { t } else { 0.0 },
+                    }
+                })
+                .collect();
+            // Frames ≤ 0x7FFF and finite values: encode cannot fail here.
+            if let Ok(t) = Track::encode(comp, 0, &keys) {
+                tracks.push(t);
+            }
+        }
+    }
+    let base = Mot::masks_end(nodes);
+    let tail = vec![0; (crate::bytes::align(base, 16) - base) as usize];
+    let header = MotHeader {
+        end_frame_bits: f32::from(end).to_bits(),
+        unknown_14_bits: f32::from(end).to_bits(),
+        ..MotHeader::default()
+    };
+    Mot::build(header, masks, tail, tracks, Vec::new()).unwrap_or_else(|_| empty_mot())
+}
+
+fn pad16(mut b: Vec<u8>) -> Vec<u8> {
+    let n = crate::bytes::align(b.len() as u64, 16) as usize;
+    b.resize(n, 0);
+    b
+}
+
+/// A random valid archive for `seed`: empty slots, non-zero bytes between the table and the
+/// first member, motion members padded to 16 bytes, an opaque member, the last member unpadded,
+/// sometimes two slots sharing one member.
+pub fn random_pac(seed: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed ^ 0x5041_4300);
+    let slots = rng.range(1, 12) as usize;
+    let nodes = rng.range(1, 30) as usize;
+    let gap = if rng.chance(0.7) {
+        {
+            let n = rng.range(1, 24) as usize;
+            rng.bytes(n)
+        }
+    } else {
+        Vec::new()
+    };
+    let mut members: Vec<Vec<u8>> = Vec::new();
+    for _ in 0..rng.range(0, slots as i64) {
+        let mut mot = random_mot_struct(&mut rng, nodes);
+        mot.tail.clear();
+        let bytes = mot.write().unwrap_or_default();
+        members.push(if rng.chance(0.1) {
+            // an opaque member: not a motion
+            {
+                let n = rng.range(1, 40) as usize;
+                rng.bytes(n)
+            }
+        } else {
+            bytes
+        });
+    }
+    build_pac(&mut rng, slots, gap, members)
+}
+
+/// Lays out members after a slot table of `slots` slots and `gap`: every member but the last
+/// padded to 16 bytes, slots assigned at random (the rest empty, sometimes one shared).
+fn build_pac(rng: &mut Rng, slots: usize, gap: Vec<u8>, members: Vec<Vec<u8>>) -> Vec<u8> {
+    let mut order: Vec<usize> = (0..slots).collect();
+    rng.shuffle(&mut order);
+    let n = members.len().min(slots);
+    let mut offsets = vec![0u32; slots];
+    let mut at = Pac::table_end(slots) + gap.len() as u64;
+    let mut body = Vec::new();
+    let mut first_slot = Vec::new();
+    for (i, m) in members.into_iter().take(n).enumerate() {
+        let m = if i + 1 < n { pad16(m) } else { m };
+        if m.is_empty() {
+            continue;
+        }
+        offsets[order[i]] = at as u32;
+        first_slot.push(order[i]);
+        at += m.len() as u64;
+        body.extend_from_slice(&m);
+    }
+    // A spare empty slot sometimes shares a member.
+    if let (Some(&s), true) = (first_slot.first(), n < slots && rng.chance(0.3)) {
+        offsets[order[slots - 1]] = offsets[s];
+    }
+    let mut out = b"PAC\0".to_vec();
+    out.extend_from_slice(&(slots as u32).to_le_bytes());
+    for o in &offsets {
+        out.extend_from_slice(&o.to_le_bytes());
+    }
+    out.extend_from_slice(&gap);
+    out.extend_from_slice(&body);
+    out
+}
+
+/// The sample motion for the humanoid sample model (`samples/dmc3_humanoid.mot`).
+pub fn sample_mot() -> Vec<u8> {
+    let nodes = super::dmc3::humanoid().len();
+    motion_for_model(0x5A3D_0701, nodes)
+        .write()
+        .unwrap_or_default()
+}
+
+/// The sample archive for the humanoid (`samples/dmc3_humanoid.pac`): three motions, an empty
+/// slot, non-zero bytes after the table, an opaque member.
+pub fn sample_pac() -> Vec<u8> {
+    let nodes = super::dmc3::humanoid().len();
+    let mut members: Vec<Vec<u8>> = (0..3)
+        .map(|i| {
+            motion_for_model(0x5A3D_0710 + i, nodes)
+                .write()
+                .unwrap_or_default()
+        })
+        .collect();
+    members.insert(2, b"rigtrip opaque member".to_vec());
+    let gap = b"\x01\x00\x00\x00gap!".to_vec();
+    let slots = 6;
+    let mut offsets = vec![0u32; slots];
+    let mut at = Pac::table_end(slots) + gap.len() as u64;
+    let mut body = Vec::new();
+    let last = members.len() - 1;
+    for (i, m) in members.into_iter().enumerate() {
+        let m = if i < last { pad16(m) } else { m };
+        let slot = [0, 1, 3, 4][i];
+        offsets[slot] = at as u32;
+        at += m.len() as u64;
+        body.extend_from_slice(&m);
+    }
+    let mut out = b"PAC\0".to_vec();
+    out.extend_from_slice(&(slots as u32).to_le_bytes());
+    for o in &offsets {
+        out.extend_from_slice(&o.to_le_bytes());
+    }
+    out.extend_from_slice(&gap);
+    out.extend_from_slice(&body);
+    out
+}

@@ -1,0 +1,305 @@
+//! DMC3 motions and archives: property round trips over the generator, exact decoded values of
+//! hand-built bytes, and the reader's refusals with the track/slot and offset they name.
+
+use proptest::prelude::*;
+use rigtrip::native::dmc3::motion::{
+    dequantise, Channel, Compression, KeyIn, Mot, MotError, Track, TrackProblem,
+};
+use rigtrip::native::dmc3::pac::{MemberKind, Pac, PacError, SlotEdit};
+use rigtrip::synth::motion as synth;
+
+// ---------------------------------------------------------------------------------------------
+// Hand-built bytes (independent of the crate's writer)
+// ---------------------------------------------------------------------------------------------
+
+fn u16s(v: &[u16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Two nodes: node 0 animates tx (compression 2, two keys), node 1 rx (compression 3, one key).
+/// Header size 0x30 (0x1E + 4 = 0x22, tail of 14 bytes, non-zero), start -11 on the second.
+fn two_track_mot() -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&0x30u32.to_le_bytes());
+    b.extend_from_slice(b"MOT\0");
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.extend_from_slice(&f32s(&[30.0, 0.0, 30.0]));
+    b.extend_from_slice(&u16s(&[1, 2, 2]));
+    b.extend_from_slice(&u16s(&[0x100, 0x020]));
+    b.extend_from_slice(&[7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]);
+    assert_eq!(b.len(), 0x30);
+    b.extend_from_slice(&2u32.to_le_bytes());
+    // track 0 at 0x34: span 0x18, 2 keys, compression 2, start 0, min -10, range 20
+    b.extend_from_slice(&u16s(&[0x18, 2, 2, 0]));
+    b.extend_from_slice(&f32s(&[-10.0, 20.0]));
+    b.extend_from_slice(&u16s(&[0, 0, 30, 65535]));
+    // track 1 at 0x4C: span 0x28, 1 key, compression 3, start -11, min 1, range 2,
+    // in min -1 range 4, out min 0 range 1
+    b.extend_from_slice(&u16s(&[0x28, 1, 3, 0xFFF5]));
+    b.extend_from_slice(&f32s(&[1.0, 2.0, -1.0, 4.0, 0.0, 1.0]));
+    b.extend_from_slice(&u16s(&[0x8005, 32768, 65535, 0]));
+    b
+}
+
+#[test]
+fn decodes_hand_built_values_using_the_span() {
+    let b = two_track_mot();
+    let m = Mot::read(&b).unwrap();
+    assert_eq!(
+        m.header_tail,
+        vec![7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]
+    );
+    let t: Vec<_> = m.targets().map(|(n, c, t)| (n, c, t.clone())).collect();
+    assert_eq!(t.len(), 2);
+    assert_eq!((t[0].0, t[0].1), (0, Channel::Tx));
+    assert_eq!((t[1].0, t[1].1), (1, Channel::Rx));
+    let k0 = t[0].2.decoded_keys();
+    assert_eq!(k0.len(), 2);
+    assert_eq!((k0[0].frame, k0[0].flag, k0[0].value), (0, false, -10.0));
+    assert_eq!((k0[1].frame, k0[1].flag, k0[1].value), (30, false, 10.0));
+    assert!(!t[0].2.is_hermite());
+    let k1 = t[1].2.decoded_keys();
+    assert_eq!(t[1].2.start(), -11);
+    assert!(t[1].2.is_hermite());
+    assert_eq!((k1[0].frame, k1[0].flag), (5, true));
+    // 32768 * 2 / 65535 + 1, in f64 rounded once
+    assert_eq!(k1[0].value, (32768.0f64 * 2.0 / 65535.0 + 1.0) as f32);
+    assert_eq!(k1[0].in_tangent, 3.0);
+    assert_eq!(k1[0].out_tangent, 0.0);
+    assert_eq!(m.write().unwrap(), b);
+}
+
+#[test]
+fn a_larger_span_keeps_its_extra_bytes() {
+    let mut b = two_track_mot();
+    // track 0 span 0x18 -> 0x1B, three extra bytes after its keys
+    b[0x34] = 0x1B;
+    b.splice(0x4C..0x4C, [0xAA, 0xBB, 0xCC]);
+    let m = Mot::read(&b).unwrap();
+    assert_eq!(m.tracks[0].extra, vec![0xAA, 0xBB, 0xCC]);
+    assert_eq!(m.tracks[1].decoded_keys()[0].in_tangent, 3.0);
+    assert_eq!(m.write().unwrap(), b);
+}
+
+#[test]
+fn refusals_name_track_and_offset() {
+    let b = two_track_mot();
+    // span too short for the keys
+    let mut s = b.clone();
+    s[0x34] = 0x17;
+    let e = Mot::read(&s).unwrap_err();
+    assert!(matches!(
+        e,
+        MotError::Track {
+            index: 0,
+            node: 0,
+            channel: Channel::Tx,
+            offset: 0x34,
+            problem: TrackProblem::SpanTooShort { span: 0x17, .. }
+        }
+    ));
+    assert_eq!(
+        e.to_string(),
+        "track 0 (node 0 tx) at offset 0x34: span 0x17 is shorter than the 0x18 bytes its 2 keys need"
+    );
+    // unknown compression
+    let mut s = b.clone();
+    s[0x4C + 4] = 4;
+    assert!(matches!(
+        Mot::read(&s),
+        Err(MotError::Track {
+            index: 1,
+            node: 1,
+            channel: Channel::Rx,
+            offset: 0x4C,
+            problem: TrackProblem::UnknownCompression(4)
+        })
+    ));
+    // truncated keys of the second track
+    let e = Mot::read(&b[..b.len() - 1]).unwrap_err();
+    assert!(matches!(
+        e,
+        MotError::Track {
+            index: 1,
+            offset: 0x4C,
+            problem: TrackProblem::Truncated { what: "keys", .. },
+            ..
+        }
+    ));
+    // a mask bit beyond 9
+    let mut s = b.clone();
+    s[0x1F] = 0x03;
+    assert!(matches!(
+        Mot::read(&s),
+        Err(MotError::MaskBits {
+            node: 0,
+            mask: 0x0300,
+            offset: 0x1E
+        })
+    ));
+    // track count that is not the set bits
+    let mut s = b.clone();
+    s[0x30] = 3;
+    assert!(matches!(
+        Mot::read(&s),
+        Err(MotError::TrackCount {
+            count: 3,
+            expected: 2,
+            offset: 0x30
+        })
+    ));
+    // header size too small for the node count
+    let mut s = b.clone();
+    s[0] = 0x21;
+    assert!(matches!(
+        Mot::read(&s),
+        Err(MotError::HeaderSize {
+            header_size: 0x21,
+            nodes: 2,
+            need: 0x22
+        })
+    ));
+}
+
+#[test]
+fn writer_refuses_disagreeing_counts() {
+    let mut m = Mot::read(&two_track_mot()).unwrap();
+    m.tracks[0].head.key_count = 3;
+    assert!(matches!(
+        m.write(),
+        Err(MotError::Track {
+            index: 0,
+            problem: TrackProblem::KeyCountMismatch { head: 3, keys: 2 },
+            ..
+        })
+    ));
+    let mut m = Mot::read(&two_track_mot()).unwrap();
+    m.header.node_count = 3;
+    assert!(matches!(m.write(), Err(MotError::Inconsistent(_))));
+    let mut m = Mot::read(&two_track_mot()).unwrap();
+    m.track_count = 1;
+    assert!(matches!(m.write(), Err(MotError::Inconsistent(_))));
+}
+
+#[test]
+fn encode_quantises_to_nearest_and_reports_the_error() {
+    let keys: Vec<KeyIn> = [(0u16, 0.0f32), (10, 1.0), (20, 0.25)]
+        .iter()
+        .map(|&(frame, value)| KeyIn {
+            frame,
+            flag: false,
+            value,
+            in_tangent: 0.0,
+            out_tangent: 0.0,
+        })
+        .collect();
+    let t = Track::encode(Compression::U16Linear, (-19i16) as u16, &keys).unwrap();
+    assert_eq!(
+        (t.head.span, t.head.key_count, t.head.compression, t.start()),
+        (0x1C, 3, 2, -19)
+    );
+    assert_eq!((t.min(), t.range()), (0.0, 1.0));
+    let q: Vec<u16> = t
+        .decoded_keys()
+        .iter()
+        .map(|k| (k.value * 65535.0).round() as u16)
+        .collect();
+    assert_eq!(q, vec![0, 65535, 16384]);
+    let err = t.quantisation_error(&keys);
+    assert_eq!(err, (f64::from(dequantise(16384, 0.0, 1.0)) - 0.25).abs());
+    assert!(err > 0.0 && err < 1.0 / 65535.0);
+    assert!(Track::encode(
+        Compression::U16Linear,
+        0,
+        &[KeyIn {
+            frame: 0x8000,
+            ..keys[0]
+        }]
+    )
+    .is_err());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Archives
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn archive_with_a_motion_member_empty_slot_and_gap() {
+    let mot = two_track_mot();
+    let mut b = b"PAC\0".to_vec();
+    b.extend_from_slice(&3u32.to_le_bytes());
+    let first = 0x14 + 4; // table ends at 0x14, 4 gap bytes
+    let mut member = mot.clone();
+    member.resize(member.len().div_ceil(16) * 16, 0);
+    let second = first + member.len() as u32;
+    for o in [first, 0, second] {
+        b.extend_from_slice(&o.to_le_bytes());
+    }
+    b.extend_from_slice(&[1, 2, 3, 4]);
+    b.extend_from_slice(&member);
+    b.extend_from_slice(b"not a motion");
+    let p = Pac::read(&b).unwrap();
+    assert_eq!(p.gap, vec![1, 2, 3, 4]);
+    assert_eq!(p.members.len(), 2);
+    let MemberKind::Mot(m) = &p.members[0].kind else {
+        panic!("member 0 is not a motion")
+    };
+    assert_eq!(m.tail.len(), member.len() - mot.len());
+    assert_eq!(
+        p.members[1].kind,
+        MemberKind::Opaque(b"not a motion".to_vec())
+    );
+    assert_eq!(p.empty_slots().collect::<Vec<_>>(), vec![1]);
+    assert_eq!(p.write().unwrap(), b);
+    // slot 2 past the end
+    let mut s = b.clone();
+    s[0x10..0x14].copy_from_slice(&(b.len() as u32).to_le_bytes());
+    assert!(matches!(
+        Pac::read(&s),
+        Err(PacError::PastEnd {
+            slot: 2,
+            at: 0x10,
+            ..
+        })
+    ));
+    // removing slot 0 moves the opaque member to the table's gap end
+    let e = p.edit(&[(0, SlotEdit::Remove)]).unwrap();
+    assert_eq!(e.offsets, vec![0, 0, first]);
+    assert_eq!(e.write().unwrap()[first as usize..], *b"not a motion");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn mot_write_read_is_identity(seed in any::<u64>()) {
+        let data = synth::random_mot(seed);
+        let m = Mot::read(&data).unwrap();
+        prop_assert_eq!(m.write().unwrap(), data);
+    }
+
+    #[test]
+    fn pac_write_read_is_identity(seed in any::<u64>()) {
+        let data = synth::random_pac(seed);
+        let p = Pac::read(&data).unwrap();
+        prop_assert_eq!(p.write().unwrap(), data);
+    }
+
+    #[test]
+    fn model_motions_round_trip_and_are_clean(seed in any::<u64>(), nodes in 1usize..40) {
+        let m = synth::motion_for_model(seed, nodes);
+        let data = m.write().unwrap();
+        prop_assert_eq!(Mot::read(&data).unwrap(), m.clone());
+        prop_assert_eq!(m.masks.len(), nodes);
+        for (_, c, t) in m.targets() {
+            let k = t.decoded_keys();
+            prop_assert!(k.windows(2).all(|w| w[0].frame < w[1].frame));
+            let bound = match c.kind_index() { 0 => 300.5, 1 => 3.1416, _ => 1.2001 };
+            prop_assert!(k.iter().all(|k| k.value.abs() <= bound));
+        }
+    }
+}
