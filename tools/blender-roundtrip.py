@@ -7,6 +7,13 @@ EDIT, applied in the order given:
     --move BONE DX DY DZ   move the bone's head and tail in edit mode by (DX, DY, DZ) metres
                            in Blender's world space (Z up)
     --rename OLD NEW       rename a bone
+    --key-rotation ANIMATION BONE FRAME RX RY RZ
+                           in the action ANIMATION (an imported glTF animation), turn the
+                           bone's pose rotation at scene frame FRAME by the Euler angles
+                           (RX, RY, RZ) radians (XYZ, bone space, after its animated rotation)
+                           and insert a rotation keyframe there, as a user keying a pose does
+    --delete-animation ANIMATION
+                           delete the action ANIMATION
 
 IN is imported with the glTF importer's default settings. OUT is exported with
 "Include > Custom Properties" on (export_extras), everything else at Blender's defaults;
@@ -33,7 +40,7 @@ def parse_edits(words):
     words = list(words)
     while words:
         op = words.pop(0)
-        want = {"--move": 4, "--rename": 2}.get(op)
+        want = {"--move": 4, "--rename": 2, "--key-rotation": 6, "--delete-animation": 1}.get(op)
         if want is None:
             raise Usage(f"unknown edit {op!r}")
         if len(words) < want:
@@ -44,6 +51,11 @@ def parse_edits(words):
                 args = [args[0], Vector([float(x) for x in args[1:]])]
             except ValueError:
                 raise Usage(f"--move {args[0]}: DX DY DZ must be numbers, got {args[1:]}")
+        if op == "--key-rotation":
+            try:
+                args = [args[0], args[1], float(args[2]), Vector([float(x) for x in args[3:]])]
+            except ValueError:
+                raise Usage(f"--key-rotation {args[0]} {args[1]}: FRAME RX RY RZ must be numbers")
         edits.append((op, args))
     return edits
 
@@ -69,6 +81,46 @@ def move(bone, delta):
     bpy.ops.object.mode_set(mode="OBJECT")
 
 
+def action_named(name):
+    """The action of this name."""
+    action = bpy.data.actions.get(name)
+    if action is None:
+        raise NoBone(f"no action named {name!r}")
+    return action
+
+
+def key_rotation(animation, bone, frame, euler):
+    """Turns a bone's animated rotation at `frame` in `animation` and keys it there."""
+    from mathutils import Euler
+
+    arm = armature_with(bone)
+    action = action_named(animation)
+    data = arm.animation_data
+    before = data.action
+    data.action = action
+    bpy.context.scene.frame_set(int(frame), subframe=frame - int(frame))
+    pose_bone = arm.pose.bones[bone]
+    pose_bone.rotation_mode = "QUATERNION"
+    pose_bone.rotation_quaternion = pose_bone.rotation_quaternion @ Euler(euler, "XYZ").to_quaternion()
+    pose_bone.keyframe_insert("rotation_quaternion", frame=frame)
+    data.action = before
+
+
+def delete_animation(animation):
+    """Deletes an action (and the NLA strips that play it)."""
+    action = action_named(animation)
+    for obj in bpy.data.objects:
+        data = obj.animation_data
+        if data is None:
+            continue
+        if data.action == action:
+            data.action = None
+        for track in list(data.nla_tracks):
+            if any(strip.action == action for strip in track.strips):
+                data.nla_tracks.remove(track)
+    bpy.data.actions.remove(action)
+
+
 def rename(old, new):
     """Renames a bone."""
     armature_with(old).data.bones[old].name = new
@@ -85,10 +137,12 @@ def main(argv):
         bpy.ops.wm.read_factory_settings(use_empty=True)
         bpy.ops.import_scene.gltf(filepath=src)
         for op, values in edits:
-            if op == "--move":
-                move(*values)
-            else:
-                rename(*values)
+            {
+                "--move": move,
+                "--rename": rename,
+                "--key-rotation": key_rotation,
+                "--delete-animation": delete_animation,
+            }[op](*values)
     except Usage as e:
         print(f"blender-roundtrip: {e}\n{__doc__}", file=sys.stderr)
         return 2

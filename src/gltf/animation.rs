@@ -1,15 +1,19 @@
 //! Motions as glTF animations, one per motion, on the joint nodes of the rig's skeleton.
 //!
-//! How each property is written, and why:
-//! - translation and scale: CUBICSPLINE over the union of the three axes' key frames (plus 0
-//!   and the last frame). Every piece between two such frames is one cubic (or straight) piece
-//!   of each axis's curve, so the spline IS the native curve, linear and Hermite alike, with
-//!   the tangents per frame turned into per second (×60) and the space conversion (×0.01 for
-//!   DMC3) applied to values and tangents: any loader plays it exactly;
-//! - rotation: three Euler curves composed X→Y→Z have no exact quaternion spline, so the
-//!   rotation is sampled into LINEAR quaternions at every whole frame where a curve moves (and
-//!   where it starts and stops moving): exact at every frame, and between frames off by the
-//!   chord of one frame's turn only.
+//! How each property is written, and why: every property (translation, rotation, scale) is
+//! sampled at every whole frame where one of its curves moves (and at the frames where they
+//! start and stop moving, so still stretches cost two keys), as LINEAR keys: exact at every
+//! frame for any loader, and between frames off by the chord of one frame's motion only.
+//! - Rotations have no exact spline form at all: three Euler curves composed X→Y→Z are not a
+//!   quaternion spline, so they are sampled (quaternions, signs kept continuous).
+//! - Translation and scale could be written exactly as CUBICSPLINE over the union of the three
+//!   axes' key frames (a Hermite or linear piece is one cubic), and a spec-conforming loader
+//!   plays that exactly; but Blender 4.5 does not: measured on the humanoid sample, its
+//!   re-export (24 samples per second) of such a spline missed the curve by up to 0.98 m on a
+//!   linear root-motion track and by 0.011 on a Hermite scale track, which would make every
+//!   unedited translation and scale track look edited after a Blender round trip. LINEAR
+//!   samples come back from Blender as what they are, so the import recognises them within
+//!   float noise.
 //!
 //! What the import needs to rebuild the native motion files (their original bytes, and which
 //! animation is which motion) rides in `scene.extras.rigtrip.motions`, since Blender drops
@@ -24,7 +28,8 @@ use serde::Serialize;
 use super::buffer::Builder;
 use super::{ExportError, MotionInput};
 use crate::rig::motion::{
-    rest_channels, rotation_samples, spline, Curve, Motion, RestChannels, FRAMES_PER_SECOND,
+    property_samples, rest_channels, rotation_samples, Curve, Motion, RestChannels,
+    FRAMES_PER_SECOND,
 };
 use crate::rig::space::Space;
 use crate::rig::Rig;
@@ -154,50 +159,31 @@ fn time_of(frame: f64, prev: Option<f32>) -> Option<f32> {
 /// One sampler and channel.
 struct Sampled {
     times: Vec<[f32; 1]>,
-    interpolation: GltfInterpolation,
     vec3: Vec<[f32; 3]>,
     vec4: Vec<[f32; 4]>,
     path: Property,
 }
 
-/// A translation or scale property as CUBICSPLINE (LINEAR when it has a single key time).
-fn spline_channel(
+/// A translation or scale property sampled into LINEAR keys (values converted by `convert`).
+fn linear_channel(
     curves: [Option<&Curve>; 3],
     rest: [f64; 3],
     last: f64,
     convert: impl Fn([f64; 3]) -> [f64; 3],
     path: Property,
 ) -> Sampled {
-    let s = spline(curves, rest, last);
-    let mut times: Vec<[f32; 1]> = Vec::with_capacity(s.frames.len());
-    let mut keep = Vec::with_capacity(s.frames.len());
-    for (i, &f) in s.frames.iter().enumerate() {
-        if let Some(t) = time_of(f, times.last().map(|t| t[0])) {
-            times.push([t]);
-            keep.push(i);
-        }
-    }
-    let f32s = |v: [f64; 3]| v.map(|x| x as f32 + 0.0);
-    let per_second = |v: [f64; 3]| convert(v.map(|x| x * FRAMES_PER_SECOND));
-    let cubic = keep.len() >= 2;
-    let mut vec3 = Vec::with_capacity(keep.len() * 3);
-    for i in keep {
-        let v = f32s(convert(s.values[i]));
-        if cubic {
-            vec3.push(f32s(per_second(s.slopes_in[i])));
-            vec3.push(v);
-            vec3.push(f32s(per_second(s.slopes_out[i])));
-        } else {
-            vec3.push(v);
-        }
+    let samples = property_samples(curves, rest, last);
+    let mut times: Vec<[f32; 1]> = Vec::with_capacity(samples.len());
+    let mut vec3 = Vec::with_capacity(samples.len());
+    for (f, v) in samples {
+        let Some(t) = time_of(f, times.last().map(|t| t[0])) else {
+            continue;
+        };
+        times.push([t]);
+        vec3.push(convert(v).map(|x| x as f32 + 0.0));
     }
     Sampled {
         times,
-        interpolation: if cubic {
-            GltfInterpolation::CubicSpline
-        } else {
-            GltfInterpolation::Linear
-        },
         vec3,
         vec4: Vec::new(),
         path,
@@ -241,7 +227,7 @@ fn write_animation(
             let to_gltf = |v: [f64; 3]| space.point(glam::DVec3::from_array(v)).to_array();
             sampled.push((
                 j,
-                spline_channel(part(0), rest3(0), last, to_gltf, Property::Translation),
+                linear_channel(part(0), rest3(0), last, to_gltf, Property::Translation),
             ));
         }
         if part(3).iter().any(Option::is_some) {
@@ -260,7 +246,6 @@ fn write_animation(
                 j,
                 Sampled {
                     times,
-                    interpolation: GltfInterpolation::Linear,
                     vec3: Vec::new(),
                     vec4,
                     path: Property::Rotation,
@@ -270,7 +255,7 @@ fn write_animation(
         if part(6).iter().any(Option::is_some) {
             sampled.push((
                 j,
-                spline_channel(part(6), rest3(6), last, |v| v, Property::Scale),
+                linear_channel(part(6), rest3(6), last, |v| v, Property::Scale),
             ));
         }
     }
@@ -319,7 +304,7 @@ fn write_animation(
             extensions: None,
             extras: None,
             input,
-            interpolation: Checked::Valid(s.interpolation),
+            interpolation: Checked::Valid(GltfInterpolation::Linear),
             output,
         });
     }

@@ -558,24 +558,7 @@ pub fn rest_channels(rig: &Rig, s: usize) -> Vec<RestChannels> {
     })
 }
 
-/// Three channels of one property of one joint written as one cubic Hermite spline over the
-/// union of their key frames (plus 0 and `last`): exact for linear and Hermite curves alike,
-/// since every piece between two of those frames is one polynomial of each curve.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Spline {
-    /// Frames, increasing.
-    pub frames: Vec<f64>,
-    /// Per frame: the value of each axis.
-    pub values: Vec<[f64; 3]>,
-    /// Per frame: the slope arriving, per frame.
-    pub slopes_in: Vec<[f64; 3]>,
-    /// Per frame: the slope leaving, per frame.
-    pub slopes_out: Vec<[f64; 3]>,
-}
-
-/// The frames where some curve of `curves` has a key, plus 0 and `last`, sorted and distinct
-/// (keys outside 0..=`last` included: what is before 0 is never shown, but a key there still
-/// decides the curve after it).
+/// The frames where some curve of `curves` has a key, plus 0 and `last`, sorted and distinct.
 fn breakpoints(curves: &[Option<&Curve>], last: f64) -> Vec<f64> {
     let mut frames: Vec<f64> = curves
         .iter()
@@ -589,63 +572,15 @@ fn breakpoints(curves: &[Option<&Curve>], last: f64) -> Vec<f64> {
     frames
 }
 
-/// How far before a step (two keys at one frame) the spline ends the piece that leads up to
-/// it, in frames: the jump happens between two whole frames, never at one.
-pub const STEP_LEAD: f64 = 0.01;
-
-/// The spline of one property (`curves` its X, Y, Z; `rest` the values of axes without one).
-/// At a step of one of the curves the piece before it ends [`STEP_LEAD`] frames early, with the
-/// values and slopes there, so that every whole frame keeps its exact value.
-pub fn spline(curves: [Option<&Curve>; 3], rest: [f64; 3], last: f64) -> Spline {
-    let mut frames = Vec::new();
-    for f in breakpoints(&curves, last) {
-        let step = curves
-            .iter()
-            .flatten()
-            .any(|c| match (c.point(f, false), c.point(f, true)) {
-                (Some(l), Some(r)) => l.value.to_bits() != r.value.to_bits(),
-                _ => false,
-            });
-        let lead = f - STEP_LEAD;
-        if step && frames.last().is_some_and(|&p| p < lead) {
-            frames.push(lead);
-        }
-        frames.push(f);
-    }
-    let mut s = Spline {
-        values: Vec::with_capacity(frames.len()),
-        slopes_in: Vec::with_capacity(frames.len()),
-        slopes_out: Vec::with_capacity(frames.len()),
-        frames: Vec::new(),
-    };
-    for &f in &frames {
-        let mut v = rest;
-        let mut si = [0.0; 3];
-        let mut so = [0.0; 3];
-        for a in 0..3 {
-            let Some(c) = curves[a] else { continue };
-            if let (Some(l), Some(r)) = (c.point(f, false), c.point(f, true)) {
-                v[a] = r.value;
-                si[a] = l.slope;
-                so[a] = r.slope;
-            }
-        }
-        s.values.push(v);
-        s.slopes_in.push(si);
-        s.slopes_out.push(so);
-    }
-    s.frames = frames;
-    s
-}
-
-/// A joint's rotation sampled at every whole frame where one of its rotation curves moves, and
-/// at the frames where they start and stop moving (plus 0 and `last`), quaternion signs chosen
-/// so that neighbours are less than half a turn apart.
-pub fn rotation_samples(
+/// The three channels of one property of one joint (`curves` its X, Y, Z; `rest` the values of
+/// axes without one) sampled at every whole frame where one of them moves, and at the frames
+/// where they start and stop moving (their keys, plus 0 and `last`): what a glTF animation
+/// holds of them, exact at every frame.
+pub fn property_samples(
     curves: [Option<&Curve>; 3],
     rest: [f64; 3],
     last: f64,
-) -> Vec<(f64, DQuat)> {
+) -> Vec<(f64, [f64; 3])> {
     let frames = breakpoints(&curves, last);
     let mut times = Vec::with_capacity(frames.len());
     for (i, &f) in frames.iter().enumerate() {
@@ -653,8 +588,7 @@ pub fn rotation_samples(
         let Some(&next) = frames.get(i + 1) else {
             break;
         };
-        let moving = curves.iter().flatten().any(|c| !c.constant_on(f, next));
-        if moving {
+        if curves.iter().flatten().any(|c| !c.constant_on(f, next)) {
             let mut k = f.floor() + 1.0;
             while k < next {
                 times.push(k);
@@ -662,14 +596,29 @@ pub fn rotation_samples(
             }
         }
     }
-    let mut out: Vec<(f64, DQuat)> = Vec::with_capacity(times.len());
-    for f in times {
-        let mut angles = rest;
-        for (a, c) in angles.iter_mut().zip(curves) {
-            if let Some(v) = c.and_then(|c| c.value(f)) {
-                *a = v;
+    times
+        .into_iter()
+        .map(|f| {
+            let mut v = rest;
+            for (x, c) in v.iter_mut().zip(curves) {
+                if let Some(y) = c.and_then(|c| c.value(f)) {
+                    *x = y;
+                }
             }
-        }
+            (f, v)
+        })
+        .collect()
+}
+
+/// [`property_samples`] of the rotation angles, as quaternions whose signs keep neighbours less
+/// than half a turn apart.
+pub fn rotation_samples(
+    curves: [Option<&Curve>; 3],
+    rest: [f64; 3],
+    last: f64,
+) -> Vec<(f64, DQuat)> {
+    let mut out: Vec<(f64, DQuat)> = Vec::new();
+    for (f, angles) in property_samples(curves, rest, last) {
         let mut q = euler_rotation(angles);
         if let Some((_, prev)) = out.last() {
             if prev.dot(q) < 0.0 {
@@ -740,44 +689,6 @@ mod tests {
         assert_eq!(c.value(5.0), Some(1.0));
         assert_eq!(c.point(4.0, false).unwrap().slope, 0.5);
         assert_eq!(c.point(4.0, true).unwrap().slope, -1.0);
-    }
-
-    #[test]
-    fn splines_reproduce_the_curves_between_breakpoints() {
-        let x = hermite(vec![
-            key(0.0, 1.0, 0.0, 0.3),
-            key(7.0, -2.0, 0.1, 0.0),
-            key(30.0, 0.0, 0.0, 0.0),
-        ]);
-        let z = Curve {
-            interpolation: Interpolation::Linear,
-            keys: vec![key(3.0, 5.0, 0.0, 0.0), key(12.0, 8.0, 0.0, 0.0)],
-        };
-        let s = spline([Some(&x), None, Some(&z)], [9.0, 4.0, 9.0], 40.0);
-        assert_eq!(s.frames, vec![0.0, 3.0, 7.0, 12.0, 30.0, 40.0]);
-        // Evaluate the spline as a Hermite per piece and compare with the curves.
-        for f in 0..=40 {
-            let f = f as f64;
-            let i = s
-                .frames
-                .partition_point(|&t| t <= f)
-                .clamp(1, s.frames.len() - 1);
-            let (t0, t1) = (s.frames[i - 1], s.frames[i]);
-            for a in 0..3 {
-                let k0 = key(t0, s.values[i - 1][a], 0.0, s.slopes_out[i - 1][a]);
-                let k1 = key(t1, s.values[i][a], s.slopes_in[i][a], 0.0);
-                let got = segment(Interpolation::Hermite, &k0, &k1, f).value;
-                let want = match a {
-                    0 => x.value(f).unwrap(),
-                    1 => 4.0,
-                    _ => z.value(f).unwrap(),
-                };
-                assert!(
-                    (got - want).abs() < 1e-12,
-                    "axis {a} frame {f}: {got} {want}"
-                );
-            }
-        }
     }
 
     #[test]

@@ -2,10 +2,9 @@
 //! `scene.extras.rigtrip.motions` (bytes and animation names); each animation found by name is
 //! compared with the motion it came from, track by track.
 //!
-//! A track is unedited when the incoming samples agree, at their own times, with what the
-//! export wrote for it (the native curve itself for translation and scale, which the export
-//! writes exactly; for rotation the quaternions sampled at every frame, as a loader plays them)
-//! within the [`Tolerance`]: then its original bytes are kept. Blender resamples at 24 frames
+//! A track is unedited when the incoming samples agree, at their own times, with its curve as
+//! the export wrote it (sampled at every frame where it moves, played linearly between) within
+//! the [`Tolerance`]: then its original bytes are kept. Blender resamples at 24 frames
 //! per second, adds constant channels for every joint, reorders animations and may cut a
 //! clip's tail; none of that is an edit. A track that disagrees is built again from the samples
 //! (keys at the samples' whole frames, values and tangents from the samples) and encoded like
@@ -25,8 +24,8 @@ use super::scene::extras_err;
 use super::{ImportError, Tolerance};
 use crate::gltf::Space;
 use crate::rig::motion::{
-    euler_near, rotation_samples, Channel, Curve, Interpolation, Key, Motion, Property, Reencoded,
-    RestChannels, Track, FRAMES_PER_SECOND,
+    euler_near, property_samples, rotation_samples, Channel, Curve, Interpolation, Key, Motion,
+    Property, Reencoded, RestChannels, Track, FRAMES_PER_SECOND,
 };
 
 /// What became of one motion.
@@ -419,6 +418,23 @@ fn played(samples: &[(f64, DQuat)], f: f64) -> DQuat {
     }
 }
 
+/// What a loader plays at frame `f` from the export's samples of a translation or scale:
+/// linear between the samples around it, held before the first and after the last.
+fn played3(samples: &[(f64, [f64; 3])], f: f64) -> [f64; 3] {
+    let i = samples.partition_point(|(t, _)| *t <= f);
+    match (
+        i.checked_sub(1).and_then(|p| samples.get(p)),
+        samples.get(i),
+    ) {
+        (Some((t0, a)), Some((t1, b))) => {
+            let u = (f - t0) / (t1 - t0);
+            [0, 1, 2].map(|k| a[k] + (b[k] - a[k]) * u)
+        }
+        (Some((_, v)), None) | (None, Some((_, v))) => *v,
+        (None, None) => [0.0; 3],
+    }
+}
+
 /// A curve rebuilt from samples: keys at the samples' whole frames, values from the samples
 /// (linear between them), Hermite tangents from the neighbouring keys.
 fn curve_from_samples(frames: &[f64], values: &[f64], interpolation: Interpolation) -> Curve {
@@ -518,11 +534,13 @@ fn compare(
             let channel_value = |k: usize, f: f64| cs[k].and_then(|c| c.value(f)).unwrap_or(r[k]);
             let mut linear = |prop: Property, base: usize, samples: &(Vec<f64>, Vec<DVec3>)| {
                 let (frames, values) = samples;
+                let rest3 = [r[base], r[base + 1], r[base + 2]];
+                let written = property_samples([cs[base], cs[base + 1], cs[base + 2]], rest3, last);
                 for axis in 0..3 {
                     let mut edited = false;
                     let mut column = Vec::with_capacity(frames.len());
                     for (f, v) in frames.iter().zip(values) {
-                        let want = channel_value(base + axis, *f);
+                        let want = played3(&written, *f)[axis];
                         let got = v[axis];
                         column.push(got);
                         let (off, allowed) = match prop {
