@@ -324,14 +324,11 @@ fn sample_model() -> Vec<u8> {
     synth::dmc3::sample_mod()
 }
 
-/// Imports `glb` and returns (model bytes, [(file, bytes)]).
-fn import(
-    glb: &[u8],
-) -> (
-    Vec<u8>,
-    Vec<(String, Option<Vec<u8>>)>,
-    rigtrip::gltf::ImportReport,
-) {
+/// Per motion file: its name and bytes (`None`: not written).
+type Files = Vec<(String, Option<Vec<u8>>)>;
+
+/// Imports `glb` and returns the model bytes, the motion files and the report.
+fn import(glb: &[u8]) -> (Vec<u8>, Files, rigtrip::gltf::ImportReport) {
     let i = import_slice(glb, None, &ImportOptions::default()).unwrap();
     let motions = i
         .motions
