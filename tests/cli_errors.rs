@@ -123,6 +123,15 @@ fn no_message_says_a_clause_twice() {
             native.push((write(&dir, &format!("cut{i}_{stem}"), cut), vec![]));
         }
     }
+    let mot = rigtrip::synth::motion::sample_mot();
+    let pac = rigtrip::synth::motion::sample_pac();
+    for (stem, data) in [("motion.mot", &mot), ("archive.pac", &pac)] {
+        for (i, cut) in cuts(data).into_iter().enumerate() {
+            native.push((write(&dir, &format!("cut{i}_{stem}"), cut), vec![]));
+        }
+    }
+    native.push((write(&dir, "empty.mot", b""), vec![]));
+    native.push((write(&dir, "empty.pac", b""), vec![]));
     for (i, cut) in cuts(&efm).into_iter().enumerate() {
         native.push((write(&dir, &format!("cut{i}.efm"), cut), block.to_vec()));
     }
@@ -266,4 +275,41 @@ fn io_errors_name_the_file_and_the_cause_once() {
         error(&["import", "missing.glb", "-o", "DB22HIE.BIN"]),
         "rigtrip: error: DB22HIE.BIN exists; pass --force to overwrite it\n"
     );
+}
+
+/// A damaged motion or archive: exit 2, one line naming the file, the track (node, channel) or
+/// slot, and the byte offset.
+#[test]
+fn motion_errors_name_track_or_slot_and_offset() {
+    let dir = scratch("motion");
+    let mot = rigtrip::synth::motion::sample_mot();
+    let m = rigtrip::native::dmc3::Mot::read(&mot).unwrap();
+    let first = m.header.header_size as usize + 4;
+    let second = first + m.tracks[0].head.span as usize;
+    write(&dir, "cut.mot", &mot[..second + 3]);
+    let o = run(&dir, &["inspect", "cut.mot"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "rigtrip: error: cut.mot: mot: track 1 (node 0 ty) at offset {second:#x}: track head (16 bytes at {second:#x}) runs past the end of the file ({:#x} bytes)\n",
+            second + 3
+        )
+    );
+    let o = run(&dir, &["verify", "cut.mot"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stdout).starts_with(&format!(
+        "rejected   -     cut.mot: mot: track 1 (node 0 ty) at offset {second:#x}:"
+    )));
+    let mut pac = rigtrip::synth::motion::sample_pac();
+    let len = pac.len() as u32;
+    pac[8 + 4 * 3..8 + 4 * 4].copy_from_slice(&len.to_le_bytes());
+    write(&dir, "bad.pac", &pac);
+    let o = run(&dir, &["dump", "bad.pac"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        format!("rigtrip: error: bad.pac: pac: slot 3 (offset word at 0x14) names offset {len:#x}, at or past the end of the file ({len:#x} bytes)\n")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

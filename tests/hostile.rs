@@ -19,7 +19,7 @@ use rigtrip::native::{Format, NativeFile, ReadError};
 use rigtrip::ops::verify::{verify_bytes, Verdict};
 use rigtrip::rig::{self, GateCondition, GateFailure, Rig};
 use rigtrip::synth::rng::Rng;
-use rigtrip::synth::{dmc3 as synth_dmc3, hie as synth_hie};
+use rigtrip::synth::{dmc3 as synth_dmc3, hie as synth_hie, motion as synth_motion};
 
 // ---------------------------------------------------------------------------------------------
 // Measuring what a call allocates (per thread: tests run in parallel)
@@ -1452,7 +1452,11 @@ fn mutant_sources() -> Vec<(&'static str, Option<Format>, Vec<u8>)> {
         ("scm", None, synth_dmc3::sample_scm()),
         ("efm", block, efm),
     ];
+    v.push(("mot", None, synth_motion::sample_mot()));
+    v.push(("pac", None, synth_motion::sample_pac()));
     for seed in 0..6 {
+        v.push(("mot", None, synth_motion::random_mot(seed)));
+        v.push(("pac", None, synth_motion::random_pac(seed)));
         v.push(("HIE.BIN", None, synth_hie::random(seed)));
         v.push(("mod", None, synth_dmc3::random_mod(seed)));
         v.push(("scm", None, synth_dmc3::random_scm(seed)));
@@ -1559,7 +1563,7 @@ fn mutate_through_binary(
 #[test]
 fn mutants_are_identical_or_rejected_never_differ() {
     let t = mutate_through_library(0x0405_711E, 20);
-    assert_eq!(t.identical + t.rejected, 20 * 22);
+    assert_eq!(t.identical + t.rejected, 20 * mutant_sources().len());
     // The mutator must produce both outcomes, or this test checks nothing.
     assert!(t.identical >= 20, "{t:?}");
     assert!(t.rejected >= 100, "{t:?}");
@@ -1569,8 +1573,9 @@ fn mutants_are_identical_or_rejected_never_differ() {
 fn mutants_through_the_binary_exit_0_or_2() {
     let dir = scratch("mutants");
     let (t, processes) = mutate_through_binary(0x000B_14A2, 6, 100, &dir);
-    assert_eq!(processes, 3);
-    assert_eq!(t.identical + t.rejected, 6 * 22);
+    // 35 sources of detected formats (210 mutants: 3 folders of at most 100) and the EFM block.
+    assert_eq!(processes, 4);
+    assert_eq!(t.identical + t.rejected, 6 * mutant_sources().len());
     assert!(t.rejected > 0 && t.identical > 0, "{t:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1606,4 +1611,169 @@ fn mutation_big() {
         start.elapsed()
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// DMC3 motions and archives
+
+use rigtrip::native::dmc3::motion::{Mot, MotError, TrackProblem};
+use rigtrip::native::dmc3::pac::{Pac, PacError};
+
+/// Track start offsets of a motion read from `data`.
+fn track_offsets(data: &[u8]) -> Vec<usize> {
+    let m = Mot::read(data).unwrap();
+    let mut at = m.header.header_size as usize + 4;
+    let mut v = Vec::new();
+    for t in &m.tracks {
+        v.push(at);
+        at += t.head.span as usize;
+    }
+    v
+}
+
+#[test]
+fn mot_cut_at_every_track_boundary_is_rejected_naming_the_track() {
+    for seed in 0..40 {
+        let data = synth_motion::random_mot(seed);
+        let m = Mot::read(&data).unwrap();
+        let offs = track_offsets(&data);
+        for (i, &at) in offs.iter().enumerate() {
+            // Cut inside track i's head: the track is named with its offset.
+            for cut in [at + 1, at + 15] {
+                if cut >= data.len() {
+                    continue;
+                }
+                let (r, largest, peak) = measured(|| Mot::read(&data[..cut]));
+                assert_bounded("mot cut", cut, largest, peak);
+                match r {
+                    Err(MotError::Track {
+                        index,
+                        offset,
+                        problem: TrackProblem::Truncated { .. },
+                        ..
+                    }) => {
+                        assert_eq!((index, offset), (i, at as u64), "seed {seed}");
+                    }
+                    other => panic!("seed {seed} cut {cut}: {other:?}"),
+                }
+            }
+            // Cut exactly at track i's start: the previous tracks are fine, track i is missing.
+            if let Err(MotError::Track { index, offset, .. }) = Mot::read(&data[..at]) {
+                assert_eq!((index, offset), (i, at as u64));
+            } else {
+                panic!("seed {seed}: a cut before track {i} was accepted");
+            }
+        }
+        // verify through the library: rejected, never differ
+        if let Some(&last) = offs.last() {
+            match verify_bytes(None, &data[..last + 1]) {
+                Verdict::Rejected { message } => {
+                    assert!(
+                        message.contains(&format!("at offset {last:#x}")),
+                        "{message}"
+                    )
+                }
+                v => panic!("{v:?}"),
+            }
+        }
+        assert_eq!(m.write().unwrap(), data);
+    }
+}
+
+#[test]
+fn mot_flipped_counts_spans_and_masks_are_rejected_or_identical() {
+    let mut rng = Rng::new(7);
+    for seed in 0..60 {
+        let data = synth_motion::random_mot(seed);
+        let m = Mot::read(&data).unwrap();
+        let hsize = m.header.header_size as usize;
+        let mut fields: Vec<(usize, usize)> = vec![(0, 4), (0x1C, 2), (hsize, 4)];
+        fields.extend((0..m.masks.len()).map(|n| (0x1E + 2 * n, 2)));
+        for at in track_offsets(&data) {
+            fields.extend([(at, 2), (at + 2, 2), (at + 4, 2)]);
+        }
+        for &(at, len) in &fields {
+            for _ in 0..3 {
+                let mut b = data.clone();
+                let bit = rng.index(len * 8);
+                b[at + bit / 8] ^= 1 << (bit % 8);
+                let (r, largest, peak) = measured(|| Mot::read(&b));
+                assert_bounded("mot flip", b.len(), largest, peak);
+                match r {
+                    Ok(m) => assert_eq!(m.write().unwrap(), b, "seed {seed} flip at {at:#x}"),
+                    Err(e) => assert!(!e.to_string().is_empty()),
+                }
+                match verify_bytes(None, &b) {
+                    Verdict::Identical { .. } | Verdict::Rejected { .. } => {}
+                    v => panic!("seed {seed} flip at {at:#x}: {v:?}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn mot_huge_counts_allocate_by_the_input() {
+    let data = synth_motion::random_mot(3);
+    let mut b = data.clone();
+    put_u16(&mut b, 0x1C, 0xFFFF); // node count: the header size cannot hold it
+    assert!(matches!(
+        Mot::read(&b),
+        Err(MotError::HeaderSize { nodes: 0xFFFF, .. })
+    ));
+    put_u32(&mut b, 0, 0xFFFF_FFF0); // now it can, but the file cannot
+    let (r, largest, peak) = measured(|| Mot::read(&b));
+    assert_bounded("mot huge", b.len(), largest, peak);
+    assert!(matches!(r, Err(MotError::OutOfBounds(_))), "{r:?}");
+    let offs = track_offsets(&data);
+    let mut b = data.clone();
+    put_u16(&mut b, offs[0] + 2, 0xFFFF); // key count: span too short
+    assert!(matches!(
+        Mot::read(&b),
+        Err(MotError::Track {
+            index: 0,
+            problem: TrackProblem::SpanTooShort { .. },
+            ..
+        })
+    ));
+    put_u16(&mut b, offs[0], 0xFFFF); // span that can hold them, past the end
+    let (r, largest, peak) = measured(|| Mot::read(&b));
+    assert_bounded("mot huge keys", b.len(), largest, peak);
+    assert!(matches!(r, Err(MotError::Track { index: 0, .. })), "{r:?}");
+}
+
+#[test]
+fn pac_offsets_past_the_end_or_into_the_table_are_rejected() {
+    for seed in 0..40 {
+        let data = synth_motion::random_pac(seed);
+        let p = Pac::read(&data).unwrap();
+        for s in 0..p.offsets.len() {
+            let at = 8 + 4 * s;
+            for (bad, past) in [(data.len() as u32, true), (u32::MAX, true), (4, false)] {
+                let mut b = data.clone();
+                put_u32(&mut b, at, bad);
+                let (r, largest, peak) = measured(|| Pac::read(&b));
+                assert_bounded("pac offset", b.len(), largest, peak);
+                match (r, past) {
+                    (Err(PacError::PastEnd { slot, at: a, .. }), true)
+                    | (Err(PacError::InsideTable { slot, at: a, .. }), false) => {
+                        assert_eq!((slot, a), (s, at as u64))
+                    }
+                    (r, _) => panic!("seed {seed} slot {s} = {bad:#x}: {r:?}"),
+                }
+            }
+        }
+        // A slot count the file cannot hold.
+        let mut b = data.clone();
+        put_u32(&mut b, 4, 0x4000_0000);
+        let (r, largest, peak) = measured(|| Pac::read(&b));
+        assert_bounded("pac slots", b.len(), largest, peak);
+        assert!(matches!(r, Err(PacError::OutOfBounds(_))), "{r:?}");
+        // Cuts anywhere: rejected or read, never a panic, and a read one writes back.
+        for cut in 0..data.len().min(300) {
+            if let Ok(p) = Pac::read(&data[..cut]) {
+                assert_eq!(p.write().unwrap(), &data[..cut]);
+            }
+        }
+    }
 }

@@ -118,3 +118,87 @@ impl NativeFile {
         }
     }
 }
+
+/// Which non-rig native format a file is read as: DMC3 motions and archives hold animation,
+/// not skeletons, so they are kept apart from [`NativeFile`] (which lifts into a rig).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MotionFormat {
+    /// DMC3 motion (`.mot`, spec §5).
+    Mot,
+    /// DMC3 archive (`.pac`, spec §6).
+    Pac,
+}
+
+/// Guesses a motion format from content: `"MOT\0"` at +4, or `"PAC\0"` at 0.
+pub fn detect_motion(data: &[u8]) -> Option<MotionFormat> {
+    if dmc3::pac::has_pac_magic(data) {
+        Some(MotionFormat::Pac)
+    } else if dmc3::motion::has_mot_magic(data) {
+        Some(MotionFormat::Mot)
+    } else {
+        None
+    }
+}
+
+/// A native motion file of any supported format.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MotionFile {
+    /// A DMC3 motion.
+    Mot(dmc3::Mot),
+    /// A DMC3 archive.
+    Pac(dmc3::Pac),
+}
+
+/// Why a motion file was not accepted or cannot be written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MotionError {
+    /// Motion reader or writer.
+    #[error("mot")]
+    Mot(#[source] dmc3::MotError),
+    /// Archive reader or writer.
+    #[error("pac")]
+    Pac(#[source] dmc3::PacError),
+}
+
+impl MotionFile {
+    /// Reads `data` as `format`.
+    pub fn read(format: MotionFormat, data: &[u8]) -> Result<Self, MotionError> {
+        match format {
+            MotionFormat::Mot => dmc3::Mot::read(data)
+                .map(MotionFile::Mot)
+                .map_err(MotionError::Mot),
+            MotionFormat::Pac => dmc3::Pac::read(data)
+                .map(MotionFile::Pac)
+                .map_err(MotionError::Pac),
+        }
+    }
+
+    /// [`MotionFile::read`] with the format detected from content; `None` when neither magic
+    /// is there.
+    pub fn detect_read(data: &[u8]) -> Option<Result<Self, MotionError>> {
+        detect_motion(data).map(|f| MotionFile::read(f, data))
+    }
+
+    /// Writes the file into `out` (cleared first); for an unmodified read the exact bytes.
+    pub fn write_into(&self, out: &mut Vec<u8>) -> Result<(), MotionError> {
+        match self {
+            MotionFile::Mot(m) => m.write_into(out).map_err(MotionError::Mot),
+            MotionFile::Pac(p) => p.write_into(out).map_err(MotionError::Pac),
+        }
+    }
+
+    /// Writes the file back.
+    pub fn write(&self) -> Result<Vec<u8>, MotionError> {
+        let mut out = Vec::new();
+        self.write_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// `mot` or `pac`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            MotionFile::Mot(_) => "mot",
+            MotionFile::Pac(_) => "pac",
+        }
+    }
+}

@@ -10,13 +10,17 @@
 use serde::Serialize;
 use std::collections::BTreeSet;
 
+use crate::native::dmc3::motion::{
+    KeyF32, KeyF32Hermite, KeyU16, KeyU16Hermite, Mot, MotHeader, TangentRanges, TrackHead,
+};
+use crate::native::dmc3::pac::{MemberKind, Pac};
 use crate::native::dmc3::{
     self, BlockHeader, Dmc3File, Header, MeshRecord, NodeBlock, NodeTransform, ObjectRecord,
     StreamKind,
 };
 use crate::native::hie::{self, HieFile, Part};
 use crate::native::record::{self, FieldDef};
-use crate::native::NativeFile;
+use crate::native::{MotionFile, NativeFile};
 
 pub use crate::native::record::{Evidence, Kind};
 
@@ -223,6 +227,21 @@ pub fn coverage(file: &NativeFile, data: &[u8]) -> Coverage {
         NativeFile::Hie(h) => hie_claims(&mut c, h, size),
         NativeFile::Dmc3(d) => dmc3_claims(&mut c, d, size),
     }
+    finish(file.kind(), c, size)
+}
+
+/// The coverage map of a motion file read from `data` (see [`coverage`]).
+pub fn motion_coverage(file: &MotionFile, data: &[u8]) -> Coverage {
+    let size = data.len() as u64;
+    let mut c = Claims::default();
+    match file {
+        MotionFile::Mot(m) => mot_claims(&mut c, m, 0, ""),
+        MotionFile::Pac(p) => pac_claims(&mut c, p),
+    }
+    finish(file.kind(), c, size)
+}
+
+fn finish(format: &'static str, c: Claims, size: u64) -> Coverage {
     let (entries, notes) = settle(c.0, size);
     let mut totals = Totals::default();
     for e in &entries {
@@ -242,7 +261,7 @@ pub fn coverage(file: &NativeFile, data: &[u8]) -> Coverage {
         }
     }
     Coverage {
-        format: file.kind(),
+        format,
         size,
         entries,
         totals,
@@ -399,6 +418,134 @@ fn dmc3_claims(c: &mut Claims, f: &Dmc3File, size: u64) {
         block_claims(c, b);
     }
     c.gaps(&f.gaps, size);
+}
+
+/// A motion at `base` (0, or a member's offset), fields named `{prefix}...`.
+fn mot_claims(c: &mut Claims, m: &Mot, base: u64, prefix: &str) {
+    use crate::native::dmc3::motion::Keys;
+    c.record(
+        base,
+        &format!("{prefix}motion header"),
+        "motion header",
+        MotHeader::FIELDS,
+        None,
+    );
+    let masks_end = Mot::masks_end(m.masks.len());
+    for n in 0..m.masks.len() as u64 {
+        c.add(
+            base + MotHeader::LEN as u64 + 2 * n,
+            2,
+            format!("{prefix}node {n} channel mask"),
+            "channel mask",
+            D,
+            COMM,
+        );
+    }
+    c.add(
+        base + masks_end,
+        m.header_tail.len() as u64,
+        format!("{prefix}header tail"),
+        "header tail",
+        P,
+        PU,
+    );
+    let mut at = base + masks_end + m.header_tail.len() as u64;
+    c.add(
+        at,
+        4,
+        format!("{prefix}track count"),
+        "track count",
+        D,
+        COMM,
+    );
+    at += 4;
+    for (i, (node, ch, t)) in m.targets().enumerate() {
+        let p = format!("{prefix}track {i} (node {node} {ch})");
+        c.record(
+            at,
+            &format!("{p} head"),
+            "track head",
+            TrackHead::FIELDS,
+            None,
+        );
+        let mut pos = at + TrackHead::LEN as u64;
+        if t.tangents.is_some() {
+            c.record(
+                pos,
+                &format!("{p} tangents"),
+                "tangent ranges",
+                TangentRanges::FIELDS,
+                None,
+            );
+            pos += TangentRanges::LEN as u64;
+        }
+        let (fields, len): (&[FieldDef], u64) = match &t.keys {
+            Keys::F32(_) => (KeyF32::FIELDS, KeyF32::LEN as u64),
+            Keys::F32Hermite(_) => (KeyF32Hermite::FIELDS, KeyF32Hermite::LEN as u64),
+            Keys::U16(_) => (KeyU16::FIELDS, KeyU16::LEN as u64),
+            Keys::U16Hermite(_) => (KeyU16Hermite::FIELDS, KeyU16Hermite::LEN as u64),
+        };
+        for k in 0..t.keys.len() as u64 {
+            c.record(pos, &format!("{p} key {k}"), "key", fields, None);
+            pos += len;
+        }
+        c.add(
+            pos,
+            t.extra.len() as u64,
+            format!("{p} extra bytes"),
+            "track extra",
+            Kind::Undecoded,
+            PU,
+        );
+        at += t.encoded_len();
+    }
+    c.add(
+        at,
+        m.tail.len() as u64,
+        format!("{prefix}padding after the last track"),
+        "gap",
+        Kind::Undecoded,
+        PU,
+    );
+}
+
+fn pac_claims(c: &mut Claims, p: &Pac) {
+    use crate::native::dmc3::pac::TABLE_START;
+    c.add(0, 4, "archive magic".into(), "archive header", D, COMM);
+    c.add(4, 4, "slot count".into(), "archive header", D, COMM);
+    for s in 0..p.offsets.len() as u64 {
+        c.add(
+            TABLE_START + 4 * s,
+            4,
+            format!("slot {s} offset"),
+            "slot table",
+            D,
+            COMM,
+        );
+    }
+    let table_end = Pac::table_end(p.offsets.len());
+    c.add(
+        table_end,
+        p.gap.len() as u64,
+        "bytes between the table and the first member".into(),
+        "gap",
+        Kind::Undecoded,
+        PU,
+    );
+    for (i, m) in p.members.iter().enumerate() {
+        let base = u64::from(m.offset);
+        match &m.kind {
+            MemberKind::Mot(mot) => mot_claims(c, mot, base, &format!("member {i} ")),
+            MemberKind::Opaque(b) => c.add(
+                base,
+                b.len() as u64,
+                format!("member {i} (opaque)"),
+                "opaque member",
+                Kind::Undecoded,
+                PU,
+            ),
+        }
+    }
 }
 
 fn block_claims(c: &mut Claims, b: &NodeBlock) {

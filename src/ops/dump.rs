@@ -12,6 +12,10 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use crate::native::dmc3::motion::{
+    KeyF32, KeyF32Hermite, KeyU16, KeyU16Hermite, Mot, MotHeader, TangentRanges, TrackHead,
+};
+use crate::native::dmc3::pac::Pac;
 use crate::native::dmc3::{
     self, BlockHeader, BlockRels, ContainerKind, Dmc3File, Header, MeshRecord, ModStreams,
     NodeTransform, ObjectRecord, ScmStreams, StreamKind,
@@ -19,7 +23,7 @@ use crate::native::dmc3::{
 use crate::native::hie::Part;
 use crate::native::hie::{self, ByteListPart, HieError, HieFile, WriteLabel};
 use crate::native::record::Record;
-use crate::native::{Format, NativeFile};
+use crate::native::{Format, MotionFile, NativeFile};
 
 /// Version of the dump layout, written as `rigtrip_dump`.
 pub const DUMP_VERSION: u64 = 1;
@@ -108,6 +112,19 @@ pub fn dump(file: &NativeFile, format: Format) -> Value {
     Value::Object(m)
 }
 
+/// A motion file as JSON, with the dump header (`format` `mot` or `pac`).
+pub fn dump_motion(file: &MotionFile) -> Value {
+    let mut m = Map::new();
+    m.insert("rigtrip_dump".into(), Value::from(DUMP_VERSION));
+    m.insert("format".into(), Value::from(file.kind()));
+    let v = match file {
+        MotionFile::Mot(x) => to_value(x),
+        MotionFile::Pac(x) => to_value(x),
+    };
+    m.insert("file".into(), v);
+    Value::Object(m)
+}
+
 /// The native structs as a JSON tree. Serialising them cannot fail (string keys, no
 /// non-finite floats: every float is a bit pattern), so a failure is a bug: asserted in debug
 /// builds; a release build writes `null`, which `build` refuses by pointer instead of writing
@@ -153,13 +170,13 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
         None => return Err(invalid("", "missing \"format\"")),
     };
     let allowed: &[&str] = match format {
-        "hie" | "mod" | "scm" => &["rigtrip_dump", "format", "file"],
+        "hie" | "mod" | "scm" | "mot" | "pac" => &["rigtrip_dump", "format", "file"],
         "block" => &["rigtrip_dump", "format", "offset", "nodes", "file"],
         other => {
             return Err(invalid(
                 "/format",
                 format!(
-                    "unknown format {other:?}: expected \"hie\", \"mod\", \"scm\" or \"block\""
+                    "unknown format {other:?}: expected \"hie\", \"mod\", \"scm\", \"block\", \"mot\" or \"pac\""
                 ),
             ))
         }
@@ -177,6 +194,14 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
         "hie" => {
             let f: HieFile = decode(file, "/file")?;
             hie::write(&f).map_err(|e| hie_error(&e))
+        }
+        "mot" => {
+            let f: Mot = decode(file, "/file")?;
+            f.write().map_err(|e| unwritable("/file", crate::chain(&e)))
+        }
+        "pac" => {
+            let f: Pac = decode(file, "/file")?;
+            f.write().map_err(|e| unwritable("/file", crate::chain(&e)))
         }
         _ => {
             let f: Dmc3File = decode(file, "/file")?;
@@ -630,7 +655,9 @@ pub fn schema() -> Value {
                     "hie",
                     "mod",
                     "scm",
-                    "block"
+                    "block",
+                    "mot",
+                    "pac"
                 ]
             },
             "offset": {
@@ -649,6 +676,8 @@ pub fn schema() -> Value {
             whole("hie", "hieFile"),
             whole("mod", "modFile"),
             whole("scm", "scmFile"),
+            whole("mot", "motFile"),
+            whole("pac", "pacFile"),
             {
                 "if": {
                     "properties": {
@@ -1131,6 +1160,7 @@ pub fn schema() -> Value {
         }
     }
 }));
+    motion_defs(&mut defs);
     let described = |mut v: Value, text: &str| {
         if let Value::Object(m) = &mut v {
             m.insert("description".into(), Value::from(text));
@@ -1166,6 +1196,113 @@ pub fn schema() -> Value {
         m.insert("$defs".into(), Value::Object(defs));
     }
     s
+}
+
+/// The dump schema of motions and archives (spec §5, §6).
+fn motion_defs(defs: &mut Map<String, Value>) {
+    defs.insert("motFile".into(), json!({
+        "description": "A DMC3 motion (FORMATS.md §5). node_count equals the number of masks, header_size 0x1E + 2 * masks + headerTail bytes, trackCount the number of set mask bits and of tracks.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["header", "masks", "headerTail", "trackCount", "tracks", "tail"],
+        "properties": {
+            "header": { "$ref": "#/$defs/motHeader" },
+            "masks": {
+                "description": "COMMUNITY: per node a 9-bit channel mask (bit 8..0: tx ty tz rx ry rz sx sy sz).",
+                "type": "array",
+                "items": { "type": "string", "pattern": "^0x[0-9a-fA-F]{1,4}$" }
+            },
+            "headerTail": {
+                "description": "PRESERVED_UNDECODED: bytes after the masks up to the header size.",
+                "$ref": "#/$defs/base64"
+            },
+            "trackCount": { "type": "integer", "minimum": 0, "maximum": 4294967295u64 },
+            "tracks": { "type": "array", "items": { "$ref": "#/$defs/motTrack" } },
+            "tail": {
+                "description": "Bytes after the last track (padding inside an archive).",
+                "$ref": "#/$defs/base64"
+            }
+        }
+    }));
+    defs.insert("motTrack".into(), json!({
+        "description": "One track: head, tangent ranges (exactly for Hermite compressions 1 and 3), keys in the layout of the compression, bytes up to the span.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["head", "layout", "keys", "extra"],
+        "properties": {
+            "head": { "$ref": "#/$defs/motTrackHead" },
+            "tangents": { "$ref": "#/$defs/motTangents" },
+            "layout": { "enum": ["f32", "f32Hermite", "u16", "u16Hermite"] },
+            "keys": {
+                "type": "array",
+                "items": {
+                    "anyOf": [
+                        { "$ref": "#/$defs/motKeyF32" },
+                        { "$ref": "#/$defs/motKeyF32Hermite" },
+                        { "$ref": "#/$defs/motKeyU16" },
+                        { "$ref": "#/$defs/motKeyU16Hermite" }
+                    ]
+                }
+            },
+            "extra": {
+                "description": "PRESERVED_UNDECODED: bytes between the keys' end and the span.",
+                "$ref": "#/$defs/base64"
+            }
+        }
+    }));
+    defs.insert("pacFile".into(), json!({
+        "description": "A DMC3 archive (FORMATS.md §6): the slot table (0 = empty), the bytes between it and the first member, the members in offset order, each following the previous one.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["offsets", "gap", "members"],
+        "properties": {
+            "offsets": { "type": "array", "items": { "$ref": "#/$defs/hex32" } },
+            "gap": {
+                "description": "PRESERVED_UNDECODED: bytes between the slot table and the first member.",
+                "$ref": "#/$defs/base64"
+            },
+            "members": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["offset", "slots", "kind"],
+                    "properties": {
+                        "offset": { "$ref": "#/$defs/hex32" },
+                        "slots": { "type": "array", "items": { "$ref": "#/$defs/index" } },
+                        "kind": {
+                            "oneOf": [
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
+                                    "required": ["mot"],
+                                    "properties": { "mot": { "$ref": "#/$defs/motFile" } }
+                                },
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
+                                    "required": ["opaque"],
+                                    "properties": { "opaque": { "$ref": "#/$defs/base64" } }
+                                }
+                            ]
+                        }
+                    }
+                }
+            }
+        }
+    }));
+    let records = [
+        (MotHeader::SCHEMA_NAME, MotHeader::schema()),
+        (TrackHead::SCHEMA_NAME, TrackHead::schema()),
+        (TangentRanges::SCHEMA_NAME, TangentRanges::schema()),
+        (KeyF32::SCHEMA_NAME, KeyF32::schema()),
+        (KeyF32Hermite::SCHEMA_NAME, KeyF32Hermite::schema()),
+        (KeyU16::SCHEMA_NAME, KeyU16::schema()),
+        (KeyU16Hermite::SCHEMA_NAME, KeyU16Hermite::schema()),
+    ];
+    for (name, schema) in records {
+        defs.insert(name.into(), schema);
+    }
 }
 
 /// Pretty JSON that diffs well: keys in a fixed order (`rigtrip_dump`, `format`, `offset`,

@@ -3,6 +3,7 @@
 pub mod coverage;
 pub mod dump;
 pub mod inspect;
+pub mod motion;
 pub mod output;
 pub mod verify;
 

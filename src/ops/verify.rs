@@ -114,6 +114,12 @@ pub fn verify_bytes(format: Option<Format>, data: &[u8]) -> Verdict {
 
 /// Checks one in-memory file on the given legs.
 pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Verdict {
+    // Motions and archives are not rigs: their own path (found by content, never forced).
+    if format.is_none() {
+        if let Some(m) = crate::native::MotionFile::detect_read(data) {
+            return crate::ops::motion::verify(m, data, legs);
+        }
+    }
     let file = match NativeFile::read(format, data) {
         Ok(f) => f,
         Err(e) => {
@@ -207,7 +213,11 @@ pub fn named_like_rig(path: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    name.ends_with(".mod") || name.ends_with(".scm") || name.ends_with("hie.bin")
+    name.ends_with(".mod")
+        || name.ends_with(".scm")
+        || name.ends_with("hie.bin")
+        || name.ends_with(".mot")
+        || name.ends_with(".pac")
 }
 
 thread_local! {
@@ -276,7 +286,15 @@ pub fn verify_candidate(format: Option<Format>, c: &Candidate, legs: Legs) -> Fi
                     None => crate::native::detect(data),
                     Some(_) => None,
                 };
-                if format.is_none() && !c.named && detected.is_none() && !named_like_rig(&c.path) {
+                // A motion is not a rig format but is recognised by content: never skipped
+                // (verify_bytes_legs takes the motion path for it).
+                let motion = format.is_none() && crate::native::detect_motion(data).is_some();
+                if format.is_none()
+                    && !c.named
+                    && detected.is_none()
+                    && !motion
+                    && !named_like_rig(&c.path)
+                {
                     Verdict::Skipped
                 } else {
                     verify_bytes_legs(format.or(detected), data, legs)

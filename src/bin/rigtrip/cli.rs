@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
 
-use rigtrip::native::{Format, NativeFile};
+use rigtrip::native::{Format, MotionFile, NativeFile};
 use rigtrip::ops::{self, verify};
 
 /// Exit code: bad input or usage.
@@ -339,6 +339,30 @@ fn dispatch(cli: &Cli) -> Result<i32> {
 fn inspect(a: &InspectArgs) -> Result<i32> {
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    if a.format.format().is_none() {
+        if let Some(m) = MotionFile::detect_read(&data) {
+            let file = m.with_context(|| format!("{}", a.file.display()))?;
+            let mut out = std::io::stdout().lock();
+            if a.coverage {
+                let c = ops::coverage::motion_coverage(&file, &data);
+                if a.json {
+                    serde_json::to_writer_pretty(&mut out, &c)?;
+                    writeln!(out)?;
+                } else {
+                    write!(out, "{}", ops::coverage::render_text(&c))?;
+                }
+            } else {
+                let r = ops::motion::report(&file, data.len());
+                if a.json {
+                    serde_json::to_writer_pretty(&mut out, &r)?;
+                    writeln!(out)?;
+                } else {
+                    write!(out, "{}", ops::motion::render_text(&r))?;
+                }
+            }
+            return Ok(0);
+        }
+    }
     let file = NativeFile::read(a.format.format(), &data)
         .with_context(|| format!("{}", a.file.display()))?;
     let mut out = std::io::stdout().lock();
@@ -550,15 +574,29 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
 fn dump_cmd(a: &DumpArgs) -> Result<i32> {
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
-    let format = a.format.format().or_else(|| rigtrip::native::detect(&data));
-    let file = NativeFile::read(format, &data).with_context(|| format!("{}", a.file.display()))?;
-    let Some(format) = format else {
-        bail!(
-            "{}: not a recognised format; use --format",
-            a.file.display()
-        );
+    let motion = match a.format.format() {
+        None => MotionFile::detect_read(&data),
+        Some(_) => None,
     };
-    let text = ops::dump::render(&ops::dump::dump(&file, format));
+    let value = match motion {
+        Some(m) => {
+            let file = m.with_context(|| format!("{}", a.file.display()))?;
+            ops::dump::dump_motion(&file)
+        }
+        None => {
+            let format = a.format.format().or_else(|| rigtrip::native::detect(&data));
+            let file =
+                NativeFile::read(format, &data).with_context(|| format!("{}", a.file.display()))?;
+            let Some(format) = format else {
+                bail!(
+                    "{}: not a recognised format; use --format",
+                    a.file.display()
+                );
+            };
+            ops::dump::dump(&file, format)
+        }
+    };
+    let text = ops::dump::render(&value);
     match &a.output {
         Some(p) => ops::output::write_atomic(p, text.as_bytes(), a.force, Some(&a.file))?,
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
