@@ -675,3 +675,40 @@ fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
         );
     }
 }
+
+#[test]
+fn verify_runs_the_gltf_leg_of_motions_on_a_bare_skeleton() {
+    use rigtrip::ops::verify::{verify_bytes, GltfLeg, Verdict};
+    let mut identical = 0;
+    let mut skipped = Vec::new();
+    let clean = (0..20u64).map(|s| {
+        synth::motion::motion_for_model(s, 1 + s as usize * 7)
+            .write()
+            .unwrap()
+    });
+    let random =
+        (0..150u64).flat_map(|s| [synth::motion::random_mot(s), synth::motion::random_pac(s)]);
+    for (i, b) in clean.chain(random).enumerate() {
+        match verify_bytes(None, &b) {
+            Verdict::Identical {
+                gltf: GltfLeg::Identical,
+                ..
+            } => identical += 1,
+            Verdict::Identical {
+                gltf: GltfLeg::Skipped(why),
+                ..
+            } => {
+                assert!(i >= 20, "clean motion {i} skipped: {why}");
+                skipped.push(why);
+            }
+            other => panic!("file {i}: {other:?}"),
+        }
+    }
+    // Random files hold NaN tangents, keys that go back in time and archives without motions:
+    // those are skipped with the reason; the rest come back through the GLB.
+    assert!(
+        identical >= 120,
+        "{identical} identical, skipped: {skipped:?}"
+    );
+    assert!(skipped.iter().all(|w| w.contains("motion")), "{skipped:?}");
+}

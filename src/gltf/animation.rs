@@ -147,13 +147,36 @@ pub(crate) fn write_motions(
     Ok((infos, tags))
 }
 
-/// `frame / 60` as the f32 written, and whether it is later than `prev`.
-fn time_of(frame: f64, prev: Option<f32>) -> Option<f32> {
-    let t = (frame / FRAMES_PER_SECOND) as f32;
-    match prev {
-        Some(p) if t <= p => None,
-        _ => Some(t),
+/// Samples at their times as written (`frame / 60` in f32), those that would not come later
+/// than the previous one dropped: exactly the keys an animation holds (the import compares
+/// against these).
+fn as_written<T>(samples: Vec<(f64, T)>) -> Vec<(f32, T)> {
+    let mut out: Vec<(f32, T)> = Vec::with_capacity(samples.len());
+    for (f, v) in samples {
+        let t = (f / FRAMES_PER_SECOND) as f32;
+        if out.last().is_none_or(|(p, _)| t > *p) {
+            out.push((t, v));
+        }
     }
+    out
+}
+
+/// A translation or scale property's keys as written: (time in seconds, native values).
+pub(crate) fn property_keys(
+    curves: [Option<&Curve>; 3],
+    rest: [f64; 3],
+    last: f64,
+) -> Vec<(f32, [f64; 3])> {
+    as_written(property_samples(curves, rest, last))
+}
+
+/// A rotation's keys as written: (time in seconds, native rotation).
+pub(crate) fn rotation_keys(
+    curves: [Option<&Curve>; 3],
+    rest: [f64; 3],
+    last: f64,
+) -> Vec<(f32, glam::DQuat)> {
+    as_written(rotation_samples(curves, rest, last))
 }
 
 /// One sampler and channel.
@@ -172,13 +195,10 @@ fn linear_channel(
     convert: impl Fn([f64; 3]) -> [f64; 3],
     path: Property,
 ) -> Sampled {
-    let samples = property_samples(curves, rest, last);
-    let mut times: Vec<[f32; 1]> = Vec::with_capacity(samples.len());
-    let mut vec3 = Vec::with_capacity(samples.len());
-    for (f, v) in samples {
-        let Some(t) = time_of(f, times.last().map(|t| t[0])) else {
-            continue;
-        };
+    let keys = property_keys(curves, rest, last);
+    let mut times: Vec<[f32; 1]> = Vec::with_capacity(keys.len());
+    let mut vec3 = Vec::with_capacity(keys.len());
+    for (t, v) in keys {
         times.push([t]);
         vec3.push(convert(v).map(|x| x as f32 + 0.0));
     }
@@ -231,13 +251,10 @@ fn write_animation(
             ));
         }
         if part(3).iter().any(Option::is_some) {
-            let samples = rotation_samples(part(3), rest3(3), last);
-            let mut times: Vec<[f32; 1]> = Vec::with_capacity(samples.len());
-            let mut vec4 = Vec::with_capacity(samples.len());
-            for (f, q) in samples {
-                let Some(t) = time_of(f, times.last().map(|t| t[0])) else {
-                    continue;
-                };
+            let keys = rotation_keys(part(3), rest3(3), last);
+            let mut times: Vec<[f32; 1]> = Vec::with_capacity(keys.len());
+            let mut vec4 = Vec::with_capacity(keys.len());
+            for (t, q) in keys {
                 let q = space.rotation(q).normalize();
                 times.push([t]);
                 vec4.push([q.x, q.y, q.z, q.w].map(|x| x as f32 + 0.0));

@@ -360,6 +360,12 @@ pub enum MotionError {
     Removed,
 }
 
+/// A model of `joints` bare joints in one chain, for playing motions where no model is at hand
+/// (`None` when the format cannot hold that many).
+pub fn bare_rig(joints: usize) -> Option<Rig> {
+    dmc3::bare_rig(joints)
+}
+
 /// Whether `data` looks like a motion file or archive (by content).
 pub fn detect(data: &[u8]) -> bool {
     crate::native::dmc3::motion::has_mot_magic(data)

@@ -22,10 +22,11 @@ use super::graph::{Graph, Tag};
 use super::read::Doc;
 use super::scene::extras_err;
 use super::{ImportError, Tolerance};
+use crate::gltf::animation::{property_keys, rotation_keys};
 use crate::gltf::Space;
 use crate::rig::motion::{
-    euler_near, property_samples, rotation_samples, Channel, Curve, Interpolation, Key, Motion,
-    Property, Reencoded, RestChannels, Track, FRAMES_PER_SECOND,
+    euler_near, Channel, Curve, Interpolation, Key, Motion, Property, Reencoded, RestChannels,
+    Track, FRAMES_PER_SECOND,
 };
 
 /// What became of one motion.
@@ -401,6 +402,13 @@ fn incoming_animations<'a>(
     Ok(out)
 }
 
+/// Keys as written with their times in frames.
+fn in_frames<T>(keys: Vec<(f32, T)>) -> Vec<(f64, T)> {
+    keys.into_iter()
+        .map(|(t, v)| (f64::from(t) * FRAMES_PER_SECOND, v))
+        .collect()
+}
+
 /// The rotation a loader plays at frame `f` from the export's samples: the normalised linear
 /// blend of the two samples around it (held before the first and after the last).
 fn played(samples: &[(f64, DQuat)], f: f64) -> DQuat {
@@ -535,7 +543,11 @@ fn compare(
             let mut linear = |prop: Property, base: usize, samples: &(Vec<f64>, Vec<DVec3>)| {
                 let (frames, values) = samples;
                 let rest3 = [r[base], r[base + 1], r[base + 2]];
-                let written = property_samples([cs[base], cs[base + 1], cs[base + 2]], rest3, last);
+                let written = in_frames(property_keys(
+                    [cs[base], cs[base + 1], cs[base + 2]],
+                    rest3,
+                    last,
+                ));
                 for axis in 0..3 {
                     let mut edited = false;
                     let mut column = Vec::with_capacity(frames.len());
@@ -548,7 +560,8 @@ fn compare(
                                 ((got - want) * space.scale).abs(),
                                 tol.translation_at(want * space.scale),
                             ),
-                            _ => ((got - want).abs(), tol.scale),
+                            // f32 noise grows with the value: relative beyond 1.
+                            _ => ((got - want).abs(), tol.scale * want.abs().max(1.0)),
                         };
                         if off <= allowed {
                             closest = closest.max(if allowed > 0.0 { off / allowed } else { 0.0 });
@@ -573,7 +586,7 @@ fn compare(
             }
             if let Some((frames, qs)) = &inc.rotation {
                 let rest3 = [r[3], r[4], r[5]];
-                let samples = rotation_samples([cs[3], cs[4], cs[5]], rest3, last);
+                let samples = in_frames(rotation_keys([cs[3], cs[4], cs[5]], rest3, last));
                 let mut moved = false;
                 for (f, q) in frames.iter().zip(qs) {
                     let want = played(&samples, *f);

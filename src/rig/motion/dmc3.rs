@@ -260,3 +260,39 @@ pub fn lower_file(
         }
     }
 }
+
+/// A model of `nodes` bare nodes to play motions on where no model is at hand (verify): a
+/// node-domain block whose node k stands 10 units above node k-1 (above node 0 past node 128,
+/// as a parent is an i8), unrotated. `None` for 0 or more than 256 nodes.
+pub fn bare_rig(nodes: usize) -> Option<crate::rig::Rig> {
+    use crate::native::dmc3::{read_block_in, BlockRels, NodeBlock, NodeTransform};
+    if nodes == 0 || nodes > 256 {
+        return None;
+    }
+    let step = 10.0f32.to_bits();
+    let block = NodeBlock {
+        offset: 0,
+        rels: BlockRels::canonical(nodes)?,
+        unknown_10: [0; 16],
+        parents: (0..nodes)
+            .map(|k| match k {
+                0 => -1,
+                k => i8::try_from(k - 1).unwrap_or(0),
+            })
+            .collect(),
+        order: (0..nodes).map(|k| k as u8).collect(),
+        groups: vec![0; nodes],
+        transforms: (0..nodes)
+            .map(|k| NodeTransform {
+                ty_bits: if k == 0 { 0 } else { step },
+                magnitude_bits: if k == 0 { 0 } else { step },
+                ..NodeTransform::default()
+            })
+            .collect(),
+        padding: Vec::new(),
+    };
+    let bytes = block.to_bytes().ok()?;
+    read_block_in(&bytes, 0, nodes)
+        .ok()
+        .map(|f| crate::rig::lift(crate::native::NativeFile::Dmc3(f)))
+}
