@@ -8,7 +8,7 @@
 mod common;
 
 use glam::{DMat3, DMat4, DQuat, DVec3};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use rigtrip::gltf::import::{import_slice, ImportOptions};
 use rigtrip::gltf::{export_animated, to_glb, ExportError, ExportOptions, MotionInput};
@@ -711,4 +711,52 @@ fn verify_runs_the_gltf_leg_of_motions_on_a_bare_skeleton() {
         "{identical} identical, skipped: {skipped:?}"
     );
     assert!(skipped.iter().all(|w| w.contains("motion")), "{skipped:?}");
+}
+
+#[test]
+fn broken_motion_records_are_refused_with_their_place() {
+    let model = sample_model();
+    let glb = export_glb(&model, &[("walk.mot", synth::motion::sample_mot())]).unwrap();
+    let (json, bin) = split(&glb);
+    let cases: [(&str, Value, &str); 5] = [
+        (
+            "file",
+            json!("../walk.mot"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/file: missing or not a plain file name",
+        ),
+        (
+            "data",
+            json!("@@@"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/data: not base64: Invalid symbol 64, offset 0.",
+        ),
+        (
+            "data",
+            json!("AAAA"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/data: not a motion file: not a motion file (no \"MOT\\0\" at offset 0x4) nor a motion archive (no \"PAC\\0\" at offset 0x0)",
+        ),
+        (
+            "animations",
+            json!(["walk", "again"]),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/animations: missing, or not 1 names",
+        ),
+        (
+            "animations",
+            json!("walk"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/animations: missing, or not 1 names",
+        ),
+    ];
+    for (key, value, want) in cases {
+        let mut bad = json.clone();
+        bad["scenes"][0]["extras"]["rigtrip"]["motions"][0][key] = value;
+        let e = import_slice(&join(&bad, &bin), None, &ImportOptions::default()).unwrap_err();
+        assert_eq!(rigtrip::chain(&e), want, "{key}");
+    }
+    // A channel whose sampler does not exist names the animation.
+    let mut bad = json.clone();
+    bad["animations"][0]["channels"][0]["sampler"] = json!(999);
+    let e = import_slice(&join(&bad, &bin), None, &ImportOptions::default()).unwrap_err();
+    assert_eq!(
+        rigtrip::chain(&e),
+        "animation 0 (walk): a channel names a sampler that does not exist"
+    );
 }
