@@ -36,7 +36,9 @@ fi
 if [ "${FUZZ_SEEDS:-}" = synth ]; then
   cargo run --release --example seeds -- "$fuzz_dir/corpus"
 else
-  mkdir -p corpus/hie corpus/dmc3 corpus/block corpus/gltf_import corpus/lint
+  mkdir -p corpus/hie corpus/dmc3 corpus/block corpus/gltf_import corpus/lint corpus/mot corpus/pac
+  cp "$repo/samples/dmc3_humanoid.mot" corpus/mot/humanoid
+  cp "$repo/samples/dmc3_humanoid.pac" corpus/pac/humanoid
   cp "$repo/samples/DB22HIE.BIN" corpus/hie/db22
   cp "$repo/samples/dmc3_humanoid.mod" corpus/dmc3/humanoid
   cp "$repo/samples/dmc3_stage.scm" corpus/dmc3/stage

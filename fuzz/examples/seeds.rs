@@ -107,5 +107,12 @@ fn main() {
             &rigtrip::gltf::to_gltf(&e).expect("serialise a seed glTF"),
         );
     }
+    let (mot_dir, pac_dir) = (root.join("mot"), root.join("pac"));
+    write(&mot_dir, "humanoid", &rigtrip::synth::motion::sample_mot());
+    write(&pac_dir, "humanoid", &rigtrip::synth::motion::sample_pac());
+    for seed in 0..8 {
+        write(&mot_dir, &format!("random{seed}"), &rigtrip::synth::motion::random_mot(seed));
+        write(&pac_dir, &format!("random{seed}"), &rigtrip::synth::motion::random_pac(seed));
+    }
     println!("seeds written under {}", root.display());
 }

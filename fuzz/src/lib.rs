@@ -120,6 +120,40 @@ pub fn check_usage_with(what: &str, len: usize, extra: usize, usage: Usage) {
     );
 }
 
+/// Reads `data` as a motion (`pac == false`) or an archive; for an accepted input checks
+/// `write(read(b)) == b`, that `verify_bytes` says identical, and that inspect, coverage and
+/// dump do not panic. Allocations of read and write are bounded by the input.
+pub fn check_motion(pac: bool, data: &[u8]) {
+    use rigtrip::native::{MotionFile, MotionFormat};
+    let format = if pac { MotionFormat::Pac } else { MotionFormat::Mot };
+    let (read, usage) = measured(|| MotionFile::read(format, data));
+    check_usage("motion read", data.len(), usage);
+    let file = match read {
+        Ok(f) => f,
+        Err(e) => {
+            let m = rigtrip::chain(&e);
+            assert!(!m.is_empty() && !m.contains('\n'), "rejection message: {m:?}");
+            return;
+        }
+    };
+    let (written, usage) = measured(|| file.write());
+    check_usage("motion write", data.len(), usage);
+    match written {
+        Ok(b) => assert!(b == data, "{}", describe_difference(data, &b)),
+        Err(e) => panic!("an accepted motion does not write: {}", rigtrip::chain(&e)),
+    }
+    // Content detection may pick the other magic (a PAC\0 file with MOT\0 at +4 is an archive).
+    if rigtrip::native::detect_motion(data) == Some(format) {
+        match verify_bytes(None, data) {
+            Verdict::Identical { .. } => {}
+            v => panic!("verify: {v:?}"),
+        }
+    }
+    let _ = rigtrip::ops::motion::report(&file, data.len());
+    let _ = rigtrip::ops::coverage::motion_coverage(&file, data);
+    let _ = rigtrip::ops::dump::render(&rigtrip::ops::dump::dump_motion(&file));
+}
+
 /// Reads, writes, lifts and lowers; panics when an accepted input does not come back byte for
 /// byte. Returns the rig for an accepted input, `None` for a rejected one.
 pub fn round_trip(format: Option<Format>, data: &[u8]) -> Option<Rig> {

@@ -305,6 +305,14 @@ pub fn pac_report(p: &Pac) -> PacReport {
             }
         })
         .collect();
+    let mut member_of = vec![None; p.offsets.len()];
+    for (i, m) in p.members.iter().enumerate() {
+        for &s in &m.slots {
+            if let Some(x) = member_of.get_mut(s) {
+                *x = Some(i);
+            }
+        }
+    }
     PacReport {
         slot_count: p.offsets.len(),
         slots: p
@@ -314,7 +322,7 @@ pub fn pac_report(p: &Pac) -> PacReport {
             .map(|(slot, &o)| SlotReport {
                 slot,
                 offset: format!("{o:#x}"),
-                member: p.members.iter().position(|m| m.slots.contains(&slot)),
+                member: member_of.get(slot).copied().flatten(),
             })
             .collect(),
         empty_slots: p.empty_slots().collect(),

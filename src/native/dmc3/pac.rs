@@ -27,8 +27,10 @@ pub fn has_pac_magic(data: &[u8]) -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum MemberKind {
-    /// A motion that writes back to exactly the member's bytes (padding in its tail).
-    Mot(Mot),
+    /// A motion that writes back to exactly the member's bytes (padding in its tail). Boxed:
+    /// a member may be a single byte on disk, so its in-memory size must stay small for the
+    /// reader's allocations to stay bounded by the input.
+    Mot(Box<Mot>),
     /// Anything else, kept as bytes.
     Opaque(#[serde(with = "crate::bytes::base64_bytes")] Vec<u8>),
 }
@@ -58,7 +60,7 @@ impl Member {
     /// Reads member bytes: a motion if they read as one and write back identically, else opaque.
     pub fn classify(bytes: &[u8]) -> MemberKind {
         match Mot::read(bytes) {
-            Ok(m) if m.write().as_deref() == Ok(bytes) => MemberKind::Mot(m),
+            Ok(m) if m.write().as_deref() == Ok(bytes) => MemberKind::Mot(Box::new(m)),
             _ => MemberKind::Opaque(bytes.to_vec()),
         }
     }
@@ -190,23 +192,34 @@ impl Pac {
                 });
             }
         }
-        let mut starts: Vec<u32> = offsets.iter().copied().filter(|&o| o != 0).collect();
-        starts.sort_unstable();
-        starts.dedup();
-        let first = starts.first().map_or(file_len, |&o| u64::from(o));
+        // (offset, slot) sorted: each member's slots are a run (no quadratic search).
+        let mut named: Vec<(u32, usize)> = offsets
+            .iter()
+            .enumerate()
+            .filter(|(_, &o)| o != 0)
+            .map(|(s, &o)| (o, s))
+            .collect();
+        named.sort_unstable();
+        let mut runs: Vec<(u32, Vec<usize>)> = Vec::new();
+        for (o, s) in named {
+            match runs.last_mut() {
+                Some((last, slots)) if *last == o => slots.push(s),
+                _ => runs.push((o, vec![s])),
+            }
+        }
+        let first = runs.first().map_or(file_len, |r| u64::from(r.0));
         let gap = b
             .slice("archive gap", table_end, first - table_end)?
             .to_vec();
-        let mut members = Vec::with_capacity(starts.len());
-        for (i, &start) in starts.iter().enumerate() {
-            let end = starts.get(i + 1).map_or(file_len, |&o| u64::from(o));
+        let ends: Vec<u64> = runs
+            .iter()
+            .skip(1)
+            .map(|r| u64::from(r.0))
+            .chain([file_len])
+            .collect();
+        let mut members = Vec::with_capacity(runs.len());
+        for ((start, slots), end) in runs.into_iter().zip(ends) {
             let bytes = b.slice("archive member", u64::from(start), end - u64::from(start))?;
-            let slots = offsets
-                .iter()
-                .enumerate()
-                .filter(|(_, &o)| o == start)
-                .map(|(s, _)| s)
-                .collect();
             members.push(Member {
                 offset: start,
                 slots,

@@ -190,7 +190,7 @@ pub fn lift_pac(pac: Pac) -> MotionFile {
         .filter_map(|m| match &m.kind {
             MemberKind::Mot(mot) => Some(Slotted {
                 slots: m.slots.clone(),
-                motion: Some(lift(mot.clone())),
+                motion: Some(lift((**mot).clone())),
             }),
             MemberKind::Opaque(_) => None,
         })
@@ -239,7 +239,7 @@ pub fn lower_file(
                     None => edits.extend(s.slots.iter().map(|&k| (k, SlotEdit::Remove))),
                     Some(m) => {
                         let (mot, r) = lower(m)?;
-                        if &mot != original {
+                        if &mot != &**original {
                             reencoded.extend(r.into_iter().map(|r| (i, r)));
                             let bytes = member_bytes(mot)?;
                             edits.extend(
