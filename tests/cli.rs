@@ -29,8 +29,10 @@ fn verify_samples_all_identical() {
         text(&o.stdout),
         "identical  hie   samples/DB22HIE.BIN\n\
          identical  mod   samples/dmc3_humanoid.mod\n\
+         identical  mot   samples/dmc3_humanoid.mot\n\
+         identical  pac   samples/dmc3_humanoid.pac\n\
          identical  scm   samples/dmc3_stage.scm\n\
-         3 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"
+         5 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"
     );
     let o = rigtrip(&[
         "verify",
