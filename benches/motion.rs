@@ -78,7 +78,12 @@ fn main() {
             .arg(&dir)
             .output()
             .unwrap();
-        assert_eq!(st.status.code(), Some(0), "{}", String::from_utf8_lossy(&st.stdout));
+        assert_eq!(
+            st.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&st.stdout)
+        );
         cli.push(t.elapsed());
     }
     let m = median(cli);

@@ -296,3 +296,113 @@ pub fn bare_rig(nodes: usize) -> Option<crate::rig::Rig> {
         .ok()
         .map(|f| crate::rig::lift(crate::native::NativeFile::Dmc3(f)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{read_file, Property};
+    use super::*;
+    use crate::native::dmc3::motion::mask_targets;
+
+    fn mot_of(b: &[u8]) -> Mot {
+        Mot::read(b).unwrap()
+    }
+
+    #[test]
+    fn an_edited_curve_is_the_only_track_encoded_again() {
+        let b = crate::synth::motion::sample_mot();
+        let mut f = read_file(&b).unwrap();
+        let m = f.motions[0].motion.as_mut().unwrap();
+        let k = m.tracks.len() / 2;
+        let edited = (m.tracks[k].joint, native_channel(m.tracks[k].channel));
+        m.tracks[k].curve.keys[0].value += 0.25;
+        let mut re = Vec::new();
+        let after = mot_of(&f.write(&mut re).unwrap());
+        let before = mot_of(&b);
+        assert_eq!(after.masks, before.masks);
+        assert_eq!(re.len(), 1);
+        assert_eq!((re[0].1.joint, native_channel(re[0].1.channel)), edited);
+        let changed: Vec<(usize, MotChannel)> = mask_targets(&before.masks)
+            .zip(before.tracks.iter().zip(&after.tracks))
+            .filter(|(_, (x, y))| x != y)
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(changed, vec![edited]);
+        // The edit is held to quantisation: the new key decodes within the reported error.
+        let t = &after.tracks[k];
+        let want = f.motions[0].motion.as_ref().unwrap().tracks[k].curve.keys[0].value;
+        let got = f64::from(t.decoded_keys()[0].value);
+        assert!((got - want).abs() <= re[0].1.error + 1e-12, "{got} {want}");
+    }
+
+    #[test]
+    fn a_new_channel_sets_its_mask_bit_and_keeps_every_other_track() {
+        let b = crate::synth::motion::sample_mot();
+        let before = mot_of(&b);
+        let mut f = read_file(&b).unwrap();
+        let m = f.motions[0].motion.as_mut().unwrap();
+        // Node 1 has no translation tracks in the sample (only node 0 has root motion).
+        assert_eq!(before.masks[1] & 0x1C0, 0);
+        let channel = Channel {
+            property: Property::Translation,
+            axis: 1,
+        };
+        m.tracks.push(Track {
+            joint: 1,
+            channel,
+            curve: Curve {
+                interpolation: Interpolation::Linear,
+                keys: vec![
+                    Key {
+                        frame: 0.0,
+                        value: 2.0,
+                        tangent_in: 0.0,
+                        tangent_out: 0.0,
+                    },
+                    Key {
+                        frame: 9.0,
+                        value: 5.0,
+                        tangent_in: 0.0,
+                        tangent_out: 0.0,
+                    },
+                ],
+            },
+            native: None,
+        });
+        let mut re = Vec::new();
+        let after = mot_of(&f.write(&mut re).unwrap());
+        assert_eq!(after.masks[1], before.masks[1] | 0x080);
+        assert_eq!(after.track_count, before.track_count + 1);
+        let mut old = before.tracks.iter();
+        for ((node, c), t) in mask_targets(&after.masks).zip(&after.tracks) {
+            if (node, c) == (1, MotChannel::Ty) {
+                assert_eq!(t.compression(), Some(Compression::U16Linear));
+                continue;
+            }
+            assert_eq!(Some(t), old.next(), "node {node} {c}");
+        }
+        assert_eq!(re.len(), 1);
+    }
+
+    #[test]
+    fn a_removed_archive_motion_leaves_its_slots_empty() {
+        let b = crate::synth::motion::sample_pac();
+        let mut f = read_file(&b).unwrap();
+        let slots = f.motions[1].slots.clone();
+        f.motions[1].motion = None;
+        let pac = Pac::read(&f.write(&mut Vec::new()).unwrap()).unwrap();
+        let before = Pac::read(&b).unwrap();
+        for s in 0..before.offsets.len() {
+            let emptied = slots.contains(&s);
+            assert_eq!(
+                pac.offsets[s] == 0,
+                emptied || before.offsets[s] == 0,
+                "slot {s}"
+            );
+        }
+        assert_eq!(pac.gap, before.gap);
+        // A lone motion file whose motion is gone has nothing to write.
+        let mut one = read_file(&crate::synth::motion::sample_mot()).unwrap();
+        one.motions[0].motion = None;
+        assert_eq!(one.write(&mut Vec::new()), Err(MotionError::Removed));
+    }
+}
