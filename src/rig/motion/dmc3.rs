@@ -239,7 +239,7 @@ pub fn lower_file(
                     None => edits.extend(s.slots.iter().map(|&k| (k, SlotEdit::Remove))),
                     Some(m) => {
                         let (mot, r) = lower(m)?;
-                        if &mot != &**original {
+                        if mot != **original {
                             reencoded.extend(r.into_iter().map(|r| (i, r)));
                             let bytes = member_bytes(mot)?;
                             edits.extend(
