@@ -760,3 +760,39 @@ fn broken_motion_records_are_refused_with_their_place() {
         "animation 0 (walk): a channel names a sampler that does not exist"
     );
 }
+
+#[test]
+fn a_motion_that_would_need_too_many_keys_is_refused() {
+    use rigtrip::native::dmc3::motion::{Compression, KeyIn, Track};
+    // 256 nodes, each rotating over the whole 15-bit frame range: 256 × 32,768 samples.
+    let mut mot = synth::motion::motion_for_model(1, 256);
+    let key = |frame: u16, value: f32| KeyIn {
+        frame,
+        flag: false,
+        value,
+        in_tangent: 0.0,
+        out_tangent: 0.0,
+    };
+    mot.masks = vec![0x020; 256];
+    mot.tracks = (0..256)
+        .map(|_| {
+            Track::encode(Compression::U16Linear, 0, &[key(0, 0.0), key(0x7FFF, 1.0)]).unwrap()
+        })
+        .collect();
+    mot.track_count = 256;
+    let bytes = mot.write().unwrap();
+    let input = MotionInput::read("long.mot", bytes.clone()).unwrap();
+    let rig = rigtrip::rig::motion::bare_rig(256).unwrap();
+    let e = export_animated(&rig, &[input], &ExportOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "motion long: it needs more than 2097152 animation keys (one per frame where a channel moves)"
+    );
+    match rigtrip::ops::verify::verify_bytes(None, &bytes) {
+        rigtrip::ops::verify::Verdict::Identical {
+            gltf: rigtrip::ops::verify::GltfLeg::Skipped(why),
+            ..
+        } => assert!(why.contains("animation keys"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -179,6 +179,10 @@ pub(crate) fn rotation_keys(
     as_written(rotation_samples(curves, rest, last))
 }
 
+/// The most keys one motion's animation may hold (about 40 MB of samples): a 24-node motion
+/// moving every channel of every node for 9 minutes at 60 frames per second.
+const MAX_KEYS: usize = 1 << 21;
+
 /// One sampler and channel.
 struct Sampled {
     times: Vec<[f32; 1]>,
@@ -273,6 +277,13 @@ fn write_animation(
             sampled.push((
                 j,
                 linear_channel(part(6), rest3(6), last, |v| v, Property::Scale),
+            ));
+        }
+        // A few keys spread over 32,767 frames on every joint would ask for hundreds of MB.
+        let keys: usize = sampled.iter().map(|(_, s)| s.times.len()).sum();
+        if keys > MAX_KEYS {
+            return Err(format!(
+                "it needs more than {MAX_KEYS} animation keys (one per frame where a channel moves)"
             ));
         }
     }
