@@ -1777,3 +1777,21 @@ fn pac_offsets_past_the_end_or_into_the_table_are_rejected() {
         }
     }
 }
+
+#[test]
+fn pac_of_many_one_byte_members_allocates_by_the_input() {
+    // 20,000 slots, each naming its own one-byte member: 5 bytes on disk per member.
+    let n = 20_000usize;
+    let table_end = 8 + 4 * n;
+    let mut b = b"PAC\0".to_vec();
+    b.extend_from_slice(&(n as u32).to_le_bytes());
+    for s in 0..n {
+        b.extend_from_slice(&((table_end + s) as u32).to_le_bytes());
+    }
+    b.extend(std::iter::repeat_n(0xAB, n));
+    let (r, largest, peak) = measured(|| Pac::read(&b));
+    assert_bounded("pac one-byte members", b.len(), largest, peak);
+    let p = r.unwrap();
+    assert_eq!(p.members.len(), n);
+    assert_eq!(p.write().unwrap(), b);
+}

@@ -111,8 +111,16 @@ fn main() {
     write(&mot_dir, "humanoid", &rigtrip::synth::motion::sample_mot());
     write(&pac_dir, "humanoid", &rigtrip::synth::motion::sample_pac());
     for seed in 0..8 {
-        write(&mot_dir, &format!("random{seed}"), &rigtrip::synth::motion::random_mot(seed));
-        write(&pac_dir, &format!("random{seed}"), &rigtrip::synth::motion::random_pac(seed));
+        write(
+            &mot_dir,
+            &format!("random{seed}"),
+            &rigtrip::synth::motion::random_mot(seed),
+        );
+        write(
+            &pac_dir,
+            &format!("random{seed}"),
+            &rigtrip::synth::motion::random_pac(seed),
+        );
     }
     println!("seeds written under {}", root.display());
 }

@@ -125,14 +125,21 @@ pub fn check_usage_with(what: &str, len: usize, extra: usize, usage: Usage) {
 /// dump do not panic. Allocations of read and write are bounded by the input.
 pub fn check_motion(pac: bool, data: &[u8]) {
     use rigtrip::native::{MotionFile, MotionFormat};
-    let format = if pac { MotionFormat::Pac } else { MotionFormat::Mot };
+    let format = if pac {
+        MotionFormat::Pac
+    } else {
+        MotionFormat::Mot
+    };
     let (read, usage) = measured(|| MotionFile::read(format, data));
     check_usage("motion read", data.len(), usage);
     let file = match read {
         Ok(f) => f,
         Err(e) => {
             let m = rigtrip::chain(&e);
-            assert!(!m.is_empty() && !m.contains('\n'), "rejection message: {m:?}");
+            assert!(
+                !m.is_empty() && !m.contains('\n'),
+                "rejection message: {m:?}"
+            );
             return;
         }
     };

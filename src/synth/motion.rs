@@ -278,36 +278,54 @@ pub fn random_pac(seed: u64) -> Vec<u8> {
     build_pac(&mut rng, slots, gap, members)
 }
 
-/// Lays out members after a slot table of `slots` slots and `gap`: every member but the last
-/// padded to 16 bytes, slots assigned at random (the rest empty, sometimes one shared).
+/// Assigns the members to random slots (the rest empty, sometimes one sharing the first
+/// member) and lays them out with [`lay_out`].
 fn build_pac(rng: &mut Rng, slots: usize, gap: Vec<u8>, members: Vec<Vec<u8>>) -> Vec<u8> {
     let mut order: Vec<usize> = (0..slots).collect();
     rng.shuffle(&mut order);
     let n = members.len().min(slots);
+    let mut placed: Vec<(Vec<usize>, Vec<u8>)> = members
+        .into_iter()
+        .take(n)
+        .enumerate()
+        .map(|(i, m)| (vec![order[i]], m))
+        .collect();
+    // A spare empty slot sometimes shares a member.
+    if n < slots && rng.chance(0.3) {
+        if let Some(first) = placed.first_mut() {
+            first.0.push(order[slots - 1]);
+        }
+    }
+    lay_out(slots, &gap, placed)
+}
+
+/// An archive of `slots` slots: the table, `gap`, then the members in the order given, every
+/// one but the last padded with zeros to 16 bytes, each named by its slots (empty members are
+/// left out, their slots empty).
+fn lay_out(slots: usize, gap: &[u8], members: Vec<(Vec<usize>, Vec<u8>)>) -> Vec<u8> {
     let mut offsets = vec![0u32; slots];
     let mut at = Pac::table_end(slots) + gap.len() as u64;
     let mut body = Vec::new();
-    let mut first_slot = Vec::new();
-    for (i, m) in members.into_iter().take(n).enumerate() {
-        let m = if i + 1 < n { pad16(m) } else { m };
+    let last = members.len().saturating_sub(1);
+    for (i, (named, m)) in members.into_iter().enumerate() {
+        let m = if i < last { pad16(m) } else { m };
         if m.is_empty() {
             continue;
         }
-        offsets[order[i]] = at as u32;
-        first_slot.push(order[i]);
+        for s in named {
+            if let Some(o) = offsets.get_mut(s) {
+                *o = at as u32;
+            }
+        }
         at += m.len() as u64;
         body.extend_from_slice(&m);
-    }
-    // A spare empty slot sometimes shares a member.
-    if let (Some(&s), true) = (first_slot.first(), n < slots && rng.chance(0.3)) {
-        offsets[order[slots - 1]] = offsets[s];
     }
     let mut out = b"PAC\0".to_vec();
     out.extend_from_slice(&(slots as u32).to_le_bytes());
     for o in &offsets {
         out.extend_from_slice(&o.to_le_bytes());
     }
-    out.extend_from_slice(&gap);
+    out.extend_from_slice(gap);
     out.extend_from_slice(&body);
     out
 }
@@ -332,25 +350,10 @@ pub fn sample_pac() -> Vec<u8> {
         })
         .collect();
     members.insert(2, b"rigtrip opaque member".to_vec());
-    let gap = b"\x01\x00\x00\x00gap!".to_vec();
-    let slots = 6;
-    let mut offsets = vec![0u32; slots];
-    let mut at = Pac::table_end(slots) + gap.len() as u64;
-    let mut body = Vec::new();
-    let last = members.len() - 1;
-    for (i, m) in members.into_iter().enumerate() {
-        let m = if i < last { pad16(m) } else { m };
-        let slot = [0, 1, 3, 4][i];
-        offsets[slot] = at as u32;
-        at += m.len() as u64;
-        body.extend_from_slice(&m);
-    }
-    let mut out = b"PAC\0".to_vec();
-    out.extend_from_slice(&(slots as u32).to_le_bytes());
-    for o in &offsets {
-        out.extend_from_slice(&o.to_le_bytes());
-    }
-    out.extend_from_slice(&gap);
-    out.extend_from_slice(&body);
-    out
+    let placed = [0, 1, 3, 4]
+        .into_iter()
+        .zip(members)
+        .map(|(slot, m)| (vec![slot], m))
+        .collect();
+    lay_out(6, b"\x01\x00\x00\x00gap!", placed)
 }
