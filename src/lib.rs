@@ -18,6 +18,7 @@ pub mod ops;
 pub mod rig;
 #[cfg(any(test, feature = "synth"))]
 pub mod synth;
+pub mod units;
 
 /// An error and its sources as one line, each layer's clause once, joined by `": "` (what the
 /// CLI prints with `{:#}`), for callers that report an error

@@ -122,7 +122,9 @@ fn inspect_json_gives_world_positions_and_raw_fields() {
     let o = rigtrip(&["inspect", "--json", "samples/DB22HIE.BIN"]);
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["kind"], "hie");
+    assert_eq!(v["status"], "ok");
+    assert_eq!(v["path"], "samples/DB22HIE.BIN");
+    assert_eq!(v["format"], "hie");
     let chuckie = v["skeletons"]
         .as_array()
         .unwrap()
@@ -155,9 +157,11 @@ fn export_never_clobbers_and_refuses_gate_failures() {
     let _ = std::fs::remove_file(&out);
     let o = rigtrip(&["export", "samples/DB22HIE.BIN", "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert!(
-        text(&o.stdout).starts_with(&format!("wrote {}: 3 skin(s), 19 joint(s)", out.display()))
-    );
+    assert!(text(&o.stdout).starts_with(&format!(
+        "wrote {} ({} bytes): 3 skin(s), 19 joint(s)",
+        out.display(),
+        std::fs::metadata(&out).unwrap().len()
+    )));
     let first = std::fs::read(&out).unwrap();
     std::fs::write(&out, b"keep me").unwrap();
     let o = rigtrip(&["export", "samples/DB22HIE.BIN", "-o", out.to_str().unwrap()]);

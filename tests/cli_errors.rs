@@ -277,6 +277,194 @@ fn io_errors_name_the_file_and_the_cause_once() {
     );
 }
 
+/// Every command on a truncated, empty, wrong-format, missing or folder input: exit 2, one
+/// line (the error on stderr; verify's and lint's line for the file on stdout), no clause said
+/// twice, and the hint that fits: the figures of a truncation, `empty`, the command or option
+/// that reads the file.
+#[test]
+fn bad_inputs_exit_2_with_one_line_and_the_hint_that_fits() {
+    let dir = scratch("hints");
+    let db22 = rigtrip::synth::hie::sample_db22();
+    let model = rigtrip::synth::dmc3::sample_mod();
+    let (efm, _, _) = rigtrip::synth::dmc3::sample_efm();
+    let mech = rigtrip::synth::mech::sample_mech();
+    std::fs::create_dir(dir.join("a_folder")).unwrap();
+    // (file, what the one line must say)
+    let native = [
+        (
+            write(&dir, "cut_DB22HIE.BIN", &db22[..0x258]),
+            "truncated DBnnHIE.BIN: the slot table needs 0x400 bytes but the file ends at 0x258",
+        ),
+        (
+            write(&dir, "cut2_DB22HIE.BIN", &db22[..db22.len() - 1]),
+            "truncated DBnnHIE.BIN: ",
+        ),
+        (
+            write(&dir, "cut.mod", &model[..model.len() / 2]),
+            "runs past the end of the file",
+        ),
+        (write(&dir, "empty.mod", b""), "the file is empty (0 bytes)"),
+        (
+            write(&dir, "wrong.mod", &mech),
+            "not a native rig: lint, import or gait",
+        ),
+        (
+            write(&dir, "effect.efm", &efm),
+            "--block-at OFFSET --nodes N",
+        ),
+        (write(&dir, "text.bin", b"not a rig\n"), "--format hie|dmc3"),
+        ("missing.mod".to_string(), "No such file or directory"),
+    ];
+    let gltf = [
+        (write(&dir, "cut.glb", &mech[..100]), "the file has"),
+        (write(&dir, "empty.glb", b""), "the file is empty (0 bytes)"),
+        (
+            write(&dir, "native.glb", &model),
+            "not glTF: inspect reads it, export turns it into glTF",
+        ),
+        ("missing.glb".to_string(), "No such file or directory"),
+        ("a_folder".to_string(), "Is a directory"),
+    ];
+    let mut found = Vec::new();
+    let mut check = |args: &[&str], hint: &str| {
+        let o = run(&dir, args);
+        let cmd = args.join(" ");
+        let (out, err) = (text(&o.stdout), text(&o.stderr));
+        if o.status.code() != Some(2) {
+            found.push(format!("`{cmd}` exit {:?}, not 2", o.status.code()));
+        }
+        // verify reports the file and a count; lint the file alone.
+        let line = match args[0] {
+            "verify" | "lint" if err.is_empty() => out.lines().next().unwrap_or("").to_string(),
+            _ => {
+                if err.lines().count() != 1 {
+                    found.push(format!("`{cmd}`: not one line: {err:?}"));
+                }
+                err.trim_end().to_string()
+            }
+        };
+        if args[0] == "lint" && out.lines().count() != 1 {
+            found.push(format!("`{cmd}`: not one line: {out:?}"));
+        }
+        if !line.contains(hint) {
+            found.push(format!("`{cmd}`: no {hint:?} in {line:?}"));
+        }
+        let twice = repeated_clauses(&line);
+        if !twice.is_empty() {
+            found.push(format!("`{cmd}` says {twice:?} twice: {line}"));
+        }
+    };
+    for (f, hint) in &native {
+        let f = f.as_str();
+        for cmd in [
+            vec!["inspect", f],
+            vec!["inspect", "--coverage", f],
+            vec!["verify", f],
+            vec!["export", f, "-o", "out.glb", "--force"],
+            vec!["dump", f],
+        ] {
+            check(&cmd, hint);
+        }
+    }
+    check(&["inspect", "a_folder"], "Is a directory");
+    check(&["dump", "a_folder"], "Is a directory");
+    check(
+        &["export", "a_folder", "-o", "out.glb"],
+        "a_folder is a folder: its rig files are exported into a folder (-o DIR), not into out.glb",
+    );
+    check(
+        &["export", "empty.mod", "wrong.mod", "-o", "out.glb"],
+        "out.glb: several inputs are exported into a folder (-o DIR), not into one file",
+    );
+    for (f, hint) in &gltf {
+        let f = f.as_str();
+        check(&["import", f, "-o", "out.bin", "--force"], hint);
+        check(&["lint", f], hint);
+        check(&["gait", f], hint);
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `import x.glb -o x.glb` names the real problem first, with or without --force; a pre-HD
+/// DMC3 container is rejected as such; `gait` with a prefix nothing matches fails.
+#[test]
+fn oddities_say_the_right_thing() {
+    let dir = scratch("oddities");
+    write(&dir, "DB22HIE.BIN", &rigtrip::synth::hie::sample_db22());
+    let o = run(&dir, &["export", "DB22HIE.BIN", "-o", "x.glb"]);
+    assert_eq!(o.status.code(), Some(0));
+    for force in [&[][..], &["--force"][..]] {
+        let o = run(
+            &dir,
+            &[&["import", "x.glb", "-o", "x.glb"][..], force].concat(),
+        );
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(
+            text(&o.stderr),
+            "rigtrip: error: x.glb is the input file; rigtrip never modifies its input\n"
+        );
+    }
+    // A pre-HD-like container: u32 block offset at +0x1C, a 0x30-byte object at 0x30 whose u32
+    // mesh pointer names 0x60.
+    let mut old = vec![0u8; 0x200];
+    old[..4].copy_from_slice(b"MOD ");
+    old[0x10] = 1;
+    old[0x11] = 2;
+    old[0x1C..0x20].copy_from_slice(&0xB0u32.to_le_bytes());
+    old[0x30] = 1;
+    old[0x34..0x38].copy_from_slice(&0x60u32.to_le_bytes());
+    write(&dir, "old.mod", &old);
+    let o = run(&dir, &["inspect", "old.mod"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        "rigtrip: error: old.mod: a pre-HD DMC3 container (the 2006 PC release: u32 block offset at +0x1C, 0x30-byte object records): only the HD Collection layout is supported\n"
+    );
+    write(&dir, "mech.glb", &rigtrip::synth::mech::sample_mech());
+    assert_eq!(run(&dir, &["gait", "mech.glb"]).status.code(), Some(0));
+    assert_eq!(
+        run(&dir, &["gait", "mech.glb", "--prefix", "xyz"])
+            .status
+            .code(),
+        Some(1)
+    );
+    // Too few names: a warning naming the skeleton and both counts.
+    write(&dir, "few.json", br#"{"1": ["hips"]}"#);
+    let o = run(
+        &dir,
+        &[
+            "export",
+            "DB22HIE.BIN",
+            "-o",
+            "n.glb",
+            "--names",
+            "few.json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        text(&o.stderr),
+        "rigtrip: warning: the names file gives 1 name(s) for skeleton slot1, which has 15 joints; the others keep generated names\n"
+    );
+    // A negative scale parses, and is refused with the reason.
+    let o = run(
+        &dir,
+        &["export", "DB22HIE.BIN", "-o", "m.glb", "--scale", "-1"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("a negative scale would mirror the rig"));
+    // The same file named twice is verified once.
+    std::fs::create_dir(dir.join("v")).unwrap();
+    write(&dir, "v/DB22HIE.BIN", &rigtrip::synth::hie::sample_db22());
+    let o = run(&dir, &["verify", "v/DB22HIE.BIN", "v", "./v/DB22HIE.BIN"]);
+    assert_eq!(
+        text(&o.stdout),
+        "identical  hie   v/DB22HIE.BIN\n1 identical, 0 differ, 0 rejected\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A damaged motion or archive: exit 2, one line naming the file, the track (node, channel) or
 /// slot, and the byte offset.
 #[test]

@@ -393,27 +393,33 @@ fn tiny_hie_is_mapped_exactly() {
     let text = render_text(&c);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "coverage of a hie file, 1123 bytes (0x463)");
-    assert_eq!(lines[1], "  decoded                     1046 bytes  93.14%");
-    assert_eq!(lines[8], "  PRESERVED_UNDECODED           77 bytes   6.86%");
+    assert_eq!(lines[1], "by kind (what rigtrip does with the bytes):");
+    assert_eq!(lines[2], "  decoded                     1046 bytes  93.14%");
+    assert_eq!(lines[5], "by evidence (how the meaning is known):");
     assert_eq!(
-        lines[9],
+        lines[10],
+        "  PRESERVED_UNDECODED           77 bytes   6.86%"
+    );
+    assert_eq!(lines[11], "ranges (start..end, kind, evidence, field):");
+    assert_eq!(
+        lines[12],
         "0x00000000..0x00000400 decoded   STRUCTURAL_CONFIRMED slot 0 offset .. slot 255 offset (256 fields)"
     );
     assert_eq!(
-        lines[10],
+        lines[13],
         "0x00000400..0x00000404 undecoded PRESERVED_UNDECODED  gap"
     );
     // Part count and byte lists share kind, class and record type: one line.
     assert_eq!(
-        lines[11],
+        lines[14],
         "0x00000404..0x00000408 decoded   STRUCTURAL_CONFIRMED slot 3 hierarchy part count .. slot 3 hierarchy byte lists (2 fields)"
     );
     // Three offsets in a row are one line; the six part lines alternate kind or class.
     assert_eq!(
-        lines[16],
+        lines[19],
         "0x0000044c..0x00000458 decoded   EXE_CONFIRMED        slot 3 hierarchy part 0 offset[0] .. slot 3 hierarchy part 0 offset[2] (3 fields)"
     );
-    assert_eq!(lines.len(), 9 + 1 + 1 + 1 + 1 + 6 + 1);
+    assert_eq!(lines.len(), 12 + 1 + 1 + 1 + 1 + 6 + 1);
 
     let json = serde_json::to_value(&c).unwrap();
     assert_eq!(

@@ -554,7 +554,7 @@ fn scale_override_and_empty_skeletons() {
     }
     assert_eq!(
         ExportError::Scale(0.0).to_string(),
-        "scale 0 is not a finite number greater than zero"
+        "scale 0 is not a finite number greater than zero (metres per native unit; a negative scale would mirror the rig, which glTF joint transforms cannot hold)"
     );
     validate(&files);
 }

@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rigtrip::bytes::{OutOfBounds, Overlap};
+use rigtrip::native::diagnose::Unrecognised;
 use rigtrip::native::dmc3::{Dmc3Error, Label, Place};
 use rigtrip::native::hie::{HieError, HEADER_LEN, PART_LEN};
 use rigtrip::native::{Format, NativeFile, ReadError};
@@ -221,7 +222,13 @@ fn hie_truncated_table() {
         ReadError::Hie(HieError::TooShort { len: 0 })
     );
     // Without a forced format a truncated table is not recognised at all.
-    assert_eq!(rejected(None, &b[..0x3FF]), ReadError::Unrecognised);
+    assert_eq!(
+        rejected(None, &b[..0x3FF]),
+        ReadError::Unrecognised(Unrecognised::Truncated(
+            "truncated DBnnHIE.BIN: the slot table needs 0x400 bytes but the file ends at 0x3ff"
+                .into()
+        ))
+    );
 }
 
 #[test]
@@ -385,7 +392,10 @@ fn dmc3_bad_magic_and_truncated_header() {
         dmc3_err(Dmc3Error::BadMagic { found: *b"MOX " })
     );
     // Misidentified: a MOD with its magic damaged is not recognised without --format.
-    assert_eq!(rejected(None, &b), ReadError::Unrecognised);
+    assert_eq!(
+        rejected(None, &b),
+        ReadError::Unrecognised(Unrecognised::Unknown)
+    );
     let b = synth_dmc3::sample_mod();
     for len in [4usize, 0x3F] {
         assert_eq!(

@@ -109,7 +109,7 @@ fn inspect_agrees_with_the_independent_decoder_key_for_key() {
             String::from_utf8_lossy(&o.stderr)
         );
         let ours: Value = serde_json::from_slice(&o.stdout).unwrap();
-        assert_eq!(ours["kind"], t["kind"], "{what}");
+        assert_eq!(ours["format"], t["kind"], "{what}");
         if t["kind"] == "mot" {
             keys += compare_mot(&ours, t, &what);
             continue;

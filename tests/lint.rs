@@ -847,7 +847,7 @@ fn messages_name_values_slots_and_nodes() {
     // The head moved 0.1 along its parent's axes: the translation error is 0.1, relative to
     // the size of the head's world translation.
     assert!(
-        m.contains(" in rotation/scale and 1.000e-1 in translation"),
+        m.contains(" in rotation/scale and 100 mm in translation"),
         "{m}"
     );
     let mut after = base();
@@ -1297,11 +1297,11 @@ fn json_output_shape_and_text_table() {
 
     let text = render_json(std::slice::from_ref(&bad));
     assert!(
-        text.starts_with("{\n  \"file\": \"fixture.glb\",\n  \"container\": \"glb\",\n  \"verdict\": \"FAIL: 1 error, 0 warnings, 0 infos\","),
+        text.starts_with("{\n  \"status\": \"failed\",\n  \"path\": \"fixture.glb\",\n  \"format\": \"glb\",\n  \"verdict\": \"FAIL: 1 error, 0 warnings, 0 infos\","),
         "{text}"
     );
     let one: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(one["file"], "fixture.glb");
+    assert_eq!(one["path"], "fixture.glb");
     assert_eq!(one["findings"][0]["severity"], "error");
     assert_eq!(one["findings"][0]["code"], "joints-out-of-range");
     assert_eq!(one["findings"][0]["pointer"], format!("{PRIM}/JOINTS_0"));
@@ -1314,8 +1314,9 @@ fn json_output_shape_and_text_table() {
     assert_eq!(one["skins"][0]["joints"], 4);
     assert_eq!(one["primitives"][0]["weight_sums"]["unit"], 8);
     let two: Value = serde_json::from_str(&render_json(&[bad.clone(), good.clone()])).unwrap();
-    assert_eq!(two.as_array().unwrap().len(), 2);
-    assert_eq!(two[1]["findings"], json!([]));
+    assert_eq!(two["status"], "failed");
+    assert_eq!(two["files"].as_array().unwrap().len(), 2);
+    assert_eq!(two["files"][1]["findings"], json!([]));
 
     let t = bad.render_text();
     assert!(

@@ -74,13 +74,27 @@ def run(binary, args, hide=()):
     except OSError as e:
         raise RigtripError(f"could not run {binary}: {e.strerror or e}") from e
     if done.returncode != 0:
-        raise RigtripError(error_message(done.stderr, done.returncode, hide))
+        raise RigtripError(error_message(json_message(done.stdout, args) or done.stderr,
+                                         done.returncode, hide))
     if "--json" in args:
         try:
             return json.loads(done.stdout)
         except ValueError as e:
             raise RigtripError(f"rigtrip printed no JSON report: {e}") from e
     return done.stdout
+
+
+def json_message(stdout, args):
+    """The `message` of the JSON document rigtrip prints on stdout when a call with `--json`
+    fails as a whole (`{"status": "error", "message": ...}`); None when there is none."""
+    if "--json" not in args:
+        return None
+    try:
+        doc = json.loads(stdout)
+    except ValueError:
+        return None
+    message = doc.get("message") if isinstance(doc, dict) else None
+    return message if isinstance(message, str) and message else None
 
 
 def error_message(stderr, code, hide=()):

@@ -200,7 +200,7 @@ pub enum ExportError {
         failure: GateFailure,
     },
     /// The scale is unusable.
-    #[error("scale {0} is not a finite number greater than zero")]
+    #[error("scale {0} is not a finite number greater than zero (metres per native unit; a negative scale would mirror the rig, which glTF joint transforms cannot hold)")]
     Scale(f64),
     /// The names given do not fit the rig.
     #[error("names: {0}")]

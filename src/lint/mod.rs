@@ -153,9 +153,11 @@ pub struct PrimitiveSummary {
 /// The lint of one file: inventory, findings and a verdict.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LintReport {
-    /// The file as named by the caller.
+    /// The file as named by the caller (`path` in JSON, as in every command's).
+    #[serde(rename = "path")]
     pub file: String,
-    /// `glb`, `gltf`, or empty when the file could not be read.
+    /// `glb`, `gltf`, or empty when the file could not be read (`format` in JSON).
+    #[serde(rename = "format")]
     pub container: String,
     /// One line: `FAIL: 2 errors, 1 warning, 0 infos`, `WARN: ...` or `OK: ...`.
     pub verdict: String,
@@ -243,14 +245,32 @@ impl LintReport {
     }
 }
 
-/// Reports as JSON: one object for one report, an array for several (fields in declaration
-/// order, `file` first).
-pub fn render_json(reports: &[LintReport]) -> String {
-    match reports {
-        [one] => serde_json::to_string_pretty(one),
-        many => serde_json::to_string_pretty(many),
+/// The exit code of a lint run: 2 when a file is not glTF at all, else 1 when any file has an
+/// error finding, else 0.
+pub fn exit_code(reports: &[LintReport]) -> i32 {
+    if reports.iter().any(|r| r.not_gltf()) {
+        2
+    } else if reports.iter().any(|r| r.has_errors()) {
+        1
+    } else {
+        0
     }
-    .unwrap_or_default()
+}
+
+/// Reports as the `--json` document (one object, the CLI's common head first): the report's
+/// keys for one file (fields in declaration order, `path` first), a `files` array for several.
+pub fn render_json(reports: &[LintReport]) -> String {
+    let head = crate::ops::output::Head::exit(exit_code(reports));
+    match reports {
+        [one] => crate::ops::output::json_doc(&head, one),
+        many => crate::ops::output::json_doc(
+            &head,
+            &crate::ops::output::Files::<_, ()> {
+                files: many,
+                summary: None,
+            },
+        ),
+    }
 }
 
 /// Lints the file at `path`; external buffers are looked up next to it.

@@ -1,6 +1,7 @@
 //! Skins: joints, common root and `skeleton`, inverse bind matrices, bind vs rest pose, and the
 //! first keyframe of animated joints vs their rest pose.
 
+use crate::units;
 use std::collections::BTreeMap;
 
 use glam::{DMat4, DQuat, DVec3, DVec4};
@@ -454,11 +455,11 @@ fn check_ibms(
                 "bind-pose-offset",
                 ibm_ptr,
                 format!(
-                    "skin {s}: world · IBM is the same non-identity matrix for all {} joints (translation {:?}, rotation {:.3}°, scale {:?}): the whole surface sits moved by it from where the mesh was modelled, in every loader alike",
+                    "skin {s}: world · IBM is the same non-identity matrix for all {} joints (translation {}, rotation {}, scale ({})): the whole surface sits moved by it from where the mesh was modelled, in every loader alike",
                     checks.len(),
-                    t.to_array(),
-                    r.angle_between(DQuat::IDENTITY).to_degrees(),
-                    sc.to_array()
+                    units::lengths(&t.to_array()),
+                    units::degrees(r.angle_between(DQuat::IDENTITY)),
+                    sc.to_array().map(units::value).join(", ")
                 ),
             );
             return;
@@ -469,12 +470,12 @@ fn check_ibms(
             "bind-rest-mismatch",
             format!("{ptr}/joints/{}", c.slot),
             format!(
-                "skin {s}, joint slot {} ({}): world · IBM is off the identity by {:.3e} in rotation/scale and {:.3e} in translation (relative {:.3e}): the rest pose is not the bind pose, so the surface deforms before any animation",
+                "skin {s}, joint slot {} ({}): world · IBM is off the identity by {} in rotation/scale and {} in translation (relative {}): the rest pose is not the bind pose, so the surface deforms before any animation",
                 c.slot,
                 doc.node_label(c.node),
-                c.lin,
-                c.t,
-                c.t / c.mag
+                units::value(c.lin),
+                units::length(c.t),
+                units::value(c.t / c.mag)
             ),
         );
     }

@@ -486,6 +486,51 @@ pub fn looks_like(data: &[u8]) -> bool {
     any
 }
 
+/// Largest slot offset a plausible (even truncated) table holds: 16 MiB, beyond any DBnnHIE.BIN.
+const PLAUSIBLE_OFFSET: u32 = 1 << 24;
+
+/// When `data` starts like a DBnnHIE.BIN slot table (the complete words it has are zero or
+/// offsets past the table, below 16 MiB, at least one not zero) but does not hold what that
+/// table says: where the file ends too early, with figures. `None` for anything else.
+pub fn truncation(data: &[u8]) -> Option<String> {
+    let len = data.len() as u64;
+    let words: Vec<u32> = data
+        .chunks_exact(4)
+        .take(SLOTS)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let plausible = |o: &u32| *o == 0 || (u64::from(*o) >= TABLE_LEN && *o < PLAUSIBLE_OFFSET);
+    if !words.iter().all(plausible) || words.iter().all(|&o| o == 0) {
+        return None;
+    }
+    if len < TABLE_LEN {
+        return Some(format!(
+            "truncated DBnnHIE.BIN: the slot table needs {TABLE_LEN:#x} bytes but the file ends at {len:#x}"
+        ));
+    }
+    let b = Bytes::new(data);
+    for (slot, &o) in words.iter().enumerate() {
+        if o == 0 {
+            continue;
+        }
+        match probe(&b, slot, o) {
+            Ok(_) => {}
+            Err(HieError::SlotPastEnd { .. }) => {
+                return Some(format!(
+                    "truncated DBnnHIE.BIN: the table says slot {slot} starts at {o:#x} but the file ends at {len:#x}"
+                ))
+            }
+            Err(HieError::HierarchyPastEnd { len: need, .. }) => {
+                return Some(format!(
+                    "truncated DBnnHIE.BIN: slot {slot}'s hierarchy at {o:#x} needs {need:#x} bytes but the file ends at {len:#x}"
+                ))
+            }
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
 /// Reads a whole file.
 pub fn read(data: &[u8]) -> Result<HieFile, HieError> {
     let b = Bytes::new(data);

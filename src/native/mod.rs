@@ -3,6 +3,7 @@
 //! `read` is strict and bounds-checked; `write` is its exact inverse. Bytes that no structure
 //! covers are kept as explicit [`crate::bytes::Gap`]s. No math happens here.
 
+pub mod diagnose;
 pub mod dmc3;
 pub mod hie;
 pub mod record;
@@ -53,9 +54,12 @@ pub enum ReadError {
     /// DMC3 reader.
     #[error("dmc3")]
     Dmc3(#[from] dmc3::Dmc3Error),
-    /// No format recognised the content.
-    #[error("not a recognised format (neither a MOD/SCM magic nor a valid HIE slot table); use --format")]
-    Unrecognised,
+    /// No format recognised the content: what it looks like, and what to do.
+    #[error(transparent)]
+    Unrecognised(#[from] diagnose::Unrecognised),
+    /// A DMC3 container of the earlier PC release, which rigtrip does not read.
+    #[error("a pre-HD DMC3 container (the 2006 PC release: u32 block offset at +0x1C, 0x30-byte object records): only the HD Collection layout is supported")]
+    PreHd,
 }
 
 /// Why a (modified) structure cannot be written.
@@ -85,11 +89,15 @@ impl NativeFile {
     pub fn read(format: Option<Format>, data: &[u8]) -> Result<Self, ReadError> {
         match format.or_else(|| detect(data)) {
             Some(Format::Hie) => Ok(NativeFile::Hie(hie::read(data)?)),
-            Some(Format::Dmc3) => Ok(NativeFile::Dmc3(dmc3::read_container(data)?)),
+            Some(Format::Dmc3) => match dmc3::read_container(data) {
+                Ok(f) => Ok(NativeFile::Dmc3(f)),
+                Err(_) if diagnose::pre_hd(data) => Err(ReadError::PreHd),
+                Err(e) => Err(e.into()),
+            },
             Some(Format::Block { offset, nodes }) => {
                 Ok(NativeFile::Dmc3(dmc3::read_block_in(data, offset, nodes)?))
             }
-            None => Err(ReadError::Unrecognised),
+            None => Err(diagnose::unrecognised(data).into()),
         }
     }
 

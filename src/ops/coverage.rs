@@ -87,7 +87,8 @@ pub struct Totals {
 pub struct Coverage {
     /// `hie`, `mod`, `scm` or `block`.
     pub format: &'static str,
-    /// File size in bytes; the entries sum to it.
+    /// File size in bytes; the entries sum to it (`bytes` in JSON, as in every command's).
+    #[serde(rename = "bytes")]
     pub size: u64,
     /// Disjoint ranges in file order, covering every byte.
     pub entries: Vec<Entry>,
@@ -604,6 +605,7 @@ pub fn render_text(c: &Coverage) -> String {
         "coverage of a {} file, {} bytes ({:#x})",
         c.format, c.size, c.size
     );
+    out.push_str("by kind (what rigtrip does with the bytes):\n");
     let k = &c.totals.by_kind;
     for (name, n) in [
         ("decoded", k.decoded),
@@ -616,6 +618,7 @@ pub fn render_text(c: &Coverage) -> String {
             percent(n, c.size)
         );
     }
+    out.push_str("by evidence (how the meaning is known):\n");
     let e = &c.totals.by_evidence;
     for (ev, n) in [
         (Evidence::ExeConfirmed, e.exe_confirmed),
@@ -634,6 +637,7 @@ pub fn render_text(c: &Coverage) -> String {
     for n in &c.notes {
         let _ = writeln!(out, "  note: {n}");
     }
+    out.push_str("ranges (start..end, kind, evidence, field):\n");
     let mut i = 0;
     while i < c.entries.len() {
         let first = &c.entries[i];

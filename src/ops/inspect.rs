@@ -13,9 +13,11 @@ use crate::rig::{extras, JointPayload, Rig, Skeleton, SkeletonPayload, Source};
 /// The inspect report of one file; `--json` prints it as is.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
-    /// `hie`, `mod`, `scm` or `block`.
+    /// `hie`, `mod`, `scm` or `block` (`format` in JSON, as in every command's).
+    #[serde(rename = "format")]
     pub kind: &'static str,
-    /// Input size in bytes.
+    /// Input size in bytes (`bytes` in JSON).
+    #[serde(rename = "bytes")]
     pub size: usize,
     /// HIE: the non-empty slots and the skeleton each points at (aliases share one).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -42,12 +44,22 @@ pub struct SkeletonReport {
     pub name: String,
     /// Absolute file offset of the skeleton's native structure (HIE hierarchy, DMC3 block).
     pub offset: u64,
-    /// `null` when the skeleton passes the spatial gate, else why not.
+    /// `None` when the skeleton passes the spatial gate (`"ok"` in JSON, as the text says),
+    /// else why not.
+    #[serde(serialize_with = "gate_json")]
     pub gate: Option<GateReport>,
     /// The skeleton's native payload (raw fields as in the glTF extras).
     pub native: Value,
     /// Joints in native index order.
     pub joints: Vec<JointReport>,
+}
+
+/// A passed gate as `"ok"`, a failed one as its [`GateReport`].
+fn gate_json<S: serde::Serializer>(gate: &Option<GateReport>, s: S) -> Result<S::Ok, S::Error> {
+    match gate {
+        None => s.serialize_str("ok"),
+        Some(g) => g.serialize(s),
+    }
 }
 
 /// A gate failure in the report.
@@ -282,7 +294,7 @@ pub fn render_text(r: &Report) -> String {
             );
             out.push_str(&joint_detail(r.kind, jr, level));
             if let Some(w) = jr.world {
-                let _ = write!(out, " world ({:.4}, {:.4}, {:.4})", w[0], w[1], w[2]);
+                let _ = write!(out, " world ({}, {}, {})", num(w[0]), num(w[1]), num(w[2]));
             }
             out.push('\n');
             for &c in children[j].iter().rev() {
@@ -291,6 +303,11 @@ pub fn render_text(r: &Report) -> String {
         }
     }
     out
+}
+
+/// A native-unit value in text: four decimals at most, no noise digits.
+fn num(x: f64) -> String {
+    crate::units::number(x, 4)
 }
 
 fn joint_detail(kind: &str, j: &JointReport, level: usize) -> String {
@@ -307,7 +324,7 @@ fn joint_detail(kind: &str, j: &JointReport, level: usize) -> String {
             }
             _ => (
                 (level + 1).to_string(),
-                format!("[{},{},{}]", t[0], t[1], t[2]),
+                format!("[{},{},{}]", num(t[0]), num(t[1]), num(t[2])),
             ),
         };
         format!(" depth {depth} offset {offset} model {model}")
@@ -319,9 +336,15 @@ fn joint_detail(kind: &str, j: &JointReport, level: usize) -> String {
             .and_then(Value::as_str)
             .unwrap_or("?");
         let g = n.get("group").map(Value::to_string).unwrap_or_default();
+        let deg = crate::units::degrees;
         format!(
-            " t ({}, {}, {}) r ({:.6}, {:.6}, {:.6}) +0x1C {w} group {g}",
-            t[0], t[1], t[2], r[0], r[1], r[2]
+            " t ({}, {}, {}) r ({}, {}, {}) +0x1C {w} group {g}",
+            num(t[0]),
+            num(t[1]),
+            num(t[2]),
+            deg(r[0]),
+            deg(r[1]),
+            deg(r[2])
         )
     }
 }

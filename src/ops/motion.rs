@@ -11,11 +11,12 @@ use crate::ops::verify::{describe_difference, GltfLeg, Legs, Verdict};
 
 /// The inspect report of a motion file; `--json` prints it as is.
 #[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(tag = "format", rename_all = "lowercase")]
 pub enum Report {
     /// A motion.
     Mot {
-        /// Input size in bytes.
+        /// Input size in bytes (`bytes` in JSON, as in every command's).
+        #[serde(rename = "bytes")]
         size: usize,
         /// The motion.
         #[serde(flatten)]
@@ -23,7 +24,8 @@ pub enum Report {
     },
     /// An archive.
     Pac {
-        /// Input size in bytes.
+        /// Input size in bytes (`bytes` in JSON, as in every command's).
+        #[serde(rename = "bytes")]
         size: usize,
         /// The archive.
         #[serde(flatten)]
@@ -33,7 +35,7 @@ pub enum Report {
 
 /// One motion.
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "snake_case")]
 pub struct MotReport {
     /// Header size (+0x00).
     pub header_size: u32,
@@ -80,7 +82,7 @@ pub struct NodeReport {
 
 /// One track.
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "snake_case")]
 pub struct TrackReport {
     /// Index in file order.
     pub index: usize,
@@ -129,7 +131,7 @@ pub struct KeyReport {
 
 /// One archive.
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "snake_case")]
 pub struct PacReport {
     /// Slot count.
     pub slot_count: usize,

@@ -1,8 +1,72 @@
 //! Writing output files safely: atomically (temp file + rename in the same folder) and never
-//! over an existing file unless asked, so a failed command leaves nothing half-written.
+//! over an existing file unless asked, so a failed command leaves nothing half-written; and the
+//! one JSON shape every command's `--json` document has ([`Head`] + the command's own keys).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The keys every `--json` document starts with, the same in every command (README, "JSON
+/// output"); absent keys are left out. The command's own keys follow.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Head {
+    /// How the call ended, as the exit code says: `ok` (0), `failed` (1: a check failed) or
+    /// `error` (2: bad input or usage).
+    pub status: &'static str,
+    /// Why the call failed as a whole (with `status` `error`), one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The input file, as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The input's format (`hie`, `mod`, `scm`, `block`, `glb`, `gltf`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// The file or folder written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// The size in bytes of `output` (of the input, for commands that write nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<usize>,
+}
+
+impl Head {
+    /// A head whose `status` follows the exit `code`.
+    pub fn exit(code: i32) -> Self {
+        Head {
+            status: match code {
+                0 => "ok",
+                1 => "failed",
+                _ => "error",
+            },
+            ..Head::default()
+        }
+    }
+}
+
+/// The body of a document about several files: one entry per file, then the counts (if any).
+#[derive(Debug, serde::Serialize)]
+pub struct Files<'a, T, S = ()> {
+    /// One entry per file.
+    pub files: &'a [T],
+    /// Counts over the files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<&'a S>,
+}
+
+/// `head`'s keys, then `body`'s (a struct or map; `()` for none), as one pretty-printed JSON
+/// object ending in a newline.
+pub fn json_doc(head: &Head, body: &impl serde::Serialize) -> String {
+    #[derive(serde::Serialize)]
+    struct Doc<'a, T> {
+        #[serde(flatten)]
+        head: &'a Head,
+        #[serde(flatten)]
+        body: &'a T,
+    }
+    let mut s = serde_json::to_string_pretty(&Doc { head, body }).unwrap_or_default();
+    s.push('\n');
+    s
+}
 
 /// Why an output could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -32,14 +96,7 @@ pub fn write_atomic(
     force: bool,
     input: Option<&Path>,
 ) -> Result<(), OutputError> {
-    if let Some(input) = input {
-        if same_file(path, input) {
-            return Err(OutputError::IsInput(path.to_path_buf()));
-        }
-    }
-    if path.exists() && !force {
-        return Err(OutputError::Exists(path.to_path_buf()));
-    }
+    check_target(path, force, input)?;
     let io = |source| OutputError::Io {
         path: path.to_path_buf(),
         source,
@@ -62,6 +119,20 @@ pub fn write_atomic(
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(io(e));
+    }
+    Ok(())
+}
+
+/// The refusal [`write_atomic`] would give before any work is done: `path` is the input, or
+/// exists without `force`. Commands call it first so a long run is not wasted.
+pub fn check_target(path: &Path, force: bool, input: Option<&Path>) -> Result<(), OutputError> {
+    if let Some(input) = input {
+        if same_file(path, input) {
+            return Err(OutputError::IsInput(path.to_path_buf()));
+        }
+    }
+    if path.exists() && !force {
+        return Err(OutputError::Exists(path.to_path_buf()));
     }
     Ok(())
 }

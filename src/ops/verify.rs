@@ -13,7 +13,8 @@ use crate::rig;
 pub enum Verdict {
     /// Rebuilt bytes equal the input.
     Identical {
-        /// `hie`, `mod`, `scm` or `block`.
+        /// `hie`, `mod`, `scm` or `block` (`format` in JSON, as in every command's).
+        #[serde(rename = "format")]
         kind: &'static str,
         /// Skeletons that fail the spatial gate (still round-tripped), one message each.
         #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -23,7 +24,8 @@ pub enum Verdict {
     },
     /// The reader accepted the file but the rebuilt bytes differ: a rigtrip bug.
     Differ {
-        /// `hie`, `mod`, `scm` or `block`.
+        /// `hie`, `mod`, `scm` or `block` (`format` in JSON, as in every command's).
+        #[serde(rename = "format")]
         kind: &'static str,
         /// What went wrong, with the first differing offset.
         message: String,
@@ -373,7 +375,24 @@ pub fn collect_files(paths: &[PathBuf]) -> std::io::Result<Vec<Candidate>> {
             });
         }
     }
+    // One path alone cannot name a file twice (links aside); several can (`samples/ .`).
+    if paths.len() > 1 {
+        out = first_of_each_file(out, |c| &c.path);
+    }
     Ok(out)
+}
+
+/// Keeps the first of the items that name the same file (compared by canonical path; a path
+/// that cannot be resolved is compared as given), in order.
+pub fn first_of_each_file<T>(items: Vec<T>, path: impl Fn(&T) -> &Path) -> Vec<T> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .into_iter()
+        .filter(|item| {
+            let p = path(item);
+            seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
+        })
+        .collect()
 }
 
 /// Lists a directory in name order, recursing into subdirectories (symbolic links to

@@ -428,8 +428,8 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Lowered<'_>, LowerError> {
                 k,
                 "rotation",
                 format!(
-                    "{:?} is not identity (angle {angle:e} rad); HIE rest rotations are identity",
-                    j.rotation
+                    "not identity (rotated by {}); HIE rest rotations are identity",
+                    crate::units::degrees(angle)
                 ),
             ));
         }
@@ -769,8 +769,8 @@ impl RigFormat for HieFormat {
             return Err(JointProblem::refused(
                 "rotation",
                 format!(
-                    "rotated by {:e} rad; HIE rest rotations are identity (a part has no rotation field on disc)",
-                    angle.value
+                    "rotated by {}; HIE rest rotations are identity (a part has no rotation field on disc)",
+                    crate::units::degrees(angle.value)
                 ),
             ));
         }
@@ -784,8 +784,8 @@ impl RigFormat for HieFormat {
                 return Err(JointProblem::refused(
                     "translation",
                     format!(
-                        "the root moved to {:?} m; the game does not apply a HIE root's own offset (the root joint is the object's position), so a moved root cannot be stored",
-                        judge.translation_m().to_array()
+                        "the root moved to {}; the game does not apply a HIE root's own offset (the root joint is the object's position), so a moved root cannot be stored",
+                        crate::units::lengths(&judge.translation_m().to_array())
                     ),
                 ));
             }

@@ -5,10 +5,12 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rigtrip::native::{Format, MotionFile, NativeFile};
+use rigtrip::ops::output::{json_doc, Files, Head};
 use rigtrip::ops::{self, verify};
+use rigtrip::units;
 
 /// Exit code: bad input or usage.
 const EXIT_BAD_INPUT: i32 = 2;
@@ -50,14 +52,18 @@ Exit 0 if all identical, 1 if any differ (a rigtrip bug: please report it), 2 if
 Examples:\n  rigtrip verify samples/\n  rigtrip verify -q --json path/to/dump > report.json\n  rigtrip verify --format hie DB*.BIN"
     )]
     Verify(VerifyArgs),
-    /// Turn a rig file into a skinned glTF 2.0 (.glb or .gltf) that carries everything needed to rebuild it.
+    /// Turn rig files into skinned glTF 2.0 (.glb or .gltf) that carry everything needed to rebuild them.
     #[command(
         after_help = "The space conversion is baked in: DMC3 centimetres x0.01, HIE units x0.001 \
 and 180 degrees about X (Y down to glTF's Y up). In Blender, import with the default settings; \
 export back with \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
+Several files or folders (recursed, as by verify) go to a folder, -o DIR: one GLB per rig file, \
+named after it (x.mod -> DIR/x.mod.glb), one line per file and a summary. Exit 0 if all were \
+exported, 2 if any was rejected.\n\n\
 Examples:\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json\n  \
 rigtrip export samples/dmc3_humanoid.mod -o humanoid.gltf\n  \
-rigtrip export --block-at 0x35 --nodes 8 samples/dmc3_effect.efm -o effect.glb"
+rigtrip export --block-at 0x35 --nodes 8 samples/dmc3_effect.efm -o effect.glb\n  \
+rigtrip export samples/ -o exported/"
     )]
     Export(ExportArgs),
     /// Rebuild the native file from a glTF rigtrip exported, possibly edited (e.g. in Blender).
@@ -102,6 +108,8 @@ rigtrip dump samples/dmc3_humanoid.mod | less"
 Each clip is one stride; its stride is the root's displacement along --forward from the first to the \
 last keyframe (animation.extras.rigtrip.stride overrides); speed caps come from \
 animation.extras.rigtrip.speedCap and are reported unknown otherwise, never invented.\n\n\
+Exit 0 when every slot the loader needs is filled, 1 when any is MISSING (the game would crash \
+on load: check --prefix), 2 when the file cannot be read.\n\n\
 Examples:\n  rigtrip gait samples/mech.glb\n  \
 rigtrip gait samples/mech.glb --intended --json\n  \
 rigtrip gait samples/mech.glb --demand 0:0,2:12,6:40,10:0,12:-10 -o preview.glb"
@@ -166,9 +174,11 @@ struct InspectArgs {
 
 #[derive(Args, Debug)]
 struct ExportArgs {
-    /// The rig file to export.
-    file: PathBuf,
-    /// Output path; `.glb` (binary) or `.gltf` (JSON with the buffer embedded).
+    /// Rig files or folders (recursed, as by verify).
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// For one file: the `.glb` (binary) or `.gltf` (JSON with the buffer embedded) to write;
+    /// for several files or a folder: the folder to write one `.glb` per rig file into.
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
     #[command(flatten)]
@@ -176,8 +186,8 @@ struct ExportArgs {
     /// Joint names as JSON: `{"1": ["hips", ...]}` per HIE slot, or a plain list for DMC3.
     #[arg(long, value_name = "NAMES.json")]
     names: Option<PathBuf>,
-    /// Metres per native unit (default: DMC3 0.01, HIE 0.001).
-    #[arg(long, value_name = "S")]
+    /// Metres per native unit (default: DMC3 0.01, HIE 0.001); must be > 0.
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     scale: Option<f64>,
     /// Motion files (DMC3 .mot) or archives (.pac) to add as animations, one per motion, named
     /// after the file (`walk.mot` -> `walk`) or the archive and slot (`pl000.pac` slot 3 ->
@@ -231,7 +241,7 @@ struct ImportArgs {
     force: bool,
     /// How far a value may drift from what export wrote and still count as unedited
     /// (glTF units; default 1e-4: metres + per metre of distance, x10 in radians for rotations).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
     tolerance: Option<f64>,
     /// Keep the original vertex streams even if the glTF's geometry was edited.
     #[arg(long)]
@@ -276,7 +286,7 @@ struct LintArgs {
     /// glTF or GLB files.
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Print the findings as JSON (an object for one file, an array for several).
+    /// Print the findings as JSON (the report's keys for one file, a `files` array for several).
     #[arg(long)]
     json: bool,
 }
@@ -316,10 +326,60 @@ pub fn run() -> i32 {
     };
     match dispatch(&cli) {
         Ok(code) => code,
+        // A reader that stopped early (`rigtrip inspect x | head`) is not an error.
+        Err(e) if broken_pipe(&e) => 0,
         Err(e) => {
-            eprintln!("rigtrip: error: {e:#}");
+            let message = format!("{e:#}");
+            eprintln!("rigtrip: error: {message}");
+            if let Some(path) = cli.command.json_input() {
+                let head = Head {
+                    message: Some(message),
+                    path: path.map(|p| p.display().to_string()),
+                    ..Head::exit(EXIT_BAD_INPUT)
+                };
+                print!("{}", json_doc(&head, &()));
+            }
             EXIT_BAD_INPUT
         }
+    }
+}
+
+/// Whether the error is stdout's reader having gone away.
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+impl Command {
+    /// With `--json`: `Some`, holding the input file when the command has one (for the error
+    /// document); without: `None`.
+    fn json_input(&self) -> Option<Option<&Path>> {
+        let (json, path) = match self {
+            Command::Inspect(a) => (a.json, Some(a.file.as_path())),
+            Command::Verify(a) => (a.json, None),
+            Command::Export(a) => (
+                a.json,
+                match a.inputs.as_slice() {
+                    [one] => Some(one.as_path()),
+                    _ => None,
+                },
+            ),
+            Command::Import(a) => (a.json, Some(a.file.as_path())),
+            Command::Lint(a) => (a.json, None),
+            Command::Gait(a) => (a.json, Some(a.file.as_path())),
+            Command::Dump(_) | Command::Build(_) => (false, None),
+        };
+        json.then_some(path)
+    }
+}
+
+/// The head of a command's `--json` document on success: `ok`, the input file.
+fn ok_head(path: &Path) -> Head {
+    Head {
+        path: Some(path.display().to_string()),
+        ..Head::exit(0)
     }
 }
 
@@ -346,16 +406,14 @@ fn inspect(a: &InspectArgs) -> Result<i32> {
             if a.coverage {
                 let c = ops::coverage::motion_coverage(&file, &data);
                 if a.json {
-                    serde_json::to_writer_pretty(&mut out, &c)?;
-                    writeln!(out)?;
+                    write!(out, "{}", json_doc(&ok_head(&a.file), &c))?;
                 } else {
                     write!(out, "{}", ops::coverage::render_text(&c))?;
                 }
             } else {
                 let r = ops::motion::report(&file, data.len());
                 if a.json {
-                    serde_json::to_writer_pretty(&mut out, &r)?;
-                    writeln!(out)?;
+                    write!(out, "{}", json_doc(&ok_head(&a.file), &r))?;
                 } else {
                     write!(out, "{}", ops::motion::render_text(&r))?;
                 }
@@ -369,8 +427,7 @@ fn inspect(a: &InspectArgs) -> Result<i32> {
     if a.coverage {
         let c = ops::coverage::coverage(&file, &data);
         if a.json {
-            serde_json::to_writer_pretty(&mut out, &c)?;
-            writeln!(out)?;
+            write!(out, "{}", json_doc(&ok_head(&a.file), &c))?;
         } else {
             write!(out, "{}", ops::coverage::render_text(&c))?;
         }
@@ -380,8 +437,7 @@ fn inspect(a: &InspectArgs) -> Result<i32> {
     let rig = rigtrip::rig::lift(file);
     let report = ops::inspect::report(kind, data.len(), &rig);
     if a.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
+        write!(out, "{}", json_doc(&ok_head(&a.file), &report))?;
     } else {
         write!(out, "{}", ops::inspect::render_text(&report))?;
     }
@@ -389,21 +445,19 @@ fn inspect(a: &InspectArgs) -> Result<i32> {
 }
 
 fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
-    let ext = a
-        .output
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    if ext != "glb" && ext != "gltf" {
-        bail!(
-            "{}: the output must end in .glb or .gltf",
-            a.output.display()
-        );
+    let to_folder = a.inputs.len() > 1
+        || a.inputs.iter().any(|p| p.is_dir())
+        || (a.output.is_dir() && gltf_ext(&a.output).is_none());
+    if to_folder {
+        return export_many(cli, a);
     }
-    let data =
-        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
-    let rig =
-        ops::load(a.format.format(), &data).with_context(|| format!("{}", a.file.display()))?;
+    let input = &a.inputs[0];
+    let ext = gltf_ext(&a.output).with_context(|| {
+        format!(
+            "{}: the output must end in .glb or .gltf (or be a folder)",
+            a.output.display()
+        )
+    })?;
     let names = match &a.names {
         Some(p) => {
             let text = std::fs::read_to_string(p)
@@ -414,10 +468,6 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
             )
         }
         None => None,
-    };
-    let opts = rigtrip::gltf::ExportOptions {
-        scale: a.scale,
-        names,
     };
     let mut motions = Vec::with_capacity(a.motions.len());
     for p in &a.motions {
@@ -431,20 +481,34 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
                 .with_context(|| format!("{}", p.display()))?,
         );
     }
-    let exported = rigtrip::gltf::export_animated(&rig, &motions, &opts)
-        .with_context(|| format!("{}", a.file.display()))?;
-    let bytes = if ext == "glb" {
-        rigtrip::gltf::to_glb(&exported)
-    } else {
-        rigtrip::gltf::to_gltf(&exported)
+    ops::output::check_target(&a.output, a.force, Some(input))?;
+    let data = std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
+    let done = export_one(
+        a,
+        input,
+        &data,
+        a.format.format(),
+        &a.output,
+        ext,
+        names,
+        &motions,
+    )?;
+    let r = &done.report;
+    for m in &r.names_missing {
+        eprintln!(
+            "rigtrip: warning: the names file gives {} name(s) for skeleton {}, which has {} joints; the others keep generated names",
+            m.given, m.skeleton, m.joints
+        );
     }
-    .with_context(|| format!("{}", a.file.display()))?;
-    ops::output::write_atomic(&a.output, &bytes, a.force, Some(&a.file))?;
-    let r = &exported.report;
     let mut out = std::io::stdout().lock();
     if a.json {
-        serde_json::to_writer_pretty(&mut out, r)?;
-        writeln!(out)?;
+        let head = Head {
+            format: Some(done.kind.into()),
+            output: Some(a.output.display().to_string()),
+            bytes: Some(done.bytes),
+            ..ok_head(input)
+        };
+        write!(out, "{}", json_doc(&head, r))?;
     } else if !cli.quiet {
         let joints: usize = r.skins.iter().map(|s| s.joints).sum();
         let meshes = r
@@ -459,10 +523,11 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
             .count();
         writeln!(
             out,
-            "wrote {}: {} skin(s), {joints} joint(s), {meshes} mesh(es), {proxies} proxy mesh(es), scale {}",
+            "wrote {} ({} bytes): {} skin(s), {joints} joint(s), {meshes} mesh(es), {proxies} proxy mesh(es), scale {} m per unit",
             a.output.display(),
+            done.bytes,
             r.skins.len(),
-            r.space.scale
+            units::value(r.space.scale)
         )?;
         for an in &r.animations {
             writeln!(
@@ -500,6 +565,294 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// `glb` or `gltf`, from an output path's extension.
+fn gltf_ext(path: &Path) -> Option<&'static str> {
+    match path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .as_deref()
+    {
+        Some("glb") => Some("glb"),
+        Some("gltf") => Some("gltf"),
+        _ => None,
+    }
+}
+
+/// What one export wrote.
+struct Exported {
+    /// The input's kind (`hie`, `mod`, `scm`, `block`).
+    kind: &'static str,
+    /// Bytes written.
+    bytes: usize,
+    /// The export report.
+    report: rigtrip::gltf::ExportReport,
+}
+
+/// Reads `data` (from `input`), exports it and writes `out` (`ext` `glb` or `gltf`).
+// The names and motions go only with a single input; the rest is what every input needs.
+#[allow(clippy::too_many_arguments)]
+fn export_one(
+    a: &ExportArgs,
+    input: &Path,
+    data: &[u8],
+    format: Option<Format>,
+    out: &Path,
+    ext: &str,
+    names: Option<rigtrip::gltf::Names>,
+    motions: &[rigtrip::gltf::MotionInput],
+) -> Result<Exported> {
+    let file = NativeFile::read(format, data).with_context(|| format!("{}", input.display()))?;
+    let kind = file.kind();
+    let rig = rigtrip::rig::lift(file);
+    let opts = rigtrip::gltf::ExportOptions {
+        scale: a.scale,
+        names,
+    };
+    let exported = rigtrip::gltf::export_animated(&rig, motions, &opts)
+        .with_context(|| format!("{}", input.display()))?;
+    let bytes = if ext == "glb" {
+        rigtrip::gltf::to_glb(&exported)
+    } else {
+        rigtrip::gltf::to_gltf(&exported)
+    }
+    .with_context(|| format!("{}", input.display()))?;
+    ops::output::write_atomic(out, &bytes, a.force, Some(input))?;
+    Ok(Exported {
+        kind,
+        bytes: bytes.len(),
+        report: exported.report,
+    })
+}
+
+/// One file's line in `export` to a folder.
+#[derive(serde::Serialize)]
+struct ExportLine {
+    path: PathBuf,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+}
+
+/// Counts of an `export` to a folder.
+#[derive(serde::Serialize, Default)]
+struct ExportSummary {
+    exported: usize,
+    rejected: usize,
+    skipped: usize,
+}
+
+/// `export` of several files or folders into the folder `-o DIR`, as `verify` walks them.
+fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
+    if a.names.is_some() {
+        bail!("--names gives one file's joint names: export that file alone to use it");
+    }
+    if !a.motions.is_empty() {
+        bail!("--motions go with one model: export that model alone to add them");
+    }
+    if gltf_ext(&a.output).is_some() {
+        match a.inputs.iter().find(|p| p.is_dir()) {
+            Some(folder) => bail!(
+                "{} is a folder: its rig files are exported into a folder (-o DIR), not into {}",
+                folder.display(),
+                a.output.display()
+            ),
+            None => bail!(
+                "{}: several inputs are exported into a folder (-o DIR), not into one file",
+                a.output.display()
+            ),
+        }
+    }
+    // Each file with the name its output gets under DIR: its path below the folder given.
+    let mut jobs = Vec::new();
+    for root in &a.inputs {
+        let found = verify::collect_files(std::slice::from_ref(root))
+            .with_context(|| format!("cannot list {}", root.display()))?;
+        for c in found {
+            let rel = match c.path.strip_prefix(root) {
+                Ok(r) if !r.as_os_str().is_empty() => r.to_path_buf(),
+                _ => PathBuf::from(c.path.file_name().unwrap_or(c.path.as_os_str())),
+            };
+            let mut name = rel.into_os_string();
+            name.push(".glb");
+            jobs.push((c, a.output.join(name)));
+        }
+    }
+    let jobs = verify::first_of_each_file(jobs, |(c, _)| &c.path);
+    if jobs.is_empty() {
+        bail!("no files found under the given paths");
+    }
+    std::fs::create_dir_all(&a.output)
+        .with_context(|| format!("cannot create {}", a.output.display()))?;
+    let format = a.format.format();
+    let mut summary = ExportSummary::default();
+    let mut lines = Vec::new();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    in_chunks(
+        &jobs,
+        |(c, target)| {
+            let data = match std::fs::read(&c.path) {
+                Ok(d) => d,
+                Err(e) => return rejected(c, format!("cannot read: {e}")),
+            };
+            let detected = format.or_else(|| rigtrip::native::detect(&data));
+            if format.is_none()
+                && !c.named
+                && detected.is_none()
+                && !verify::named_like_rig(&c.path)
+            {
+                return ExportLine {
+                    status: "skipped",
+                    ..rejected(c, String::new())
+                };
+            }
+            let made = target
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .with_context(|| format!("cannot create the folder of {}", target.display()));
+            match made
+                .and_then(|()| export_one(a, &c.path, &data, detected, target, "glb", None, &[]))
+            {
+                Ok(done) => ExportLine {
+                    path: c.path.clone(),
+                    status: "exported",
+                    format: Some(done.kind),
+                    output: Some(target.clone()),
+                    bytes: Some(done.bytes),
+                    message: None,
+                },
+                Err(e) => {
+                    // The line names the file already; the chain's first clause names it too.
+                    let message = format!("{e:#}");
+                    let prefix = format!("{}: ", c.path.display());
+                    let message = message
+                        .strip_prefix(&prefix)
+                        .unwrap_or(&message)
+                        .to_string();
+                    rejected(c, message)
+                }
+            }
+        },
+        |line, out| {
+            match line.status {
+                "exported" => summary.exported += 1,
+                "skipped" => summary.skipped += 1,
+                _ => summary.rejected += 1,
+            }
+            if a.json {
+                if line.status != "skipped" {
+                    lines.push(line);
+                }
+                return Ok(());
+            }
+            let p = line.path.display();
+            match line.status {
+                "exported" => {
+                    if !cli.quiet {
+                        writeln!(
+                            out,
+                            "exported   {:<5} {p} -> {} ({} bytes)",
+                            line.format.unwrap_or("-"),
+                            line.output.as_deref().unwrap_or(Path::new("")).display(),
+                            line.bytes.unwrap_or(0)
+                        )?;
+                    }
+                }
+                "skipped" => {
+                    if cli.verbose {
+                        writeln!(out, "skipped    {:<5} {p}: not a rig file", "-")?;
+                    }
+                }
+                _ => writeln!(
+                    out,
+                    "rejected   {:<5} {p}: {}",
+                    "-",
+                    line.message.as_deref().unwrap_or("")
+                )?,
+            }
+            Ok(())
+        },
+        &mut out,
+    )?;
+    let code = if summary.rejected > 0 {
+        EXIT_BAD_INPUT
+    } else {
+        0
+    };
+    if a.json {
+        let head = Head {
+            output: Some(a.output.display().to_string()),
+            ..Head::exit(code)
+        };
+        let body = Files {
+            files: &lines,
+            summary: Some(&summary),
+        };
+        write!(out, "{}", json_doc(&head, &body))?;
+    } else {
+        write!(
+            out,
+            "{} exported, {} rejected",
+            summary.exported, summary.rejected
+        )?;
+        if summary.skipped > 0 {
+            write!(out, ", {} skipped (not rig files)", summary.skipped)?;
+        }
+        writeln!(out)?;
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+/// A rejected file's line.
+fn rejected(c: &verify::Candidate, message: String) -> ExportLine {
+    ExportLine {
+        path: c.path.clone(),
+        status: "rejected",
+        format: None,
+        output: None,
+        bytes: None,
+        message: Some(message),
+    }
+}
+
+/// Runs `work` on every item in parallel, a chunk at a time, with the progress bar, and hands
+/// the results to `each` in order after each chunk (then flushes `out` with the bar cleared):
+/// output streams, and memory stays flat however many files there are.
+fn in_chunks<T: Sync, R: Send, W: Write>(
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync,
+    mut each: impl FnMut(R, &mut W) -> Result<()>,
+    out: &mut W,
+) -> Result<()> {
+    let progress = progress_bar(items.len() as u64);
+    let show_progress = !progress.is_hidden();
+    for chunk in items.chunks(VERIFY_CHUNK) {
+        let results: Vec<R> = chunk
+            .par_iter()
+            .map(|item| {
+                let r = work(item);
+                if show_progress {
+                    progress.inc(1);
+                }
+                r
+            })
+            .collect();
+        for r in results {
+            each(r, out)?;
+        }
+        // The bar is cleared while the chunk's lines go out, then drawn again.
+        progress.suspend(|| out.flush())?;
+    }
+    progress.finish_and_clear();
+    Ok(())
+}
+
 fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     use rigtrip::gltf::import;
     if let Some(t) = a.tolerance {
@@ -508,9 +861,7 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
         }
     }
     // Refused before the work, not after it.
-    if a.output.exists() && !a.force {
-        return Err(ops::output::OutputError::Exists(a.output.clone()).into());
-    }
+    ops::output::check_target(&a.output, a.force, Some(&a.file))?;
     if let Some(dir) = &a.motions_out {
         if !dir.is_dir() {
             bail!("--motions-out {}: not a folder", dir.display());
@@ -522,6 +873,7 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     };
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    not_native(&a.file, &data)?;
     // Buffers a .gltf names by URI sit beside it (`.` for a bare file name, as messages say).
     let base = match a.file.parent() {
         Some(p) if p.as_os_str().is_empty() => Some(std::path::Path::new(".")),
@@ -547,8 +899,12 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     }
     let mut out = std::io::stdout().lock();
     if a.json {
-        serde_json::to_writer_pretty(&mut out, &imported.report)?;
-        writeln!(out)?;
+        let head = Head {
+            output: Some(a.output.display().to_string()),
+            bytes: Some(imported.bytes.len()),
+            ..ok_head(&a.file)
+        };
+        write!(out, "{}", json_doc(&head, &imported.report))?;
     } else if !cli.quiet {
         write!(out, "{}", imported.report.render_text())?;
         writeln!(
@@ -569,6 +925,26 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// Refuses an empty file or a native rig given to a glTF command, saying which command reads it.
+fn not_native(path: &Path, data: &[u8]) -> Result<()> {
+    match native_hint(data) {
+        Some(hint) => bail!("{}: {hint}", path.display()),
+        None => Ok(()),
+    }
+}
+
+/// For bytes a glTF command cannot take: an empty file, or a native rig (and which command
+/// reads it).
+fn native_hint(data: &[u8]) -> Option<String> {
+    if data.is_empty() {
+        return Some("the file is empty (0 bytes)".into());
+    }
+    let format = rigtrip::native::detect(data)?;
+    Some(format!(
+        "a native {format} file, not glTF: inspect reads it, export turns it into glTF (rigtrip export FILE -o OUT.glb)"
+    ))
 }
 
 fn dump_cmd(a: &DumpArgs) -> Result<i32> {
@@ -628,22 +1004,26 @@ fn lint_cmd(cli: &Cli, a: &LintArgs) -> Result<i32> {
         .collect();
     let mut out = std::io::stdout().lock();
     if a.json {
-        writeln!(out, "{}", rigtrip::lint::render_json(&reports))?;
+        write!(out, "{}", rigtrip::lint::render_json(&reports))?;
     } else {
-        for r in &reports {
+        for (r, f) in reports.iter().zip(&a.files) {
             if cli.quiet && !r.has_errors() && !r.has_warnings() {
+                continue;
+            }
+            if r.not_gltf() {
+                // Nothing to lint: one line, why (and which command reads a native rig).
+                let why = std::fs::read(f)
+                    .ok()
+                    .and_then(|d| native_hint(&d))
+                    .or_else(|| r.findings.first().map(|x| x.message.clone()))
+                    .unwrap_or_else(|| "not glTF".into());
+                writeln!(out, "{}: cannot lint: {why}", r.file)?;
                 continue;
             }
             write!(out, "{}", r.render_text())?;
         }
     }
-    Ok(if reports.iter().any(|r| r.not_gltf()) {
-        2
-    } else if reports.iter().any(|r| r.has_errors()) {
-        1
-    } else {
-        0
-    })
+    Ok(rigtrip::lint::exit_code(&reports))
 }
 
 fn gait_cmd(a: &GaitArgs) -> Result<i32> {
@@ -656,6 +1036,7 @@ fn gait_cmd(a: &GaitArgs) -> Result<i32> {
     };
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    not_native(&a.file, &data)?;
     let base = a.file.parent();
     let report =
         gait::analyse_slice(&data, base, &opts).with_context(|| format!("{}", a.file.display()))?;
@@ -663,17 +1044,23 @@ fn gait_cmd(a: &GaitArgs) -> Result<i32> {
         let glb = gait::preview_glb(&data, base, &report)?;
         ops::output::write_atomic(out_path, &glb, a.force, Some(&a.file))?;
     }
+    // A mandatory slot no clip fills crashes the game's loader: the check fails.
+    let code = if report.missing.is_empty() { 0 } else { 1 };
     let mut out = std::io::stdout().lock();
     if a.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
+        let head = Head {
+            path: Some(a.file.display().to_string()),
+            output: a.output.as_ref().map(|p| p.display().to_string()),
+            ..Head::exit(code)
+        };
+        write!(out, "{}", json_doc(&head, &report))?;
     } else {
         write!(out, "{}", report.render_text())?;
         if let Some(p) = &a.output {
             writeln!(out, "wrote {}", p.display())?;
         }
     }
-    Ok(0)
+    Ok(code)
 }
 
 fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
@@ -690,39 +1077,28 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
     let mut results = Vec::new();
     // Lines are buffered and written once per chunk (stdout alone would write each line).
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let progress = progress_bar(files.len() as u64);
-    let show_progress = !progress.is_hidden();
-    // Files are checked in parallel a chunk at a time and printed in order after each chunk:
-    // output streams, and memory stays flat however many files there are.
-    for chunk in files.chunks(VERIFY_CHUNK) {
-        let chunk_results: Vec<verify::FileResult> = chunk
-            .par_iter()
-            .map(|f| {
-                let r = verify::verify_candidate(format, f, legs);
-                if show_progress {
-                    progress.inc(1);
-                }
-                r
-            })
-            .collect();
-        for r in chunk_results {
+    in_chunks(
+        &files,
+        |f| verify::verify_candidate(format, f, legs),
+        |r, out| {
             summary.add(&r.verdict);
             if a.json {
                 if !matches!(r.verdict, verify::Verdict::Skipped) {
                     results.push(r);
                 }
+                Ok(())
             } else {
-                print_line(&mut out, cli, &r)?;
+                print_line(out, cli, &r)
             }
-        }
-        // The bar is cleared while the chunk's lines go out, then drawn again.
-        progress.suspend(|| out.flush())?;
-    }
-    progress.finish_and_clear();
+        },
+        &mut out,
+    )?;
     if a.json {
-        let doc = serde_json::json!({ "files": results, "summary": summary });
-        serde_json::to_writer_pretty(&mut out, &doc)?;
-        writeln!(out)?;
+        let body = Files {
+            files: &results,
+            summary: Some(&summary),
+        };
+        write!(out, "{}", json_doc(&Head::exit(summary.exit_code()), &body))?;
     } else {
         write!(
             out,
@@ -750,9 +1126,14 @@ fn progress_bar(len: u64) -> indicatif::ProgressBar {
     }
     let bar = indicatif::ProgressBar::new(len);
     if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {per_sec} eta {eta}")
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {rate} eta {eta}")
     {
-        bar.set_style(style);
+        bar.set_style(style.with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&units::rate(state.per_sec()));
+            },
+        ));
     }
     bar
 }

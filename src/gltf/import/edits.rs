@@ -224,7 +224,8 @@ fn rebuild_joint(
                 &mut g.refusals,
                 "matrix",
                 format!(
-                    "shears by {residue:e}; native joints hold a translation and a rotation only"
+                    "shears by {}; native joints hold a translation and a rotation only",
+                    crate::units::value(residue)
                 ),
             );
         }
@@ -235,9 +236,9 @@ fn rebuild_joint(
             &mut g.refusals,
             "scale",
             format!(
-                "{:?} is not 1 (tolerance {}); native joints carry no scale",
-                local.s.to_array(),
-                c.tol.scale
+                "({}) is not 1 (tolerance {}); native joints carry no scale",
+                local.s.to_array().map(crate::units::value).join(", "),
+                crate::units::value(c.tol.scale)
             ),
         );
         return Ok(None);

@@ -413,10 +413,6 @@ pub fn import_slice(
     rebuild::import(&doc, &tol, opts)
 }
 
-fn fmt_m(v: f64) -> String {
-    format!("{v:.3e}")
-}
-
 impl ImportReport {
     /// The report as text, one line per fact.
     pub fn render_text(&self) -> String {
@@ -425,24 +421,25 @@ impl ImportReport {
             out.push_str(&s);
             out.push('\n');
         };
+        use crate::units::{degrees, length, value};
         line(format!(
             "format {}, space: scale {} m per unit, rotation {}",
             self.format,
-            self.space.scale,
+            value(self.space.scale),
             self.space.rotation.name()
         ));
         line(format!(
-            "tolerance: translation {} m + {} per m, rotation {} rad, scale {}",
-            self.tolerance.translation_m,
-            self.tolerance.translation_per_m,
-            self.tolerance.rotation_rad,
-            self.tolerance.scale
+            "tolerance: translation {} + {} per m, rotation {}, scale {}",
+            length(self.tolerance.translation_m),
+            value(self.tolerance.translation_per_m),
+            degrees(self.tolerance.rotation_rad),
+            value(self.tolerance.scale)
         ));
         line(format!(
-            "noise restored to the original bits: up to {} m, {} rad, scale {} ({:.0}% of the tolerance at most)",
-            fmt_m(self.noise.translation_m),
-            fmt_m(self.noise.rotation_rad),
-            fmt_m(self.noise.scale),
+            "noise restored to the original bits: up to {}, {}, scale {} ({:.0}% of the tolerance at most)",
+            length(self.noise.translation_m),
+            degrees(self.noise.rotation_rad),
+            value(self.noise.scale),
             100.0 * self.noise.closest
         ));
         for s in &self.skeletons {

@@ -1,0 +1,229 @@
+//! Every command's `--json` document, from real runs of the binary, validates against its
+//! definition in schema/cli.schema.json (one `$defs` entry per command, the common head in
+//! each); failures print the `error` document on stdout; one top-level object per call.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn scratch() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_json");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The schema with its root pointed at `$defs/name`.
+fn validator(name: &str) -> jsonschema::Validator {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/cli.schema.json");
+    let mut schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::meta::validate(&schema).unwrap();
+    let obj = schema.as_object_mut().unwrap();
+    obj.remove("oneOf");
+    obj.insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+/// Runs rigtrip in `dir`; the exit code and stdout parsed as one JSON value (which must start
+/// with the head's first key, `status`).
+fn run(dir: &Path, args: &[&str]) -> (i32, Value) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.starts_with("{\n  \"status\": \""), "{args:?}: {out}");
+    let v: Value = serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("{args:?}: not one JSON value ({e}): {out}"));
+    (o.status.code().unwrap(), v)
+}
+
+/// Checks `args`' output against `$defs/def`, its exit code, and that `status` says it.
+fn check(dir: &Path, def: &str, args: &[&str], code: i32) -> Value {
+    let (got, v) = run(dir, args);
+    assert_eq!(got, code, "{args:?}: {v}");
+    let errors: Vec<String> = validator(def)
+        .iter_errors(&v)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{args:?} against {def}:\n{}",
+        errors.join("\n")
+    );
+    let status = ["ok", "failed", "error"][code as usize];
+    assert_eq!(v["status"], status, "{args:?}");
+    v
+}
+
+#[test]
+fn every_command_json_validates_against_its_schema() {
+    let dir = scratch();
+    let db22 = rigtrip::synth::hie::sample_db22();
+    let model = rigtrip::synth::dmc3::sample_mod();
+    let (efm, offset, nodes) = rigtrip::synth::dmc3::sample_efm();
+    let mech = rigtrip::synth::mech::sample_mech();
+    for (name, data) in [
+        ("DB22HIE.BIN", &db22),
+        ("m.mod", &model),
+        ("e.efm", &efm),
+        ("mech.glb", &mech),
+    ] {
+        std::fs::write(dir.join(name), data).unwrap();
+    }
+    std::fs::create_dir(dir.join("in")).unwrap();
+    std::fs::create_dir(dir.join("empty_folder")).unwrap();
+    std::fs::write(dir.join("in/DB22HIE.BIN"), &db22).unwrap();
+    std::fs::write(dir.join("in/bad.mod"), b"MOD ").unwrap();
+    let (offset, nodes) = (format!("{offset:#x}"), nodes.to_string());
+    let block = ["--block-at", offset.as_str(), "--nodes", nodes.as_str()];
+
+    for f in ["DB22HIE.BIN", "m.mod"] {
+        let v = check(&dir, "inspect", &["inspect", "--json", f], 0);
+        assert_eq!(v["path"], f);
+        assert_eq!(v["skeletons"][0]["gate"], "ok");
+        check(&dir, "coverage", &["inspect", "--coverage", "--json", f], 0);
+    }
+    check(
+        &dir,
+        "inspect",
+        &[&["inspect", "--json", "e.efm"][..], &block].concat(),
+        0,
+    );
+    // Motions and archives: their own inspect shape, the same coverage and verify shapes.
+    std::fs::write(dir.join("m.mot"), rigtrip::synth::motion::sample_mot()).unwrap();
+    std::fs::write(dir.join("m.pac"), rigtrip::synth::motion::sample_pac()).unwrap();
+    for (f, format) in [("m.mot", "mot"), ("m.pac", "pac")] {
+        let v = check(&dir, "inspect_motion", &["inspect", "--json", f], 0);
+        assert_eq!(
+            (&v["path"], &v["format"]),
+            (&Value::from(f), &Value::from(format))
+        );
+        let v = check(&dir, "coverage", &["inspect", "--coverage", "--json", f], 0);
+        assert_eq!(v["format"], format);
+    }
+    let v = check(
+        &dir,
+        "verify",
+        &["verify", "--json", "DB22HIE.BIN", "m.mod", "m.mot", "m.pac"],
+        0,
+    );
+    assert_eq!(v["files"][0]["format"], "hie");
+    assert_eq!(v["files"][2]["format"], "mot");
+    check(&dir, "verify", &["verify", "--json", "in"], 2);
+
+    let v = check(
+        &dir,
+        "export",
+        &["export", "--json", "DB22HIE.BIN", "-o", "x.glb"],
+        0,
+    );
+    assert_eq!(v["output"], "x.glb");
+    assert_eq!(
+        v["bytes"],
+        std::fs::metadata(dir.join("x.glb")).unwrap().len()
+    );
+    check(
+        &dir,
+        "export",
+        &[&["export", "--json", "e.efm", "-o", "e.gltf"][..], &block].concat(),
+        0,
+    );
+    let v = check(
+        &dir,
+        "export_folder",
+        &["export", "--json", "in", "m.mod", "-o", "out"],
+        2,
+    );
+    assert_eq!(v["files"][0]["output"], "out/DB22HIE.BIN.glb");
+    assert_eq!(v["files"][1]["status"], "rejected");
+    assert_eq!(v["summary"]["exported"], 2);
+
+    let v = check(
+        &dir,
+        "import",
+        &["import", "--json", "x.glb", "-o", "back.BIN"],
+        0,
+    );
+    assert_eq!(v["bytes"], db22.len());
+    assert_eq!(std::fs::read(dir.join("back.BIN")).unwrap(), db22);
+
+    // With motions: the animations in the export report, the rebuilt files in the import's.
+    let v = check(
+        &dir,
+        "export",
+        &[
+            "export",
+            "--json",
+            "m.mod",
+            "--motions",
+            "m.mot",
+            "m.pac",
+            "-o",
+            "anim.glb",
+        ],
+        0,
+    );
+    assert_eq!(v["animations"][0]["name"], "m");
+    assert_eq!(v["animations"][1]["file"], "m.pac");
+    std::fs::create_dir(dir.join("motions")).unwrap();
+    let v = check(
+        &dir,
+        "import",
+        &[
+            "import",
+            "--json",
+            "anim.glb",
+            "-o",
+            "anim.mod",
+            "--motions-out",
+            "motions",
+        ],
+        0,
+    );
+    assert_eq!(v["motions"][0]["file"], "m.mot");
+    assert_eq!(v["motions"][1]["motions"][0]["status"], "unchanged");
+    for f in ["m.mot", "m.pac"] {
+        assert_eq!(
+            std::fs::read(dir.join("motions").join(f)).unwrap(),
+            std::fs::read(dir.join(f)).unwrap()
+        );
+    }
+
+    check(&dir, "lint", &["lint", "--json", "x.glb"], 0);
+    let v = check(
+        &dir,
+        "lint_files",
+        &["lint", "--json", "x.glb", "mech.glb", "m.mod"],
+        2,
+    );
+    assert_eq!(v["files"][2]["path"], "m.mod");
+
+    check(&dir, "gait", &["gait", "--json", "mech.glb"], 0);
+    let v = check(
+        &dir,
+        "gait",
+        &["gait", "--json", "mech.glb", "--prefix", "xyz"],
+        1,
+    );
+    assert!(!v["missing"].as_array().unwrap().is_empty());
+
+    // Failures of the call as a whole: the error document, on stdout.
+    for args in [
+        &["inspect", "--json", "missing.mod"][..],
+        &["verify", "--json", "empty_folder"],
+        &["export", "--json", "m.mod", "-o", "m.mod.txt"],
+        &["import", "--json", "x.glb", "-o", "x.glb"],
+        &["import", "--json", "m.mod", "-o", "y.BIN"],
+        &["gait", "--json", "x.glb", "--forward", "up"],
+    ] {
+        let v = check(&dir, "error", args, 2);
+        assert!(!v["message"].as_str().unwrap().starts_with("rigtrip:"));
+    }
+    let (_, v) = run(&dir, &["import", "--json", "x.glb", "-o", "x.glb"]);
+    assert_eq!(
+        v["message"],
+        "x.glb is the input file; rigtrip never modifies its input"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
