@@ -516,7 +516,7 @@ impl ImportReport {
             ));
         }
         for f in &self.motions {
-            f.render_text(&mut line);
+            f.render_text(self.space.scale, &mut line);
         }
         for n in &self.notes {
             line(format!("note: {n}"));

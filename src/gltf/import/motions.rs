@@ -70,8 +70,15 @@ pub struct MotionFileReport {
 }
 
 impl MotionFileReport {
-    /// The report as text lines handed to `line`.
-    pub fn render_text(&self, line: &mut impl FnMut(String)) {
+    /// The report as text lines handed to `line`; `scale` (metres per native unit) says
+    /// translation errors in mm.
+    pub fn render_text(&self, scale: f64, line: &mut impl FnMut(String)) {
+        use crate::units;
+        let error = |r: &Reencoded| match r.channel.property {
+            Property::Translation => units::length(r.error * scale),
+            Property::Rotation => units::degrees(r.error),
+            Property::Scale => units::value(r.error),
+        };
         let count = |s: MotionStatus| self.motions.iter().filter(|m| m.status == s).count();
         let written = match self.bytes {
             Some(n) => format!("{n} bytes"),
@@ -111,19 +118,31 @@ impl MotionFileReport {
                 )),
                 MotionStatus::Edited => {
                     let keys: usize = m.reencoded.iter().map(|r| r.keys).sum();
-                    let worst = m.reencoded.iter().map(|r| r.error).fold(0.0, f64::max);
+                    // The worst per property: their units differ.
+                    let worst: Vec<String> =
+                        [Property::Translation, Property::Rotation, Property::Scale]
+                            .into_iter()
+                            .filter_map(|p| {
+                                m.reencoded
+                                    .iter()
+                                    .filter(|r| r.channel.property == p)
+                                    .max_by(|a, b| a.error.total_cmp(&b.error))
+                                    .map(|r| format!("{} {}", r.channel.name(), error(r)))
+                            })
+                            .collect();
                     line(format!(
-                        "  {}{slots}: {} track(s) encoded again, {keys} keys written, worst quantisation error {worst:.3e}",
+                        "  {}{slots}: {} track(s) encoded again, {keys} keys written, worst quantisation error: {}",
                         m.animation,
-                        m.reencoded.len()
+                        m.reencoded.len(),
+                        worst.join(", ")
                     ));
                     for r in &m.reencoded {
                         line(format!(
-                            "    joint {} {}: {} keys, quantisation error {:.3e}",
+                            "    joint {} {}: {} keys, quantisation error {}",
                             r.joint,
                             r.channel.name(),
                             r.keys,
-                            r.error
+                            error(r)
                         ));
                     }
                 }
