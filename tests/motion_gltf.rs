@@ -796,3 +796,20 @@ fn a_motion_that_would_need_too_many_keys_is_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_motion_alone_is_refused_with_the_way_to_export_it() {
+    let dir = fresh("alone");
+    std::fs::write(dir.join("walk.mot"), synth::motion::sample_mot()).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+        .args(["export", "walk.mot", "-o", "walk.glb"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "rigtrip: error: walk.mot: a motion, not a rig: export it with the model it animates (rigtrip export MODEL --motions walk.mot -o OUT.glb)\n"
+    );
+    assert!(!dir.join("walk.glb").exists());
+}

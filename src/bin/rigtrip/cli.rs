@@ -246,8 +246,8 @@ struct ImportArgs {
     /// Keep the original vertex streams even if the glTF's geometry was edited.
     #[arg(long)]
     ignore_mesh_edits: bool,
-    /// Write the motion files the glTF carries (from `export --motions`) into this folder, under
-    /// their original names, rebuilt from its animations.
+    /// Write the motion files the glTF carries (from `export --motions`) into this folder
+    /// (created if missing), under their original names, rebuilt from its animations.
     #[arg(long, value_name = "DIR")]
     motions_out: Option<PathBuf>,
     /// Print the import report as JSON.
@@ -601,6 +601,13 @@ fn export_one(
     names: Option<rigtrip::gltf::Names>,
     motions: &[rigtrip::gltf::MotionInput],
 ) -> Result<Exported> {
+    if format.is_none() && rigtrip::native::detect_motion(data).is_some() {
+        bail!(
+            "{}: a motion, not a rig: export it with the model it animates (rigtrip export MODEL --motions {} -o OUT.glb)",
+            input.display(),
+            input.display()
+        );
+    }
     let file = NativeFile::read(format, data).with_context(|| format!("{}", input.display()))?;
     let kind = file.kind();
     let rig = rigtrip::rig::lift(file);
@@ -701,10 +708,11 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
                 Err(e) => return rejected(c, format!("cannot read: {e}")),
             };
             let detected = format.or_else(|| rigtrip::native::detect(&data));
+            // Motions found in a folder are no rigs: they go with a model (`--motions`).
+            let motion = format.is_none() && rigtrip::native::detect_motion(&data).is_some();
             if format.is_none()
                 && !c.named
-                && detected.is_none()
-                && !verify::named_like_rig(&c.path)
+                && (motion || (detected.is_none() && !verify::named_like_rig(&c.path)))
             {
                 return ExportLine {
                     status: "skipped",
@@ -863,7 +871,7 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     // Refused before the work, not after it.
     ops::output::check_target(&a.output, a.force, Some(&a.file))?;
     if let Some(dir) = &a.motions_out {
-        if !dir.is_dir() {
+        if dir.exists() && !dir.is_dir() {
             bail!("--motions-out {}: not a folder", dir.display());
         }
     }
@@ -883,6 +891,7 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
         .with_context(|| format!("{}", a.file.display()))?;
     let mut motion_paths = Vec::new();
     if let Some(dir) = &a.motions_out {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         for m in &imported.motions {
             let path = dir.join(&m.file);
             if path.exists() && !a.force {
