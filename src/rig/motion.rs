@@ -523,6 +523,17 @@ impl Motion {
     pub fn locals_at(&self, rest: &[RestChannels], f: f64) -> Vec<Local> {
         self.channels_at(rest, f).iter().map(local_of).collect()
     }
+
+    /// `skeleton` posed by the motion at frame `f`: every joint's world matrix (native units),
+    /// `rest` giving the channels without a track ([`rest_channels`]).
+    pub fn world_at(
+        &self,
+        skeleton: &Skeleton,
+        rest: &[RestChannels],
+        f: f64,
+    ) -> Result<Vec<DMat4>, GateFailure> {
+        pose(skeleton, &self.locals_at(rest, f))
+    }
 }
 
 /// The local transform of nine channel values.
@@ -695,6 +706,36 @@ mod tests {
         assert_eq!(c.value(5.0), Some(1.0));
         assert_eq!(c.point(4.0, false).unwrap().slope, 0.5);
         assert_eq!(c.point(4.0, true).unwrap().slope, -1.0);
+    }
+
+    #[test]
+    fn a_motion_poses_a_skeleton_with_rest_values_for_channels_without_tracks() {
+        use std::f64::consts::FRAC_PI_2;
+        let file = read_file(&crate::synth::motion::sample_mot()).unwrap();
+        let mut m = file.motions[0].motion.clone().unwrap();
+        // Two joints: joint 1 stands 10 units along X from joint 0.
+        let sk = super::super::plain_skeleton(&[(None, [0.0; 3]), (Some(0), [10.0, 0.0, 0.0])]);
+        m.joints = 2;
+        m.tracks = vec![Track {
+            joint: 0,
+            channel: Channel::from_index(5).unwrap(),
+            curve: Curve {
+                interpolation: Interpolation::Linear,
+                keys: vec![key(0.0, 0.0, 0.0, 0.0), key(10.0, FRAC_PI_2, 0.0, 0.0)],
+            },
+            native: None,
+        }];
+        let rest = vec![
+            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0],
+            [10.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0],
+        ];
+        let at = |f: f64| m.world_at(&sk, &rest, f).unwrap()[1].w_axis.truncate();
+        assert!(at(0.0).abs_diff_eq(DVec3::new(10.0, 0.0, 0.0), 1e-12));
+        // Frame 10 and after: joint 0 turned a quarter about Z, joint 1 on +Y.
+        assert!(at(10.0).abs_diff_eq(DVec3::new(0.0, 10.0, 0.0), 1e-12));
+        assert!(at(50.0).abs_diff_eq(DVec3::new(0.0, 10.0, 0.0), 1e-12));
+        let (s, c) = (FRAC_PI_2 / 2.0).sin_cos();
+        assert!(at(5.0).abs_diff_eq(DVec3::new(10.0 * c, 10.0 * s, 0.0), 1e-12));
     }
 
     #[test]
