@@ -30,9 +30,7 @@ fn verify_samples_all_identical() {
         "identical  hie   samples/DB22HIE.BIN\n\
          identical  mod   samples/dmc3_humanoid.mod\n\
          identical  mot   samples/dmc3_humanoid.mot\n\
-         \x20          note: glTF leg skipped: not available for motions yet (native leg only)\n\
          identical  pac   samples/dmc3_humanoid.pac\n\
-         \x20          note: glTF leg skipped: not available for motions yet (native leg only)\n\
          identical  scm   samples/dmc3_stage.scm\n\
          5 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"
     );

@@ -148,6 +148,48 @@ fn every_command_json_validates_against_its_schema() {
     assert_eq!(v["bytes"], db22.len());
     assert_eq!(std::fs::read(dir.join("back.BIN")).unwrap(), db22);
 
+    // With motions: the animations in the export report, the rebuilt files in the import's.
+    let v = check(
+        &dir,
+        "export",
+        &[
+            "export",
+            "--json",
+            "m.mod",
+            "--motions",
+            "m.mot",
+            "m.pac",
+            "-o",
+            "anim.glb",
+        ],
+        0,
+    );
+    assert_eq!(v["animations"][0]["name"], "m");
+    assert_eq!(v["animations"][1]["file"], "m.pac");
+    std::fs::create_dir(dir.join("motions")).unwrap();
+    let v = check(
+        &dir,
+        "import",
+        &[
+            "import",
+            "--json",
+            "anim.glb",
+            "-o",
+            "anim.mod",
+            "--motions-out",
+            "motions",
+        ],
+        0,
+    );
+    assert_eq!(v["motions"][0]["file"], "m.mot");
+    assert_eq!(v["motions"][1]["motions"][0]["status"], "unchanged");
+    for f in ["m.mot", "m.pac"] {
+        assert_eq!(
+            std::fs::read(dir.join("motions").join(f)).unwrap(),
+            std::fs::read(dir.join(f)).unwrap()
+        );
+    }
+
     check(&dir, "lint", &["lint", "--json", "x.glb"], 0);
     let v = check(
         &dir,

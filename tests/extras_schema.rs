@@ -74,13 +74,9 @@ fn every_export_follows_the_schema() {
                 offset: 0x35,
                 nodes: 8,
             }),
-            // Motions have no glTF export yet.
-            n if [".json", ".glb", ".mot", ".pac"]
-                .iter()
-                .any(|e| n.ends_with(e)) =>
-            {
-                continue
-            }
+            n if n.ends_with(".json") || n.ends_with(".glb") => continue,
+            // Motions are no rigs: their extras are checked with a model below.
+            n if n.ends_with(".mot") || n.ends_with(".pac") => continue,
             _ => None,
         };
         nodes += check(&v, &load(format, &bytes), name);
@@ -132,4 +128,34 @@ fn the_schema_catches_malformed_extras() {
     let mut bad = scene;
     bad["space"]["rotation"] = json!("y90");
     assert!(!v.is_valid(&json!({ "scene": bad })));
+}
+
+#[test]
+fn motion_extras_follow_the_schema() {
+    use rigtrip::gltf::{export_animated, MotionInput};
+    let v = validator();
+    let rig = load(None, &rigtrip::synth::dmc3::sample_mod());
+    let motions = [
+        MotionInput::read("walk.mot", rigtrip::synth::motion::sample_mot()).unwrap(),
+        MotionInput::read("pl000_00_3.pac", rigtrip::synth::motion::sample_pac()).unwrap(),
+    ];
+    let e = export_animated(&rig, &motions, &ExportOptions::default()).unwrap();
+    let scene = extras(&e.root.scenes[0].extras).unwrap();
+    assert_no_null(&scene, "scene");
+    assert_eq!(scene["motions"][0]["file"], "walk.mot");
+    assert_eq!(scene["motions"][0]["animations"], json!(["walk"]));
+    let errors: Vec<String> = v
+        .iter_errors(&json!({ "scene": scene }))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    for (key, value) in [
+        ("file", json!("../walk.mot")),
+        ("data", json!("not base64!")),
+        ("animations", json!([1])),
+    ] {
+        let mut bad = scene.clone();
+        bad["motions"][0][key] = value;
+        assert!(!v.is_valid(&json!({ "scene": bad })), "{key}");
+    }
 }

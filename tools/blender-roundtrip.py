@@ -19,6 +19,13 @@ EDIT, applied in the order given:
                            give every face of NAME the material MATERIAL (if missing, made as a
                            copy of NAME's material)
     --add-bone PARENT NAME add a bone NAME under PARENT, from PARENT's tail 5 cm up
+    --key-rotation ANIMATION BONE FRAME RX RY RZ
+                           in the action ANIMATION (an imported glTF animation), turn the
+                           bone's pose rotation at scene frame FRAME by the Euler angles
+                           (RX, RY, RZ) radians (XYZ, bone space, after its animated rotation)
+                           and insert a rotation keyframe there, as a user keying a pose does
+    --delete-animation ANIMATION
+                           delete the action ANIMATION
 
 IN is imported with the glTF importer's default settings. OUT is exported with
 "Include > Custom Properties" on (export_extras), everything else at Blender's defaults;
@@ -54,6 +61,8 @@ def parse_edits(words):
             "--duplicate-object": 1,
             "--set-material": 2,
             "--add-bone": 2,
+            "--key-rotation": 6,
+            "--delete-animation": 1,
         }.get(op)
         if want is None:
             raise Usage(f"unknown edit {op!r}")
@@ -65,6 +74,11 @@ def parse_edits(words):
                 args = [args[0], Vector([float(x) for x in args[1:]])]
             except ValueError:
                 raise Usage(f"{op} {args[0]}: DX DY DZ must be numbers, got {args[1:]}")
+        if op == "--key-rotation":
+            try:
+                args = [args[0], args[1], float(args[2]), Vector([float(x) for x in args[3:]])]
+            except ValueError:
+                raise Usage(f"--key-rotation {args[0]} {args[1]}: FRAME RX RY RZ must be numbers")
         edits.append((op, args))
     return edits
 
@@ -88,6 +102,46 @@ def move(bone, delta):
     edit_bone.head += local
     edit_bone.tail += local
     bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def action_named(name):
+    """The action of this name."""
+    action = bpy.data.actions.get(name)
+    if action is None:
+        raise NoBone(f"no action named {name!r}")
+    return action
+
+
+def key_rotation(animation, bone, frame, euler):
+    """Turns a bone's animated rotation at `frame` in `animation` and keys it there."""
+    from mathutils import Euler
+
+    arm = armature_with(bone)
+    action = action_named(animation)
+    data = arm.animation_data
+    before = data.action
+    data.action = action
+    bpy.context.scene.frame_set(int(frame), subframe=frame - int(frame))
+    pose_bone = arm.pose.bones[bone]
+    pose_bone.rotation_mode = "QUATERNION"
+    pose_bone.rotation_quaternion = pose_bone.rotation_quaternion @ Euler(euler, "XYZ").to_quaternion()
+    pose_bone.keyframe_insert("rotation_quaternion", frame=frame)
+    data.action = before
+
+
+def delete_animation(animation):
+    """Deletes an action (and the NLA strips that play it)."""
+    action = action_named(animation)
+    for obj in bpy.data.objects:
+        data = obj.animation_data
+        if data is None:
+            continue
+        if data.action == action:
+            data.action = None
+        for track in list(data.nla_tracks):
+            if any(strip.action == action for strip in track.strips):
+                data.nla_tracks.remove(track)
+    bpy.data.actions.remove(action)
 
 
 def rename(old, new):
@@ -178,6 +232,8 @@ EDITS = {
     "--duplicate-object": duplicate_object,
     "--set-material": set_material,
     "--add-bone": add_bone,
+    "--key-rotation": key_rotation,
+    "--delete-animation": delete_animation,
 }
 
 

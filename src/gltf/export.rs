@@ -17,12 +17,14 @@ use json::scene::UnitQuaternion;
 use json::validation::Checked;
 use json::{Index, Node};
 
+use super::animation::{self, MotionFileTag};
 use super::buffer::Builder;
 use super::glb;
 use super::names::{self, NameSet};
 use super::proxy::skeleton_proxy;
 use super::{
-    ExportError, ExportOptions, ExportReport, Exported, JointRef, MeshInfo, SkinInfo, VertexRef,
+    ExportError, ExportOptions, ExportReport, Exported, JointRef, MeshInfo, MotionInput, SkinInfo,
+    VertexRef,
 };
 use crate::rig::format::Placement;
 use crate::rig::mesh::Mesh;
@@ -48,7 +50,17 @@ pub fn export_with(
     meshes: Vec<Mesh>,
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
-    export_inner(rig, meshes, opts, Content::Full)
+    export_inner(rig, meshes, &[], opts, Content::Full)
+}
+
+/// [`export`] with one animation per motion of `motions` on the rig's skeleton (which must be
+/// its only one), and what the import needs to rebuild the motion files in the scene extras.
+pub fn export_animated(
+    rig: &Rig,
+    motions: &[MotionInput],
+    opts: &ExportOptions,
+) -> Result<Exported, ExportError> {
+    export_inner(rig, rig.meshes(), motions, opts, Content::Full)
 }
 
 /// [`export_with`] without what only a reader of the whole document needs: no extras (scene,
@@ -60,7 +72,7 @@ pub(crate) fn export_geometry(
     meshes: Vec<Mesh>,
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
-    export_inner(rig, meshes, opts, Content::Geometry)
+    export_inner(rig, meshes, &[], opts, Content::Geometry)
 }
 
 /// What [`export_inner`] writes.
@@ -85,6 +97,7 @@ impl Content {
 fn export_inner(
     rig: &Rig,
     meshes: Vec<Mesh>,
+    motions: &[MotionInput],
     opts: &ExportOptions,
     content: Content,
 ) -> Result<Exported, ExportError> {
@@ -137,6 +150,8 @@ fn export_inner(
     let mut scene_nodes: Vec<Index<Node>> = Vec::new();
     // Per skeleton: its skin and joint count, when it has joints.
     let mut skins: Vec<Option<(Index<json::Skin>, usize)>> = vec![None; rig.skeletons.len()];
+    // Skeleton 0's joint nodes by joint index: what animations target.
+    let mut joint_nodes: Vec<Index<Node>> = Vec::new();
     // Blender gives skins whose root joints share a parent (here: the scene root) one armature
     // between them, so with several skeletons each gets its own wrapper node (measured).
     let several = rig
@@ -171,6 +186,14 @@ fn export_inner(
             &mut report,
         )?;
         scene_nodes.extend(top);
+        if s == 0 {
+            joint_nodes = b
+                .root
+                .skins
+                .get(skin.value())
+                .map(|k| k.joints.clone())
+                .unwrap_or_default();
+        }
         skins[s] = Some((skin, sk.joints.len()));
         report.skins.push(SkinInfo {
             skeleton: s,
@@ -250,6 +273,10 @@ fn export_inner(
         scene_nodes.push(node);
     }
 
+    let (animations, motion_tags) =
+        animation::write_motions(&mut b, rig, &joint_nodes, motions, space)?;
+    report.animations = animations;
+
     if scene_nodes.is_empty() {
         // A scene without nodes omits `nodes`, which readers such as the `gltf` crate reject;
         // the scene must exist because it carries the file-level extras.
@@ -277,6 +304,7 @@ fn export_inner(
             },
             source: Native(&rig.source),
             skeletons: SkeletonTags(&rig.skeletons),
+            motions: motion_tags,
         },
     };
     let scene = b.root.push(json::Scene {
@@ -346,6 +374,8 @@ struct SceneTag<'a> {
     space: SpaceTag,
     source: Native<'a, Source>,
     skeletons: SkeletonTags<'a>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    motions: Vec<MotionFileTag>,
 }
 
 /// `scene.extras.rigtrip.space` (the same value as [`Space::to_json`]).

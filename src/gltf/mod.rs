@@ -6,6 +6,7 @@
 //! extras but drops asset, skin and top-level extras, cuts names at 63 bytes, and adds spurious
 //! joint scales when the conversion sits on a node above the joints).
 
+pub mod animation;
 pub(crate) mod buffer;
 mod export;
 pub(crate) mod glb;
@@ -21,7 +22,7 @@ use serde::Serialize;
 use crate::rig::GateFailure;
 
 pub use crate::rig::space::{Space, SpaceRotation};
-pub use export::{export, export_with};
+pub use export::{export, export_animated, export_with};
 pub use glb::{to_glb, to_gltf, GlbError};
 pub use import::{import_path, import_slice, ImportError, ImportOptions, ImportReport, Imported};
 pub use names::NamesError;
@@ -35,6 +36,33 @@ pub struct ExportOptions {
     pub scale: Option<f64>,
     /// Joint names to use instead of the IR's.
     pub names: Option<Names>,
+}
+
+/// A motion file to export as animations: its name (the animation names come from it), its
+/// bytes (carried in the scene extras for the import) and its motions.
+#[derive(Debug, Clone)]
+pub struct MotionInput {
+    /// The file's name, e.g. `pl000_00_3.pac`.
+    pub file_name: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// Its motions.
+    pub file: crate::rig::motion::MotionFile,
+}
+
+impl MotionInput {
+    /// Reads a motion file or archive from bytes; `file_name` names it (and its animations).
+    pub fn read(
+        file_name: &str,
+        bytes: Vec<u8>,
+    ) -> Result<MotionInput, crate::rig::motion::MotionError> {
+        let file = crate::rig::motion::read_file(&bytes)?;
+        Ok(MotionInput {
+            file_name: file_name.to_string(),
+            bytes,
+            file,
+        })
+    }
 }
 
 /// Joint names supplied by the user.
@@ -82,6 +110,9 @@ pub struct ExportReport {
     pub names_missing: Vec<NamesMissing>,
     /// Joints whose rotation was not a unit quaternion to 1e-9 and was normalised.
     pub normalised_rotations: Vec<JointRef>,
+    /// One entry per motion written as an animation (none without motions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub animations: Vec<animation::AnimationInfo>,
 }
 
 /// A skin as written.
@@ -192,6 +223,14 @@ pub enum ExportError {
         /// Mesh index as in [`ExportReport::meshes`].
         mesh: usize,
         /// Mesh name.
+        name: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A motion cannot be written as an animation of this model.
+    #[error("motion {name}: {problem}")]
+    Motion {
+        /// The animation name it would get.
         name: String,
         /// What is wrong.
         problem: String,

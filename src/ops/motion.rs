@@ -9,9 +9,6 @@ use crate::native::dmc3::pac::{MemberKind, Pac};
 use crate::native::MotionFile;
 use crate::ops::verify::{describe_difference, GltfLeg, Legs, Verdict};
 
-/// Why the glTF leg of a motion is not run (yet): motions have no glTF form in this build.
-pub const NO_GLTF_LEG: &str = "not available for motions yet (native leg only)";
-
 /// The inspect report of a motion file; `--json` prints it as is.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "format", rename_all = "lowercase")]
@@ -443,9 +440,8 @@ pub fn render_text(r: &Report) -> String {
     out
 }
 
-/// `verify` of a motion file: the native leg (`write(read(b)) == b`). The glTF leg does not
-/// exist for motions yet: reported as skipped with [`NO_GLTF_LEG`] (not run under
-/// `--legs native`).
+/// `verify` of a motion file: the native leg (`write(read(b)) == b`), then (unless `--legs
+/// native`) the glTF leg ([`crate::ops::verify::motion_gltf_leg`]).
 pub fn verify(
     file: Result<MotionFile, crate::native::MotionError>,
     data: &[u8],
@@ -478,7 +474,15 @@ pub fn verify(
         gate: Vec::new(),
         gltf: match legs {
             Legs::Native => GltfLeg::NotRun,
-            Legs::Both => GltfLeg::Skipped(NO_GLTF_LEG.into()),
+            Legs::Both => match crate::ops::verify::motion_gltf_leg(data) {
+                Ok(leg) => leg,
+                Err(message) => {
+                    return Verdict::Differ {
+                        kind,
+                        message: format!("glTF leg: {message}"),
+                    }
+                }
+            },
         },
     }
 }

@@ -185,6 +185,55 @@ fn gltf_leg(rig: &rig::Rig, data: &[u8]) -> Result<GltfLeg, String> {
     }
 }
 
+/// A motion file's glTF leg: native -> IR -> native (lower of lift), then every motion exported
+/// as an animation onto a bare skeleton of its node count (the real GLB serializer) and
+/// imported again (the real importer), the rebuilt motion file compared with `data`.
+pub fn motion_gltf_leg(data: &[u8]) -> Result<GltfLeg, String> {
+    use crate::gltf::{export_animated, import, to_glb, ExportOptions, MotionInput};
+    let input = MotionInput::read("motion", data.to_vec()).map_err(|e| crate::chain(&e))?;
+    let lowered = input
+        .file
+        .write(&mut Vec::new())
+        .map_err(|e| format!("lower failed: {}", crate::chain(&e)))?;
+    if lowered != data {
+        return Err(format!("IR: {}", describe_difference(data, &lowered)));
+    }
+    let mut counts = input
+        .file
+        .motions
+        .iter()
+        .filter_map(|s| s.motion.as_ref().map(|m| m.joints));
+    let Some(joints) = counts.next() else {
+        return Ok(GltfLeg::Skipped("no motion in the file".into()));
+    };
+    if counts.any(|n| n != joints) {
+        return Ok(GltfLeg::Skipped(
+            "its motions animate different node counts".into(),
+        ));
+    }
+    let Some(rig) = crate::rig::motion::bare_rig(joints) else {
+        return Ok(GltfLeg::Skipped(format!(
+            "{joints} nodes: no model of that many nodes to play it on"
+        )));
+    };
+    let exported = match export_animated(
+        &rig,
+        std::slice::from_ref(&input),
+        &ExportOptions::default(),
+    ) {
+        Ok(e) => e,
+        Err(e) => return Ok(GltfLeg::Skipped(crate::chain(&e))),
+    };
+    let glb = to_glb(&exported).map_err(|e| crate::chain(&e))?;
+    let imported = import::import_slice(&glb, None, &import::ImportOptions::default())
+        .map_err(|e| format!("import failed: {}", crate::chain(&e)))?;
+    match imported.motions.first().and_then(|m| m.bytes.as_deref()) {
+        Some(b) if b == data => Ok(GltfLeg::Identical),
+        Some(b) => Err(describe_difference(data, b)),
+        None => Err("the import wrote no motion file".into()),
+    }
+}
+
 /// Says where two byte strings first differ.
 pub fn describe_difference(original: &[u8], rebuilt: &[u8]) -> String {
     let first = original

@@ -78,10 +78,13 @@ pub fn local_translation(r: &NodeTransform) -> DVec3 {
 /// The local rotation a record holds: R = Rz(rz)·Ry(ry)·Rx(rx), X applied first.
 /// Built from elementary rotations rather than an `EulerRot` so the convention is explicit.
 pub fn local_rotation(r: &NodeTransform) -> DQuat {
-    let [x, y, z] = r.rotation();
-    DQuat::from_rotation_z(z as f64)
-        * DQuat::from_rotation_y(y as f64)
-        * DQuat::from_rotation_x(x as f64)
+    rotation_xyz(r.rotation().map(f64::from))
+}
+
+/// The rotation of Euler angles `[x, y, z]` (radians): R = Rz(z)·Ry(y)·Rx(x), X applied first.
+/// The one Euler-to-rotation conversion: rest poses and motions alike.
+pub fn rotation_xyz([x, y, z]: [f64; 3]) -> DQuat {
+    DQuat::from_rotation_z(z) * DQuat::from_rotation_y(y) * DQuat::from_rotation_x(x)
 }
 
 /// (rx, ry, rz) with R = Rz·Ry·Rx for a unit quaternion: glam's intrinsic ZYX sequence,
@@ -920,6 +923,15 @@ impl RigFormat for Dmc3Format {
     }
 
     /// The records are f32 like the glTF: the payload's raw record is the baseline.
+    fn rest_euler(&self, joint: &Joint) -> [f64; 3] {
+        match &joint.native {
+            JointPayload::Dmc3(d) if same_bits_quat(local_rotation(&d.record), joint.rotation) => {
+                d.record.rotation().map(f64::from)
+            }
+            _ => euler_xyz(joint.rotation),
+        }
+    }
+
     fn placements(&self, _: usize, _: &Skeleton) -> Option<Vec<Placement>> {
         None
     }

@@ -274,6 +274,13 @@ pub trait RigFormat: Sync + std::fmt::Debug {
         joints_after: usize,
         removal: bool,
     ) -> Option<Conflict>;
+    /// A joint's rest rotation as Euler angles X, Y, Z (applied in that order, radians): the
+    /// values a motion channel without a track keeps. Formats that store angles give the stored
+    /// ones (another triple can give the same rotation but not the same pose once a motion
+    /// replaces one of its angles); the default decomposes the rotation.
+    fn rest_euler(&self, joint: &super::Joint) -> [f64; 3] {
+        super::dmc3::euler_xyz(joint.rotation)
+    }
     /// The native fields lowering recomputed, per skeleton of `rig`, from the lowered `native`
     /// file and what the import decided per written joint.
     fn recomputed(

@@ -12,6 +12,7 @@ pub mod format;
 mod geometry;
 pub mod hie;
 pub mod mesh;
+pub mod motion;
 pub mod space;
 
 use glam::{DMat4, DQuat, DVec3};

@@ -195,6 +195,11 @@ struct ExportArgs {
     /// Metres per native unit (default: DMC3 0.01, HIE 0.001); must be > 0.
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
     scale: Option<f64>,
+    /// Motion files (DMC3 .mot) or archives (.pac) to add as animations, one per motion, named
+    /// after the file (`walk.mot` -> `walk`) or the archive and slot (`pl000.pac` slot 3 ->
+    /// `pl000_03`).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    motions: Vec<PathBuf>,
     /// Overwrite OUT if it exists.
     #[arg(long)]
     force: bool,
@@ -248,6 +253,10 @@ struct ImportArgs {
     /// skeleton was scaled together with the meshes).
     #[arg(long)]
     ignore_mesh_edits: bool,
+    /// Write the motion files the glTF carries (from `export --motions`) into this folder
+    /// (created if missing), under their original names, rebuilt from its animations.
+    #[arg(long, value_name = "DIR")]
+    motions_out: Option<PathBuf>,
     /// Print the import report as JSON.
     #[arg(long)]
     json: bool,
@@ -459,9 +468,30 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
     // Without --names, the names file beside the input (what `import` writes) when there is one.
     let names_file = a.names.clone().or_else(|| names_beside(input));
     let names = names_file.as_deref().map(read_names).transpose()?;
+    let mut motions = Vec::with_capacity(a.motions.len());
+    for p in &a.motions {
+        let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        motions.push(
+            rigtrip::gltf::MotionInput::read(&name, bytes)
+                .with_context(|| format!("{}", p.display()))?,
+        );
+    }
     ops::output::check_target(&a.output, a.force, Some(input))?;
     let data = std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
-    let done = export_one(a, input, &data, a.format.format(), &a.output, ext, names)?;
+    let done = export_one(
+        a,
+        input,
+        &data,
+        a.format.format(),
+        &a.output,
+        ext,
+        names,
+        &motions,
+    )?;
     let r = &done.report;
     for m in &r.names_missing {
         eprintln!(
@@ -500,6 +530,13 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
         )?;
         if let Some(p) = &names_file {
             writeln!(out, "joint names from {}", p.display())?;
+        }
+        for an in &r.animations {
+            writeln!(
+                out,
+                "animation {}: {} track(s) as {} channel(s), frames 0..{}",
+                an.name, an.tracks, an.channels, an.last_frame
+            )?;
         }
         let notes = [
             (
@@ -554,6 +591,8 @@ struct Exported {
 }
 
 /// Reads `data` (from `input`), exports it and writes `out` (`ext` `glb` or `gltf`).
+// The names and motions go only with a single input; the rest is what every input needs.
+#[allow(clippy::too_many_arguments)]
 fn export_one(
     a: &ExportArgs,
     input: &Path,
@@ -562,7 +601,15 @@ fn export_one(
     out: &Path,
     ext: &str,
     names: Option<rigtrip::gltf::Names>,
+    motions: &[rigtrip::gltf::MotionInput],
 ) -> Result<Exported> {
+    if format.is_none() && rigtrip::native::detect_motion(data).is_some() {
+        bail!(
+            "{}: a motion, not a rig: export it with the model it animates (rigtrip export MODEL --motions {} -o OUT.glb)",
+            input.display(),
+            input.display()
+        );
+    }
     let file = NativeFile::read(format, data).with_context(|| format!("{}", input.display()))?;
     let kind = file.kind();
     let rig = rigtrip::rig::lift(file);
@@ -570,8 +617,8 @@ fn export_one(
         scale: a.scale,
         names,
     };
-    let exported =
-        rigtrip::gltf::export(&rig, &opts).with_context(|| format!("{}", input.display()))?;
+    let exported = rigtrip::gltf::export_animated(&rig, motions, &opts)
+        .with_context(|| format!("{}", input.display()))?;
     let bytes = if ext == "glb" {
         rigtrip::gltf::to_glb(&exported)
     } else {
@@ -628,6 +675,9 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
     if a.names.is_some() {
         bail!("--names gives one file's joint names: export that file alone to use it");
     }
+    if !a.motions.is_empty() {
+        bail!("--motions go with one model: export that model alone to add them");
+    }
     if gltf_ext(&a.output).is_some() {
         match a.inputs.iter().find(|p| p.is_dir()) {
             Some(folder) => bail!(
@@ -674,10 +724,11 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
                 Err(e) => return rejected(c, format!("cannot read: {e}")),
             };
             let detected = format.or_else(|| rigtrip::native::detect(&data));
+            // Motions found in a folder are no rigs: they go with a model (`--motions`).
+            let motion = format.is_none() && rigtrip::native::detect_motion(&data).is_some();
             if format.is_none()
                 && !c.named
-                && detected.is_none()
-                && !verify::named_like_rig(&c.path)
+                && (motion || (detected.is_none() && !verify::named_like_rig(&c.path)))
             {
                 return ExportLine {
                     status: "skipped",
@@ -693,7 +744,7 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
                 Ok(n) => n,
                 Err(e) => return rejected(c, format!("{e:#}")),
             };
-            match made.and_then(|()| export_one(a, &c.path, &data, detected, target, "glb", names))
+            match made.and_then(|()| export_one(a, &c.path, &data, detected, target, "glb", names, &[]))
             {
                 Ok(done) => ExportLine {
                     path: c.path.clone(),
@@ -843,6 +894,11 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     // there is kept in step (rewritten, defaults included), like OUT only with --force.
     let names_file = ops::names::names_path(&a.output);
     ops::output::check_target(&names_file, a.force, Some(&a.file))?;
+    if let Some(dir) = &a.motions_out {
+        if dir.exists() && !dir.is_dir() {
+            bail!("--motions-out {}: not a folder", dir.display());
+        }
+    }
     let opts = import::ImportOptions {
         tolerance: a.tolerance,
         ignore_mesh_edits: a.ignore_mesh_edits,
@@ -857,11 +913,27 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     };
     let imported = import::import_slice(&data, base, &opts)
         .with_context(|| format!("{}", a.file.display()))?;
+    let mut motion_paths = Vec::new();
+    if let Some(dir) = &a.motions_out {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for m in &imported.motions {
+            let path = dir.join(&m.file);
+            if path.exists() && !a.force {
+                return Err(ops::output::OutputError::Exists(path).into());
+            }
+            if let Some(bytes) = &m.bytes {
+                motion_paths.push((path, bytes));
+            }
+        }
+    }
     ops::output::write_atomic(&a.output, &imported.bytes, a.force, Some(&a.file))?;
     let names = !imported.names.default || names_file.exists();
     if names {
         let text = format!("{}\n", serde_json::to_string_pretty(&imported.names.names)?);
         ops::output::write_atomic(&names_file, text.as_bytes(), true, Some(&a.file))?;
+    }
+    for (path, bytes) in &motion_paths {
+        ops::output::write_atomic(path, bytes, a.force, Some(&a.file))?;
     }
     let mut out = std::io::stdout().lock();
     if a.json {
@@ -884,6 +956,16 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
                 out,
                 "joint names kept in {} (export reads them from there)",
                 names_file.display()
+            )?;
+        }
+        for (path, bytes) in &motion_paths {
+            writeln!(out, "wrote {} ({} bytes)", path.display(), bytes.len())?;
+        }
+        if a.motions_out.is_none() && !imported.motions.is_empty() {
+            writeln!(
+                out,
+                "note: the glTF carries {} motion file(s); --motions-out DIR writes them",
+                imported.motions.len()
             )?;
         }
     }

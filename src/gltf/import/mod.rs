@@ -23,6 +23,7 @@ mod joints;
 mod matching;
 mod mesh;
 mod meshback;
+pub mod motions;
 mod pyrepr;
 mod read;
 mod rebuild;
@@ -63,6 +64,8 @@ pub struct Imported {
     pub names: JointNames,
     /// What changed, what was recomputed, what was defaulted.
     pub report: ImportReport,
+    /// The motion files the glTF carries, rebuilt from its animations.
+    pub motions: Vec<motions::ImportedMotionFile>,
 }
 
 /// The joint names of an imported glTF, as a names file.
@@ -153,6 +156,9 @@ pub struct ImportReport {
     pub noise: Noise,
     /// Other things worth knowing.
     pub notes: Vec<String>,
+    /// The motion files rebuilt from the animations (none when the glTF carries none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub motions: Vec<motions::MotionFileReport>,
 }
 
 /// What happened to one skeleton.
@@ -387,6 +393,25 @@ pub enum ImportError {
     /// The native file could not be written.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// An animation is broken.
+    #[error("animation {animation} ({name}): {problem}")]
+    Animation {
+        /// Animation index.
+        animation: usize,
+        /// Its name.
+        name: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A motion file could not be rebuilt from its animations.
+    #[error("motion file {file}")]
+    Motion {
+        /// The file's name.
+        file: String,
+        /// Why.
+        #[source]
+        source: Box<crate::rig::motion::MotionError>,
+    },
     /// The rebuilt rig could not be exported for the geometry comparison.
     #[error("the rebuilt rig cannot be exported for the mesh comparison")]
     Export(#[source] ExportError),
@@ -564,6 +589,9 @@ impl ImportReport {
             for n in &w.notes {
                 line(format!("  {n}"));
             }
+        }
+        for f in &self.motions {
+            f.render_text(self.space.scale, &mut line);
         }
         for n in &self.notes {
             line(format!("note: {n}"));

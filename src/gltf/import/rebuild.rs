@@ -79,7 +79,9 @@ pub(crate) fn import(
     let native = crate::rig::lower(&built.rig)?;
     let bytes = native.write()?;
     recomputed_fields(&mut built, &native, ex.format);
-
+    let rest = crate::rig::motion::rest_channels(&built.rig, 0);
+    let ptr = format!("/scenes/{index}/extras/rigtrip");
+    let motions = super::motions::import(doc, &graph, &r, &ptr, ex.space, &rest, tol)?;
     let mut notes = std::mem::take(&mut built.notes);
     notes.push("joint names are not stored in the native file: renames change no byte".into());
     let names = joint_names(&built.rig);
@@ -95,7 +97,9 @@ pub(crate) fn import(
             meshes,
             noise: built.noise,
             notes,
+            motions: motions.iter().map(|m| m.report.clone()).collect(),
         },
+        motions,
     })
 }
 

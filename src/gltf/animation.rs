@@ -1,0 +1,357 @@
+//! Motions as glTF animations, one per motion, on the joint nodes of the rig's skeleton.
+//!
+//! How each property is written, and why: every property (translation, rotation, scale) is
+//! sampled at every whole frame where one of its curves moves (and at the frames where they
+//! start and stop moving, so still stretches cost two keys), as LINEAR keys: exact at every
+//! frame for any loader, and between frames off by the chord of one frame's motion only.
+//! - Rotations have no exact spline form at all: three Euler curves composed X→Y→Z are not a
+//!   quaternion spline, so they are sampled (quaternions, signs kept continuous).
+//! - Translation and scale could be written exactly as CUBICSPLINE over the union of the three
+//!   axes' key frames (a Hermite or linear piece is one cubic), and a spec-conforming loader
+//!   plays that exactly; but Blender 4.5 does not: measured on the humanoid sample, its
+//!   re-export (24 samples per second) of such a spline missed the curve by up to 0.98 m on a
+//!   linear root-motion track and by 0.011 on a Hermite scale track, which would make every
+//!   unedited translation and scale track look edited after a Blender round trip. LINEAR
+//!   samples come back from Blender as what they are, so the import recognises them within
+//!   float noise.
+//!
+//! What the import needs to rebuild the native motion files (their original bytes, and which
+//! animation is which motion) rides in `scene.extras.rigtrip.motions`, since Blender drops
+//! `animation.extras`.
+
+use ::gltf_json as json;
+use json::animation::{Interpolation as GltfInterpolation, Property};
+use json::validation::Checked;
+use json::{Index, Node};
+use serde::Serialize;
+
+use super::buffer::Builder;
+use super::{ExportError, MotionInput};
+use crate::rig::motion::{
+    property_samples, rest_channels, rotation_samples, Curve, Motion, RestChannels,
+    FRAMES_PER_SECOND,
+};
+use crate::rig::space::Space;
+use crate::rig::Rig;
+
+/// One animation as written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnimationInfo {
+    /// Its name.
+    pub name: String,
+    /// The motion file it came from.
+    pub file: String,
+    /// Its archive slots (empty for a lone motion file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<usize>,
+    /// Native tracks it holds.
+    pub tracks: usize,
+    /// glTF channels written.
+    pub channels: usize,
+    /// The last frame shown.
+    pub last_frame: f64,
+}
+
+/// `scene.extras.rigtrip.motions[i]`: one motion file.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct MotionFileTag {
+    /// The file's name, as the import writes it back.
+    pub file: String,
+    /// Its original bytes, base64.
+    pub data: String,
+    /// Per motion of the file, in file order, its animation's name.
+    pub animations: Vec<String>,
+}
+
+/// `name` without its last extension.
+pub(crate) fn stem(name: &str) -> &str {
+    match name.rsplit_once('.') {
+        Some((s, _)) if !s.is_empty() => s,
+        _ => name,
+    }
+}
+
+/// Writes every motion of `motions` as an animation on skeleton 0's joint nodes (`joints`,
+/// indexed by joint); returns what was written and the scene extras record.
+pub(crate) fn write_motions(
+    b: &mut Builder,
+    rig: &Rig,
+    joints: &[Index<Node>],
+    motions: &[MotionInput],
+    space: Space,
+) -> Result<(Vec<AnimationInfo>, Vec<MotionFileTag>), ExportError> {
+    use base64::Engine as _;
+    let mut infos = Vec::new();
+    let mut tags = Vec::new();
+    if motions.is_empty() {
+        return Ok((infos, tags));
+    }
+    let refuse = |name: &str, problem: String| ExportError::Motion {
+        name: name.to_string(),
+        problem,
+    };
+    let with_joints = rig
+        .skeletons
+        .iter()
+        .filter(|s| !s.joints.is_empty())
+        .count();
+    let rest = rest_channels(rig, 0);
+    let mut names = std::collections::BTreeSet::new();
+    for input in motions {
+        let stem = stem(&input.file_name);
+        let mut animations = Vec::with_capacity(input.file.motions.len());
+        for (i, slotted) in input.file.motions.iter().enumerate() {
+            let name = input.file.animation_name(stem, i);
+            if !names.insert(name.clone()) {
+                return Err(refuse(
+                    &name,
+                    "two motions would get this animation name (two files with the same name?)"
+                        .into(),
+                ));
+            }
+            animations.push(name.clone());
+            let Some(m) = &slotted.motion else { continue };
+            if with_joints != 1 || rig.skeletons.len() != 1 {
+                return Err(refuse(
+                    &name,
+                    format!(
+                        "motions need a model with one skeleton; this one has {}",
+                        rig.skeletons.len()
+                    ),
+                ));
+            }
+            if m.joints != joints.len() {
+                return Err(refuse(
+                    &name,
+                    format!(
+                        "the motion animates {} nodes, the model has {}",
+                        m.joints,
+                        joints.len()
+                    ),
+                ));
+            }
+            let info = write_animation(b, &name, m, &rest, joints, space)
+                .map_err(|problem| refuse(&name, problem))?;
+            infos.push(AnimationInfo {
+                file: input.file_name.clone(),
+                slots: slotted.slots.clone(),
+                ..info
+            });
+        }
+        tags.push(MotionFileTag {
+            file: input.file_name.clone(),
+            data: base64::engine::general_purpose::STANDARD.encode(&input.bytes),
+            animations,
+        });
+    }
+    Ok((infos, tags))
+}
+
+/// Samples at their times as written (`frame / 60` in f32), those that would not come later
+/// than the previous one dropped: exactly the keys an animation holds (the import compares
+/// against these).
+fn as_written<T>(samples: Vec<(f64, T)>) -> Vec<(f32, T)> {
+    let mut out: Vec<(f32, T)> = Vec::with_capacity(samples.len());
+    for (f, v) in samples {
+        let t = (f / FRAMES_PER_SECOND) as f32;
+        if out.last().is_none_or(|(p, _)| t > *p) {
+            out.push((t, v));
+        }
+    }
+    out
+}
+
+/// A translation or scale property's keys as written: (time in seconds, native values).
+pub(crate) fn property_keys(
+    curves: [Option<&Curve>; 3],
+    rest: [f64; 3],
+    last: f64,
+) -> Vec<(f32, [f64; 3])> {
+    as_written(property_samples(curves, rest, last))
+}
+
+/// A rotation's keys as written: (time in seconds, native rotation).
+pub(crate) fn rotation_keys(
+    curves: [Option<&Curve>; 3],
+    rest: [f64; 3],
+    last: f64,
+) -> Vec<(f32, glam::DQuat)> {
+    as_written(rotation_samples(curves, rest, last))
+}
+
+/// The most keys one motion's animation may hold (about 40 MB of samples): a 24-node motion
+/// moving every channel of every node for 9 minutes at 60 frames per second.
+const MAX_KEYS: usize = 1 << 21;
+
+/// One sampler and channel.
+struct Sampled {
+    times: Vec<[f32; 1]>,
+    vec3: Vec<[f32; 3]>,
+    vec4: Vec<[f32; 4]>,
+    path: Property,
+}
+
+/// A translation or scale property sampled into LINEAR keys (values converted by `convert`).
+fn linear_channel(
+    curves: [Option<&Curve>; 3],
+    rest: [f64; 3],
+    last: f64,
+    convert: impl Fn([f64; 3]) -> [f64; 3],
+    path: Property,
+) -> Sampled {
+    let keys = property_keys(curves, rest, last);
+    let mut times: Vec<[f32; 1]> = Vec::with_capacity(keys.len());
+    let mut vec3 = Vec::with_capacity(keys.len());
+    for (t, v) in keys {
+        times.push([t]);
+        vec3.push(convert(v).map(|x| x as f32 + 0.0));
+    }
+    Sampled {
+        times,
+        vec3,
+        vec4: Vec::new(),
+        path,
+    }
+}
+
+/// Writes one motion; `name`, tracks, channels and last frame filled in.
+fn write_animation(
+    b: &mut Builder,
+    name: &str,
+    m: &Motion,
+    rest: &[RestChannels],
+    joints: &[Index<Node>],
+    space: Space,
+) -> Result<AnimationInfo, String> {
+    for t in &m.tracks {
+        let problem = if !t.curve.is_ordered() {
+            "its key frames go back in time, which a glTF animation cannot hold"
+        } else if !t.curve.is_finite() {
+            "a key's value or tangent is not a finite number"
+        } else {
+            continue;
+        };
+        return Err(format!(
+            "joint {}, {}: {problem}",
+            t.joint,
+            t.channel.name()
+        ));
+    }
+    let last = m.last_frame();
+    let curves = m.by_joint();
+    let mut sampled: Vec<(usize, Sampled)> = Vec::new();
+    for (j, cs) in curves.iter().enumerate() {
+        let r = rest
+            .get(j)
+            .copied()
+            .unwrap_or([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+        let part = |k: usize| [cs[k], cs[k + 1], cs[k + 2]];
+        let rest3 = |k: usize| [r[k], r[k + 1], r[k + 2]];
+        if part(0).iter().any(Option::is_some) {
+            let to_gltf = |v: [f64; 3]| space.point(glam::DVec3::from_array(v)).to_array();
+            sampled.push((
+                j,
+                linear_channel(part(0), rest3(0), last, to_gltf, Property::Translation),
+            ));
+        }
+        if part(3).iter().any(Option::is_some) {
+            let keys = rotation_keys(part(3), rest3(3), last);
+            let mut times: Vec<[f32; 1]> = Vec::with_capacity(keys.len());
+            let mut vec4 = Vec::with_capacity(keys.len());
+            for (t, q) in keys {
+                let q = space.rotation(q).normalize();
+                times.push([t]);
+                vec4.push([q.x, q.y, q.z, q.w].map(|x| x as f32 + 0.0));
+            }
+            sampled.push((
+                j,
+                Sampled {
+                    times,
+                    vec3: Vec::new(),
+                    vec4,
+                    path: Property::Rotation,
+                },
+            ));
+        }
+        if part(6).iter().any(Option::is_some) {
+            sampled.push((
+                j,
+                linear_channel(part(6), rest3(6), last, |v| v, Property::Scale),
+            ));
+        }
+        // A few keys spread over 32,767 frames on every joint would ask for hundreds of MB.
+        let keys: usize = sampled.iter().map(|(_, s)| s.times.len()).sum();
+        if keys > MAX_KEYS {
+            return Err(format!(
+                "it needs more than {MAX_KEYS} animation keys (one per frame where a channel moves)"
+            ));
+        }
+    }
+    for (j, s) in &sampled {
+        let finite = s
+            .vec3
+            .iter()
+            .flatten()
+            .chain(s.vec4.iter().flatten())
+            .all(|x| x.is_finite());
+        if !finite {
+            return Err(format!(
+                "joint {j}: its {} values or tangents do not fit 32-bit floats",
+                match s.path {
+                    Property::Translation => "translation",
+                    Property::Rotation => "rotation",
+                    _ => "scale",
+                }
+            ));
+        }
+    }
+    let mut channels = Vec::with_capacity(sampled.len());
+    let mut samplers = Vec::with_capacity(sampled.len());
+    for (j, s) in sampled {
+        let node = *joints
+            .get(j)
+            .ok_or_else(|| format!("joint {j} has no node"))?;
+        let input = b.floats(&s.times, None, true, "");
+        let output = if s.vec4.is_empty() {
+            b.floats(&s.vec3, None, false, "")
+        } else {
+            b.floats(&s.vec4, None, false, "")
+        };
+        channels.push(json::animation::Channel {
+            sampler: Index::new(samplers.len() as u32),
+            target: json::animation::Target {
+                extensions: None,
+                extras: None,
+                node,
+                path: Checked::Valid(s.path),
+            },
+            extensions: None,
+            extras: None,
+        });
+        samplers.push(json::animation::Sampler {
+            extensions: None,
+            extras: None,
+            input,
+            interpolation: Checked::Valid(GltfInterpolation::Linear),
+            output,
+        });
+    }
+    let written = channels.len();
+    if written > 0 {
+        b.root.push(json::Animation {
+            extensions: None,
+            extras: None,
+            channels,
+            name: Some(name.to_string()),
+            samplers,
+        });
+    }
+    Ok(AnimationInfo {
+        name: name.to_string(),
+        file: String::new(),
+        slots: Vec::new(),
+        tracks: m.tracks.len(),
+        channels: written,
+        last_frame: last,
+    })
+}

@@ -1,0 +1,659 @@
+//! Motion files back from the glTF's animations: the original files ride in
+//! `scene.extras.rigtrip.motions` (bytes and animation names); each animation found by name is
+//! compared with the motion it came from, track by track.
+//!
+//! A track is unedited when the incoming samples agree, at their own times, with its curve as
+//! the export wrote it (sampled at every frame where it moves, played linearly between) within
+//! the [`Tolerance`]: then its original bytes are kept. Blender resamples at 24 frames
+//! per second, adds constant channels for every joint, reorders animations and may cut a
+//! clip's tail; none of that is an edit. A track that disagrees is built again from the samples
+//! (keys at the samples' whole frames, values and tangents from the samples) and encoded like
+//! the original; a channel that had no track and now moves gets one. An animation no longer
+//! present leaves its motion's archive slots empty.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use glam::{DMat4, DQuat, DVec3};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::graph::{Graph, Tag};
+use super::read::Doc;
+use super::scene::extras_err;
+use super::{ImportError, Tolerance};
+use crate::gltf::animation::{property_keys, rotation_keys};
+use crate::gltf::Space;
+use crate::rig::motion::{
+    euler_near, Channel, Curve, Interpolation, Key, Motion, Property, Reencoded, RestChannels,
+    Track, FRAMES_PER_SECOND,
+};
+
+/// What became of one motion.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MotionStatus {
+    /// Every track kept its bytes.
+    Unchanged,
+    /// Some tracks were encoded again (listed).
+    Edited,
+    /// The animation is gone: the motion was taken out.
+    Deleted,
+}
+
+/// One motion's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MotionReport {
+    /// Animation name.
+    pub animation: String,
+    /// Archive slots (empty for a lone motion file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<usize>,
+    /// Outcome.
+    pub status: MotionStatus,
+    /// Tracks encoded again: joint, channel, keys written, worst quantisation error.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reencoded: Vec<Reencoded>,
+}
+
+/// One motion file rebuilt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MotionFileReport {
+    /// The file's name, as it was exported.
+    pub file: String,
+    /// Bytes written (`None`: its only motion was deleted, nothing to write).
+    pub bytes: Option<usize>,
+    /// Per motion.
+    pub motions: Vec<MotionReport>,
+    /// The largest deviation accepted as noise, as a fraction of its tolerance.
+    pub closest: f64,
+}
+
+impl MotionFileReport {
+    /// The report as text lines handed to `line`; `scale` (metres per native unit) says
+    /// translation errors in mm.
+    pub fn render_text(&self, scale: f64, line: &mut impl FnMut(String)) {
+        use crate::units;
+        let error = |r: &Reencoded| match r.channel.property {
+            Property::Translation => units::length(r.error * scale),
+            Property::Rotation => units::degrees(r.error),
+            Property::Scale => units::value(r.error),
+        };
+        let count = |s: MotionStatus| self.motions.iter().filter(|m| m.status == s).count();
+        let written = match self.bytes {
+            Some(n) => format!("{n} bytes"),
+            None => "not written: its only motion was deleted".into(),
+        };
+        line(format!(
+            "motion file {} ({written}): {} unchanged, {} edited, {} deleted (noise up to {:.0}% of the tolerance)",
+            self.file,
+            count(MotionStatus::Unchanged),
+            count(MotionStatus::Edited),
+            count(MotionStatus::Deleted),
+            100.0 * self.closest
+        ));
+        for m in &self.motions {
+            let slots = if m.slots.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (slot {})",
+                    m.slots
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            match m.status {
+                MotionStatus::Unchanged => {}
+                MotionStatus::Deleted => line(format!(
+                    "  {}{slots}: deleted, {}",
+                    m.animation,
+                    if m.slots.is_empty() {
+                        "nothing to write"
+                    } else {
+                        "its slot is left empty"
+                    }
+                )),
+                MotionStatus::Edited => {
+                    let keys: usize = m.reencoded.iter().map(|r| r.keys).sum();
+                    // The worst per property: their units differ.
+                    let worst: Vec<String> =
+                        [Property::Translation, Property::Rotation, Property::Scale]
+                            .into_iter()
+                            .filter_map(|p| {
+                                m.reencoded
+                                    .iter()
+                                    .filter(|r| r.channel.property == p)
+                                    .max_by(|a, b| a.error.total_cmp(&b.error))
+                                    .map(|r| format!("{} {}", r.channel.name(), error(r)))
+                            })
+                            .collect();
+                    line(format!(
+                        "  {}{slots}: {} track(s) encoded again, {keys} keys written, worst quantisation error: {}",
+                        m.animation,
+                        m.reencoded.len(),
+                        worst.join(", ")
+                    ));
+                    for r in &m.reencoded {
+                        line(format!(
+                            "    joint {} {}: {} keys, quantisation error {}",
+                            r.joint,
+                            r.channel.name(),
+                            r.keys,
+                            error(r)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A rebuilt motion file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedMotionFile {
+    /// Its name (a plain file name).
+    pub file: String,
+    /// Its bytes (`None` when its only motion was deleted).
+    pub bytes: Option<Vec<u8>>,
+    /// What happened.
+    pub report: MotionFileReport,
+}
+
+/// Incoming samples of one property of one joint: frames and native values.
+#[derive(Debug, Default)]
+struct Incoming {
+    translation: Option<(Vec<f64>, Vec<DVec3>)>,
+    rotation: Option<(Vec<f64>, Vec<DQuat>)>,
+    scale: Option<(Vec<f64>, Vec<DVec3>)>,
+}
+
+/// A plain file name (no folder part), so that writing it stays in the output folder.
+fn plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\', '\0'])
+        && !name.contains(':')
+}
+
+/// Rebuilds every motion file the scene extras `r` (at `ptr`) record.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn import(
+    doc: &Doc,
+    graph: &Graph,
+    r: &Value,
+    ptr: &str,
+    space: Space,
+    rest: &[RestChannels],
+    tol: &Tolerance,
+) -> Result<Vec<ImportedMotionFile>, ImportError> {
+    let Some(list) = r.get("motions") else {
+        return Ok(Vec::new());
+    };
+    let list = list
+        .as_array()
+        .ok_or_else(|| extras_err(format!("{ptr}/motions"), "not an array"))?;
+    let animations = incoming_animations(doc, graph, space)?;
+    let mut out = Vec::with_capacity(list.len());
+    for (i, v) in list.iter().enumerate() {
+        let p = format!("{ptr}/motions/{i}");
+        let file = v
+            .get("file")
+            .and_then(Value::as_str)
+            .filter(|f| plain_name(f))
+            .ok_or_else(|| extras_err(format!("{p}/file"), "missing or not a plain file name"))?
+            .to_string();
+        let data = v
+            .get("data")
+            .and_then(Value::as_str)
+            .ok_or_else(|| extras_err(format!("{p}/data"), "missing or not a string"))?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(data.trim())
+            .map_err(|e| extras_err(format!("{p}/data"), format!("not base64: {e}")))?;
+        let mut mf = crate::rig::motion::read_file(&bytes).map_err(|e| {
+            extras_err(
+                format!("{p}/data"),
+                format!("not a motion file: {}", crate::chain(&e)),
+            )
+        })?;
+        let names: Vec<String> = v
+            .get("animations")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|n| n.as_str().map(str::to_string))
+                    .collect()
+            })
+            .filter(|n: &Vec<String>| n.len() == mf.motions.len())
+            .ok_or_else(|| {
+                extras_err(
+                    format!("{p}/animations"),
+                    format!("missing, or not {} names", mf.motions.len()),
+                )
+            })?;
+        let mut reports = Vec::with_capacity(names.len());
+        let mut closest = 0.0f64;
+        for (slotted, name) in mf.motions.iter_mut().zip(&names) {
+            let mut report = MotionReport {
+                animation: name.clone(),
+                slots: slotted.slots.clone(),
+                status: MotionStatus::Unchanged,
+                reencoded: Vec::new(),
+            };
+            let Some(motion) = slotted.motion.as_mut() else {
+                continue;
+            };
+            match animations.get(name.as_str()) {
+                // A motion without tracks has no animation: nothing was lost.
+                None if motion.tracks.is_empty() => {}
+                None => {
+                    slotted.motion = None;
+                    report.status = MotionStatus::Deleted;
+                }
+                Some(incoming) => {
+                    closest = closest.max(compare(motion, incoming, rest, space, tol)?);
+                }
+            }
+            reports.push(report);
+        }
+        let mut reencoded = Vec::new();
+        let written = if mf.motions.iter().all(|s| s.motion.is_none()) && !mf.is_archive() {
+            None
+        } else {
+            Some(mf.write(&mut reencoded).map_err(|e| ImportError::Motion {
+                file: file.clone(),
+                source: Box::new(e),
+            })?)
+        };
+        // Reencoded tracks are reported per motion (index among the file's motions).
+        let mut per_motion: BTreeMap<usize, Vec<Reencoded>> = BTreeMap::new();
+        for (m, r) in reencoded {
+            per_motion.entry(m).or_default().push(r);
+        }
+        for (m, r) in per_motion {
+            if let Some(rep) = reports.get_mut(m) {
+                rep.status = MotionStatus::Edited;
+                rep.reencoded = r;
+            }
+        }
+        out.push(ImportedMotionFile {
+            report: MotionFileReport {
+                file: file.clone(),
+                bytes: written.as_ref().map(Vec::len),
+                motions: reports,
+                closest,
+            },
+            file,
+            bytes: written,
+        });
+    }
+    Ok(out)
+}
+
+/// Every incoming animation by name (the first of a name), per joint of skeleton 0 its samples
+/// in native space.
+fn incoming_animations<'a>(
+    doc: &'a Doc,
+    graph: &Graph,
+    space: Space,
+) -> Result<BTreeMap<&'a str, BTreeMap<usize, Incoming>>, ImportError> {
+    let mut out = BTreeMap::new();
+    let Some(list) = doc.json.get("animations").and_then(Value::as_array) else {
+        return Ok(out);
+    };
+    // Joint of each node, and the static transform between it and its joint parent (Blender's
+    // armature object above the roots), folded into the incoming local values.
+    let mut joint_of: BTreeMap<usize, (usize, DMat4)> = BTreeMap::new();
+    for (n, node) in graph.nodes.iter().enumerate() {
+        if let Tag::Joint {
+            skeleton: 0, joint, ..
+        } = node.tag
+        {
+            let chain = graph.between(n, None);
+            let top = chain.iter().rposition(|&a| {
+                matches!(
+                    graph.nodes.get(a).map(|x| &x.tag),
+                    Some(Tag::Joint { skeleton: 0, .. })
+                )
+            });
+            let mut fold = DMat4::IDENTITY;
+            for &a in chain.iter().skip(top.map_or(0, |t| t + 1)) {
+                if let Some(x) = graph.nodes.get(a) {
+                    fold *= x.local.matrix();
+                }
+            }
+            joint_of.insert(n, (joint, fold));
+        }
+    }
+    for (ai, a) in list.iter().enumerate() {
+        let Some(name) = a.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        if out.contains_key(name) {
+            continue;
+        }
+        let bad = |problem: String| ImportError::Animation {
+            animation: ai,
+            name: name.to_string(),
+            problem,
+        };
+        let samplers = a.get("samplers").and_then(Value::as_array);
+        let mut joints: BTreeMap<usize, Incoming> = BTreeMap::new();
+        for ch in a
+            .get("channels")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let target = ch.get("target");
+            let Some(node) = target
+                .and_then(|t| t.get("node"))
+                .and_then(Value::as_u64)
+                .and_then(|n| usize::try_from(n).ok())
+            else {
+                continue;
+            };
+            let Some(&(joint, fold)) = joint_of.get(&node) else {
+                continue;
+            };
+            let path = target.and_then(|t| t.get("path")).and_then(Value::as_str);
+            let sampler = ch
+                .get("sampler")
+                .and_then(Value::as_u64)
+                .and_then(|s| samplers.and_then(|l| l.get(s as usize)))
+                .ok_or_else(|| bad("a channel names a sampler that does not exist".into()))?;
+            let acc = |k: &str| {
+                sampler
+                    .get(k)
+                    .and_then(Value::as_u64)
+                    .and_then(|x| usize::try_from(x).ok())
+                    .ok_or_else(|| bad(format!("a sampler has no {k} accessor")))
+            };
+            let times = doc.accessor(acc("input")?)?;
+            let values = doc.accessor(acc("output")?)?;
+            let cubic = sampler.get("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
+            let per = if cubic { 3 } else { 1 };
+            let frames: Vec<f64> = times.data.iter().map(|t| t * FRAMES_PER_SECOND).collect();
+            if values.len() != frames.len() * per {
+                return Err(bad(format!(
+                    "a sampler has {} times and {} values",
+                    frames.len(),
+                    values.len()
+                )));
+            }
+            // The key values (the middle of each CUBICSPLINE triple).
+            let value = |i: usize| values.get(i * per + per / 2);
+            let entry = joints.entry(joint).or_default();
+            let (_, r_fold, _) = fold.to_scale_rotation_translation();
+            match (path, values.comps) {
+                (Some("translation"), 3) => {
+                    let v = (0..frames.len())
+                        .map(|i| {
+                            let t = DVec3::from_slice(value(i));
+                            space.invert_point(fold.transform_point3(t))
+                        })
+                        .collect();
+                    entry.translation = Some((frames, v));
+                }
+                (Some("rotation"), 4) => {
+                    let v = (0..frames.len())
+                        .map(|i| {
+                            let q = DQuat::from_slice(value(i)).normalize();
+                            space.invert_rotation(r_fold * q)
+                        })
+                        .collect();
+                    entry.rotation = Some((frames, v));
+                }
+                (Some("scale"), 3) => {
+                    let v = (0..frames.len())
+                        .map(|i| DVec3::from_slice(value(i)))
+                        .collect();
+                    entry.scale = Some((frames, v));
+                }
+                _ => {}
+            }
+        }
+        out.insert(name, joints);
+    }
+    Ok(out)
+}
+
+/// Keys as written with their times in frames.
+fn in_frames<T>(keys: Vec<(f32, T)>) -> Vec<(f64, T)> {
+    keys.into_iter()
+        .map(|(t, v)| (f64::from(t) * FRAMES_PER_SECOND, v))
+        .collect()
+}
+
+/// The rotation a loader plays at frame `f` from the export's samples: the normalised linear
+/// blend of the two samples around it (held before the first and after the last).
+fn played(samples: &[(f64, DQuat)], f: f64) -> DQuat {
+    let i = samples.partition_point(|(t, _)| *t <= f);
+    match (
+        i.checked_sub(1).and_then(|p| samples.get(p)),
+        samples.get(i),
+    ) {
+        (Some((t0, q0)), Some((t1, q1))) => {
+            let u = (f - t0) / (t1 - t0);
+            (*q0 * (1.0 - u) + *q1 * u).normalize()
+        }
+        (Some((_, q)), None) | (None, Some((_, q))) => *q,
+        (None, None) => DQuat::IDENTITY,
+    }
+}
+
+/// What a loader plays at frame `f` from the export's samples of a translation or scale:
+/// linear between the samples around it, held before the first and after the last.
+fn played3(samples: &[(f64, [f64; 3])], f: f64) -> [f64; 3] {
+    let i = samples.partition_point(|(t, _)| *t <= f);
+    match (
+        i.checked_sub(1).and_then(|p| samples.get(p)),
+        samples.get(i),
+    ) {
+        (Some((t0, a)), Some((t1, b))) => {
+            let u = (f - t0) / (t1 - t0);
+            [0, 1, 2].map(|k| a[k] + (b[k] - a[k]) * u)
+        }
+        (Some((_, v)), None) | (None, Some((_, v))) => *v,
+        (None, None) => [0.0; 3],
+    }
+}
+
+/// A curve rebuilt from samples: keys at the samples' whole frames, values from the samples
+/// (linear between them), Hermite tangents from the neighbouring keys.
+fn curve_from_samples(frames: &[f64], values: &[f64], interpolation: Interpolation) -> Curve {
+    let mut pairs: Vec<(f64, f64)> = frames
+        .iter()
+        .zip(values)
+        .filter(|(f, v)| f.is_finite() && v.is_finite())
+        .map(|(f, v)| (*f, *v))
+        .collect();
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pairs.dedup_by(|b, a| a.0 == b.0);
+    let samples = Curve {
+        interpolation: Interpolation::Linear,
+        keys: pairs
+            .iter()
+            .map(|&(frame, value)| Key {
+                frame,
+                value,
+                tangent_in: 0.0,
+                tangent_out: 0.0,
+            })
+            .collect(),
+    };
+    let mut whole: Vec<f64> = pairs
+        .iter()
+        .map(|(f, _)| f.round().clamp(0.0, crate::rig::motion::MAX_FRAME))
+        .collect();
+    whole.dedup();
+    let values: Vec<f64> = whole
+        .iter()
+        .map(|&f| samples.value(f).unwrap_or(0.0))
+        .collect();
+    let keys = (0..whole.len())
+        .map(|k| {
+            let slope = match interpolation {
+                Interpolation::Linear => 0.0,
+                Interpolation::Hermite => {
+                    let a = k.saturating_sub(1);
+                    let b = (k + 1).min(whole.len() - 1);
+                    if b > a {
+                        (values[b] - values[a]) / (whole[b] - whole[a])
+                    } else {
+                        0.0
+                    }
+                }
+            };
+            Key {
+                frame: whole[k],
+                value: values[k],
+                tangent_in: slope,
+                tangent_out: slope,
+            }
+        })
+        .collect();
+    Curve {
+        interpolation,
+        keys,
+    }
+}
+
+/// Replaces the curve of `channel` of `joint` with one rebuilt from samples (adding a track
+/// when the channel had none).
+fn replace(motion: &mut Motion, joint: usize, channel: Channel, frames: &[f64], values: &[f64]) {
+    match motion
+        .tracks
+        .iter_mut()
+        .find(|t| t.joint == joint && t.channel == channel)
+    {
+        Some(t) => t.curve = curve_from_samples(frames, values, t.curve.interpolation),
+        None => motion.tracks.push(Track {
+            joint,
+            channel,
+            curve: curve_from_samples(frames, values, Interpolation::Hermite),
+            native: None,
+        }),
+    }
+}
+
+/// Compares one motion with its incoming animation and replaces the curves of edited channels;
+/// returns the largest deviation taken as noise, as a fraction of its tolerance.
+fn compare(
+    motion: &mut Motion,
+    incoming: &BTreeMap<usize, Incoming>,
+    rest: &[RestChannels],
+    space: Space,
+    tol: &Tolerance,
+) -> Result<f64, ImportError> {
+    let last = motion.last_frame();
+    let mut closest = 0.0f64;
+    let mut edits: Vec<(usize, Channel, Vec<f64>, Vec<f64>)> = Vec::new();
+    {
+        let curves = motion.by_joint();
+        for (&joint, inc) in incoming {
+            let (Some(cs), Some(r)) = (curves.get(joint), rest.get(joint)) else {
+                continue;
+            };
+            let channel_value = |k: usize, f: f64| cs[k].and_then(|c| c.value(f)).unwrap_or(r[k]);
+            let mut linear = |prop: Property, base: usize, samples: &(Vec<f64>, Vec<DVec3>)| {
+                let (frames, values) = samples;
+                let rest3 = [r[base], r[base + 1], r[base + 2]];
+                let written = in_frames(property_keys(
+                    [cs[base], cs[base + 1], cs[base + 2]],
+                    rest3,
+                    last,
+                ));
+                for axis in 0..3 {
+                    let mut edited = false;
+                    let mut column = Vec::with_capacity(frames.len());
+                    for (f, v) in frames.iter().zip(values) {
+                        let want = played3(&written, *f)[axis];
+                        let got = v[axis];
+                        column.push(got);
+                        let (off, allowed) = match prop {
+                            Property::Translation => (
+                                ((got - want) * space.scale).abs(),
+                                tol.translation_at(want * space.scale),
+                            ),
+                            // f32 noise grows with the value: relative beyond 1.
+                            _ => ((got - want).abs(), tol.scale * want.abs().max(1.0)),
+                        };
+                        if off <= allowed {
+                            closest = closest.max(if allowed > 0.0 { off / allowed } else { 0.0 });
+                        } else {
+                            edited = true;
+                        }
+                    }
+                    if edited {
+                        let c = Channel::from_index(base + axis).unwrap_or(Channel {
+                            property: prop,
+                            axis: axis as u8,
+                        });
+                        edits.push((joint, c, frames.clone(), column));
+                    }
+                }
+            };
+            if let Some(s) = &inc.translation {
+                linear(Property::Translation, 0, s);
+            }
+            if let Some(s) = &inc.scale {
+                linear(Property::Scale, 6, s);
+            }
+            if let Some((frames, qs)) = &inc.rotation {
+                let rest3 = [r[3], r[4], r[5]];
+                let samples = in_frames(rotation_keys([cs[3], cs[4], cs[5]], rest3, last));
+                let mut moved = false;
+                for (f, q) in frames.iter().zip(qs) {
+                    let want = played(&samples, *f);
+                    let angle = 2.0 * want.dot(*q).abs().min(1.0).acos();
+                    if angle <= tol.rotation_rad {
+                        closest = closest.max(if tol.rotation_rad > 0.0 {
+                            angle / tol.rotation_rad
+                        } else {
+                            0.0
+                        });
+                    } else {
+                        moved = true;
+                    }
+                }
+                if moved {
+                    // Per axis: the incoming angles nearest to what was played.
+                    let mut columns = [
+                        Vec::with_capacity(frames.len()),
+                        Vec::with_capacity(frames.len()),
+                        Vec::with_capacity(frames.len()),
+                    ];
+                    let mut edited = [false; 3];
+                    for (f, q) in frames.iter().zip(qs) {
+                        let reference = [3, 4, 5].map(|k| channel_value(k, *f));
+                        let want = euler_near(played(&samples, *f), reference);
+                        let got = euler_near(*q, want);
+                        for a in 0..3 {
+                            columns[a].push(got[a]);
+                            edited[a] |= (got[a] - want[a]).abs() > tol.rotation_rad;
+                        }
+                    }
+                    if !edited.iter().any(|&e| e) {
+                        // Moved, though no single angle by the tolerance: all three are redone.
+                        edited = [true; 3];
+                    }
+                    for (a, column) in columns.into_iter().enumerate() {
+                        if edited[a] {
+                            if let Some(c) = Channel::from_index(3 + a) {
+                                edits.push((joint, c, frames.clone(), column));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (joint, channel, frames, values) in edits {
+        replace(motion, joint, channel, &frames, &values);
+    }
+    Ok(closest)
+}

@@ -1,0 +1,408 @@
+//! DMC3 motions (`.mot`) and archives (`.pac`) lifted into the IR and lowered back: a track
+//! whose curve still holds the keys its payload decodes to gives back its payload's bytes; any
+//! other is quantised again by the native encoder, like the original (same compression, start
+//! word and key flags).
+
+use super::{
+    Channel, Curve, FilePayload, Interpolation, Key, Motion, MotionError, MotionFile,
+    MotionPayload, Reencoded, Slotted, Track, TrackPayload,
+};
+use crate::native::dmc3::motion::{
+    Channel as MotChannel, Compression, KeyIn, Mot, Track as MotTrack, CHANNEL_BITS,
+};
+use crate::native::dmc3::pac::{MemberKind, Pac, SlotEdit};
+
+/// The IR channel of a mask channel (the same order: translation, rotation, scale × X, Y, Z).
+pub fn channel_of(c: MotChannel) -> Channel {
+    Channel::from_index(c as usize).unwrap_or(Channel {
+        property: super::Property::Translation,
+        axis: 0,
+    })
+}
+
+/// The mask channel of an IR channel.
+pub fn native_channel(c: Channel) -> MotChannel {
+    MotChannel::ALL
+        .get(c.index())
+        .copied()
+        .unwrap_or(MotChannel::Tx)
+}
+
+/// The curve a native track holds (spec §5: frames `time & 0x7FFF`, values and tangents
+/// dequantised).
+pub fn curve_of(t: &MotTrack) -> Curve {
+    Curve {
+        interpolation: if t.is_hermite() {
+            Interpolation::Hermite
+        } else {
+            Interpolation::Linear
+        },
+        keys: t
+            .decoded_keys()
+            .iter()
+            .map(|k| Key {
+                frame: f64::from(k.frame),
+                value: f64::from(k.value),
+                tangent_in: f64::from(k.in_tangent),
+                tangent_out: f64::from(k.out_tangent),
+            })
+            .collect(),
+    }
+}
+
+/// A motion into the IR.
+pub fn lift(mut mot: Mot) -> Motion {
+    let tracks = std::mem::take(&mut mot.tracks);
+    let targets = crate::native::dmc3::motion::mask_targets(&mot.masks);
+    let tracks = targets
+        .zip(tracks)
+        .map(|((joint, c), t)| Track {
+            joint,
+            channel: channel_of(c),
+            curve: curve_of(&t),
+            native: Some(TrackPayload::Dmc3(t)),
+        })
+        .collect();
+    Motion {
+        joints: mot.masks.len(),
+        end_frame: f64::from(f32::from_bits(mot.header.end_frame_bits)),
+        tracks,
+        native: MotionPayload::Dmc3(Box::new(mot)),
+    }
+}
+
+/// The native track of an IR track: its payload when the curve is still the payload's, else the
+/// curve encoded like the payload (or as u16 keys for a track made in the IR).
+fn lower_track(t: &Track, reencoded: &mut Vec<Reencoded>) -> Result<MotTrack, MotionError> {
+    let payload = t.native.as_ref().map(|TrackPayload::Dmc3(p)| p);
+    if let Some(p) = payload {
+        let c = curve_of(p);
+        if c.interpolation == t.curve.interpolation && t.curve.same_keys(&c.keys) {
+            return Ok(p.clone());
+        }
+    }
+    let hermite = t.curve.interpolation == Interpolation::Hermite;
+    let compression = match payload.and_then(|p| p.compression()) {
+        Some(c) if c.is_hermite() == hermite => c,
+        _ if hermite => Compression::U16Hermite,
+        _ => Compression::U16Linear,
+    };
+    let flags: Vec<bool> = payload
+        .map(|p| p.decoded_keys().iter().map(|k| k.flag).collect())
+        .unwrap_or_default();
+    let mut keys = Vec::with_capacity(t.curve.keys.len());
+    for (i, k) in t.curve.keys.iter().enumerate() {
+        let bad = |problem: String| MotionError::Track {
+            joint: t.joint,
+            channel: t.channel.name(),
+            problem,
+        };
+        if !(k.frame.fract() == 0.0 && (0.0..=32767.0).contains(&k.frame)) {
+            return Err(bad(format!(
+                "key {i} at frame {}: key frames are whole numbers 0..=32767",
+                k.frame
+            )));
+        }
+        keys.push(KeyIn {
+            frame: k.frame as u16,
+            flag: flags.get(i).or(flags.last()).copied().unwrap_or(hermite),
+            value: k.value as f32,
+            in_tangent: k.tangent_in as f32,
+            out_tangent: k.tangent_out as f32,
+        });
+    }
+    let start = payload.map_or(0, |p| p.head.start);
+    let track = MotTrack::encode(compression, start, &keys).map_err(|e| MotionError::Encode {
+        joint: t.joint,
+        channel: t.channel.name(),
+        source: e,
+    })?;
+    reencoded.push(Reencoded {
+        joint: t.joint,
+        channel: t.channel,
+        keys: keys.len(),
+        error: track.quantisation_error(&keys),
+    });
+    Ok(track)
+}
+
+/// A motion back to its native form, with what had to be encoded again.
+pub fn lower(m: &Motion) -> Result<(Mot, Vec<Reencoded>), MotionError> {
+    let MotionPayload::Dmc3(shell) = &m.native;
+    let mut mot = (**shell).clone();
+    let n = mot.masks.len();
+    if m.joints != n {
+        return Err(MotionError::Joints {
+            motion: m.joints,
+            native: n,
+        });
+    }
+    // Native order: node by node, mask bit 8 down to 0 (the IR channel index order).
+    let mut order: Vec<&Track> = m.tracks.iter().collect();
+    order.sort_by_key(|t| (t.joint, t.channel.index()));
+    let mut masks = vec![0u16; n];
+    for t in &order {
+        let bit = native_channel(t.channel).mask();
+        let mask = masks.get_mut(t.joint).ok_or(MotionError::Track {
+            joint: t.joint,
+            channel: t.channel.name(),
+            problem: format!("the motion has {n} joints"),
+        })?;
+        if *mask & bit != 0 {
+            return Err(MotionError::Track {
+                joint: t.joint,
+                channel: t.channel.name(),
+                problem: "two tracks for one channel".into(),
+            });
+        }
+        *mask |= bit & CHANNEL_BITS;
+    }
+    let mut reencoded = Vec::new();
+    let tracks = order
+        .iter()
+        .map(|t| lower_track(t, &mut reencoded))
+        .collect::<Result<Vec<_>, _>>()?;
+    if masks != mot.masks {
+        mot.masks = masks;
+    }
+    mot.track_count = tracks.len() as u32;
+    mot.tracks = tracks;
+    Ok((mot, reencoded))
+}
+
+/// A `.mot` file into the IR.
+pub fn lift_mot(mot: Mot) -> MotionFile {
+    MotionFile {
+        motions: vec![Slotted {
+            slots: Vec::new(),
+            motion: Some(lift(mot)),
+        }],
+        native: FilePayload::Dmc3Mot,
+    }
+}
+
+/// A `.pac` archive into the IR: one motion per motion member (opaque members stay in the
+/// payload).
+pub fn lift_pac(pac: Pac) -> MotionFile {
+    let motions = pac
+        .members
+        .iter()
+        .filter_map(|m| match &m.kind {
+            MemberKind::Mot(mot) => Some(Slotted {
+                slots: m.slots.clone(),
+                motion: Some(lift((**mot).clone())),
+            }),
+            MemberKind::Opaque(_) => None,
+        })
+        .collect();
+    MotionFile {
+        motions,
+        native: FilePayload::Dmc3Pac(Box::new(pac)),
+    }
+}
+
+/// The bytes of a lowered motion that goes back into an archive: trailing zeros dropped (the
+/// archive pads members again), anything else kept.
+fn member_bytes(mut mot: Mot) -> Result<Vec<u8>, MotionError> {
+    if mot.tail.iter().all(|&b| b == 0) {
+        mot.tail.clear();
+    }
+    mot.write().map_err(MotionError::Mot)
+}
+
+/// A lifted file back to bytes: unchanged members as they were; edited motions encoded again;
+/// a motion taken out (`None`) leaves its slots empty.
+pub fn lower_file(
+    f: &MotionFile,
+    reencoded: &mut Vec<(usize, Reencoded)>,
+) -> Result<Vec<u8>, MotionError> {
+    match &f.native {
+        FilePayload::Dmc3Mot => {
+            let Some(Slotted {
+                motion: Some(m), ..
+            }) = f.motions.first()
+            else {
+                return Err(MotionError::Removed);
+            };
+            let (mot, r) = lower(m)?;
+            reencoded.extend(r.into_iter().map(|r| (0, r)));
+            mot.write().map_err(MotionError::Mot)
+        }
+        FilePayload::Dmc3Pac(pac) => {
+            let mut edits = Vec::new();
+            let originals = pac.members.iter().filter_map(|m| match &m.kind {
+                MemberKind::Mot(mot) => Some(mot),
+                MemberKind::Opaque(_) => None,
+            });
+            for (i, (s, original)) in f.motions.iter().zip(originals).enumerate() {
+                match &s.motion {
+                    None => edits.extend(s.slots.iter().map(|&k| (k, SlotEdit::Remove))),
+                    Some(m) => {
+                        let (mot, r) = lower(m)?;
+                        if mot != **original {
+                            reencoded.extend(r.into_iter().map(|r| (i, r)));
+                            let bytes = member_bytes(mot)?;
+                            edits.extend(
+                                s.slots
+                                    .iter()
+                                    .map(|&k| (k, SlotEdit::Replace(bytes.clone()))),
+                            );
+                        }
+                    }
+                }
+            }
+            let pac = if edits.is_empty() {
+                pac.as_ref().clone()
+            } else {
+                pac.edit(&edits).map_err(MotionError::Pac)?
+            };
+            pac.write().map_err(MotionError::Pac)
+        }
+    }
+}
+
+/// A model of `nodes` bare nodes to play motions on where no model is at hand (verify): a
+/// node-domain block whose node k stands 10 units above node k-1 (above node 0 past node 128,
+/// as a parent is an i8), unrotated. `None` for 0 or more than 256 nodes.
+pub fn bare_rig(nodes: usize) -> Option<crate::rig::Rig> {
+    use crate::native::dmc3::{read_block_in, BlockRels, NodeBlock, NodeTransform};
+    if nodes == 0 || nodes > 256 {
+        return None;
+    }
+    let step = 10.0f32.to_bits();
+    let block = NodeBlock {
+        offset: 0,
+        rels: BlockRels::canonical(nodes)?,
+        unknown_10: [0; 16],
+        parents: (0..nodes)
+            .map(|k| match k {
+                0 => -1,
+                k => i8::try_from(k - 1).unwrap_or(0),
+            })
+            .collect(),
+        order: (0..nodes).map(|k| k as u8).collect(),
+        groups: vec![0; nodes],
+        transforms: (0..nodes)
+            .map(|k| NodeTransform {
+                ty_bits: if k == 0 { 0 } else { step },
+                magnitude_bits: if k == 0 { 0 } else { step },
+                ..NodeTransform::default()
+            })
+            .collect(),
+        padding: Vec::new(),
+    };
+    let bytes = block.to_bytes().ok()?;
+    read_block_in(&bytes, 0, nodes)
+        .ok()
+        .map(|f| crate::rig::lift(crate::native::NativeFile::Dmc3(f)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{read_file, Property};
+    use super::*;
+    use crate::native::dmc3::motion::mask_targets;
+
+    fn mot_of(b: &[u8]) -> Mot {
+        Mot::read(b).unwrap()
+    }
+
+    #[test]
+    fn an_edited_curve_is_the_only_track_encoded_again() {
+        let b = crate::synth::motion::sample_mot();
+        let mut f = read_file(&b).unwrap();
+        let m = f.motions[0].motion.as_mut().unwrap();
+        let k = m.tracks.len() / 2;
+        let edited = (m.tracks[k].joint, native_channel(m.tracks[k].channel));
+        m.tracks[k].curve.keys[0].value += 0.25;
+        let mut re = Vec::new();
+        let after = mot_of(&f.write(&mut re).unwrap());
+        let before = mot_of(&b);
+        assert_eq!(after.masks, before.masks);
+        assert_eq!(re.len(), 1);
+        assert_eq!((re[0].1.joint, native_channel(re[0].1.channel)), edited);
+        let changed: Vec<(usize, MotChannel)> = mask_targets(&before.masks)
+            .zip(before.tracks.iter().zip(&after.tracks))
+            .filter(|(_, (x, y))| x != y)
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(changed, vec![edited]);
+        // The edit is held to quantisation: the new key decodes within the reported error.
+        let t = &after.tracks[k];
+        let want = f.motions[0].motion.as_ref().unwrap().tracks[k].curve.keys[0].value;
+        let got = f64::from(t.decoded_keys()[0].value);
+        assert!((got - want).abs() <= re[0].1.error + 1e-12, "{got} {want}");
+    }
+
+    #[test]
+    fn a_new_channel_sets_its_mask_bit_and_keeps_every_other_track() {
+        let b = crate::synth::motion::sample_mot();
+        let before = mot_of(&b);
+        let mut f = read_file(&b).unwrap();
+        let m = f.motions[0].motion.as_mut().unwrap();
+        // Node 1 has no translation tracks in the sample (only node 0 has root motion).
+        assert_eq!(before.masks[1] & 0x1C0, 0);
+        let channel = Channel {
+            property: Property::Translation,
+            axis: 1,
+        };
+        m.tracks.push(Track {
+            joint: 1,
+            channel,
+            curve: Curve {
+                interpolation: Interpolation::Linear,
+                keys: vec![
+                    Key {
+                        frame: 0.0,
+                        value: 2.0,
+                        tangent_in: 0.0,
+                        tangent_out: 0.0,
+                    },
+                    Key {
+                        frame: 9.0,
+                        value: 5.0,
+                        tangent_in: 0.0,
+                        tangent_out: 0.0,
+                    },
+                ],
+            },
+            native: None,
+        });
+        let mut re = Vec::new();
+        let after = mot_of(&f.write(&mut re).unwrap());
+        assert_eq!(after.masks[1], before.masks[1] | 0x080);
+        assert_eq!(after.track_count, before.track_count + 1);
+        let mut old = before.tracks.iter();
+        for ((node, c), t) in mask_targets(&after.masks).zip(&after.tracks) {
+            if (node, c) == (1, MotChannel::Ty) {
+                assert_eq!(t.compression(), Some(Compression::U16Linear));
+                continue;
+            }
+            assert_eq!(Some(t), old.next(), "node {node} {c}");
+        }
+        assert_eq!(re.len(), 1);
+    }
+
+    #[test]
+    fn a_removed_archive_motion_leaves_its_slots_empty() {
+        let b = crate::synth::motion::sample_pac();
+        let mut f = read_file(&b).unwrap();
+        let slots = f.motions[1].slots.clone();
+        f.motions[1].motion = None;
+        let pac = Pac::read(&f.write(&mut Vec::new()).unwrap()).unwrap();
+        let before = Pac::read(&b).unwrap();
+        for s in 0..before.offsets.len() {
+            let emptied = slots.contains(&s);
+            assert_eq!(
+                pac.offsets[s] == 0,
+                emptied || before.offsets[s] == 0,
+                "slot {s}"
+            );
+        }
+        assert_eq!(pac.gap, before.gap);
+        // A lone motion file whose motion is gone has nothing to write.
+        let mut one = read_file(&crate::synth::motion::sample_mot()).unwrap();
+        one.motions[0].motion = None;
+        assert_eq!(one.write(&mut Vec::new()), Err(MotionError::Removed));
+    }
+}

@@ -1,0 +1,815 @@
+//! Motions in the IR and as glTF animations: `write(lower(lift(read(b)))) == b` over the
+//! generator; exported animations checked against an independent evaluation (this file's own
+//! Hermite, Euler and hierarchy code, reading the native keys and the GLB's samplers itself,
+//! CUBICSPLINE included) at every frame within 1 mm; the Khronos validator; import back byte
+//! for byte; an edited rotation changing only its joint's tracks; a deleted animation leaving
+//! its slot empty; a motion of the wrong node count refused by name.
+
+mod common;
+
+use glam::{DMat3, DMat4, DQuat, DVec3};
+use serde_json::{json, Value};
+
+use rigtrip::gltf::import::{import_slice, ImportOptions};
+use rigtrip::gltf::{export_animated, to_glb, ExportError, ExportOptions, MotionInput};
+use rigtrip::native::dmc3::motion::{mask_targets, Mot};
+use rigtrip::native::dmc3::pac::{MemberKind, Pac};
+use rigtrip::native::NativeFile;
+use rigtrip::rig::motion::{read_file, MotionFile};
+use rigtrip::synth;
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("motion_gltf");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn lower_of_lift_writes_every_generated_file_back() {
+    let mut files = 0;
+    for seed in 0..300u64 {
+        for b in [
+            synth::motion::random_mot(seed),
+            synth::motion::random_pac(seed),
+        ] {
+            let f: MotionFile = read_file(&b).unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+            let mut reencoded = Vec::new();
+            assert_eq!(f.write(&mut reencoded).unwrap(), b, "seed {seed}");
+            assert!(reencoded.is_empty(), "seed {seed}");
+            files += 1;
+        }
+    }
+    assert_eq!(files, 600);
+}
+
+/// The `i`-th generated model (from seed `i` on) that exports (passes the gate, binds its
+/// vertices to joints it has).
+fn model(i: u64) -> Vec<u8> {
+    (i * 1000..)
+        .map(synth::dmc3::random_mod)
+        .find(|b| {
+            rigtrip::ops::load(None, b).is_ok_and(|rig| {
+                rig.skeletons.len() == 1
+                    && !rig.skeletons[0].joints.is_empty()
+                    && rigtrip::gltf::export(&rig, &ExportOptions::default()).is_ok()
+            })
+        })
+        .unwrap()
+}
+
+fn node_count(model: &[u8]) -> usize {
+    match NativeFile::read(None, model).unwrap() {
+        NativeFile::Dmc3(f) => f.block.unwrap().transforms.len(),
+        _ => unreachable!(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The independent evaluation: native side
+
+/// Value of a track at frame `f` from its decoded keys: Hermite (tangents per frame) or linear,
+/// end values held; `None` without keys.
+fn native_value(keys: &[(f64, f64, f64, f64)], hermite: bool, f: f64) -> Option<f64> {
+    let (first, last) = (keys.first()?, keys.last()?);
+    if f < first.0 {
+        return Some(first.1);
+    }
+    // The last key at or before f.
+    let mut k = 0;
+    while k + 1 < keys.len() && keys[k + 1].0 <= f {
+        k += 1;
+    }
+    if k + 1 == keys.len() {
+        return Some(last.1);
+    }
+    let (t0, v0, _, o0) = keys[k];
+    let (t1, v1, i1, _) = keys[k + 1];
+    let d = t1 - t0;
+    let u = (f - t0) / d;
+    if !hermite {
+        return Some(v0 * (1.0 - u) + v1 * u);
+    }
+    let h00 = (1.0 + 2.0 * u) * (1.0 - u) * (1.0 - u);
+    let h10 = u * (1.0 - u) * (1.0 - u);
+    let h01 = u * u * (3.0 - 2.0 * u);
+    let h11 = u * u * (u - 1.0);
+    Some(h00 * v0 + h10 * d * o0 + h01 * v1 + h11 * d * i1)
+}
+
+/// Rz(z)·Ry(y)·Rx(x) as a matrix, written out by hand.
+fn euler_matrix(x: f64, y: f64, z: f64) -> DMat3 {
+    let (sx, cx) = x.sin_cos();
+    let (sy, cy) = y.sin_cos();
+    let (sz, cz) = z.sin_cos();
+    let rx = DMat3::from_cols_array(&[1.0, 0.0, 0.0, 0.0, cx, sx, 0.0, -sx, cx]);
+    let ry = DMat3::from_cols_array(&[cy, 0.0, -sy, 0.0, 1.0, 0.0, sy, 0.0, cy]);
+    let rz = DMat3::from_cols_array(&[cz, sz, 0.0, -sz, cz, 0.0, 0.0, 0.0, 1.0]);
+    rz * ry * rx
+}
+
+/// World positions in metres of every node of `model` posed by `mot` at frame `f`.
+fn native_world(model: &[u8], mot: &Mot, f: f64) -> Vec<DVec3> {
+    let NativeFile::Dmc3(file) = NativeFile::read(None, model).unwrap() else {
+        unreachable!()
+    };
+    let block = file.block.unwrap();
+    let n = block.transforms.len();
+    let mut channels: Vec<[f64; 9]> = block
+        .transforms
+        .iter()
+        .map(|t| {
+            let [tx, ty, tz] = t.translation().map(f64::from);
+            let [rx, ry, rz] = t.rotation().map(f64::from);
+            [tx, ty, tz, rx, ry, rz, 1.0, 1.0, 1.0]
+        })
+        .collect();
+    for ((node, c), track) in mask_targets(&mot.masks).zip(&mot.tracks) {
+        let keys: Vec<(f64, f64, f64, f64)> = track
+            .decoded_keys()
+            .iter()
+            .map(|k| {
+                (
+                    f64::from(k.frame),
+                    f64::from(k.value),
+                    f64::from(k.in_tangent),
+                    f64::from(k.out_tangent),
+                )
+            })
+            .collect();
+        if let Some(v) = native_value(&keys, track.is_hermite(), f) {
+            channels[node][c as usize] = v;
+        }
+    }
+    // Parents: order[i] has parent parents[i] (spec §1); the order lists parents first.
+    let mut world = vec![DMat4::IDENTITY; n];
+    for (i, &node) in block.order.iter().enumerate() {
+        let node = node as usize;
+        let c = channels[node];
+        let r = euler_matrix(c[3], c[4], c[5]);
+        let s = DMat3::from_diagonal(DVec3::new(c[6], c[7], c[8]));
+        let local = DMat4::from_translation(DVec3::new(c[0], c[1], c[2])) * DMat4::from_mat3(r * s);
+        let parent = block.parents[i];
+        world[node] = if parent < 0 {
+            local
+        } else {
+            world[parent as usize] * local
+        };
+    }
+    world.iter().map(|m| m.w_axis.truncate() * 0.01).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The independent evaluation: glTF side (samplers decoded and played by this file)
+
+/// One channel: times, interpolation, flat f32 output.
+struct Sampler {
+    times: Vec<f64>,
+    cubic: bool,
+    out: Vec<f64>,
+    width: usize,
+}
+
+impl Sampler {
+    fn at(&self, t: f64) -> Vec<f64> {
+        let w = self.width;
+        let per = if self.cubic { 3 } else { 1 };
+        let val = |k: usize, part: usize| -> Vec<f64> {
+            let base = (k * per + part) * w;
+            self.out[base..base + w].to_vec()
+        };
+        let mid = if self.cubic { 1 } else { 0 };
+        let n = self.times.len();
+        if t <= self.times[0] {
+            return val(0, mid);
+        }
+        if t >= self.times[n - 1] {
+            return val(n - 1, mid);
+        }
+        let k = self.times.iter().rposition(|&x| x <= t).unwrap();
+        let (t0, t1) = (self.times[k], self.times[k + 1]);
+        let td = t1 - t0;
+        let u = (t - t0) / td;
+        if self.cubic {
+            // glTF 2.0 Appendix C: p = h00 v_k + h10 td b_k + h01 v_k+1 + h11 td a_k+1.
+            let (v0, b0, a1, v1) = (val(k, 1), val(k, 2), val(k + 1, 0), val(k + 1, 1));
+            let (u2, u3) = (u * u, u * u * u);
+            (0..w)
+                .map(|i| {
+                    (2.0 * u3 - 3.0 * u2 + 1.0) * v0[i]
+                        + (u3 - 2.0 * u2 + u) * td * b0[i]
+                        + (-2.0 * u3 + 3.0 * u2) * v1[i]
+                        + (u3 - u2) * td * a1[i]
+                })
+                .collect()
+        } else if w == 4 {
+            let q0 = DQuat::from_slice(&val(k, 0));
+            let q1 = DQuat::from_slice(&val(k + 1, 0));
+            q0.slerp(q1, u).to_array().to_vec()
+        } else {
+            let (a, b) = (val(k, 0), val(k + 1, 0));
+            (0..w).map(|i| a[i] + (b[i] - a[i]) * u).collect()
+        }
+    }
+}
+
+/// Joint node world positions (metres) of the GLB's skin 0 at time `t` of animation `name`.
+fn gltf_world(glb: &[u8], name: &str, t: f64) -> Vec<DVec3> {
+    let g = gltf::Gltf::from_slice(glb).unwrap();
+    let bin = g.blob.as_deref().unwrap();
+    let anim = g.animations().find(|a| a.name() == Some(name)).unwrap();
+    let nodes: Vec<gltf::Node> = g.nodes().collect();
+    let mut trs: Vec<(DVec3, DQuat, DVec3)> = nodes
+        .iter()
+        .map(|n| {
+            let (t, r, s) = n.transform().decomposed();
+            (
+                DVec3::from_array(t.map(f64::from)),
+                DQuat::from_array(r.map(f64::from)),
+                DVec3::from_array(s.map(f64::from)),
+            )
+        })
+        .collect();
+    for ch in anim.channels() {
+        let reader = ch.reader(|_| Some(bin));
+        let times: Vec<f64> = reader.read_inputs().unwrap().map(f64::from).collect();
+        let (out, width): (Vec<f64>, usize) = match reader.read_outputs().unwrap() {
+            gltf::animation::util::ReadOutputs::Translations(v) => {
+                (v.flatten().map(f64::from).collect(), 3)
+            }
+            gltf::animation::util::ReadOutputs::Scales(v) => {
+                (v.flatten().map(f64::from).collect(), 3)
+            }
+            gltf::animation::util::ReadOutputs::Rotations(v) => {
+                (v.into_f32().flatten().map(f64::from).collect(), 4)
+            }
+            _ => unreachable!(),
+        };
+        let s = Sampler {
+            times,
+            cubic: ch.sampler().interpolation() == gltf::animation::Interpolation::CubicSpline,
+            out,
+            width,
+        };
+        let v = s.at(t);
+        let node = ch.target().node().index();
+        match ch.target().property() {
+            gltf::animation::Property::Translation => trs[node].0 = DVec3::from_slice(&v),
+            gltf::animation::Property::Rotation => trs[node].1 = DQuat::from_slice(&v).normalize(),
+            gltf::animation::Property::Scale => trs[node].2 = DVec3::from_slice(&v),
+            _ => {}
+        }
+    }
+    let mut world = vec![DMat4::IDENTITY; nodes.len()];
+    fn walk(n: &gltf::Node, parent: DMat4, trs: &[(DVec3, DQuat, DVec3)], w: &mut Vec<DMat4>) {
+        let (t, r, s) = trs[n.index()];
+        let m = parent * DMat4::from_scale_rotation_translation(s, r, t);
+        w[n.index()] = m;
+        for c in n.children() {
+            walk(&c, m, trs, w);
+        }
+    }
+    for root in g.scenes().next().unwrap().nodes() {
+        walk(&root, DMat4::IDENTITY, &trs, &mut world);
+    }
+    let skin = g.skins().next().unwrap();
+    skin.joints()
+        .map(|j| world[j.index()].w_axis.truncate())
+        .collect()
+}
+
+/// Exports `model` with `motions` (name, bytes) to a GLB.
+fn export_glb(model: &[u8], motions: &[(&str, Vec<u8>)]) -> Result<Vec<u8>, ExportError> {
+    let rig = rigtrip::ops::load(None, model).unwrap();
+    let inputs: Vec<MotionInput> = motions
+        .iter()
+        .map(|(n, b)| MotionInput::read(n, b.clone()).unwrap())
+        .collect();
+    let e = export_animated(&rig, &inputs, &ExportOptions::default())?;
+    Ok(to_glb(&e).unwrap())
+}
+
+#[test]
+fn animations_put_every_joint_within_a_millimetre_of_the_native_curves_at_every_frame() {
+    let mut checked = 0usize;
+    let mut worst = 0.0f64;
+    for seed in 0..6u64 {
+        let model = model(seed);
+        let n = node_count(&model);
+        let mot = synth::motion::motion_for_model(seed, n);
+        let bytes = mot.write().unwrap();
+        let glb = export_glb(&model, &[("m.mot", bytes)]).unwrap();
+        let last = f32::from_bits(mot.header.end_frame_bits) as u32;
+        for f in 0..=last {
+            let want = native_world(&model, &mot, f64::from(f));
+            let got = gltf_world(&glb, "m", f64::from(f) / 60.0);
+            assert_eq!(want.len(), got.len());
+            for (j, (a, b)) in want.iter().zip(&got).enumerate() {
+                let d = a.distance(*b);
+                worst = worst.max(d);
+                assert!(
+                    d < 1e-3,
+                    "seed {seed} frame {f} joint {j}: {a} vs {b} ({d} m)"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+    // The rest is f32 rounding of the stored times and values (measured 7.4e-5 m).
+    assert!(worst < 1e-4, "{worst}");
+    eprintln!("{checked} joint positions checked, worst {worst:e} m");
+}
+
+fn sample_model() -> Vec<u8> {
+    synth::dmc3::sample_mod()
+}
+
+/// Per motion file: its name and bytes (`None`: not written).
+type Files = Vec<(String, Option<Vec<u8>>)>;
+
+/// Imports `glb` and returns the model bytes, the motion files and the report.
+fn import(glb: &[u8]) -> (Vec<u8>, Files, rigtrip::gltf::ImportReport) {
+    let i = import_slice(glb, None, &ImportOptions::default()).unwrap();
+    let motions = i
+        .motions
+        .iter()
+        .map(|m| (m.file.clone(), m.bytes.clone()))
+        .collect();
+    (i.bytes, motions, i.report)
+}
+
+#[test]
+fn export_validates_and_imports_back_byte_for_byte() {
+    let model = sample_model();
+    let mot = synth::motion::sample_mot();
+    let pac = synth::motion::sample_pac();
+    let glb = export_glb(
+        &model,
+        &[("walk.mot", mot.clone()), ("pl000_00_3.pac", pac.clone())],
+    )
+    .unwrap();
+    let path = tmp("sample.glb");
+    std::fs::write(&path, &glb).unwrap();
+    common::validate(&[path]);
+    let g = gltf::Gltf::from_slice(&glb).unwrap();
+    let names: Vec<&str> = g.animations().filter_map(|a| a.name()).collect();
+    let p = Pac::read(&pac).unwrap();
+    let mut want = vec!["walk".to_string()];
+    for m in &p.members {
+        if let MemberKind::Mot(_) = m.kind {
+            want.push(format!("pl000_00_3_{:02}", m.slots[0]));
+        }
+    }
+    assert_eq!(names, want);
+    let (back, motions, report) = import(&glb);
+    assert_eq!(back, model);
+    assert_eq!(
+        motions,
+        vec![
+            ("walk.mot".to_string(), Some(mot)),
+            ("pl000_00_3.pac".to_string(), Some(pac))
+        ]
+    );
+    assert!(report.motions.iter().all(|f| f
+        .motions
+        .iter()
+        .all(|m| m.status == rigtrip::gltf::import::motions::MotionStatus::Unchanged)));
+}
+
+#[test]
+fn generated_motions_on_generated_models_come_back_exactly() {
+    for seed in 0..20u64 {
+        let model = model(seed);
+        let n = node_count(&model);
+        let mot = synth::motion::motion_for_model(seed + 100, n)
+            .write()
+            .unwrap();
+        let glb = export_glb(&model, &[("x.mot", mot.clone())]).unwrap();
+        let (back, motions, _) = import(&glb);
+        assert_eq!(back, model, "seed {seed}");
+        assert_eq!(
+            motions,
+            vec![("x.mot".to_string(), Some(mot))],
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn a_motion_of_another_node_count_is_refused_by_name() {
+    let model = sample_model();
+    let n = node_count(&model);
+    let mot = synth::motion::motion_for_model(3, n + 1).write().unwrap();
+    let e = export_glb(&model, &[("run.mot", mot)]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "motion run: the motion animates {} nodes, the model has {n}",
+            n + 1
+        )
+    );
+}
+
+/// The GLB's JSON and binary chunk.
+fn split(glb: &[u8]) -> (Value, Vec<u8>) {
+    let g = gltf::Gltf::from_slice(glb).unwrap();
+    let json = serde_json::to_value(g.document.into_json()).unwrap();
+    (json, g.blob.unwrap())
+}
+
+fn join(json: &Value, bin: &[u8]) -> Vec<u8> {
+    let root: gltf_json::Root = serde_json::from_value(json.clone()).unwrap();
+    let e = rigtrip::gltf::Exported {
+        root,
+        bin: bin.to_vec(),
+        report: Default::default(),
+    };
+    to_glb(&e).unwrap()
+}
+
+#[test]
+fn an_edited_rotation_changes_only_its_joints_tracks_and_a_deleted_animation_empties_its_slot() {
+    let model = sample_model();
+    let mot = synth::motion::sample_mot();
+    let pac = synth::motion::sample_pac();
+    let glb = export_glb(&model, &[("walk.mot", mot.clone()), ("p.pac", pac.clone())]).unwrap();
+    let (mut json, mut bin) = split(&glb);
+    // Joint 5's rotation in "walk": turn every sample by 0.3 rad about Y from frame 10 on.
+    let anim = json["animations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|a| a["name"] == "walk")
+        .unwrap();
+    let joint_node = json["skins"][0]["joints"][5].as_u64().unwrap();
+    let a = &json["animations"][anim];
+    let ch = a["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["target"]["node"] == joint_node && c["target"]["path"] == "rotation")
+        .unwrap();
+    let sampler = &a["samplers"][ch["sampler"].as_u64().unwrap() as usize];
+    let acc = |i: &Value| {
+        let acc = &json["accessors"][i.as_u64().unwrap() as usize];
+        let view = &json["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+        (
+            view["byteOffset"].as_u64().unwrap() as usize,
+            acc["count"].as_u64().unwrap() as usize,
+        )
+    };
+    let (t_off, count) = acc(&sampler["input"]);
+    let (q_off, _) = acc(&sampler["output"]);
+    let f32_at = |b: &[u8], o: usize| f32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    for k in 0..count {
+        if f32_at(&bin, t_off + 4 * k) * 60.0 < 10.0 {
+            continue;
+        }
+        let o = q_off + 16 * k;
+        let q = DQuat::from_array([0, 1, 2, 3].map(|c| f64::from(f32_at(&bin, o + 4 * c))));
+        let q = (DQuat::from_rotation_y(0.3) * q).normalize();
+        for (c, x) in q.to_array().iter().enumerate() {
+            bin[o + 4 * c..o + 4 * c + 4].copy_from_slice(&(*x as f32).to_le_bytes());
+        }
+    }
+    // Delete the first archive animation.
+    let p = Pac::read(&pac).unwrap();
+    let first = p
+        .members
+        .iter()
+        .find(|m| matches!(m.kind, MemberKind::Mot(_)))
+        .unwrap();
+    let gone = format!("p_{:02}", first.slots[0]);
+    json["animations"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|a| a["name"] != gone.as_str());
+    let (back, motions, report) = import(&join(&json, &bin));
+    assert_eq!(back, model);
+    // walk.mot: only joint 5's rotation tracks differ.
+    let before = Mot::read(&mot).unwrap();
+    let after = Mot::read(motions[0].1.as_ref().unwrap()).unwrap();
+    assert_eq!(before.masks, after.masks);
+    let mut changed = Vec::new();
+    for (((node, c), a), b) in mask_targets(&before.masks)
+        .zip(&before.tracks)
+        .zip(&after.tracks)
+    {
+        if a != b {
+            changed.push((node, c.name()));
+        }
+    }
+    assert!(!changed.is_empty());
+    assert!(
+        changed.iter().all(|(n, c)| *n == 5 && c.starts_with('r')),
+        "{changed:?}"
+    );
+    let walk = &report.motions[0].motions[0];
+    assert_eq!(
+        walk.status,
+        rigtrip::gltf::import::motions::MotionStatus::Edited
+    );
+    assert_eq!(walk.reencoded.len(), changed.len());
+    // p.pac: the deleted animation's slots are empty, every other member as it was.
+    let after = Pac::read(motions[1].1.as_ref().unwrap()).unwrap();
+    for &s in &first.slots {
+        assert_eq!(after.offsets[s], 0, "slot {s}");
+    }
+    for m in &p.members {
+        if m.slots == first.slots {
+            continue;
+        }
+        let now = after.member_of(m.slots[0]).unwrap();
+        assert_eq!(
+            now.bytes().unwrap(),
+            m.bytes().unwrap(),
+            "slots {:?}",
+            m.slots
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blender (ignored by default; run with --include-ignored)
+
+fn rigtrip(args: &[&std::ffi::OsStr]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "rigtrip {args:?}: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A fresh folder.
+fn fresh(name: &str) -> std::path::PathBuf {
+    let dir = tmp(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The tracks of `after` that differ from `before` (same masks asserted), as (node, channel).
+fn changed_tracks(before: &[u8], after: &[u8]) -> Vec<(usize, &'static str)> {
+    let (a, b) = (Mot::read(before).unwrap(), Mot::read(after).unwrap());
+    assert_eq!(a.masks, b.masks);
+    assert_eq!(a.header, b.header);
+    mask_targets(&a.masks)
+        .zip(a.tracks.iter().zip(&b.tracks))
+        .filter(|(_, (x, y))| x != y)
+        .map(|((n, c), _)| (n, c.name()))
+        .collect()
+}
+
+#[test]
+#[ignore = "needs Blender (tools/blender-python installs it, about 400 MB); run with --include-ignored"]
+fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
+    let dir = fresh("blender");
+    let model = sample_model();
+    let n = node_count(&model);
+    let mot = synth::motion::motion_for_model(41, n).write().unwrap();
+    let pac = synth::motion::sample_pac();
+    let p = Pac::read(&pac).unwrap();
+    assert!(p.empty_slots().count() > 0, "the archive has an empty slot");
+    let files = [("h.mod", &model), ("walk.mot", &mot), ("pl000.pac", &pac)];
+    for (name, data) in files {
+        std::fs::write(dir.join(name), data).unwrap();
+    }
+    let glb = dir.join("h.glb");
+    let os = |p: &std::path::Path| p.as_os_str().to_owned();
+    rigtrip(&[
+        "export".as_ref(),
+        &os(&dir.join("h.mod")),
+        "--motions".as_ref(),
+        &os(&dir.join("walk.mot")),
+        &os(&dir.join("pl000.pac")),
+        "-o".as_ref(),
+        &os(&glb),
+    ]);
+    let blender = |out: &str, edits: &[&str]| -> std::path::PathBuf {
+        let dst = dir.join(out);
+        let script = common::tool("blender-roundtrip.py");
+        let mut args = vec![script.as_os_str(), glb.as_os_str(), dst.as_os_str()];
+        args.extend(edits.iter().map(std::ffi::OsStr::new));
+        let o = common::blender_python(args);
+        assert!(
+            o.status.success() && dst.exists(),
+            "blender: {}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        dst
+    };
+    let import = |glb: &std::path::Path, name: &str| -> std::path::PathBuf {
+        let out = fresh(name);
+        rigtrip(&[
+            "import".as_ref(),
+            glb.as_os_str(),
+            "-o".as_ref(),
+            &os(&out.join("h.mod")),
+            "--motions-out".as_ref(),
+            out.as_os_str(),
+        ]);
+        out
+    };
+    let read = |d: &std::path::Path, f: &str| std::fs::read(d.join(f)).unwrap();
+
+    // No edit: the model and both motion files come back exactly.
+    let plain = import(&blender("plain.glb", &[]), "plain");
+    assert!(read(&plain, "h.mod") == model, "model differs");
+    assert!(read(&plain, "walk.mot") == mot, "walk.mot differs");
+    assert!(read(&plain, "pl000.pac") == pac, "pl000.pac differs");
+
+    // A rotation keyed on joint 5 of `walk` at Blender frame 10 (native frame 25), and the
+    // archive's first motion deleted.
+    let first = p
+        .members
+        .iter()
+        .find(|m| matches!(m.kind, MemberKind::Mot(_)))
+        .unwrap();
+    let gone = format!("pl000_{:02}", first.slots[0]);
+    let edited = import(
+        &blender(
+            "edited.glb",
+            &[
+                "--key-rotation",
+                "walk",
+                "mod_5",
+                "10",
+                "0.3",
+                "0.2",
+                "0.1",
+                "--delete-animation",
+                &gone,
+            ],
+        ),
+        "edited",
+    );
+    assert!(read(&edited, "h.mod") == model, "model differs");
+    let changed = changed_tracks(&mot, &read(&edited, "walk.mot"));
+    assert!(!changed.is_empty());
+    assert!(
+        changed
+            .iter()
+            .all(|(node, c)| *node == 5 && c.starts_with('r')),
+        "{changed:?}"
+    );
+    let after = Pac::read(&read(&edited, "pl000.pac")).unwrap();
+    for &s in &first.slots {
+        assert_eq!(after.offsets[s], 0, "slot {s}");
+    }
+    assert_eq!(after.offsets.len(), p.offsets.len());
+    assert_eq!(after.gap, p.gap);
+    for m in p.members.iter().filter(|m| m.slots != first.slots) {
+        let now = after.member_of(m.slots[0]).unwrap();
+        assert_eq!(now.slots, m.slots);
+        assert!(
+            now.bytes().unwrap() == m.bytes().unwrap(),
+            "slots {:?}",
+            m.slots
+        );
+    }
+}
+
+#[test]
+fn verify_runs_the_gltf_leg_of_motions_on_a_bare_skeleton() {
+    use rigtrip::ops::verify::{verify_bytes, GltfLeg, Verdict};
+    let mut identical = 0;
+    let mut skipped = Vec::new();
+    let clean = (0..20u64).map(|s| {
+        synth::motion::motion_for_model(s, 1 + s as usize * 7)
+            .write()
+            .unwrap()
+    });
+    let random =
+        (0..150u64).flat_map(|s| [synth::motion::random_mot(s), synth::motion::random_pac(s)]);
+    for (i, b) in clean.chain(random).enumerate() {
+        match verify_bytes(None, &b) {
+            Verdict::Identical {
+                gltf: GltfLeg::Identical,
+                ..
+            } => identical += 1,
+            Verdict::Identical {
+                gltf: GltfLeg::Skipped(why),
+                ..
+            } => {
+                assert!(i >= 20, "clean motion {i} skipped: {why}");
+                skipped.push(why);
+            }
+            other => panic!("file {i}: {other:?}"),
+        }
+    }
+    // Random files hold NaN tangents, keys that go back in time and archives without motions:
+    // those are skipped with the reason; the rest come back through the GLB.
+    assert!(
+        identical >= 120,
+        "{identical} identical, skipped: {skipped:?}"
+    );
+    assert!(skipped.iter().all(|w| w.contains("motion")), "{skipped:?}");
+}
+
+#[test]
+fn broken_motion_records_are_refused_with_their_place() {
+    let model = sample_model();
+    let glb = export_glb(&model, &[("walk.mot", synth::motion::sample_mot())]).unwrap();
+    let (json, bin) = split(&glb);
+    let cases: [(&str, Value, &str); 5] = [
+        (
+            "file",
+            json!("../walk.mot"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/file: missing or not a plain file name",
+        ),
+        (
+            "data",
+            json!("@@@"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/data: not base64: Invalid symbol 64, offset 0.",
+        ),
+        (
+            "data",
+            json!("AAAA"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/data: not a motion file: not a motion file (no \"MOT\\0\" at offset 0x4) nor a motion archive (no \"PAC\\0\" at offset 0x0)",
+        ),
+        (
+            "animations",
+            json!(["walk", "again"]),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/animations: missing, or not 1 names",
+        ),
+        (
+            "animations",
+            json!("walk"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/animations: missing, or not 1 names",
+        ),
+    ];
+    for (key, value, want) in cases {
+        let mut bad = json.clone();
+        bad["scenes"][0]["extras"]["rigtrip"]["motions"][0][key] = value;
+        let e = import_slice(&join(&bad, &bin), None, &ImportOptions::default()).unwrap_err();
+        assert_eq!(rigtrip::chain(&e), want, "{key}");
+    }
+    // A channel whose sampler does not exist names the animation.
+    let mut bad = json.clone();
+    bad["animations"][0]["channels"][0]["sampler"] = json!(999);
+    let e = import_slice(&join(&bad, &bin), None, &ImportOptions::default()).unwrap_err();
+    assert_eq!(
+        rigtrip::chain(&e),
+        "animation 0 (walk): a channel names a sampler that does not exist"
+    );
+}
+
+#[test]
+fn a_motion_that_would_need_too_many_keys_is_refused() {
+    use rigtrip::native::dmc3::motion::{Compression, KeyIn, Track};
+    // 256 nodes, each rotating over the whole 15-bit frame range: 256 × 32,768 samples.
+    let mut mot = synth::motion::motion_for_model(1, 256);
+    let key = |frame: u16, value: f32| KeyIn {
+        frame,
+        flag: false,
+        value,
+        in_tangent: 0.0,
+        out_tangent: 0.0,
+    };
+    mot.masks = vec![0x020; 256];
+    mot.tracks = (0..256)
+        .map(|_| {
+            Track::encode(Compression::U16Linear, 0, &[key(0, 0.0), key(0x7FFF, 1.0)]).unwrap()
+        })
+        .collect();
+    mot.track_count = 256;
+    let bytes = mot.write().unwrap();
+    let input = MotionInput::read("long.mot", bytes.clone()).unwrap();
+    let rig = rigtrip::rig::motion::bare_rig(256).unwrap();
+    let e = export_animated(&rig, &[input], &ExportOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "motion long: it needs more than 2097152 animation keys (one per frame where a channel moves)"
+    );
+    match rigtrip::ops::verify::verify_bytes(None, &bytes) {
+        rigtrip::ops::verify::Verdict::Identical {
+            gltf: rigtrip::ops::verify::GltfLeg::Skipped(why),
+            ..
+        } => assert!(why.contains("animation keys"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_motion_alone_is_refused_with_the_way_to_export_it() {
+    let dir = fresh("alone");
+    std::fs::write(dir.join("walk.mot"), synth::motion::sample_mot()).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+        .args(["export", "walk.mot", "-o", "walk.glb"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "rigtrip: error: walk.mot: a motion, not a rig: export it with the model it animates (rigtrip export MODEL --motions walk.mot -o OUT.glb)\n"
+    );
+    assert!(!dir.join("walk.glb").exists());
+}
