@@ -672,39 +672,6 @@ mod tests {
     }
 
     #[test]
-    fn hex_fields_read_borrowed_and_owned_strings_and_refuse_others_as_before() {
-        #[derive(Deserialize, Debug)]
-        struct T {
-            #[serde(with = "hex_u32")]
-            a: u32,
-            #[serde(with = "hex_u64")]
-            b: u64,
-            #[serde(with = "hex_array")]
-            c: [u8; 2],
-        }
-        let v = serde_json::json!({"a": "0x0000002a", "b": "0x1f", "c": "0aff"});
-        let t: T = serde_json::from_value(v.clone()).unwrap();
-        assert_eq!((t.a, t.b, t.c), (42, 31, [0x0a, 0xff]));
-        let t: T = T::deserialize(&v).unwrap();
-        assert_eq!((t.a, t.b, t.c), (42, 31, [0x0a, 0xff]));
-        // An escaped string is handed over owned, not borrowed.
-        let t: T =
-            serde_json::from_str(r#"{"a": "0x0000002\u0061", "b": "0x1f", "c": "0aff"}"#).unwrap();
-        assert_eq!(t.a, 42);
-        let e = T::deserialize(&serde_json::json!({"a": 5, "b": "0x1", "c": "0000"})).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "invalid type: integer `5`, expected a string"
-        );
-        let e =
-            T::deserialize(&serde_json::json!({"a": "5", "b": "0x1", "c": "0000"})).unwrap_err();
-        assert_eq!(e.to_string(), "expected 0x-hex, got \"5\"");
-        let e =
-            T::deserialize(&serde_json::json!({"a": "0x1", "b": "0x1", "c": "00"})).unwrap_err();
-        assert_eq!(e.to_string(), "1 bytes, expected 2");
-    }
-
-    #[test]
     fn reads_are_bounds_checked() {
         let b = Bytes::new(&[1, 2, 3, 4, 5]);
         assert_eq!(b.u32("x", 0).unwrap(), 0x0403_0201);
@@ -799,6 +766,32 @@ mod tests {
         assert_eq!(j, r#"{"offset":"0x10","bytes":"AAEC/w=="}"#);
         assert_eq!(serde_json::from_str::<Gap>(&j).unwrap(), g);
         assert!(serde_json::from_str::<T>(r#"{"a":"12","b":"0x1","c":"00"}"#).is_err());
+
+        // Read from a borrowed `Value`, from an owned one, and from escaped text (handed over
+        // owned, not borrowed); refusals read as they did with `String::deserialize`.
+        let v = serde_json::json!({"a": "0x0000002a", "b": "0x1f", "c": "0aff01"});
+        let want = T {
+            a: 42,
+            b: 31,
+            c: [0x0a, 0xff, 1],
+        };
+        assert_eq!(T::deserialize(&v).unwrap(), want);
+        assert_eq!(serde_json::from_value::<T>(v).unwrap(), want);
+        let escaped = r#"{"a": "0x0000002\u0061", "b": "0x1f", "c": "0aff01"}"#;
+        assert_eq!(serde_json::from_str::<T>(escaped).unwrap(), want);
+        let refused = |v: serde_json::Value| T::deserialize(&v).unwrap_err().to_string();
+        assert_eq!(
+            refused(serde_json::json!({"a": 5, "b": "0x1", "c": "000000"})),
+            "invalid type: integer `5`, expected a string"
+        );
+        assert_eq!(
+            refused(serde_json::json!({"a": "5", "b": "0x1", "c": "000000"})),
+            "expected 0x-hex, got \"5\""
+        );
+        assert_eq!(
+            refused(serde_json::json!({"a": "0x1", "b": "0x1", "c": "00"})),
+            "1 bytes, expected 3"
+        );
     }
 
     #[test]
