@@ -7,7 +7,11 @@
 //! over the corpus, best of several repetitions. Prints microseconds per file and the JSON /
 //! BIN chunk sizes of the GLB.
 //!
-//! Knobs (environment): RIGTRIP_BENCH_FILES (1000 per family), RIGTRIP_BENCH_REPS (3).
+//! Then one large MOD (RIGTRIP_BENCH_LARGE_VERTICES, 60,000 vertices: about 2 MB): `export` +
+//! `to_glb` and `import_slice` of its GLB, best of the repetitions.
+//!
+//! Knobs (environment): RIGTRIP_BENCH_FILES (1000 per family), RIGTRIP_BENCH_REPS (3),
+//! RIGTRIP_BENCH_LARGE_VERTICES (60000).
 
 use std::time::{Duration, Instant};
 
@@ -120,4 +124,36 @@ fn main() {
         }
         println!("  {:<12} {:8.1} us/file (best of {reps})", "total", total);
     }
+    large(
+        env_usize("RIGTRIP_BENCH_LARGE_VERTICES", 60_000),
+        reps,
+        &mut rng,
+    );
+}
+
+/// Export and import of one large MOD, best of `reps`.
+fn large(vertices: usize, reps: usize, rng: &mut Rng) {
+    let f = synth::dmc3::random_mod_sized(rng.next_u64(), vertices);
+    let r = rig::lift(NativeFile::read(None, &f).expect("generated file reads"));
+    let (mut export_best, mut import_best) = (Duration::MAX, Duration::MAX);
+    let mut glb = Vec::new();
+    for _ in 0..reps {
+        let s = Instant::now();
+        let e = export(&r, &ExportOptions::default()).expect("exports");
+        glb = to_glb(&e).expect("an export has a JSON form");
+        export_best = export_best.min(s.elapsed());
+        let s = Instant::now();
+        let im =
+            import::import_slice(&glb, None, &import::ImportOptions::default()).expect("imports");
+        import_best = import_best.min(s.elapsed());
+        assert!(im.bytes == f, "the large file did not round-trip");
+    }
+    let mb = |n: usize| n as f64 / 1e6;
+    println!(
+        "large MOD: {vertices} vertices, native {:.2} MB, GLB {:.2} MB; export + to_glb {:.1} ms, import {:.1} ms (best of {reps})",
+        mb(f.len()),
+        mb(glb.len()),
+        export_best.as_secs_f64() * 1e3,
+        import_best.as_secs_f64() * 1e3
+    );
 }

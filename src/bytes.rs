@@ -328,17 +328,85 @@ pub fn align(v: u64, a: u64) -> u64 {
     (v + a - 1) & !(a - 1)
 }
 
+/// Lowercase hex digits.
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// A `0x`-prefixed lowercase hex number formatted on the stack (what `{:#010x}` / `{:#x}` give,
+/// without an allocation: the exporter writes several per joint).
+struct Hex0x {
+    buf: [u8; 18],
+    len: usize,
+}
+
+impl Hex0x {
+    /// `{v:#010x}`: `0x` and exactly 8 digits.
+    fn u32(v: u32) -> Hex0x {
+        Hex0x::digits(u64::from(v), 8)
+    }
+
+    /// `{v:#x}`: `0x` and as many digits as needed (at least one).
+    fn u64(v: u64) -> Hex0x {
+        let n = (16 - v.leading_zeros() as usize / 4).max(1);
+        Hex0x::digits(v, n)
+    }
+
+    /// `0x` and the low `n` (1..=16) digits of `v`.
+    fn digits(v: u64, n: usize) -> Hex0x {
+        let mut buf = [b'0'; 18];
+        buf[1] = b'x';
+        for (i, b) in buf[2..2 + n].iter_mut().enumerate() {
+            *b = HEX[((v >> (4 * (n - 1 - i))) & 15) as usize];
+        }
+        Hex0x { buf, len: 2 + n }
+    }
+
+    /// The text (ASCII only).
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
+    }
+}
+
+/// Hands `f` the string `d` holds, borrowed when the input allows (a `serde_json::Value`, JSON
+/// text without escapes), else for the time of the call: no `String` per field. Errors read as
+/// `String::deserialize`'s do ("expected a string").
+fn with_str<'de, D, R, F>(d: D, f: F) -> Result<R, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    F: FnOnce(&str) -> Result<R, D::Error>,
+{
+    struct V<F, R, E>(F, std::marker::PhantomData<(R, E)>);
+    impl<'de, F, R, E> serde::de::Visitor<'de> for V<F, R, E>
+    where
+        F: FnOnce(&str) -> Result<R, E>,
+        E: serde::de::Error,
+    {
+        type Value = Result<R, E>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E2: serde::de::Error>(self, v: &str) -> Result<Self::Value, E2> {
+            Ok((self.0)(v))
+        }
+        fn visit_bytes<E2: serde::de::Error>(self, v: &[u8]) -> Result<Self::Value, E2> {
+            match std::str::from_utf8(v) {
+                Ok(s) => Ok((self.0)(s)),
+                Err(_) => Err(E2::invalid_value(serde::de::Unexpected::Bytes(v), &self)),
+            }
+        }
+    }
+    d.deserialize_string(V(f, std::marker::PhantomData))?
+}
+
 /// Serde helper: byte vectors as lowercase hex strings, so JSON dumps stay diffable.
 pub mod hex_bytes {
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
 
     /// Lowercase hex of `bytes`.
     pub fn encode(bytes: &[u8]) -> String {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut s = String::with_capacity(bytes.len() * 2);
-        for b in bytes {
-            s.push(HEX[(b >> 4) as usize] as char);
-            s.push(HEX[(b & 15) as usize] as char);
+        for &b in bytes {
+            s.push(super::HEX[(b >> 4) as usize] as char);
+            s.push(super::HEX[(b & 15) as usize] as char);
         }
         s
     }
@@ -369,47 +437,50 @@ pub mod hex_bytes {
 
     /// Deserializes from hex.
     pub fn deserialize<'de, D: Deserializer<'de>, T: From<Vec<u8>>>(d: D) -> Result<T, D::Error> {
-        let s = String::deserialize(d)?;
-        decode(&s).map(T::from).map_err(serde::de::Error::custom)
+        super::with_str(d, |s| {
+            decode(s).map(T::from).map_err(serde::de::Error::custom)
+        })
     }
 }
 
 /// Serde helper: a u32 as a `0x`-prefixed hex string, so it survives JSON doubles and tools that
 /// turn integers of 2^31 and more into strings (Blender does).
 pub mod hex_u32 {
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
 
     /// Serializes as `0x...`.
     pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{v:#010x}"))
+        s.serialize_str(super::Hex0x::u32(*v).as_str())
     }
 
     /// Deserializes from `0x...` hex.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-        let s = String::deserialize(d)?;
-        let h = s
-            .strip_prefix("0x")
-            .ok_or_else(|| serde::de::Error::custom(format!("expected 0x-hex, got {s:?}")))?;
-        u32::from_str_radix(h, 16).map_err(serde::de::Error::custom)
+        super::with_str(d, |s| {
+            let h = s
+                .strip_prefix("0x")
+                .ok_or_else(|| serde::de::Error::custom(format!("expected 0x-hex, got {s:?}")))?;
+            u32::from_str_radix(h, 16).map_err(serde::de::Error::custom)
+        })
     }
 }
 
 /// Serde helper: a u64 as a `0x`-prefixed hex string.
 pub mod hex_u64 {
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
 
     /// Serializes as `0x...`.
     pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{v:#x}"))
+        s.serialize_str(super::Hex0x::u64(*v).as_str())
     }
 
     /// Deserializes from `0x...` hex.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-        let s = String::deserialize(d)?;
-        let h = s
-            .strip_prefix("0x")
-            .ok_or_else(|| serde::de::Error::custom(format!("expected 0x-hex, got {s:?}")))?;
-        u64::from_str_radix(h, 16).map_err(serde::de::Error::custom)
+        super::with_str(d, |s| {
+            let h = s
+                .strip_prefix("0x")
+                .ok_or_else(|| serde::de::Error::custom(format!("expected 0x-hex, got {s:?}")))?;
+            u64::from_str_radix(h, 16).map_err(serde::de::Error::custom)
+        })
     }
 }
 
@@ -423,7 +494,7 @@ pub mod hex_u32s {
     pub fn serialize<S: Serializer, const N: usize>(v: &[u32; N], s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(N))?;
         for x in v {
-            seq.serialize_element(&format!("{x:#010x}"))?;
+            seq.serialize_element(super::Hex0x::u32(*x).as_str())?;
         }
         seq.end()
     }
@@ -473,7 +544,7 @@ pub mod hex_u32s_vec {
 
 /// Serde helper: a fixed-size byte array as a hex string.
 pub mod hex_array {
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
 
     /// Serializes as hex.
     pub fn serialize<S: Serializer, const N: usize>(v: &[u8; N], s: S) -> Result<S::Ok, S::Error> {
@@ -484,8 +555,9 @@ pub mod hex_array {
     pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
         d: D,
     ) -> Result<[u8; N], D::Error> {
-        let s = String::deserialize(d)?;
-        let v = super::hex_bytes::decode(&s).map_err(serde::de::Error::custom)?;
+        let v = super::with_str(d, |s| {
+            super::hex_bytes::decode(s).map_err(serde::de::Error::custom)
+        })?;
         let n = v.len();
         v.try_into()
             .map_err(|_| serde::de::Error::custom(format!("{n} bytes, expected {N}")))
@@ -495,7 +567,7 @@ pub mod hex_array {
 /// Serde helper: byte vectors as standard base64 (large blobs: gaps, streams).
 pub mod base64_bytes {
     use base64::Engine;
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
 
     /// Serializes as base64.
     pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
@@ -504,10 +576,11 @@ pub mod base64_bytes {
 
     /// Deserializes from base64.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let s = String::deserialize(d)?;
-        base64::engine::general_purpose::STANDARD
-            .decode(s.as_bytes())
-            .map_err(serde::de::Error::custom)
+        super::with_str(d, |s| {
+            base64::engine::general_purpose::STANDARD
+                .decode(s.as_bytes())
+                .map_err(serde::de::Error::custom)
+        })
     }
 }
 
@@ -593,6 +666,33 @@ pub mod le_stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_on_the_stack_is_what_format_writes() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut values = vec![
+            0,
+            1,
+            0xf,
+            0x10,
+            0xff,
+            0x100,
+            u64::from(u32::MAX),
+            1 << 32,
+            u64::MAX,
+        ];
+        for _ in 0..200 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(x >> (x % 64));
+        }
+        for v in values {
+            assert_eq!(Hex0x::u64(v).as_str(), format!("{v:#x}"));
+            let w = v as u32;
+            assert_eq!(Hex0x::u32(w).as_str(), format!("{w:#010x}"));
+        }
+    }
 
     #[test]
     fn reads_are_bounds_checked() {
@@ -689,6 +789,32 @@ mod tests {
         assert_eq!(j, r#"{"offset":"0x10","bytes":"AAEC/w=="}"#);
         assert_eq!(serde_json::from_str::<Gap>(&j).unwrap(), g);
         assert!(serde_json::from_str::<T>(r#"{"a":"12","b":"0x1","c":"00"}"#).is_err());
+
+        // Read from a borrowed `Value`, from an owned one, and from escaped text (handed over
+        // owned, not borrowed); refusals read as they did with `String::deserialize`.
+        let v = serde_json::json!({"a": "0x0000002a", "b": "0x1f", "c": "0aff01"});
+        let want = T {
+            a: 42,
+            b: 31,
+            c: [0x0a, 0xff, 1],
+        };
+        assert_eq!(T::deserialize(&v).unwrap(), want);
+        assert_eq!(serde_json::from_value::<T>(v).unwrap(), want);
+        let escaped = r#"{"a": "0x0000002\u0061", "b": "0x1f", "c": "0aff01"}"#;
+        assert_eq!(serde_json::from_str::<T>(escaped).unwrap(), want);
+        let refused = |v: serde_json::Value| T::deserialize(&v).unwrap_err().to_string();
+        assert_eq!(
+            refused(serde_json::json!({"a": 5, "b": "0x1", "c": "000000"})),
+            "invalid type: integer `5`, expected a string"
+        );
+        assert_eq!(
+            refused(serde_json::json!({"a": "5", "b": "0x1", "c": "000000"})),
+            "expected 0x-hex, got \"5\""
+        );
+        assert_eq!(
+            refused(serde_json::json!({"a": "0x1", "b": "0x1", "c": "00"})),
+            "1 bytes, expected 3"
+        );
     }
 
     #[test]

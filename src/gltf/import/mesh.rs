@@ -674,7 +674,7 @@ pub(super) fn expected_geometry(
             "bufferViews": value(serde_json::to_value(&root.buffer_views))?,
             "meshes": value(serde_json::to_value(&root.meshes))?,
         }),
-        buffers: vec![exported.bin.clone()],
+        buffers: vec![std::borrow::Cow::Borrowed(&exported.bin)],
     };
     let mut instances = Vec::new();
     for (i, info) in exported.report.meshes.iter().enumerate() {

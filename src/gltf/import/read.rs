@@ -4,6 +4,7 @@
 //! with every offset, stride and count checked against the bytes present.
 
 use crate::gltf::DataError;
+use std::borrow::Cow;
 use std::path::{Component, Path};
 
 use base64::Engine as _;
@@ -17,13 +18,14 @@ use crate::gltf::read::uri::percent_decode;
 /// Largest external buffer file read (a GLB cannot be larger either).
 const MAX_EXTERNAL: u64 = 1 << 32;
 
-/// A parsed document: the JSON root and every buffer's bytes, loaded up front.
+/// A parsed document: the JSON root and every buffer's bytes, loaded up front (a GLB's binary
+/// chunk borrowed, not copied).
 #[derive(Debug)]
-pub(crate) struct Doc {
+pub(crate) struct Doc<'a> {
     /// The JSON root (an object).
     pub json: Value,
     /// `buffers[i]`'s bytes (at least `byteLength` of them).
-    pub buffers: Vec<Vec<u8>>,
+    pub buffers: Vec<Cow<'a, [u8]>>,
 }
 
 /// Splits a GLB into its JSON chunk and its first BIN chunk.
@@ -78,7 +80,7 @@ fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), ImportError> {
 
 /// Parses a GLB or a `.gltf` JSON text and loads every buffer. External buffer files are looked
 /// up relative to `base_dir`; only relative paths that stay inside it are followed.
-pub(crate) fn parse(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, ImportError> {
+pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<'a>, ImportError> {
     let (json_bytes, bin) = if bytes.starts_with(glb::MAGIC) {
         split_glb(bytes)?
     } else {
@@ -113,12 +115,12 @@ pub(crate) fn parse(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, Import
     Ok(Doc { json, buffers })
 }
 
-fn load_buffer(
+fn load_buffer<'a>(
     i: usize,
     b: &Value,
-    bin: Option<&[u8]>,
+    bin: Option<&'a [u8]>,
     base_dir: Option<&Path>,
-) -> Result<Vec<u8>, ImportError> {
+) -> Result<Cow<'a, [u8]>, ImportError> {
     let err = |problem: String| ImportError::Data(DataError::Buffer { buffer: i, problem });
     let len = b
         .get("byteLength")
@@ -126,7 +128,7 @@ fn load_buffer(
         .ok_or_else(|| err("no valid byteLength".into()))?;
     let data = match b.get("uri") {
         None => match bin {
-            Some(bin) if i == 0 => bin.to_vec(),
+            Some(bin) if i == 0 => Cow::Borrowed(bin),
             _ => {
                 return Err(err(
                     "has no URI and is not the binary chunk of a GLB (buffer 0 of a .glb)".into(),
@@ -141,11 +143,13 @@ fn load_buffer(
                 if !meta.ends_with(";base64") {
                     return Err(err("data URI is not base64".into()));
                 }
-                base64::engine::general_purpose::STANDARD
-                    .decode(payload.trim())
-                    .map_err(|e| err(format!("data URI: {e}")))?
+                Cow::Owned(
+                    base64::engine::general_purpose::STANDARD
+                        .decode(payload.trim())
+                        .map_err(|e| err(format!("data URI: {e}")))?,
+                )
             } else {
-                read_external(uri, base_dir, len).map_err(err)?
+                Cow::Owned(read_external(uri, base_dir, len).map_err(err)?)
             }
         }
         Some(_) => return Err(err("`uri` is not a string".into())),
@@ -297,7 +301,7 @@ impl Grid {
     }
 }
 
-impl Doc {
+impl Doc<'_> {
     fn array(&self, key: &str) -> &[Value] {
         self.json
             .get(key)
@@ -308,7 +312,7 @@ impl Doc {
 
     /// Total bytes of all buffers: bounds accessors that have no buffer view.
     fn total_bytes(&self) -> usize {
-        self.buffers.iter().map(Vec::len).sum()
+        self.buffers.iter().map(|b| b.len()).sum()
     }
 
     /// The bytes of buffer view `v` (offset and length checked), and its stride.
@@ -541,7 +545,7 @@ impl Doc {
 mod tests {
     use super::*;
 
-    fn doc(accessors: Value, buffer: Vec<u8>) -> Doc {
+    fn doc(accessors: Value, buffer: Vec<u8>) -> Doc<'static> {
         let len = buffer.len();
         Doc {
             json: serde_json::json!({
@@ -549,7 +553,7 @@ mod tests {
                 "bufferViews": [{"buffer": 0, "byteLength": len, "byteStride": 8}],
                 "buffers": [{"byteLength": len}],
             }),
-            buffers: vec![buffer],
+            buffers: vec![Cow::Owned(buffer)],
         }
     }
 
