@@ -32,7 +32,7 @@ use crate::rig::space::Space;
 #[derive(Clone, Copy)]
 pub(crate) struct Context<'a> {
     /// The document.
-    pub doc: &'a Doc,
+    pub doc: &'a Doc<'a>,
     /// Its nodes.
     pub graph: &'a Graph,
     /// Which node is which joint.
