@@ -64,6 +64,13 @@ pub fn lengths(metres: &[f64]) -> String {
     format!("({}) {unit}", parts.join(", "))
 }
 
+/// Plain values without a unit of their own, each with about four significant digits:
+/// `(0.7071, 0, 0, 0.7071)`, `(12.35, -300, 1.000e30)`.
+pub fn values(xs: &[f64]) -> String {
+    let parts: Vec<String> = xs.iter().map(|&x| value(x)).collect();
+    format!("({})", parts.join(", "))
+}
+
 /// An angle given in radians, in degrees: `45°`, `0.01°`, `0.0001234°` (small angles keep four
 /// significant digits, so a refused small rotation never reads `0°`).
 pub fn degrees(radians: f64) -> String {

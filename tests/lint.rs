@@ -1079,7 +1079,7 @@ fn other_exporters_layouts_are_read_right() {
     let rep = lint_doc(&r, &b);
     assert_eq!(findings(&rep), ["info first-key-snap /animations/0"]);
     assert!(rep.findings[0].message.ends_with(
-        "worst: channel 0 node 2 \"tip\" translation: translation [0.0, 0.699999988079071, 0.0] vs rest [0.0, 0.5, 0.0]"
+        "worst: channel 0 node 2 \"tip\" translation: translation (0, 700, 0) mm vs rest (0, 500, 0) mm"
     ), "{}", rep.findings[0].message);
     // A sparse index past the count is an accessor error, not a read out of bounds.
     let (mut r, mut b) = other_exporter(0.5);

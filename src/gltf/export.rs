@@ -469,13 +469,18 @@ pub(crate) fn written_trs(
     let t = space.point(translation);
     let t32 = [f32_of(t.x), f32_of(t.y), f32_of(t.z)];
     if !t32.iter().all(|c| c.is_finite()) {
-        return Err(format!("translation {t} m does not fit a 32-bit float"));
+        return Err(format!(
+            "translation {} does not fit a 32-bit float",
+            crate::units::lengths(&t.to_array())
+        ));
     }
     let q = space.rotation(rotation);
     let len = q.length();
     if !(len.is_finite() && len > 1e-6) {
         return Err(format!(
-            "rotation {rotation:?} has length {len}, it is no rotation"
+            "rotation {} has length {}, it is no rotation",
+            crate::units::values(&rotation.to_array()),
+            crate::units::value(len)
         ));
     }
     let q = q / len;

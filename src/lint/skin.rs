@@ -586,9 +586,9 @@ pub(crate) fn check_first_keys(
                     (d > POSE_TOL * mag).then(|| {
                         (
                             format!(
-                                "translation {:?} vs rest {:?}",
-                                k.to_array(),
-                                rest.t.to_array()
+                                "translation {} vs rest {}",
+                                crate::units::lengths(&k.to_array()),
+                                crate::units::lengths(&rest.t.to_array())
                             ),
                             d / mag,
                         )
@@ -602,7 +602,10 @@ pub(crate) fn check_first_keys(
                     let angle = 4.0 * (q - r).length().atan2((q + r).length());
                     (angle > ANGLE_TOL).then(|| {
                         (
-                            format!("rotation differs from rest by {:.3}°", angle.to_degrees()),
+                            format!(
+                                "rotation differs from rest by {}",
+                                crate::units::degrees(angle)
+                            ),
                             angle,
                         )
                     })
@@ -613,7 +616,11 @@ pub(crate) fn check_first_keys(
                     let mag = 1f64.max(rest.s.abs().max_element());
                     (d > POSE_TOL * mag).then(|| {
                         (
-                            format!("scale {:?} vs rest {:?}", k.to_array(), rest.s.to_array()),
+                            format!(
+                                "scale {} vs rest {}",
+                                crate::units::values(&k.to_array()),
+                                crate::units::values(&rest.s.to_array())
+                            ),
                             d / mag,
                         )
                     })

@@ -576,7 +576,10 @@ fn encode_record(
                 joint: k,
                 name: j.name.clone(),
                 field: "rotation (+0x10..+0x18)",
-                problem: format!("{q:?} is not a finite non-zero quaternion"),
+                problem: format!(
+                    "{} is not a finite non-zero quaternion",
+                    crate::units::values(&q.to_array())
+                ),
             });
         }
         let [rx, ry, rz] = euler_xyz(q / len);

@@ -446,8 +446,9 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Lowered<'_>, LowerError> {
                     k,
                     "translation",
                     format!(
-                        "{:?} differs from raw.offset {:?}; the hierarchy failed the gate, so edit raw.offset instead",
-                        j.translation, raw.offset
+                        "{} differs from raw.offset {:?}; the hierarchy failed the gate, so edit raw.offset instead",
+                        crate::units::values(&j.translation.to_array()),
+                        raw.offset
                     ),
                 ));
             }
@@ -467,8 +468,8 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Lowered<'_>, LowerError> {
                             k,
                             "translation",
                             format!(
-                                "root translation {:?} is not zero; the game does not apply a root's own offset (it is kept in root_offset)",
-                                j.translation
+                                "root translation {} is not zero; the game does not apply a root's own offset (it is kept in root_offset)",
+                                crate::units::values(&j.translation.to_array())
                             ),
                         ));
                     }
@@ -938,8 +939,8 @@ fn restore_offset(
         return Err(JointProblem::refused(
             "offset (+0x14)",
             format!(
-                "{:?} units does not fit a 32-bit integer",
-                native.to_array()
+                "{} units does not fit a 32-bit integer",
+                crate::units::values(&native.to_array())
             ),
         ));
     }
@@ -947,8 +948,8 @@ fn restore_offset(
         return Err(JointProblem::refused(
             "offset (+0x14)",
             format!(
-                "{:?} units is beyond ±{HIE_EXACT_UNITS} units, where a glTF 32-bit float no longer carries an integer offset exactly, and the node extras do not record the stored offset: the value cannot be recovered from this glTF",
-                rounded.to_array()
+                "{} units is beyond ±{HIE_EXACT_UNITS} units, where a glTF 32-bit float no longer carries an integer offset exactly, and the node extras do not record the stored offset: the value cannot be recovered from this glTF",
+                crate::units::values(&rounded.to_array())
             ),
         ));
     }
@@ -962,8 +963,8 @@ fn restore_offset(
         let lost = (native - rounded).abs().max_element();
         if lost > ROUNDING_REPORTED {
             out.rounding = Some(format!(
-                "offset {:?} units stored as {:?} (integers)",
-                native.to_array(),
+                "offset {} units stored as {:?} (integers)",
+                crate::units::values(&native.to_array()),
                 rounded.to_array()
             ));
         }

@@ -210,7 +210,11 @@ pub fn check_structure(joints: &[Joint]) -> Result<(), GateFailure> {
             return Err(GateFailure::at(
                 GateCondition::FiniteTransforms,
                 Some(i),
-                format!("translation {:?}, rotation {:?}", j.translation, j.rotation),
+                format!(
+                    "translation {}, rotation {}",
+                    crate::units::values(&j.translation.to_array()),
+                    crate::units::values(&j.rotation.to_array())
+                ),
             ));
         }
     }

@@ -744,7 +744,8 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
                 Ok(n) => n,
                 Err(e) => return rejected(c, format!("{e:#}")),
             };
-            match made.and_then(|()| export_one(a, &c.path, &data, detected, target, "glb", names, &[]))
+            match made
+                .and_then(|()| export_one(a, &c.path, &data, detected, target, "glb", names, &[]))
             {
                 Ok(done) => ExportLine {
                     path: c.path.clone(),

@@ -328,7 +328,9 @@ impl Graph {
                         let len = q.length();
                         if !(len.is_finite() && len > 1e-6) {
                             return Err(bad(format!(
-                                "rotation {q:?} has length {len}, it is no rotation"
+                                "rotation {} has length {}, it is no rotation",
+                                crate::units::values(&q.to_array()),
+                                crate::units::value(len)
                             )));
                         }
                         q
