@@ -63,6 +63,24 @@ impl Doc {
         serde_json::to_vec(&v).unwrap()
     }
 
+    /// Adds a joint node `name` under node `parent` (at `translation` m) to the first skin.
+    fn add_leaf(&mut self, parent: usize, name: &str, translation: [f64; 3]) {
+        let n = self.v["nodes"].as_array().unwrap().len();
+        self.v["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": name, "translation": translation}));
+        let p = &mut self.v["nodes"][parent];
+        if p.get("children").is_none() {
+            p["children"] = json!([]);
+        }
+        p["children"].as_array_mut().unwrap().push(json!(n));
+        self.v["skins"][0]["joints"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!(n));
+    }
+
     fn node(&self, name: &str) -> usize {
         self.v["nodes"]
             .as_array()
@@ -559,20 +577,7 @@ fn edits_land_on_generated_files() {
                 .iter()
                 .position(|n| n["extras"]["rigtrip"]["joint"] == 0)
                 .unwrap();
-            let n = d.v["nodes"].as_array().unwrap().len();
-            d.v["nodes"]
-                .as_array_mut()
-                .unwrap()
-                .push(json!({"name": "new_leaf", "translation": [0.01, 0.02, 0.03]}));
-            let p = &mut d.v["nodes"][parent];
-            if p.get("children").is_none() {
-                p["children"] = json!([]);
-            }
-            p["children"].as_array_mut().unwrap().push(json!(n));
-            d.v["skins"][0]["joints"]
-                .as_array_mut()
-                .unwrap()
-                .push(json!(n));
+            d.add_leaf(parent, "new_leaf", [0.01, 0.02, 0.03]);
             let got = import(&d.bytes(), &label);
             let after = reader::read(&got.bytes);
             assert_eq!(after.bones, before.bones + 1, "{label}");
@@ -952,20 +957,7 @@ fn what_the_format_cannot_hold_is_refused_by_mesh() {
         .position(|n| n["extras"]["rigtrip"]["joint"] == 0)
         .unwrap();
     for k in 0..16 {
-        let n = d.v["nodes"].as_array().unwrap().len();
-        d.v["nodes"]
-            .as_array_mut()
-            .unwrap()
-            .push(json!({"name": format!("extra_{k}"), "translation": [0.0, 0.01, 0.0]}));
-        let p = &mut d.v["nodes"][root];
-        if p.get("children").is_none() {
-            p["children"] = json!([]);
-        }
-        p["children"].as_array_mut().unwrap().push(json!(n));
-        d.v["skins"][0]["joints"]
-            .as_array_mut()
-            .unwrap()
-            .push(json!(n));
+        d.add_leaf(root, &format!("extra_{k}"), [0.0, 0.01, 0.0]);
     }
     let node = d.node("object0_mesh0");
     let p = d.prim(node);
