@@ -473,3 +473,88 @@ fn an_edited_mesh_is_written_unless_the_original_meshes_are_kept() {
     assert_eq!(got["error"], Value::Null);
     assert!(std::fs::read(&out).unwrap() == data);
 }
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn motions_come_back_in_place_and_edits_land_where_made() {
+    use rigtrip::native::dmc3::pac::{MemberKind, Pac};
+    let sample = |name: &str| std::fs::read(repo().join("samples").join(name)).unwrap();
+    let (model, mot, pac) = (
+        sample("dmc3_humanoid.mod"),
+        sample("dmc3_humanoid.mot"),
+        sample("dmc3_humanoid.pac"),
+    );
+    let put = |dir: &Path| {
+        let m = write(dir, "humanoid.mod", &model);
+        write(dir, "walk.mot", &mot);
+        write(dir, "pl000.pac", &pac);
+        m
+    };
+    let read = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
+
+    // No edit, motions given as the folder: model and both motion files unchanged, in place.
+    let dir = case_dir("motions_plain");
+    let input = put(&dir);
+    let out = dir.join("out.mod");
+    let got = driver(&[
+        "motions",
+        &input,
+        out.to_str().unwrap(),
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(got["error"], Value::Null);
+    assert_eq!(
+        got["actions"],
+        serde_json::json!(["pl000_00", "pl000_01", "pl000_04", "walk"])
+    );
+    assert_eq!(
+        got["state"]["motions"],
+        serde_json::json!([
+            dir.join("pl000.pac").to_str().unwrap(),
+            dir.join("walk.mot").to_str().unwrap()
+        ])
+    );
+    assert_eq!(
+        files(&got),
+        set(&["humanoid.mod", "out.mod", "pl000.pac", "walk.mot"])
+    );
+    assert!(read(&dir, "out.mod") == model, "model differs");
+    assert!(read(&dir, "walk.mot") == mot, "walk.mot differs");
+    assert!(read(&dir, "pl000.pac") == pac, "pl000.pac differs");
+
+    // A rotation keyed on joint 5 of `walk` at Blender frame 10, the archive's first motion
+    // deleted, the files named one by one: the model unchanged, walk.mot changed in joint 5's
+    // rotation tracks only, the deleted motion's slots empty, nothing else touched.
+    let p = Pac::read(&pac).unwrap();
+    let first = p
+        .members
+        .iter()
+        .find(|m| matches!(m.kind, MemberKind::Mot(_)))
+        .unwrap();
+    let gone = format!("pl000_{:02}", first.slots[0]);
+    let dir = case_dir("motions_edited");
+    let input = put(&dir);
+    let out = dir.join("out.mod");
+    let named = format!(
+        "{};{}",
+        dir.join("walk.mot").display(),
+        dir.join("pl000.pac").display()
+    );
+    let got = driver(&[
+        "motions",
+        &input,
+        out.to_str().unwrap(),
+        &named,
+        "5",
+        "walk",
+        &gone,
+    ]);
+    assert_eq!(got["error"], Value::Null);
+    assert_eq!(
+        files(&got),
+        set(&["humanoid.mod", "out.mod", "pl000.pac", "walk.mot"])
+    );
+    assert!(read(&dir, "out.mod") == model, "model differs");
+    let _ = common::assert_only_rotations_of(5, &mot, &read(&dir, "walk.mot"));
+    common::assert_member_deleted(&pac, &read(&dir, "pl000.pac"), &first.slots);
+}

@@ -487,46 +487,15 @@ fn an_edited_rotation_changes_only_its_joints_tracks_and_a_deleted_animation_emp
     let (back, motions, report) = import(&join(&json, &bin));
     assert_eq!(back, model);
     // walk.mot: only joint 5's rotation tracks differ.
-    let before = Mot::read(&mot).unwrap();
-    let after = Mot::read(motions[0].1.as_ref().unwrap()).unwrap();
-    assert_eq!(before.masks, after.masks);
-    let mut changed = Vec::new();
-    for (((node, c), a), b) in mask_targets(&before.masks)
-        .zip(&before.tracks)
-        .zip(&after.tracks)
-    {
-        if a != b {
-            changed.push((node, c.name()));
-        }
-    }
-    assert!(!changed.is_empty());
-    assert!(
-        changed.iter().all(|(n, c)| *n == 5 && c.starts_with('r')),
-        "{changed:?}"
-    );
+    let changed = common::assert_only_rotations_of(5, &mot, motions[0].1.as_ref().unwrap());
     let walk = &report.motions[0].motions[0];
     assert_eq!(
         walk.status,
         rigtrip::gltf::import::motions::MotionStatus::Edited
     );
-    assert_eq!(walk.reencoded.len(), changed.len());
+    assert_eq!(walk.reencoded.len(), changed);
     // p.pac: the deleted animation's slots are empty, every other member as it was.
-    let after = Pac::read(motions[1].1.as_ref().unwrap()).unwrap();
-    for &s in &first.slots {
-        assert_eq!(after.offsets[s], 0, "slot {s}");
-    }
-    for m in &p.members {
-        if m.slots == first.slots {
-            continue;
-        }
-        let now = after.member_of(m.slots[0]).unwrap();
-        assert_eq!(
-            now.bytes().unwrap(),
-            m.bytes().unwrap(),
-            "slots {:?}",
-            m.slots
-        );
-    }
+    common::assert_member_deleted(&pac, motions[1].1.as_ref().unwrap(), &first.slots);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -552,18 +521,6 @@ fn fresh(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// The tracks of `after` that differ from `before` (same masks asserted), as (node, channel).
-fn changed_tracks(before: &[u8], after: &[u8]) -> Vec<(usize, &'static str)> {
-    let (a, b) = (Mot::read(before).unwrap(), Mot::read(after).unwrap());
-    assert_eq!(a.masks, b.masks);
-    assert_eq!(a.header, b.header);
-    mask_targets(&a.masks)
-        .zip(a.tracks.iter().zip(&b.tracks))
-        .filter(|(_, (x, y))| x != y)
-        .map(|((n, c), _)| (n, c.name()))
-        .collect()
 }
 
 #[test]
@@ -651,29 +608,8 @@ fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
         "edited",
     );
     assert!(read(&edited, "h.mod") == model, "model differs");
-    let changed = changed_tracks(&mot, &read(&edited, "walk.mot"));
-    assert!(!changed.is_empty());
-    assert!(
-        changed
-            .iter()
-            .all(|(node, c)| *node == 5 && c.starts_with('r')),
-        "{changed:?}"
-    );
-    let after = Pac::read(&read(&edited, "pl000.pac")).unwrap();
-    for &s in &first.slots {
-        assert_eq!(after.offsets[s], 0, "slot {s}");
-    }
-    assert_eq!(after.offsets.len(), p.offsets.len());
-    assert_eq!(after.gap, p.gap);
-    for m in p.members.iter().filter(|m| m.slots != first.slots) {
-        let now = after.member_of(m.slots[0]).unwrap();
-        assert_eq!(now.slots, m.slots);
-        assert!(
-            now.bytes().unwrap() == m.bytes().unwrap(),
-            "slots {:?}",
-            m.slots
-        );
-    }
+    let _ = common::assert_only_rotations_of(5, &mot, &read(&edited, "walk.mot"));
+    common::assert_member_deleted(&pac, &read(&edited, "pl000.pac"), &first.slots);
 }
 
 #[test]

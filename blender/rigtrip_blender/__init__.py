@@ -1,14 +1,16 @@
 """rigtrip for Blender: File > Import / Export > Game rig (rigtrip).
 
 Import runs `rigtrip export` on a native rig file (DMC3 .mod/.scm, PlayStation DBnnHIE.BIN, or a
-node-domain block inside any file) and loads the GLB with Blender's glTF importer into a new
-collection named after the file. That collection keeps what the way back needs: rigtrip's scene
-extras (custom property `rigtrip`) and the add-on's own state (`rigtrip_blender`: source path,
-block offset and node count).
+node-domain block inside any file), with DMC3 motions (.mot/.pac) as animations when given, and
+loads the GLB with Blender's glTF importer into a new collection named after the file. That
+collection keeps what the way back needs: rigtrip's scene extras (custom property `rigtrip`) and
+the add-on's own state (`rigtrip_blender`: source path, block offset and node count, motion
+files).
 
 Export writes that collection with Blender's glTF exporter, with the settings a lossless round
 trip needs (custom properties on, the pose shown as the rest pose), runs `rigtrip import --json`
-into a temporary file beside the target, and only on success moves it into place. A refused edit
+into a temporary file beside the target, and only on success moves it into place (with the motion
+files, rebuilt from the animations, back where they came from). A refused edit
 becomes an error naming the joint; rigtrip's report goes to the Info area. Joint names chosen in
 Blender are kept in `<name>.names.json` beside the native file (`rigtrip import` writes it beside
 its output; the add-on moves it beside the target) and read back on the next import.
@@ -72,6 +74,13 @@ GLTF_EXPORT = {
     "use_visible": False,
     "use_renderable": False,
     "use_active_collection": False,
+}
+
+#: What changes for a rig imported with motions: the rest pose is the edit-mode skeleton, since
+#: the pose shown is the animation's at the current frame, not an edit; its animations are
+#: written (every action, Blender's defaults for sampling) when the motions are written back.
+GLTF_EXPORT_MOTIONS = {
+    "export_rest_position_armature": True,
 }
 
 
@@ -193,6 +202,13 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
         subtype="FILE_PATH",
         default="",
     )
+    motions: StringProperty(
+        name="Motions",
+        description="DMC3 motions (.mot) or archives (.pac) to add as animations, one per motion: "
+        "a file, a folder (every .mot and .pac in it), or several separated by ';' (empty: none)",
+        subtype="FILE_PATH",
+        default="",
+    )
 
     def execute(self, context):
         try:
@@ -213,12 +229,15 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
             names = bpy.path.abspath(self.names_file) if self.names_file else ""
             if not names and os.path.isfile(runner.names_path(source)):
                 names = runner.names_path(source)
+        motions = runner.motion_files(bpy.path.abspath(self.motions))
         binary = _binary(context)
 
         tmp = tempfile.mkdtemp(prefix="rigtrip-")
         try:
             glb = os.path.join(tmp, "rig.glb")
             args = ["export", source, "-o", glb, "--json"]
+            if motions:
+                args += ["--motions", *motions]
             if self.file_format != "AUTO":
                 args += ["--format", self.file_format]
             if block_at:
@@ -255,6 +274,7 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
                 "block_at": block_at,
                 "nodes": self.nodes,
                 "names": names,
+                "motions": motions,
             }
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -271,6 +291,7 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
         layout.prop(self, "use_names")
         if self.use_names:
             layout.prop(self, "names_file")
+        layout.prop(self, "motions")
         box = layout.box()
         box.label(text="Node-domain block in any file")
         box.prop(self, "block_at")
@@ -308,6 +329,13 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         min=0.0,
         precision=6,
     )
+    write_motions: BoolProperty(
+        name="Write motions",
+        description="For a rig imported with motions: write its animations back into the motion "
+        "files they came from (rigtrip import --motions-out; unedited tracks keep their bytes, "
+        "a deleted animation empties its archive slot). Off: the motion files are left alone",
+        default=True,
+    )
     write_names: BoolProperty(
         name="Save joint names",
         description="Keep the joint names in NAME.names.json beside the file (when they are not "
@@ -343,12 +371,20 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
             # Edit-mode changes reach the armature only when edit mode is left.
             bpy.ops.object.mode_set(mode="OBJECT")
 
+        # A rig with motions shows an animated pose: its rest pose is the edit-mode skeleton.
+        animated = bool(coll[STATE].get("motions"))
+        motions = list(coll[STATE].get("motions") or []) if self.write_motions else []
         tmp = tempfile.mkdtemp(prefix="rigtrip-")
         folder, base = os.path.split(target)
-        staged = os.path.join(folder, f".{base}.rigtrip-{uuid.uuid4().hex[:12]}.tmp")
+        tag = uuid.uuid4().hex[:12]
+        staged = os.path.join(folder, f".{base}.rigtrip-{tag}.tmp")
+        staged_motions = []
+        written_motions = []
         try:
             glb = os.path.join(tmp, "edited.glb")
-            settings = _supported(bpy.ops.export_scene.gltf, GLTF_EXPORT)
+            settings = dict(GLTF_EXPORT, **(GLTF_EXPORT_MOTIONS if animated else {}))
+            settings["export_animations"] = bool(motions)
+            settings = _supported(bpy.ops.export_scene.gltf, settings)
             result = bpy.ops.export_scene.gltf(filepath=glb, collection=coll.name, **settings)
             if "FINISHED" not in result or not os.path.isfile(glb):
                 raise runner.RigtripError("Blender's glTF exporter failed")
@@ -363,20 +399,40 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
                 args.append("--ignore-mesh-edits")
             if self.tolerance > 0:
                 args += ["--tolerance", repr(self.tolerance)]
+            motions_dir = os.path.join(tmp, "motions")
+            if motions:
+                args += ["--motions-out", motions_dir]
             try:
-                report = runner.run(binary, args, hide=[glb, staged])
+                report = runner.run(binary, args, hide=[glb, staged, motions_dir + os.sep])
             except runner.RigtripError as e:
                 # rigtrip names its command-line flag; here it is an export option.
                 raise runner.RigtripError(
                     str(e).replace("pass --ignore-mesh-edits", "turn on Keep original meshes")
                 ) from e
+            # Each motion file rigtrip wrote goes back where it came from: staged beside it
+            # first, so that nothing is replaced unless every file could be staged.
+            for source in motions:
+                made = os.path.join(motions_dir, os.path.basename(source))
+                if not os.path.isfile(made):
+                    raise runner.RigtripError(
+                        f"rigtrip wrote no {os.path.basename(source)} (was its animation data "
+                        "removed from the scene's custom properties?)"
+                    )
+                mfolder, mbase = os.path.split(source)
+                step = os.path.join(mfolder, f".{mbase}.rigtrip-{tag}.tmp")
+                shutil.copyfile(made, step)
+                staged_motions.append((step, source))
             os.replace(staged, target)
+            for step, source in staged_motions:
+                os.replace(step, source)
+                written_motions.append(source)
             kept_names = self.write_names and os.path.isfile(staged_names)
             if kept_names:
                 os.replace(staged_names, names_file)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-            for leftover in (staged, runner.names_path(staged)):
+            leftovers = [staged, runner.names_path(staged), *(s for s, _ in staged_motions)]
+            for leftover in leftovers:
                 if os.path.exists(leftover):
                     os.remove(leftover)
 
@@ -384,6 +440,8 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         if kept_names:
             self.report({"INFO"}, f"joint names kept in {names_file}")
         self.report({"INFO"}, f"wrote {target} ({os.path.getsize(target)} bytes)")
+        for source in written_motions:
+            self.report({"INFO"}, f"wrote {source} ({os.path.getsize(source)} bytes)")
         return {"FINISHED"}
 
 

@@ -146,6 +146,13 @@ def export_info(report):
         f"rigtrip: {len(skins)} skin(s), {joints} joint(s), {real} mesh(es), "
         f"{proxies} proxy mesh(es), scale {report.get('space', {}).get('scale')}"
     ]
+    animations = report.get("animations") or []
+    if animations:
+        files = sorted({a.get("file") for a in animations if a.get("file")})
+        lines.append(
+            f"rigtrip: {len(animations)} animation(s) from {len(files)} motion file(s): "
+            + ", ".join(a.get("name", "?") for a in animations)
+        )
     for key, what in (
         ("zero_weight_vertices", "vertices with zero weight sum bound to their first joint"),
         ("merged_joints", "vertices naming a joint twice (weights added)"),
@@ -213,9 +220,53 @@ def import_info(report):
         lines.append(f"  mesh {w['name']} ({w['native']}): {what}")
     for note in (m.get("written") or {}).get("notes", []):
         lines.append(f"  {note}")
+    for f in report.get("motions") or []:
+        counts = {}
+        for m in f.get("motions", []):
+            counts[m.get("status")] = counts.get(m.get("status"), 0) + 1
+        summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        lines.append(f"motion file {f['file']} ({f['bytes']} bytes): {summary or 'no motions'}")
+        for m in f.get("motions", []):
+            if m.get("status") != "unchanged":
+                lines.append(f"  {m.get('animation')}: {m.get('status')}")
     for note in report.get("notes", []):
         lines.append(f"note: {note}")
     return lines
+
+
+#: Extensions of the motion files `rigtrip export --motions` takes.
+MOTION_EXTENSIONS = (".mot", ".pac")
+
+
+def motion_files(text):
+    """The motion files named by `text`: paths separated by ';', each a .mot/.pac file or a
+    folder (every .mot and .pac directly in it, sorted); [] for an empty text. Raises
+    RigtripError for a path that does not exist or a folder without motion files."""
+    found = []
+    for part in text.split(";"):
+        path = part.strip()
+        if not path:
+            continue
+        path = os.path.abspath(os.path.expanduser(path))
+        if os.path.isdir(path):
+            inside = sorted(
+                os.path.join(path, name)
+                for name in os.listdir(path)
+                if name.lower().endswith(MOTION_EXTENSIONS)
+                and os.path.isfile(os.path.join(path, name))
+            )
+            if not inside:
+                raise RigtripError(f"motions: no .mot or .pac file in the folder {path}")
+            found += inside
+        elif os.path.isfile(path):
+            found.append(path)
+        else:
+            raise RigtripError(f"motions: {path} does not exist")
+    unique = []
+    for path in found:
+        if path not in unique:
+            unique.append(path)
+    return unique
 
 
 def names_path(native_path):

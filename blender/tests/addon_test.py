@@ -11,6 +11,10 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         rename that bone to NEW, export OUT, import OUT again through the add-on
     addon_test.py mesh NATIVE OUT KEEP
         move a vertex of the first rig mesh 10 cm up, export with Keep original meshes = KEEP (0/1)
+    addon_test.py motions NATIVE OUT MOTIONS [BONE_JOINT ANIMATION DELETE]
+        import NATIVE with MOTIONS (the add-on's Motions text) and export OUT with the motions
+        written back; with the optional edits, key a rotation of joint BONE_JOINT (skeleton 0)
+        at frame 10 of action ANIMATION and delete action DELETE first
     addon_test.py missing NATIVE
         what the user is told when the rigtrip program cannot be found
     addon_test.py install WORKDIR NATIVE
@@ -69,6 +73,18 @@ def bone_of(coll, skeleton, joint):
     raise LookupError(f"no bone for skeleton {skeleton} joint {joint}")
 
 
+def roundtrip_edits():
+    """The edits of tools/blender-roundtrip.py (one implementation of keying and deleting)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
+                        "blender-roundtrip.py")
+    spec = importlib.util.spec_from_file_location("blender_roundtrip", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def listing(path):
     return sorted(os.listdir(os.path.dirname(os.path.abspath(path))))
 
@@ -88,6 +104,19 @@ def main(args):
         import_rig(native, **kw)
         error = export_rig(out)
         result(error=error, files=listing(out))
+        return 0
+    if mode == "motions":
+        coll = import_rig(native, motions=args[3])
+        actions = sorted(a.name for a in bpy.data.actions)
+        bone = None
+        if len(args) > 4:
+            _, bone = bone_of(coll, 0, int(args[4]))
+            edits = roundtrip_edits()
+            edits.key_rotation(args[5], bone, 10.0, Vector((0.3, 0.2, 0.1)))
+            edits.delete_animation(args[6])
+        error = export_rig(out)
+        result(bone=bone, actions=actions, state=dict(coll[rigtrip_blender.STATE]),
+               error=error, files=listing(out))
         return 0
     coll = import_rig(native)
     if mode == "mesh":

@@ -144,3 +144,46 @@ pub fn assert_only_records_changed(
         );
     }
 }
+
+/// Asserts that the motion `after` differs from `before` only in rotation tracks of `node`, and
+/// in at least one (masks and header equal); returns how many differ.
+pub fn assert_only_rotations_of(node: usize, before: &[u8], after: &[u8]) -> usize {
+    use rigtrip::native::dmc3::motion::{mask_targets, Mot};
+    let (a, b) = (Mot::read(before).unwrap(), Mot::read(after).unwrap());
+    assert_eq!(a.masks, b.masks);
+    assert_eq!(a.header, b.header);
+    let changed: Vec<(usize, &str)> = mask_targets(&a.masks)
+        .zip(a.tracks.iter().zip(&b.tracks))
+        .filter(|(_, (x, y))| x != y)
+        .map(|((n, c), _)| (n, c.name()))
+        .collect();
+    assert!(!changed.is_empty(), "no track changed");
+    assert!(
+        changed
+            .iter()
+            .all(|(n, c)| *n == node && c.starts_with('r')),
+        "{changed:?}"
+    );
+    changed.len()
+}
+
+/// Asserts that archive `after` is `before` with the member of `slots` deleted: those slots
+/// empty, the slot table's length and the gap kept, every other member's bytes and slots kept.
+pub fn assert_member_deleted(before: &[u8], after: &[u8], slots: &[usize]) {
+    use rigtrip::native::dmc3::pac::Pac;
+    let (p, after) = (Pac::read(before).unwrap(), Pac::read(after).unwrap());
+    for &s in slots {
+        assert_eq!(after.offsets[s], 0, "slot {s}");
+    }
+    assert_eq!(after.offsets.len(), p.offsets.len());
+    assert_eq!(after.gap, p.gap);
+    for m in p.members.iter().filter(|m| m.slots != slots) {
+        let now = after.member_of(m.slots[0]).unwrap();
+        assert_eq!(now.slots, m.slots);
+        assert!(
+            now.bytes().unwrap() == m.bytes().unwrap(),
+            "slots {:?}",
+            m.slots
+        );
+    }
+}
