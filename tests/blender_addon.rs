@@ -477,7 +477,6 @@ fn an_edited_mesh_is_written_unless_the_original_meshes_are_kept() {
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn motions_come_back_in_place_and_edits_land_where_made() {
-    use rigtrip::native::dmc3::pac::{MemberKind, Pac};
     let sample = |name: &str| std::fs::read(repo().join("samples").join(name)).unwrap();
     let (model, mot, pac) = (
         sample("dmc3_humanoid.mod"),
@@ -525,13 +524,7 @@ fn motions_come_back_in_place_and_edits_land_where_made() {
     // A rotation keyed on joint 5 of `walk` at Blender frame 10, the archive's first motion
     // deleted, the files named one by one: the model unchanged, walk.mot changed in joint 5's
     // rotation tracks only, the deleted motion's slots empty, nothing else touched.
-    let p = Pac::read(&pac).unwrap();
-    let first = p
-        .members
-        .iter()
-        .find(|m| matches!(m.kind, MemberKind::Mot(_)))
-        .unwrap();
-    let gone = format!("pl000_{:02}", first.slots[0]);
+    let (slots, gone) = common::first_motion(&pac, "pl000");
     let dir = case_dir("motions_edited");
     let input = put(&dir);
     let out = dir.join("out.mod");
@@ -556,5 +549,5 @@ fn motions_come_back_in_place_and_edits_land_where_made() {
     );
     assert!(read(&dir, "out.mod") == model, "model differs");
     let _ = common::assert_only_rotations_of(5, &mot, &read(&dir, "walk.mot"));
-    common::assert_member_deleted(&pac, &read(&dir, "pl000.pac"), &first.slots);
+    common::assert_member_deleted(&pac, &read(&dir, "pl000.pac"), &slots);
 }

@@ -473,13 +473,7 @@ fn an_edited_rotation_changes_only_its_joints_tracks_and_a_deleted_animation_emp
         }
     }
     // Delete the first archive animation.
-    let p = Pac::read(&pac).unwrap();
-    let first = p
-        .members
-        .iter()
-        .find(|m| matches!(m.kind, MemberKind::Mot(_)))
-        .unwrap();
-    let gone = format!("p_{:02}", first.slots[0]);
+    let (slots, gone) = common::first_motion(&pac, "p");
     json["animations"]
         .as_array_mut()
         .unwrap()
@@ -495,7 +489,7 @@ fn an_edited_rotation_changes_only_its_joints_tracks_and_a_deleted_animation_emp
     );
     assert_eq!(walk.reencoded.len(), changed);
     // p.pac: the deleted animation's slots are empty, every other member as it was.
-    common::assert_member_deleted(&pac, motions[1].1.as_ref().unwrap(), &first.slots);
+    common::assert_member_deleted(&pac, motions[1].1.as_ref().unwrap(), &slots);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -584,12 +578,7 @@ fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
 
     // A rotation keyed on joint 5 of `walk` at Blender frame 10 (native frame 25), and the
     // archive's first motion deleted.
-    let first = p
-        .members
-        .iter()
-        .find(|m| matches!(m.kind, MemberKind::Mot(_)))
-        .unwrap();
-    let gone = format!("pl000_{:02}", first.slots[0]);
+    let (slots, gone) = common::first_motion(&pac, "pl000");
     let edited = import(
         &blender(
             "edited.glb",
@@ -609,7 +598,7 @@ fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
     );
     assert!(read(&edited, "h.mod") == model, "model differs");
     let _ = common::assert_only_rotations_of(5, &mot, &read(&edited, "walk.mot"));
-    common::assert_member_deleted(&pac, &read(&edited, "pl000.pac"), &first.slots);
+    common::assert_member_deleted(&pac, &read(&edited, "pl000.pac"), &slots);
 }
 
 #[test]

@@ -187,3 +187,17 @@ pub fn assert_member_deleted(before: &[u8], after: &[u8], slots: &[usize]) {
         );
     }
 }
+
+/// The slots of the first motion member of archive `pac`, and the name `export` gives its
+/// animation when the archive's file stem is `stem` (`pl000` slot 3 -> `pl000_03`).
+pub fn first_motion(pac: &[u8], stem: &str) -> (Vec<usize>, String) {
+    use rigtrip::native::dmc3::pac::{MemberKind, Pac};
+    let p = Pac::read(pac).unwrap();
+    let first = p
+        .members
+        .iter()
+        .find(|m| matches!(m.kind, MemberKind::Mot(_)))
+        .expect("the archive holds a motion");
+    let name = format!("{stem}_{:02}", first.slots[0]);
+    (first.slots.clone(), name)
+}
