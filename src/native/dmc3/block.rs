@@ -20,18 +20,14 @@ pub const TRANSFORM_LEN: u64 = NodeTransform::LEN as u64;
 
 crate::record! {
     /// The four relative offsets of the block header (+0x00..+0x0F).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
     pub struct BlockRels [0x10] "blockRels" {
-        #[serde(with = "crate::bytes::hex_u32")]
         0x00 parent: u32 = Hex<u32>, "parent_rel", Decoded ExeConfirmed,
             "parent array (i8 per order position), relative to the block start";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x04 order: u32 = Hex<u32>, "order_rel", Decoded ExeConfirmed,
             "order array (node at order position), relative to the block start";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x08 group: u32 = Hex<u32>, "group_rel", Decoded StructuralConfirmed,
             "group (motion group / third domain) array, relative to the block start";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x0C transform: u32 = Hex<u32>, "transform_rel", Decoded ExeConfirmed,
             "transform records, indexed by node, relative to the block start";
     }
@@ -96,24 +92,16 @@ impl BlockRels {
 crate::record! {
     /// One node's local transform record (0x20 bytes), every field as its f32 bit pattern so
     /// that NaN payloads and -0.0 survive comparisons and serialisation.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
     pub struct NodeTransform [0x20] "transform" {
-        #[serde(with = "crate::bytes::hex_u32")]
         0x00 tx_bits: u32 = Hex<u32>, "tx", Decoded ExeConfirmed, "tx";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x04 ty_bits: u32 = Hex<u32>, "ty", Decoded ExeConfirmed, "ty";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x08 tz_bits: u32 = Hex<u32>, "tz", Decoded ExeConfirmed, "tz";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x0C magnitude_bits: u32 = Hex<u32>, "translation magnitude", Decoded StructuralConfirmed,
             "translation magnitude (not used by the local transform)";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x10 rx_bits: u32 = Hex<u32>, "rx", Decoded ExeConfirmed, "rx, radians";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x14 ry_bits: u32 = Hex<u32>, "ry", Decoded ExeConfirmed, "ry, radians";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x18 rz_bits: u32 = Hex<u32>, "rz", Decoded ExeConfirmed, "rz, radians";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x1C w_bits: u32 = Hex<u32>, "+0x1C", Preserved PreservedUndecoded,
             "not read by the local rotation path; 0.0 in every file seen, never assumed";
     }

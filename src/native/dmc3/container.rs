@@ -60,13 +60,11 @@ impl ContainerKind {
 
 crate::record! {
     /// The 0x40-byte container header.
-    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Eq, Default)]
     pub struct Header [0x40] "containerHeader" {
         0x00 magic: ContainerKind = Magic, "magic", Decoded Community,
             "magic, \"MOD \" or \"SCM \"";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x04 version_bits: u32 = Hex<u32>, "version", Decoded Community, "version, f32 bits";
-        #[serde(with = "crate::bytes::hex_array")]
         0x08 unknown_08: [u8; 8] = HexArray<8>, "unknown_08", Preserved PreservedUndecoded,
             "unknown";
         0x10 object_count: u8 = Int<u8>, "object count", Decoded Community, "object count";
@@ -74,14 +72,10 @@ crate::record! {
             "bone count = N of the node-domain block";
         0x12 texture_count: u8 = Int<u8>, "texture count", Decoded Community, "texture count";
         0x13 unknown_13: u8 = Int<u8>, "unknown_13", Preserved PreservedUndecoded, "unknown";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x14 unknown_14: u32 = Hex<u32>, "unknown_14", Preserved PreservedUndecoded, "unknown";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x18 unknown_18: u64 = Hex<u64>, "unknown_18", Preserved PreservedUndecoded, "unknown";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x20 block_offset: u64 = Hex<u64>, "block offset", Decoded Community,
             "absolute offset of the node-domain block";
-        #[serde(with = "crate::bytes::hex_array")]
         0x28 unknown_28: [u8; 24] = HexArray<24>, "unknown_28", Preserved PreservedUndecoded,
             "unknown";
     }
@@ -106,6 +100,14 @@ impl Codec for Magic {
     fn schema() -> serde_json::Value {
         serde_json::json!({ "enum": ["Mod", "Scm"] })
     }
+    #[inline]
+    fn ser<S: serde::Serializer>(v: &ContainerKind, s: S) -> Result<S::Ok, S::Error> {
+        v.serialize(s)
+    }
+    #[inline]
+    fn de<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ContainerKind, D::Error> {
+        ContainerKind::deserialize(d)
+    }
 }
 
 impl Header {
@@ -122,23 +124,18 @@ impl Header {
 
 crate::record! {
     /// A 0x40-byte object record.
-    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Eq, Default)]
     pub struct ObjectRecord [0x40] "objectRecord" {
         0x00 mesh_count: u8 = Int<u8>, "mesh count", Decoded Community, "mesh count";
         0x01 unknown_01: u8 = Int<u8>, "unknown_01", Preserved PreservedUndecoded, "unknown";
         0x02 vertex_count: u16 = Int<u16>, "vertex count", Decoded Community,
             "vertex count over the object's meshes (stored, not enforced)";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x04 unknown_04: u32 = Hex<u32>, "unknown_04", Preserved PreservedUndecoded, "unknown";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x08 mesh_offset: u64 = Hex<u64>, "mesh offset", Decoded Community,
             "absolute offset of the first mesh record";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x10 flags: u32 = Hex<u32>, "flags", Decoded Community, "flags";
-        #[serde(with = "crate::bytes::hex_array")]
         0x14 unknown_14: [u8; 28] = HexArray<28>, "unknown_14", Preserved PreservedUndecoded,
             "unknown";
-        #[serde(with = "crate::bytes::hex_u32s")]
         0x30 bounds_bits: [u32; 4] = Hex32s<4>, "bounding sphere", Decoded Community,
             "bounding sphere x, y, z, radius, f32 bits";
     }
@@ -153,15 +150,12 @@ impl ObjectRecord {
 
 crate::record! {
     /// The MOD part of a mesh record (+0x28..+0x40): bone-index and weight streams.
-    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Eq, Default)]
     pub struct ModStreams [0x18] "modStreams" {
-        #[serde(with = "crate::bytes::hex_u64")]
         0x00 bone_index_offset: u64 = Hex<u64>, "bone-index offset", Decoded Community,
             "absolute offset of the bone-index stream (u8x4 per vertex)";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x08 weight_offset: u64 = Hex<u64>, "weight offset", Decoded Community,
             "absolute offset of the weight stream (u16 per vertex)";
-        #[serde(with = "crate::bytes::hex_array")]
         0x10 unknown_38: [u8; 8] = HexArray<8>, "unknown_38", Preserved PreservedUndecoded,
             "unknown (mesh record +0x38)";
     }
@@ -169,12 +163,10 @@ crate::record! {
 
 crate::record! {
     /// The SCM part of a mesh record (+0x28..+0x40): a vertex-colour stream.
-    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Eq, Default)]
     pub struct ScmStreams [0x18] "scmStreams" {
-        #[serde(with = "crate::bytes::hex_array")]
         0x00 unknown_28: [u8; 16] = HexArray<16>, "unknown_28", Preserved PreservedUndecoded,
             "unknown (mesh record +0x28)";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x10 colour_offset: u64 = Hex<u64>, "colour offset", Decoded Community,
             "absolute offset of the vertex-colour stream (u8x4 per vertex)";
     }
@@ -237,31 +229,33 @@ impl Codec for MeshVariant {
             "oneOf": [one("Mod", ModStreams::SCHEMA_NAME), one("Scm", ScmStreams::SCHEMA_NAME)]
         })
     }
+    #[inline]
+    fn ser<S: serde::Serializer>(v: &MeshVariant, s: S) -> Result<S::Ok, S::Error> {
+        v.serialize(s)
+    }
+    #[inline]
+    fn de<'de, D: serde::Deserializer<'de>>(d: D) -> Result<MeshVariant, D::Error> {
+        MeshVariant::deserialize(d)
+    }
 }
 
 crate::record! {
     /// A 0x50-byte mesh record.
-    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Eq, Default)]
     pub struct MeshRecord [0x50] "meshRecord" {
         0x00 vertex_count: u16 = Int<u16>, "vertex count", Decoded Community, "vertex count";
         0x02 texture_index: u16 = Int<u16>, "texture index", Decoded Community, "texture index";
-        #[serde(with = "crate::bytes::hex_array")]
         0x04 unknown_04: [u8; 12] = HexArray<12>, "unknown_04", Preserved PreservedUndecoded,
             "unknown";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x10 positions_offset: u64 = Hex<u64>, "positions offset", Decoded Community,
             "absolute offset of the position stream";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x18 normals_offset: u64 = Hex<u64>, "normals offset", Decoded Community,
             "absolute offset of the normal stream";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x20 uv_offset: u64 = Hex<u64>, "UV offset", Decoded Community,
             "absolute offset of the UV stream";
         0x28 variant: MeshVariant = MeshVariant, "variant", Decoded Community,
             "MOD or SCM streams, as the container's magic says";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x40 unknown_40: u64 = Hex<u64>, "unknown_40", Preserved PreservedUndecoded, "unknown";
-        #[serde(with = "crate::bytes::hex_array")]
         0x48 unknown_48: [u8; 8] = HexArray<8>, "unknown_48", Preserved PreservedUndecoded,
             "unknown";
     }
