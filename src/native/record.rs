@@ -148,6 +148,22 @@ pub trait Codec {
     fn de<'de, D: Deserializer<'de>>(d: D) -> Result<Self::Value, D::Error>;
 }
 
+/// The two serde methods of a [`Codec`] whose value's own `Serialize`/`Deserialize` is its dump
+/// form (an enum such as the container magic): `plain_serde!(Type);` inside the impl.
+#[macro_export]
+macro_rules! plain_serde {
+    ($t:ty) => {
+        #[inline]
+        fn ser<S: ::serde::Serializer>(v: &$t, s: S) -> Result<S::Ok, S::Error> {
+            ::serde::Serialize::serialize(v, s)
+        }
+        #[inline]
+        fn de<'de, D: ::serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+            <$t as ::serde::Deserialize<'de>>::deserialize(d)
+        }
+    };
+}
+
 /// A field's value serialised as its codec `C` writes it (what a record's `Serialize` writes
 /// for each field).
 pub struct Ser<'a, C: Codec>(&'a C::Value, PhantomData<C>);

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Dmc3Error, Place};
+use super::{Dmc3Error, Place, Problem};
 use crate::bytes::{align, put_at, region_mut, Bytes, Gap, Overlap, RegionMap};
 use crate::native::record::{Ctx, Hex, HexArray, Nested};
 
@@ -60,17 +60,17 @@ impl BlockRels {
         })
     }
 
-    /// The five regions of a block of `n` nodes: (label, relative start, length).
+    /// The five regions of a block of `n` nodes: (which, relative start, length).
     /// Lengths saturate instead of overflowing; the bounds check then rejects them.
-    pub fn regions(&self, n: usize) -> [(&'static str, u64, u64); 5] {
+    pub fn regions(&self, n: usize) -> [(BlockPart, u64, u64); 5] {
         let n = n as u64;
         [
-            ("block header", 0, BLOCK_HEADER_LEN),
-            ("parent array", self.parent as u64, n),
-            ("order array", self.order as u64, n),
-            ("group array", self.group as u64, n),
+            (BlockPart::Header, 0, BLOCK_HEADER_LEN),
+            (BlockPart::Parents, self.parent as u64, n),
+            (BlockPart::Order, self.order as u64, n),
+            (BlockPart::Groups, self.group as u64, n),
             (
-                "transform records",
+                BlockPart::Transforms,
                 self.transform as u64,
                 n.saturating_mul(TRANSFORM_LEN),
             ),
@@ -137,6 +137,43 @@ impl NodeTransform {
     }
 }
 
+/// A region of a node-domain block, for messages and for naming it by type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockPart {
+    /// `block header`.
+    Header,
+    /// `parent array`.
+    Parents,
+    /// `order array`.
+    Order,
+    /// `group array`.
+    Groups,
+    /// `transform records`.
+    Transforms,
+    /// `block padding`: entry `0` of the block's padding list.
+    Padding(usize),
+}
+
+impl BlockPart {
+    /// The region's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockPart::Header => "block header",
+            BlockPart::Parents => "parent array",
+            BlockPart::Order => "order array",
+            BlockPart::Groups => "group array",
+            BlockPart::Transforms => "transform records",
+            BlockPart::Padding(_) => "block padding",
+        }
+    }
+}
+
+impl std::fmt::Display for BlockPart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A node-domain block, every byte of its extent represented.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct NodeBlock {
@@ -186,17 +223,19 @@ impl NodeBlock {
     /// the extent; messages carry absolute offsets.
     pub fn check_layout(&self) -> Result<(), Dmc3Error> {
         let n = self.node_count();
-        for (what, len) in [
-            ("parent array", self.parents.len()),
-            ("order array", self.order.len()),
-            ("group array", self.groups.len()),
+        for (array, len) in [
+            (BlockPart::Parents, self.parents.len()),
+            (BlockPart::Order, self.order.len()),
+            (BlockPart::Groups, self.groups.len()),
         ] {
             if len != n {
                 return Err(Dmc3Error::Inconsistent {
                     what: Place::Is(super::Label::Block(self.offset)),
-                    problem: format!(
-                        "{what} has {len} entries but there are {n} transform records"
-                    ),
+                    problem: Problem::BlockArray {
+                        array,
+                        len,
+                        nodes: n,
+                    },
                 });
             }
         }
@@ -205,23 +244,28 @@ impl NodeBlock {
         for (label, start, len) in self.rels.regions(n) {
             map.claim(start, len, label);
         }
-        for g in &self.padding {
+        for (index, g) in self.padding.iter().enumerate() {
             if g.end() > extent {
                 return Err(Dmc3Error::Inconsistent {
                     what: Place::Is(super::Label::Block(self.offset)),
-                    problem: format!(
-                        "padding at rel {:#x}..{:#x} lies outside the block's extent {:#x}",
-                        g.offset,
-                        g.end(),
-                        extent
-                    ),
+                    problem: Problem::PaddingOutside {
+                        index,
+                        start: g.offset,
+                        end: g.end(),
+                        extent,
+                    },
                 });
             }
-            map.claim(g.offset, g.bytes.len() as u64, "block padding");
+            map.claim(g.offset, g.bytes.len() as u64, BlockPart::Padding(index));
         }
-        map.finish(&[])
+        map.finish_labelled(&[])
             .map(|_| ())
-            .map_err(|o| absolute_overlap(o, self.offset))
+            .map_err(|(o, first, second)| Dmc3Error::BlockOverlap {
+                overlap: Box::new(shifted(o, self.offset)),
+                block: self.offset,
+                first,
+                second,
+            })
     }
 
     /// The block's extent as bytes. Extent bytes no padding gap covers (only possible for a
@@ -250,16 +294,16 @@ impl NodeBlock {
         if self.extent().saturating_sub(covered) > super::MAX_HOLE_BYTES {
             return Err(Dmc3Error::Inconsistent {
                 what: Place::Is(super::Label::Block(self.offset)),
-                problem: format!(
-                    "its regions and padding cover {covered:#x} bytes but its extent is {:#x}; the holes would be zero-filled",
-                    self.extent()
-                ),
+                problem: Problem::BlockHoles {
+                    covered,
+                    extent: self.extent(),
+                },
             });
         }
         let extent = self.extent();
         usize::try_from(extent).map_err(|_| Dmc3Error::Inconsistent {
             what: Place::Is(super::Label::Block(self.offset)),
-            problem: "extent does not fit in memory".into(),
+            problem: Problem::ExtentTooLarge,
         })?;
         Ok(extent)
     }
@@ -302,17 +346,17 @@ impl NodeBlock {
 }
 
 /// Shifts an overlap found in block-relative coordinates to absolute file offsets.
-fn absolute_overlap(mut o: Overlap, base: u64) -> Dmc3Error {
+fn shifted(mut o: Overlap, base: u64) -> Overlap {
     o.first_start = o.first_start.saturating_add(base);
     o.first_end = o.first_end.saturating_add(base);
     o.second_start = o.second_start.saturating_add(base);
     o.second_end = o.second_end.saturating_add(base);
-    Dmc3Error::Overlap(o)
+    o
 }
 
 /// `{label} of the block at {block:#x} (rel {rel:#x})`, formatted only for a message.
 struct RegionLabel {
-    label: &'static str,
+    label: BlockPart,
     block: u64,
     rel: u64,
 }
@@ -355,7 +399,7 @@ pub fn read_block(data: &[u8], offset: u64, n: usize) -> Result<NodeBlock, Dmc3E
             })?;
         b.check(
             RegionLabel {
-                label,
+                label: *label,
                 block: offset,
                 rel: *rel,
             },
@@ -369,7 +413,9 @@ pub fn read_block(data: &[u8], offset: u64, n: usize) -> Result<NodeBlock, Dmc3E
     }
     let extent = rels.extent(n);
     let body = b.slice("node-domain block", offset, extent)?;
-    let (_, padding) = map.finish(body).map_err(|o| absolute_overlap(o, offset))?;
+    let (_, padding) = map
+        .finish(body)
+        .map_err(|o| Dmc3Error::Overlap(shifted(o, offset)))?;
 
     // The bounds checks above proved every non-empty region lies in `body`; an empty one
     // points at nothing.

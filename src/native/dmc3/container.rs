@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Dmc3Error, Place};
+use super::{Dmc3Error, Place, Problem};
 use crate::bytes::{Bytes, Overlap, RegionMap};
 use crate::native::record::{Codec, Ctx, FieldDef, Hex, Hex32s, HexArray, Int, Record};
 
@@ -100,14 +100,7 @@ impl Codec for Magic {
     fn schema() -> serde_json::Value {
         serde_json::json!({ "enum": ["Mod", "Scm"] })
     }
-    #[inline]
-    fn ser<S: serde::Serializer>(v: &ContainerKind, s: S) -> Result<S::Ok, S::Error> {
-        v.serialize(s)
-    }
-    #[inline]
-    fn de<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ContainerKind, D::Error> {
-        ContainerKind::deserialize(d)
-    }
+    crate::plain_serde!(ContainerKind);
 }
 
 impl Header {
@@ -229,14 +222,7 @@ impl Codec for MeshVariant {
             "oneOf": [one("Mod", ModStreams::SCHEMA_NAME), one("Scm", ScmStreams::SCHEMA_NAME)]
         })
     }
-    #[inline]
-    fn ser<S: serde::Serializer>(v: &MeshVariant, s: S) -> Result<S::Ok, S::Error> {
-        v.serialize(s)
-    }
-    #[inline]
-    fn de<'de, D: serde::Deserializer<'de>>(d: D) -> Result<MeshVariant, D::Error> {
-        MeshVariant::deserialize(d)
-    }
+    crate::plain_serde!(MeshVariant);
 }
 
 crate::record! {
@@ -354,6 +340,17 @@ pub enum StreamKind {
 }
 
 impl StreamKind {
+    /// Every kind, in the order mesh records name them (MOD's bone streams before SCM's
+    /// colours).
+    pub const ALL: [StreamKind; 6] = [
+        StreamKind::Positions,
+        StreamKind::Normals,
+        StreamKind::Uvs,
+        StreamKind::BoneIndices,
+        StreamKind::Weights,
+        StreamKind::Colours,
+    ];
+
     /// Bytes per vertex.
     pub fn stride(self) -> u64 {
         match self {
@@ -884,15 +881,14 @@ pub(crate) fn layout(
     objects: &[Object],
     out: &mut Vec<Placed>,
 ) -> Result<(), Dmc3Error> {
-    let bad = |what: Place, problem: String| Dmc3Error::Inconsistent { what, problem };
+    let bad = |what: Place, problem: Problem| Dmc3Error::Inconsistent { what, problem };
     if h.object_count as usize != objects.len() {
         return Err(bad(
             Place::Header("+0x10"),
-            format!(
-                "object count {} but {} objects",
-                h.object_count,
-                objects.len()
-            ),
+            Problem::ObjectCount {
+                stored: h.object_count,
+                objects: objects.len(),
+            },
         ));
     }
     out.push(Placed {
@@ -916,11 +912,10 @@ pub(crate) fn layout(
                     label: Label::Object(i),
                     offset: at,
                 },
-                format!(
-                    "mesh count {} but {} meshes",
-                    obj.record.mesh_count,
-                    obj.meshes.len()
-                ),
+                Problem::MeshCount {
+                    stored: obj.record.mesh_count,
+                    meshes: obj.meshes.len(),
+                },
             ));
         }
         for (j, mesh) in (0..=u8::MAX).zip(&obj.meshes) {
@@ -931,7 +926,7 @@ pub(crate) fn layout(
                 .ok_or_else(|| {
                     bad(
                         Place::Mesh { object: i, mesh: j },
-                        "mesh record offset overflows".into(),
+                        Problem::MeshOffsetOverflow,
                     )
                 })?;
             let what = Label::MeshRecord { object: i, mesh: j };
@@ -941,11 +936,10 @@ pub(crate) fn layout(
                         label: what,
                         offset: mat,
                     },
-                    format!(
-                        "a {} record in a {} container",
-                        mesh.record.kind().name(),
-                        h.magic.name()
-                    ),
+                    Problem::Variant {
+                        record: mesh.record.kind(),
+                        container: h.magic,
+                    },
                 ));
             }
             out.push(Placed {
@@ -954,19 +948,36 @@ pub(crate) fn layout(
                 label: what,
             });
             let vc = mesh.record.vertex_count as usize;
+            // Every kind in one order, named or not, so that the first problem a mesh has is
+            // the same whichever kind of container it is in.
             let streams = mesh.record.stream_slots();
-            for &(kind, off) in streams.iter() {
+            for kind in StreamKind::ALL {
+                let Some(&(_, off)) = streams.iter().find(|s| s.0 == kind) else {
+                    if mesh.stream_len(kind) != 0 {
+                        return Err(bad(
+                            Place::At {
+                                label: what,
+                                offset: mat,
+                            },
+                            Problem::ForeignStream {
+                                container: h.magic,
+                                kind,
+                            },
+                        ));
+                    }
+                    continue;
+                };
                 if mesh.stream_len(kind) != vc {
                     return Err(bad(
                         Place::At {
                             label: what,
                             offset: mat,
                         },
-                        format!(
-                            "vertex count {vc} but the {} holds {} entries",
-                            kind.name(),
-                            mesh.stream_len(kind)
-                        ),
+                        Problem::StreamLength {
+                            kind,
+                            vertex_count: vc,
+                            len: mesh.stream_len(kind),
+                        },
                     ));
                 }
                 // vc is a u16 and the stride at most 12: no overflow.
@@ -995,7 +1006,7 @@ pub(crate) fn layout(
                             };
                             return Err(bad(
                                 Place::At { label, offset: off },
-                                format!("shared with {first} but holds other data"),
+                                Problem::SharedStream { first },
                             ));
                         }
                     }
@@ -1006,22 +1017,6 @@ pub(crate) fn layout(
                             label,
                         });
                     }
-                }
-            }
-            for kind in [
-                StreamKind::BoneIndices,
-                StreamKind::Weights,
-                StreamKind::Colours,
-            ] {
-                let named = streams.iter().any(|s| s.0 == kind);
-                if !named && mesh.stream_len(kind) != 0 {
-                    return Err(bad(
-                        Place::At {
-                            label: what,
-                            offset: mat,
-                        },
-                        format!("a {} mesh cannot hold a {}", h.magic.name(), kind.name()),
-                    ));
                 }
             }
         }
