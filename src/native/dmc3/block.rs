@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Dmc3Error, Place, Problem};
-use crate::bytes::{align, put_at, region_mut, Bytes, Gap, Overlap, RegionMap};
+use crate::bytes::{align, put_at, region_mut, Bytes, Overlap, RegionMap};
 use crate::native::record::{Ctx, Hex, HexArray, Nested};
 
 /// Size of the block header.
@@ -174,28 +174,51 @@ impl std::fmt::Display for BlockPart {
     }
 }
 
-/// A node-domain block, every byte of its extent represented.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct NodeBlock {
-    /// Absolute offset of the block header in the file.
-    #[serde(with = "crate::bytes::hex_u64")]
-    pub offset: u64,
-    /// +0x00..+0x0F: where the arrays are, relative to the block start.
-    pub rels: BlockRels,
-    /// +0x10..+0x1F: PRESERVED_UNDECODED.
-    #[serde(with = "crate::bytes::hex_array")]
-    pub unknown_10: [u8; 16],
-    /// parent_by_order_position: parent NODE index of the node at each order position, -1 root.
-    pub parents: Vec<i8>,
-    /// node_at_order_position.
-    pub order: Vec<u8>,
-    /// The group array (STRUCTURAL_CONFIRMED, meaning unknown). The lift hands entry k to
-    /// node k; whether the engine indexes it by node or by order position is not known.
-    pub groups: Vec<u8>,
-    /// Transform records, indexed by node.
-    pub transforms: Vec<NodeTransform>,
-    /// Bytes of the extent no region covers; offsets relative to the block start.
-    pub padding: Vec<Gap>,
+/// Declares a struct holding a node-domain block's frame: everything a block keeps besides its
+/// nodes (offset, header fields, the raw parent and order arrays, padding), with the caller's
+/// fields between the arrays and the padding. [`NodeBlock`] and the rig's `Dmc3Skeleton` (what
+/// a lifted skeleton keeps of its block) are declared with it, so that they hold one frame.
+macro_rules! block_frame {
+    (
+        $(#[$m:meta])*
+        pub struct $name:ident {
+            $( $(#[$fm:meta])* pub $field:ident: $ty:ty, )*
+        }
+    ) => {
+        $(#[$m])*
+        pub struct $name {
+            /// Absolute offset of the block header in the file.
+            #[serde(with = "crate::bytes::hex_u64")]
+            pub offset: u64,
+            /// Block header +0x00..+0x0F: where the arrays are, relative to the block start
+            /// (the truth, canonical or not).
+            pub rels: $crate::native::dmc3::BlockRels,
+            /// Block header +0x10..+0x1F: PRESERVED_UNDECODED.
+            #[serde(with = "crate::bytes::hex_array")]
+            pub unknown_10: [u8; 16],
+            /// The raw parent_by_order_position array: parent NODE index of the node at each
+            /// order position, -1 root.
+            pub parents: Vec<i8>,
+            /// The raw node_at_order_position array.
+            pub order: Vec<u8>,
+            $( $(#[$fm])* pub $field: $ty, )*
+            /// Bytes of the extent no region covers; offsets relative to the block start.
+            pub padding: Vec<$crate::bytes::Gap>,
+        }
+    };
+}
+pub(crate) use block_frame;
+
+block_frame! {
+    /// A node-domain block, every byte of its extent represented.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct NodeBlock {
+        /// The group array (STRUCTURAL_CONFIRMED, meaning unknown). The lift hands entry k to
+        /// node k; whether the engine indexes it by node or by order position is not known.
+        pub groups: Vec<u8>,
+        /// Transform records, indexed by node.
+        pub transforms: Vec<NodeTransform>,
+    }
 }
 
 impl NodeBlock {

@@ -952,6 +952,12 @@ pub(crate) fn layout(
             // the same whichever kind of container it is in.
             let streams = mesh.record.stream_slots();
             for kind in StreamKind::ALL {
+                let label = Label::Stream {
+                    kind,
+                    object: i,
+                    mesh: j,
+                    vertices: None,
+                };
                 let Some(&(_, off)) = streams.iter().find(|s| s.0 == kind) else {
                     if mesh.stream_len(kind) != 0 {
                         return Err(bad(
@@ -985,12 +991,6 @@ pub(crate) fn layout(
                 if len == 0 {
                     continue;
                 }
-                let label = Label::Stream {
-                    kind,
-                    object: i,
-                    mesh: j,
-                    vertices: None,
-                };
                 match shared.first_or_insert((off, len, kind), (i, j)) {
                     Some((fi, fj)) => {
                         let same = objects
