@@ -7,6 +7,12 @@
 //! `nodes` for a block file. `build(dump(f))` writes exactly the bytes `f` was read from.
 //! [`render`] prints it so that a diff of two dumps shows only the records that changed.
 //! The layout is described by `schema/dump.schema.json`.
+//!
+//! `build` does not check the structure itself: it deserialises it and hands it to the native
+//! writer, whose errors say by type which structure and which field disagree (a count against
+//! its list, a stream against the vertex count, two structures on the same bytes); this module
+//! only turns those into JSON pointers. A count that disagrees with its list is refused at the
+//! count's pointer, never silently replaced.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

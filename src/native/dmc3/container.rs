@@ -4,6 +4,17 @@
 //! Every field is kept, unknowns included. Streams are decoded into vectors (floats as bit
 //! patterns); the accessors turn them into values (UV/4096, joint bytes/4, 5-bit weights/31,
 //! strip flags, triangles).
+//!
+//! Counts. The header's object and bone counts, each object's mesh count and each mesh's
+//! vertex count stay fields of their records, beside the lists they count: a record is its
+//! on-disk bytes, declared once (decode, encode, coverage, dump schema and the dump itself
+//! come from that declaration), and the dump prints every field. A read file cannot disagree
+//! with itself (the lists are read by the counts). Code that changes a list derives the counts
+//! from it before writing (`layout::sync_counts`; the rig's lowering sets the bone count from
+//! the block it writes). The writer refuses a count that disagrees with its list
+//! instead of picking one of the two, with a typed [`Problem`] that `build` turns into the
+//! count's JSON pointer: in a hand-edited dump either edit may be the intended one. The
+//! object's vertex count (+0x02) is stored, not enforced (spec §2), and never checked.
 
 use serde::{Deserialize, Serialize};
 
