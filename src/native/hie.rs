@@ -67,7 +67,6 @@ pub struct ByteLists {
 
 crate::record! {
     /// One part record, 0x28 bytes.
-    #[derive(Debug, Clone, PartialEq, Eq, Default)]
     pub struct Part [0x28] "part" {
         0x00 unknown_00: u16 = Int<u16>, "unknown_00", Preserved PreservedUndecoded,
             "meaning unknown (0 in DB22)";

@@ -462,7 +462,7 @@ impl<R: Record> Codec for Nested<R> {
 /// ```text
 /// record! {
 ///     /// Doc.
-///     #[derive(Debug)]
+///     #[derive(Copy)]
 ///     pub struct Rec [0x08] "rec" {
 ///         0x00 a: u32 = Hex<u32>, "a", Decoded ExeConfirmed, "what a is";
 ///         0x04 b: u16 = Int<u16>, "b", Preserved PreservedUndecoded, "what b is";
@@ -471,7 +471,8 @@ impl<R: Record> Codec for Nested<R> {
 /// }
 /// ```
 ///
-/// It defines the struct (fields documented `+0xNN meaning`), `LEN`, `FIELDS`,
+/// It defines the struct (fields documented `+0xNN meaning`; every record derives `Debug`,
+/// `Clone`, `PartialEq`, `Eq` and `Default`, a declaration may add `Copy`), `LEN`, `FIELDS`,
 /// `decode(&[u8; LEN], Ctx)`, `encode() -> [u8; LEN]`, and implements [`Record`], `Serialize`
 /// and `Deserialize`. The dump form is an object of the fields in declaration order, each as
 /// its codec writes it ([`Codec::ser`], [`Codec::de`]); it is what `#[derive]` with a
@@ -489,6 +490,7 @@ macro_rules! record {
         }
     ) => {
         $(#[$m])*
+        #[derive(Debug, Clone, PartialEq, Eq, Default)]
         pub struct $name {
             $(
                 #[doc = concat!("+", stringify!($off), " ", $doc, ".")]
@@ -679,7 +681,6 @@ mod tests {
 
     crate::record! {
         /// A record with one field of each codec.
-        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Every [0x2C] "every" {
             0x00 a: u8 = Int<u8>, "a", Decoded Community, "a";
             0x01 b: u8 = Int<u8>, "b", Decoded Community, "b";
@@ -695,7 +696,6 @@ mod tests {
 
     crate::record! {
         /// A nested record.
-        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Inner [0x08] "inner" {
             0x00 x: u32 = Hex<u32>, "x", Decoded Community, "x";
             0x04 y: u32 = Hex<u32>, "y", Decoded Community, "y";

@@ -20,7 +20,7 @@ pub const TRANSFORM_LEN: u64 = NodeTransform::LEN as u64;
 
 crate::record! {
     /// The four relative offsets of the block header (+0x00..+0x0F).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[derive(Copy)]
     pub struct BlockRels [0x10] "blockRels" {
         0x00 parent: u32 = Hex<u32>, "parent_rel", Decoded ExeConfirmed,
             "parent array (i8 per order position), relative to the block start";
@@ -35,7 +35,7 @@ crate::record! {
 
 crate::record! {
     /// The 0x20-byte block header: where the arrays are, and 16 bytes nobody reads.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[derive(Copy)]
     pub struct BlockHeader [0x20] "blockHeader" {
         0x00 rels: BlockRels = Nested<BlockRels>, "rels", Decoded ExeConfirmed,
             "array offsets relative to the block start (the truth, canonical or not)";
@@ -92,7 +92,7 @@ impl BlockRels {
 crate::record! {
     /// One node's local transform record (0x20 bytes), every field as its f32 bit pattern so
     /// that NaN payloads and -0.0 survive comparisons and serialisation.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[derive(Copy)]
     pub struct NodeTransform [0x20] "transform" {
         0x00 tx_bits: u32 = Hex<u32>, "tx", Decoded ExeConfirmed, "tx";
         0x04 ty_bits: u32 = Hex<u32>, "ty", Decoded ExeConfirmed, "ty";

@@ -71,7 +71,6 @@ impl ContainerKind {
 
 crate::record! {
     /// The 0x40-byte container header.
-    #[derive(Debug, Clone, PartialEq, Eq, Default)]
     pub struct Header [0x40] "containerHeader" {
         0x00 magic: ContainerKind = Magic, "magic", Decoded Community,
             "magic, \"MOD \" or \"SCM \"";
@@ -128,7 +127,6 @@ impl Header {
 
 crate::record! {
     /// A 0x40-byte object record.
-    #[derive(Debug, Clone, PartialEq, Eq, Default)]
     pub struct ObjectRecord [0x40] "objectRecord" {
         0x00 mesh_count: u8 = Int<u8>, "mesh count", Decoded Community, "mesh count";
         0x01 unknown_01: u8 = Int<u8>, "unknown_01", Preserved PreservedUndecoded, "unknown";
@@ -154,7 +152,6 @@ impl ObjectRecord {
 
 crate::record! {
     /// The MOD part of a mesh record (+0x28..+0x40): bone-index and weight streams.
-    #[derive(Debug, Clone, PartialEq, Eq, Default)]
     pub struct ModStreams [0x18] "modStreams" {
         0x00 bone_index_offset: u64 = Hex<u64>, "bone-index offset", Decoded Community,
             "absolute offset of the bone-index stream (u8x4 per vertex)";
@@ -167,7 +164,6 @@ crate::record! {
 
 crate::record! {
     /// The SCM part of a mesh record (+0x28..+0x40): a vertex-colour stream.
-    #[derive(Debug, Clone, PartialEq, Eq, Default)]
     pub struct ScmStreams [0x18] "scmStreams" {
         0x00 unknown_28: [u8; 16] = HexArray<16>, "unknown_28", Preserved PreservedUndecoded,
             "unknown (mesh record +0x28)";
@@ -238,7 +234,6 @@ impl Codec for MeshVariant {
 
 crate::record! {
     /// A 0x50-byte mesh record.
-    #[derive(Debug, Clone, PartialEq, Eq, Default)]
     pub struct MeshRecord [0x50] "meshRecord" {
         0x00 vertex_count: u16 = Int<u16>, "vertex count", Decoded Community, "vertex count";
         0x02 texture_index: u16 = Int<u16>, "texture index", Decoded Community, "texture index";

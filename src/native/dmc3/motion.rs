@@ -127,7 +127,7 @@ impl std::fmt::Display for Channel {
 
 crate::record! {
     /// The fixed 0x1E bytes of a motion header, before the masks.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[derive(Copy)]
     pub struct MotHeader [0x1E] "motHeader" {
         0x00 header_size: u32 = Hex<u32>, "header size", Decoded Community,
             "header size: where the track count word sits; census: align16(0x1E + 2N)";
@@ -151,7 +151,7 @@ crate::record! {
 
 crate::record! {
     /// The fixed 0x10 bytes every track starts with.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[derive(Copy)]
     pub struct TrackHead [0x10] "motTrackHead" {
         0x00 span: u16 = Int<u16>, "span", Decoded Community,
             "bytes from this track's start to the next track's (census: exactly the keys' end)";
@@ -168,7 +168,7 @@ crate::record! {
 
 crate::record! {
     /// The tangent ranges of a Hermite track (compression 1 and 3), right after the head.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[derive(Copy)]
     pub struct TangentRanges [0x10] "motTangents" {
         0x00 in_min_bits: u32 = Hex<u32>, "in-tangent min", Decoded Community, "in-tangent min, f32";
         0x04 in_range_bits: u32 = Hex<u32>, "in-tangent range", Decoded Community,
@@ -182,7 +182,7 @@ crate::record! {
 
 crate::record! {
     /// A compression-2 key: quantised value, linear.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[derive(Copy)]
     pub struct KeyU16 [0x04] "motKeyU16" {
         0x00 time: u16 = Int<u16>, "time", Decoded Community,
             "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
@@ -192,7 +192,7 @@ crate::record! {
 
 crate::record! {
     /// A compression-3 key: quantised value and tangents, Hermite.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[derive(Copy)]
     pub struct KeyU16Hermite [0x08] "motKeyU16Hermite" {
         0x00 time: u16 = Int<u16>, "time", Decoded Community,
             "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
@@ -206,7 +206,7 @@ crate::record! {
 
 crate::record! {
     /// A compression-0 key (ASSUMED layout: never seen in the census, see [`Keys::F32`]).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[derive(Copy)]
     pub struct KeyF32 [0x08] "motKeyF32" {
         0x00 time: u16 = Int<u16>, "time", Decoded Community,
             "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
@@ -218,7 +218,7 @@ crate::record! {
 
 crate::record! {
     /// A compression-1 key (ASSUMED layout: never seen in the census, see [`Keys::F32Hermite`]).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[derive(Copy)]
     pub struct KeyF32Hermite [0x10] "motKeyF32Hermite" {
         0x00 time: u16 = Int<u16>, "time", Decoded Community,
             "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
