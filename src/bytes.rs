@@ -230,18 +230,38 @@ impl<L: fmt::Display> RegionMap<L> {
     /// Checks that no two claims overlap and returns the claims in file order together with
     /// every unclaimed byte range of `data` as a [`Gap`]. Claims with the same range keep the
     /// order they were made in (the sort is stable), so messages name them in that order.
-    pub fn finish(mut self, data: &[u8]) -> Result<(Vec<Claim<L>>, Vec<Gap>), Overlap> {
+    pub fn finish(self, data: &[u8]) -> Result<(Vec<Claim<L>>, Vec<Gap>), Overlap>
+    where
+        L: Clone,
+    {
+        self.finish_labelled(data).map_err(|(o, _, _)| o)
+    }
+
+    /// [`RegionMap::finish`], with the labels of the two claims that overlap (first, second)
+    /// beside the overlap, so that a caller can name them by type rather than by text.
+    #[allow(clippy::type_complexity)]
+    pub fn finish_labelled(
+        mut self,
+        data: &[u8],
+    ) -> Result<(Vec<Claim<L>>, Vec<Gap>), (Overlap, L, L)>
+    where
+        L: Clone,
+    {
         sort_claims(&mut self.claims);
         for w in self.claims.windows(2) {
             if w[1].start < w[0].end {
-                return Err(Overlap {
-                    first: w[0].label.to_string(),
-                    first_start: w[0].start,
-                    first_end: w[0].end,
-                    second: w[1].label.to_string(),
-                    second_start: w[1].start,
-                    second_end: w[1].end,
-                });
+                return Err((
+                    Overlap {
+                        first: w[0].label.to_string(),
+                        first_start: w[0].start,
+                        first_end: w[0].end,
+                        second: w[1].label.to_string(),
+                        second_start: w[1].start,
+                        second_end: w[1].end,
+                    },
+                    w[0].label.clone(),
+                    w[1].label.clone(),
+                ));
             }
         }
         // At most one gap before each claim and one after the last.

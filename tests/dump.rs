@@ -442,3 +442,75 @@ fn schema_file_is_generated_from_the_declarations() {
         ])
     );
 }
+
+/// Each writer refusal `build` maps by the error's typed fields (which structure, which field,
+/// the values that disagree) to the JSON pointer of the value: the whole message, exactly.
+#[test]
+fn writer_refusals_point_at_their_field() {
+    let (v, _) = mod_dump();
+    type Edit = fn(&mut Value);
+    let cases: [(Edit, &str); 11] = [
+        (
+            |w| w["file"]["container"]["objects"][1]["record"]["mesh_count"] = json!(2),
+            "/file/container/objects/1/record/mesh_count: cannot write: is 2 but /file/container/objects/1/meshes holds 1",
+        ),
+        (
+            |w| w["file"]["container"]["header"]["block_offset"] = json!("0x10"),
+            "/file/container/header/block_offset: cannot write: is 0x10 but /file/block/offset is 0x4050",
+        ),
+        (
+            |w| {
+                w["file"].as_object_mut().unwrap().remove("block");
+            },
+            "/file/block: cannot write: is missing but the header names a block of 49 nodes at 0x4050",
+        ),
+        (
+            |w| {
+                w["file"]["container"]["objects"][0]["meshes"][0]["record"]["variant"] =
+                    json!({"Scm": {"unknown_28": "00".repeat(16), "colour_offset": "0x0"}})
+            },
+            "/file/container/objects/0/meshes/0/record/variant: cannot write: a scm mesh record in a mod container",
+        ),
+        (
+            |w| w["file"]["container"]["objects"][0]["meshes"][0]["positions"] = json!(""),
+            "/file/container/objects/0/meshes/0/positions: cannot write: holds 0 entries but /file/container/objects/0/meshes/0/record/vertex_count is 70",
+        ),
+        (
+            // Object 1's mesh names object 0's streams but holds other positions.
+            |w| {
+                let mut m = w["file"]["container"]["objects"][0]["meshes"][0].clone();
+                m["positions"] = json!(format!("AAAAAA{}", &m["positions"].as_str().unwrap()[6..]));
+                w["file"]["container"]["objects"][1]["meshes"][0] = m;
+            },
+            "/file/container/objects/1/meshes/0/positions: cannot write: shares offset 0x1b0 with /file/container/objects/0/meshes/0/positions but holds other data; edit both or give one its own offset",
+        ),
+        (
+            |w| {
+                let r = &mut w["file"]["container"]["objects"][0]["meshes"][0]["record"];
+                r["normals_offset"] = r["positions_offset"].clone();
+            },
+            "/file/container/objects/0/meshes/0/normals: cannot write: its bytes 0x1b0..0x4f8 overlap /file/container/objects/0/meshes/0/positions (0x1b0..0x4f8)",
+        ),
+        (
+            |w| w["file"]["container"]["objects"][0]["meshes"][0]["record"]["normals_offset"] = json!("0x84"),
+            "/file/container/objects/0/meshes/0/normals: cannot write: its bytes 0x84..0x3cc overlap /file/container/objects/1/record (0x80..0xc0)",
+        ),
+        (
+            |w| w["file"]["block"]["order"].as_array_mut().unwrap().push(json!(0)),
+            "/file/block/order: cannot write: holds 50 entries but /file/block/transforms holds 49 records",
+        ),
+        (
+            |w| w["file"]["block"]["padding"] = json!([{"offset": "0x10000", "bytes": "AA=="}]),
+            "/file/block/padding/0: cannot write: padding at block-relative 0x10000..0x10001 lies outside the block's extent 0x6e0 (set by /file/block/rels)",
+        ),
+        (
+            |w| w["file"]["block"]["padding"] = json!([{"offset": "0x22", "bytes": "AA=="}]),
+            "/file/block/padding/0: cannot write: its block-relative bytes 0x22..0x23 overlap /file/block/parents (0x20..0x51)",
+        ),
+    ];
+    for (edit, message) in cases {
+        let mut w = v.clone();
+        edit(&mut w);
+        assert_eq!(build(&w).unwrap_err().to_string(), message);
+    }
+}

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use rigtrip::bytes::{OutOfBounds, Overlap};
 use rigtrip::native::diagnose::Unrecognised;
-use rigtrip::native::dmc3::{Dmc3Error, Label, Place};
+use rigtrip::native::dmc3::{Dmc3Error, Label, Place, Problem};
 use rigtrip::native::hie::{HieError, HEADER_LEN, PART_LEN};
 use rigtrip::native::{Format, NativeFile, ReadError};
 use rigtrip::ops::verify::{verify_bytes, Verdict};
@@ -1186,11 +1186,9 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
 
     let (efm, offset, nodes) = synth_dmc3::sample_efm();
     let j = gltf_of(Some(Format::Block { offset, nodes }), &efm);
-    let dmc3 = |what: Place, problem: &str| {
-        ImportError::Write(WriteError::Dmc3(Dmc3Error::Inconsistent {
-            what,
-            problem: problem.into(),
-        }))
+    let dmc3 = |what: Place, problem: Problem, text: &str| {
+        assert_eq!(problem.to_string(), text);
+        ImportError::Write(WriteError::Dmc3(Dmc3Error::Inconsistent { what, problem }))
     };
     let mut m = j.clone();
     scene_extras(&mut m)["skeletons"][0]["native"]["offset"] = json!("0xfffffffffffff000");
@@ -1198,6 +1196,10 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
         import_json_refused(&m),
         dmc3(
             Place::File,
+            Problem::Holes {
+                covered: 0x1b8,
+                end: 0xfffffffffffff140
+            },
             "structures cover 0x1b8 bytes but end at 0xfffffffffffff140; the holes would be zero-filled"
         )
     );
@@ -1208,6 +1210,12 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
         import_json_refused(&m),
         dmc3(
             Place::Is(Label::Block(0x35)),
+            Problem::PaddingOutside {
+                index: 0,
+                start: u64::MAX,
+                end: u64::MAX,
+                extent: 0x140
+            },
             "padding at rel 0xffffffffffffffff..0xffffffffffffffff lies outside the block's extent 0x140"
         )
     );
@@ -1218,6 +1226,10 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
         import_json_refused(&m),
         dmc3(
             Place::File,
+            Problem::Holes {
+                covered: 0x141,
+                end: u64::MAX
+            },
             "structures cover 0x141 bytes but end at 0xffffffffffffffff; the holes would be zero-filled"
         )
     );
@@ -1227,6 +1239,10 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
         import_json_refused(&m),
         dmc3(
             Place::Is(Label::Block(0x35)),
+            Problem::BlockHoles {
+                covered: 0x140,
+                extent: 0x1000000ff
+            },
             "its regions and padding cover 0x140 bytes but its extent is 0x1000000ff; the holes would be zero-filled"
         )
     );

@@ -67,21 +67,17 @@ pub struct ByteLists {
 
 crate::record! {
     /// One part record, 0x28 bytes.
-    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
     pub struct Part [0x28] "part" {
         0x00 unknown_00: u16 = Int<u16>, "unknown_00", Preserved PreservedUndecoded,
             "meaning unknown (0 in DB22)";
         0x02 depth: u16 = Int<u16>, "depth", Decoded StructuralConfirmed,
             "1 for a root; the parent is the nearest earlier part whose depth is one less";
-        #[serde(with = "crate::bytes::hex_array")]
         0x04 runtime: [u8; 16] = HexArray<16>, "runtime", Preserved PreservedUndecoded,
             "zero on disc; the run-time rotation quaternion (four s32) lives here";
         0x14 offset: [i32; 3] = I32s<3>, "offset[]", Decoded ExeConfirmed,
             "the joint's offset from the parent's joint, integer units (Y down)";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x20 unknown_20: u32 = Hex<u32>, "unknown_20", Preserved PreservedUndecoded,
             "meaning unknown (0 in DB22)";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x24 model: u32 = Hex<u32>, "model", Decoded StructuralConfirmed,
             "a model id (the loader replaces it with a pointer)";
     }

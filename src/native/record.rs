@@ -1,13 +1,17 @@
 //! Fixed-size records declared once: the [`record!`](crate::record) macro turns one declaration
 //! (offset, type, codec, coverage name, kind, evidence class, meaning) into the struct, its
-//! decode and encode, the field table `inspect --coverage` reads and the record's fragment of the
-//! dump schema.
+//! decode and encode, its dump form (serde, each field as its codec writes it), the field table
+//! `inspect --coverage` reads and the record's fragment of the dump schema.
 //!
 //! A declaration is checked at compile time: each field starts where the previous one ends and
 //! the last ends at the record's size, so decode and encode cannot disagree with the layout and
 //! their constant-offset slices cannot fail.
 
-use serde::Serialize;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{json, Value};
 
 use crate::native::dmc3::ContainerKind;
@@ -138,10 +142,114 @@ pub trait Codec {
     fn put(v: &Self::Value, b: &mut [u8]);
     /// The JSON Schema of the dump value.
     fn schema() -> Value;
+    /// Writes the dump value.
+    fn ser<S: Serializer>(v: &Self::Value, s: S) -> Result<S::Ok, S::Error>;
+    /// Reads the dump value.
+    fn de<'de, D: Deserializer<'de>>(d: D) -> Result<Self::Value, D::Error>;
+}
+
+/// The two serde methods of a [`Codec`] whose value's own `Serialize`/`Deserialize` is its dump
+/// form (an enum such as the container magic): `plain_serde!(Type);` inside the impl.
+#[macro_export]
+macro_rules! plain_serde {
+    ($t:ty) => {
+        #[inline]
+        fn ser<S: ::serde::Serializer>(v: &$t, s: S) -> Result<S::Ok, S::Error> {
+            ::serde::Serialize::serialize(v, s)
+        }
+        #[inline]
+        fn de<'de, D: ::serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+            <$t as ::serde::Deserialize<'de>>::deserialize(d)
+        }
+    };
+}
+
+/// A field's value serialised as its codec `C` writes it (what a record's `Serialize` writes
+/// for each field).
+pub struct Ser<'a, C: Codec>(&'a C::Value, PhantomData<C>);
+
+impl<'a, C: Codec> Ser<'a, C> {
+    /// Wraps a field's value.
+    #[inline]
+    pub fn new(v: &'a C::Value) -> Self {
+        Ser(v, PhantomData)
+    }
+}
+
+impl<C: Codec> Serialize for Ser<'_, C> {
+    #[inline]
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        C::ser(self.0, s)
+    }
+}
+
+/// Reads a field's value as its codec `C` reads it (what a record's `Deserialize` reads for
+/// each field).
+pub struct De<C>(PhantomData<C>);
+
+impl<C> De<C> {
+    /// The seed for one field.
+    #[inline]
+    pub fn new() -> Self {
+        De(PhantomData)
+    }
+}
+
+impl<C> Default for De<C> {
+    fn default() -> Self {
+        De::new()
+    }
+}
+
+impl<'de, C: Codec> DeserializeSeed<'de> for De<C> {
+    type Value = C::Value;
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<C::Value, D::Error> {
+        C::de(d)
+    }
+}
+
+/// A record's key in its dump form: the declared name it is (`None` for a key the record does
+/// not have, which the record skips as serde's derive does), read as an identifier the way the
+/// derive reads one (a string, bytes, or a field index).
+pub struct Key(pub &'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Option<&'static str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Option<&'static str>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("field identifier")
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(usize::try_from(v).ok().and_then(|i| self.0.get(i)).copied())
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.0.iter().find(|k| **k == v).copied())
+    }
+    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+        Ok(self.0.iter().find(|k| k.as_bytes() == v).copied())
+    }
+}
+
+/// What a record read from a JSON array expects, as serde's derive says it:
+/// `struct Name with N elements`.
+pub struct Elements(pub &'static str, pub usize);
+
+impl serde::de::Expected for Elements {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.1 == 1 { "" } else { "s" };
+        write!(f, "struct {} with {} element{s}", self.0, self.1)
+    }
 }
 
 /// A record declared with [`record!`](crate::record).
-pub trait Record: Sized {
+pub trait Record: Sized + Serialize + DeserializeOwned {
     /// Size on disk.
     const LEN: usize;
     /// The fields in offset order.
@@ -188,7 +296,7 @@ pub struct Int<T>(std::marker::PhantomData<T>);
 pub struct Hex<T>(std::marker::PhantomData<T>);
 
 macro_rules! codecs {
-    ($wrap:ident: $($t:ty, $schema:literal;)*) => {$(
+    ($wrap:ident, $ser:path, $de:path: $($t:ty, $schema:literal;)*) => {$(
         impl Codec for $wrap<$t> {
             type Value = $t;
             const LEN: usize = std::mem::size_of::<$t>();
@@ -203,11 +311,20 @@ macro_rules! codecs {
             fn schema() -> Value {
                 def($schema)
             }
+            #[inline]
+            fn ser<S: Serializer>(v: &$t, s: S) -> Result<S::Ok, S::Error> {
+                $ser(v, s)
+            }
+            #[inline]
+            fn de<'de, D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                $de(d)
+            }
         }
     )*};
 }
-codecs!(Int: u8, "u8"; u16, "u16";);
-codecs!(Hex: u32, "hex32"; u64, "hex64";);
+codecs!(Int, Serialize::serialize, Deserialize::deserialize: u8, "u8"; u16, "u16";);
+codecs!(Hex, crate::bytes::hex_u32::serialize, crate::bytes::hex_u32::deserialize: u32, "hex32";);
+codecs!(Hex, crate::bytes::hex_u64::serialize, crate::bytes::hex_u64::deserialize: u64, "hex64";);
 
 /// Fixed bytes written as a hex string.
 pub struct HexArray<const N: usize>;
@@ -225,6 +342,14 @@ impl<const N: usize> Codec for HexArray<N> {
     }
     fn schema() -> Value {
         json!({ "type": "string", "pattern": format!("^([0-9a-fA-F]{{2}}){{{N}}}$") })
+    }
+    #[inline]
+    fn ser<S: Serializer>(v: &[u8; N], s: S) -> Result<S::Ok, S::Error> {
+        crate::bytes::hex_array::serialize(v, s)
+    }
+    #[inline]
+    fn de<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; N], D::Error> {
+        crate::bytes::hex_array::deserialize(d)
     }
 }
 
@@ -252,12 +377,23 @@ impl<const N: usize> Codec for Hex32s<N> {
     fn schema() -> Value {
         json!({ "type": "array", "minItems": N, "maxItems": N, "items": def("hex32") })
     }
+    #[inline]
+    fn ser<S: Serializer>(v: &[u32; N], s: S) -> Result<S::Ok, S::Error> {
+        crate::bytes::hex_u32s::serialize(v, s)
+    }
+    #[inline]
+    fn de<'de, D: Deserializer<'de>>(d: D) -> Result<[u32; N], D::Error> {
+        crate::bytes::hex_u32s::deserialize(d)
+    }
 }
 
-/// `N` i32 written as an array of JSON numbers.
+/// `N` i32 written as an array of JSON numbers (serde's own arrays: `N` up to 32).
 pub struct I32s<const N: usize>;
 
-impl<const N: usize> Codec for I32s<N> {
+impl<const N: usize> Codec for I32s<N>
+where
+    [i32; N]: Serialize + DeserializeOwned,
+{
     type Value = [i32; N];
     const LEN: usize = 4 * N;
     const ELEMENTS: u64 = N as u64;
@@ -277,6 +413,14 @@ impl<const N: usize> Codec for I32s<N> {
     }
     fn schema() -> Value {
         json!({ "type": "array", "minItems": N, "maxItems": N, "items": def("i32") })
+    }
+    #[inline]
+    fn ser<S: Serializer>(v: &[i32; N], s: S) -> Result<S::Ok, S::Error> {
+        v.serialize(s)
+    }
+    #[inline]
+    fn de<'de, D: Deserializer<'de>>(d: D) -> Result<[i32; N], D::Error> {
+        <[i32; N]>::deserialize(d)
     }
 }
 
@@ -301,6 +445,14 @@ impl<R: Record> Codec for Nested<R> {
     fn schema() -> Value {
         def(R::SCHEMA_NAME)
     }
+    #[inline]
+    fn ser<S: Serializer>(v: &R, s: S) -> Result<S::Ok, S::Error> {
+        v.serialize(s)
+    }
+    #[inline]
+    fn de<'de, D: Deserializer<'de>>(d: D) -> Result<R, D::Error> {
+        R::deserialize(d)
+    }
 }
 
 /// Declares a fixed-size record once. Each field line gives its offset, name, type, codec
@@ -310,34 +462,38 @@ impl<R: Record> Codec for Nested<R> {
 /// ```text
 /// record! {
 ///     /// Doc.
-///     #[derive(Debug)]
+///     #[derive(Copy)]
 ///     pub struct Rec [0x08] "rec" {
-///         #[serde(with = "crate::bytes::hex_u32")]
 ///         0x00 a: u32 = Hex<u32>, "a", Decoded ExeConfirmed, "what a is";
-///         0x04 b: u32 = Int<u32>, "b", Preserved PreservedUndecoded, "what b is";
+///         0x04 b: u16 = Int<u16>, "b", Preserved PreservedUndecoded, "what b is";
+///         0x06 c: [u8; 2] = HexArray<2>, "c", Preserved PreservedUndecoded, "what c is";
 ///     }
 /// }
 /// ```
 ///
-/// It defines the struct (fields documented `+0xNN meaning`), `LEN`, `FIELDS`,
-/// `decode(&[u8; LEN], Ctx)`, `encode() -> [u8; LEN]`, and implements [`Record`].
+/// It defines the struct (fields documented `+0xNN meaning`; every record derives `Debug`,
+/// `Clone`, `PartialEq`, `Eq` and `Default`, a declaration may add `Copy`), `LEN`, `FIELDS`,
+/// `decode(&[u8; LEN], Ctx)`, `encode() -> [u8; LEN]`, and implements [`Record`], `Serialize`
+/// and `Deserialize`. The dump form is an object of the fields in declaration order, each as
+/// its codec writes it ([`Codec::ser`], [`Codec::de`]); it is what `#[derive]` with a
+/// `#[serde(with = ...)]` per field made, errors included (`missing field`, `duplicate field`,
+/// unknown keys skipped, an array of the fields accepted), so the codec is said once.
 #[macro_export]
 macro_rules! record {
     (
         $(#[$m:meta])*
         pub struct $name:ident [$len:expr] $schema:literal {
             $(
-                $(#[$fm:meta])*
                 $off:literal $field:ident : $ty:ty = $codec:ty,
                     $cov:literal, $kind:ident $ev:ident, $doc:literal;
             )*
         }
     ) => {
         $(#[$m])*
+        #[derive(Debug, Clone, PartialEq, Eq, Default)]
         pub struct $name {
             $(
                 #[doc = concat!("+", stringify!($off), " ", $doc, ".")]
-                $(#[$fm])*
                 pub $field: $ty,
             )*
         }
@@ -426,5 +582,242 @@ macro_rules! record {
                 out.copy_from_slice(&self.encode());
             }
         }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use ::serde::ser::SerializeStruct;
+                let mut st = s.serialize_struct(stringify!($name), $name::FIELDS.len())?;
+                $(
+                    st.serialize_field(
+                        stringify!($field),
+                        &$crate::native::record::Ser::<$codec>::new(&self.$field),
+                    )?;
+                )*
+                st.end()
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                const KEYS: &[&str] = &[$(stringify!($field)),*];
+                struct V;
+                impl<'de> ::serde::de::Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str(concat!("struct ", stringify!($name)))
+                    }
+                    #[allow(unused_assignments)]
+                    fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                        self,
+                        mut seq: A,
+                    ) -> Result<$name, A::Error> {
+                        let mut i = 0usize;
+                        $(
+                            let $field = seq
+                                .next_element_seed($crate::native::record::De::<$codec>::new())?
+                                .ok_or_else(|| {
+                                    <A::Error as ::serde::de::Error>::invalid_length(
+                                        i,
+                                        &$crate::native::record::Elements(
+                                            stringify!($name),
+                                            KEYS.len(),
+                                        ),
+                                    )
+                                })?;
+                            i += 1;
+                        )*
+                        Ok($name { $($field),* })
+                    }
+                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<$name, A::Error> {
+                        $( let mut $field = None; )*
+                        while let Some(key) =
+                            map.next_key_seed($crate::native::record::Key(KEYS))?
+                        {
+                            match key {
+                                $(
+                                    Some(stringify!($field)) => {
+                                        if $field.is_some() {
+                                            return Err(
+                                                <A::Error as ::serde::de::Error>::duplicate_field(
+                                                    stringify!($field),
+                                                ),
+                                            );
+                                        }
+                                        $field = Some(map.next_value_seed(
+                                            $crate::native::record::De::<$codec>::new(),
+                                        )?);
+                                    }
+                                )*
+                                _ => {
+                                    map.next_value::<::serde::de::IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        Ok($name {
+                            $(
+                                $field: $field.ok_or_else(|| {
+                                    <A::Error as ::serde::de::Error>::missing_field(
+                                        stringify!($field),
+                                    )
+                                })?,
+                            )*
+                        })
+                    }
+                }
+                d.deserialize_struct(stringify!($name), KEYS, V)
+            }
+        }
     };
+}
+
+#[cfg(test)]
+#[allow(dead_code)] // the test records' decode and encode are not called
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    crate::record! {
+        /// A record with one field of each codec.
+        pub struct Every [0x2C] "every" {
+            0x00 a: u8 = Int<u8>, "a", Decoded Community, "a";
+            0x01 b: u8 = Int<u8>, "b", Decoded Community, "b";
+            0x02 c: u16 = Int<u16>, "c", Decoded Community, "c";
+            0x04 d: u32 = Hex<u32>, "d", Decoded Community, "d";
+            0x08 e: u64 = Hex<u64>, "e", Decoded Community, "e";
+            0x10 f: [u8; 4] = HexArray<4>, "f", Decoded Community, "f";
+            0x14 g: [u32; 2] = Hex32s<2>, "g", Decoded Community, "g";
+            0x1C h: [i32; 2] = I32s<2>, "h", Decoded Community, "h";
+            0x24 i: Inner = Nested<Inner>, "i", Decoded Community, "i";
+        }
+    }
+
+    crate::record! {
+        /// A nested record.
+        pub struct Inner [0x08] "inner" {
+            0x00 x: u32 = Hex<u32>, "x", Decoded Community, "x";
+            0x04 y: u32 = Hex<u32>, "y", Decoded Community, "y";
+        }
+    }
+
+    /// What `#[derive]` with one `with` per field made before the codec said it (the same
+    /// names: the derive's messages name the struct).
+    mod derived {
+        use serde::{Deserialize, Serialize};
+
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+        pub struct Every {
+            a: u8,
+            b: u8,
+            c: u16,
+            #[serde(with = "crate::bytes::hex_u32")]
+            d: u32,
+            #[serde(with = "crate::bytes::hex_u64")]
+            e: u64,
+            #[serde(with = "crate::bytes::hex_array")]
+            f: [u8; 4],
+            #[serde(with = "crate::bytes::hex_u32s")]
+            g: [u32; 2],
+            h: [i32; 2],
+            i: Inner,
+        }
+
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+        pub struct Inner {
+            #[serde(with = "crate::bytes::hex_u32")]
+            x: u32,
+            #[serde(with = "crate::bytes::hex_u32")]
+            y: u32,
+        }
+    }
+    use derived::Every as Derived;
+
+    fn text(r: Result<impl Serialize, serde_json::Error>) -> String {
+        match r {
+            Ok(v) => serde_json::to_string(&v).unwrap(),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    fn pointed<'de, T: Deserialize<'de> + Serialize>(v: &'de Value) -> String {
+        match serde_path_to_error::deserialize::<_, T>(v) {
+            Ok(t) => serde_json::to_string(&t).unwrap(),
+            Err(e) => format!("error at {}: {}", e.path(), e.inner()),
+        }
+    }
+
+    #[test]
+    fn the_codec_serde_is_what_the_derive_was() {
+        let good = r#"{"a":1,"b":255,"c":65535,"d":"0x0000abcd","e":"0x1f","f":"00ff10aa",
+            "g":["0x3f800000","0x00000000"],"h":[-1,7],"i":{"x":"0x00000001","y":"0xffffffff"}}"#;
+        let mut cases: Vec<String> = vec![
+            good.into(),
+            // Every field in an array, as the derive accepts.
+            r#"[1,2,3,"0x4","0x5","01020304",["0x1","0x2"],[1,2],["0x1","0x2"]]"#.into(),
+            r#"[1,2,3,"0x4"]"#.into(),
+            r#"[1,2,3,"0x4","0x5","01020304",["0x1","0x2"],[1,2],["0x1","0x2"],9]"#.into(),
+            r#"[1,2,3,"0x4","0x5","01020304",["0x1","0x2"],[1,2],["0x1"]]"#.into(),
+            r#"[]"#.into(),
+            r#""a string""#.into(),
+            "7".into(),
+            "null".into(),
+            "{}".into(),
+            r#"{"a":1}"#.into(),
+            r#"{"a":1,"a":2}"#.into(),
+            r#"{"zz":1,"a":1}"#.into(),
+        ];
+        // Each field broken in turn, removed, or duplicated.
+        let base: Value = serde_json::from_str(good).unwrap();
+        let bad = [
+            json!("one"),
+            json!(-1),
+            json!(256),
+            json!(1.5),
+            json!(null),
+            json!("0x"),
+            json!("12"),
+            json!("0xfffffffff"),
+            json!("0x1ffffffffffffffff"),
+            json!("00f"),
+            json!("0g"),
+            json!("0011"),
+            json!([]),
+            json!(["0x1"]),
+            json!(["0x1", "0x2", "0x3"]),
+            json!(["x", "0x2"]),
+            json!([1, 2, 3]),
+            json!([1]),
+            json!({"x": "0x1"}),
+            json!({"x": "0x1", "y": "0x2", "z": 3}),
+            json!({}),
+        ];
+        for k in ["a", "b", "c", "d", "e", "f", "g", "h", "i"] {
+            for b in &bad {
+                let mut v = base.clone();
+                v[k] = b.clone();
+                cases.push(v.to_string());
+            }
+            let mut v = base.clone();
+            v.as_object_mut().unwrap().remove(k);
+            cases.push(v.to_string());
+            // A key given twice (text only: a JSON map cannot hold it).
+            cases.push(good.replacen('{', &format!("{{\"{k}\":{},", base[k]), 1));
+        }
+        for c in &cases {
+            let ours = text(serde_json::from_str::<Every>(c));
+            let derived = text(serde_json::from_str::<Derived>(c));
+            assert_eq!(ours, derived, "{c}");
+            if let Ok(v) = serde_json::from_str::<Value>(c) {
+                assert_eq!(pointed::<Every>(&v), pointed::<Derived>(&v), "{c}");
+            }
+        }
+        let e: Every = serde_json::from_str(good).unwrap();
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            text(serde_json::from_str::<Derived>(good))
+        );
+        assert_eq!(serde_json::to_value(&e).unwrap(), base);
+    }
 }

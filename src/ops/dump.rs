@@ -7,6 +7,12 @@
 //! `nodes` for a block file. `build(dump(f))` writes exactly the bytes `f` was read from.
 //! [`render`] prints it so that a diff of two dumps shows only the records that changed.
 //! The layout is described by `schema/dump.schema.json`.
+//!
+//! `build` does not check the structure itself: it deserialises it and hands it to the native
+//! writer, whose errors say by type which structure and which field disagree (a count against
+//! its list, a stream against the vertex count, two structures on the same bytes); this module
+//! only turns those into JSON pointers. A count that disagrees with its list is refused at the
+//! count's pointer, never silently replaced.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -17,8 +23,9 @@ use crate::native::dmc3::motion::{
 };
 use crate::native::dmc3::pac::Pac;
 use crate::native::dmc3::{
-    self, BlockHeader, BlockRels, ContainerKind, Dmc3File, Header, MeshRecord, ModStreams,
-    NodeTransform, ObjectRecord, ScmStreams, StreamKind,
+    self, BlockHeader, BlockPart, BlockRels, ContainerKind, Dmc3Error, Dmc3File, Header, Label,
+    LinkField, MeshRecord, ModStreams, NodeTransform, ObjectRecord, Place, Problem, ScmStreams,
+    StreamKind,
 };
 use crate::native::hie::Part;
 use crate::native::hie::{self, ByteListPart, HieError, HieFile, WriteLabel};
@@ -206,8 +213,7 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
         _ => {
             let f: Dmc3File = decode(file, "/file")?;
             check_dmc3_kind(obj, format, &f)?;
-            check_dmc3(&f)?;
-            dmc3::write(&f).map_err(|e| unwritable("/file", crate::chain(&e)))
+            dmc3::write(&f).map_err(|e| dmc3_error(&e))
         }
     }
 }
@@ -343,228 +349,197 @@ fn stream_field(kind: StreamKind) -> &'static str {
     }
 }
 
-/// The checks the DMC3 writer makes, done first so that each failure names the JSON value:
-/// counts against lists, record variants against the magic, stream lengths against vertex
-/// counts, the header's block link, block array lengths and padding, and overlaps.
-fn check_dmc3(f: &Dmc3File) -> Result<(), DumpError> {
-    // (start, end, pointer) of every placed structure; shared streams once.
-    let mut placed: Vec<(u64, u64, String)> = Vec::new();
-    let mut shared: std::collections::BTreeMap<(u64, u64, StreamKind), (String, Vec<u8>)> =
-        std::collections::BTreeMap::new();
-    if let Some(c) = &f.container {
-        let h = &c.header;
-        let hp = "/file/container/header";
-        if h.object_count as usize != c.objects.len() {
-            return Err(unwritable(
-                format!("{hp}/object_count"),
-                format!(
-                    "is {} but /file/container/objects holds {}",
-                    h.object_count,
-                    c.objects.len()
-                ),
-            ));
-        }
-        placed.push((0, dmc3::HEADER_LEN, hp.to_string()));
-        match &f.block {
-            Some(b) if h.bone_count as usize != b.node_count() => {
-                return Err(unwritable(
-                    format!("{hp}/bone_count"),
-                    format!(
-                        "is {} but /file/block/transforms holds {} records",
-                        h.bone_count,
-                        b.node_count()
-                    ),
-                ))
-            }
-            Some(b) if h.block_offset != b.offset => {
-                return Err(unwritable(
-                    format!("{hp}/block_offset"),
-                    format!(
-                        "is {:#x} but /file/block/offset is {:#x}",
-                        h.block_offset, b.offset
-                    ),
-                ))
-            }
-            None if h.has_block() => {
-                return Err(unwritable(
-                    "/file/block",
-                    format!(
-                        "is missing but the header names a block of {} nodes at {:#x}",
-                        h.bone_count, h.block_offset
-                    ),
-                ))
-            }
-            _ => {}
-        }
-        for (i, obj) in c.objects.iter().enumerate() {
-            let op = format!("/file/container/objects/{i}");
-            placed.push((
-                dmc3::HEADER_LEN + i as u64 * dmc3::OBJECT_LEN,
-                dmc3::HEADER_LEN + (i as u64 + 1) * dmc3::OBJECT_LEN,
-                format!("{op}/record"),
-            ));
-            if obj.record.mesh_count as usize != obj.meshes.len() {
-                return Err(unwritable(
-                    format!("{op}/record/mesh_count"),
-                    format!(
-                        "is {} but {op}/meshes holds {}",
-                        obj.record.mesh_count,
-                        obj.meshes.len()
-                    ),
-                ));
-            }
-            for (j, mesh) in obj.meshes.iter().enumerate() {
-                let mp = format!("{op}/meshes/{j}");
-                if mesh.record.kind() != h.magic {
-                    return Err(unwritable(
-                        format!("{mp}/record/variant"),
-                        format!(
-                            "a {} mesh record in a {} container",
-                            mesh.record.kind().name(),
-                            h.magic.name()
-                        ),
-                    ));
-                }
-                let at = obj
-                    .record
-                    .mesh_offset
-                    .saturating_add(j as u64 * dmc3::MESH_LEN);
-                placed.push((
-                    at,
-                    at.saturating_add(dmc3::MESH_LEN),
-                    format!("{mp}/record"),
-                ));
-                let vc = mesh.vertex_count();
-                let named = mesh.record.streams();
-                for kind in [
-                    StreamKind::Positions,
-                    StreamKind::Normals,
-                    StreamKind::Uvs,
-                    StreamKind::BoneIndices,
-                    StreamKind::Weights,
-                    StreamKind::Colours,
-                ] {
-                    let sp = format!("{mp}/{}", stream_field(kind));
-                    let len = mesh.stream_len(kind);
-                    let Some(&(_, off)) = named.iter().find(|s| s.0 == kind) else {
-                        if len != 0 {
-                            return Err(unwritable(
-                                sp,
-                                format!(
-                                    "a {} mesh has no {}; it must be empty",
-                                    h.magic.name(),
-                                    kind.name()
-                                ),
-                            ));
-                        }
-                        continue;
-                    };
-                    if len != vc {
-                        return Err(unwritable(
-                            sp,
-                            format!("holds {len} entries but {mp}/record/vertex_count is {vc}"),
-                        ));
-                    }
-                    let bytes = mesh.stream_bytes(kind);
-                    if bytes.is_empty() {
-                        continue;
-                    }
-                    let key = (off, bytes.len() as u64, kind);
-                    match shared.get(&key) {
-                        Some((first, prev)) if *prev != bytes => {
-                            return Err(unwritable(
-                                sp,
-                                format!(
-                                    "shares offset {off:#x} with {first} but holds other data; \
-                                     edit both or give one its own offset"
-                                ),
-                            ))
-                        }
-                        Some(_) => {}
-                        None => {
-                            placed.push((off, off.saturating_add(bytes.len() as u64), sp.clone()));
-                            shared.insert(key, (sp, bytes));
-                        }
-                    }
-                }
-            }
-        }
+/// The JSON pointer of a structure the DMC3 writer places.
+fn dmc3_pointer(label: &Label) -> String {
+    let mesh = |o: u8, m: u8| format!("/file/container/objects/{o}/meshes/{m}");
+    match *label {
+        Label::Header => "/file/container/header".into(),
+        Label::Object(i) => format!("/file/container/objects/{i}/record"),
+        Label::MeshRecords(i) => format!("/file/container/objects/{i}/meshes"),
+        Label::MeshRecord { object, mesh: m } => format!("{}/record", mesh(object, m)),
+        Label::Stream {
+            kind,
+            object,
+            mesh: m,
+            ..
+        } => format!("{}/{}", mesh(object, m), stream_field(kind)),
+        Label::Gap { index, .. } => format!("/file/gaps/{index}"),
+        Label::Block(_) | Label::BareBlock => "/file/block".into(),
     }
-    if let Some(b) = &f.block {
-        let n = b.node_count();
-        for (field, len) in [
-            ("parents", b.parents.len()),
-            ("order", b.order.len()),
-            ("groups", b.groups.len()),
-        ] {
-            if len != n {
-                return Err(unwritable(
-                    format!("/file/block/{field}"),
-                    format!("holds {len} entries but /file/block/transforms holds {n} records"),
-                ));
-            }
-        }
-        let extent = b.extent();
-        let mut inner: Vec<(u64, u64, String)> = b
-            .rels
-            .regions(n)
-            .iter()
-            .filter(|r| r.2 > 0)
-            .map(|&(label, start, len)| {
-                let p = match label {
-                    "block header" => "/file/block/rels".to_string(),
-                    "parent array" => "/file/block/parents".to_string(),
-                    "order array" => "/file/block/order".to_string(),
-                    "group array" => "/file/block/groups".to_string(),
-                    _ => "/file/block/transforms".to_string(),
-                };
-                (start, start.saturating_add(len), p)
-            })
-            .collect();
-        for (k, g) in b.padding.iter().enumerate() {
-            let p = format!("/file/block/padding/{k}");
-            if g.end() > extent {
-                return Err(unwritable(
-                    p,
-                    format!(
-                        "padding at block-relative {:#x}..{:#x} lies outside the block's extent \
-                         {extent:#x} (set by /file/block/rels)",
-                        g.offset,
-                        g.end()
-                    ),
-                ));
-            }
-            inner.push((g.offset, g.end(), p));
-        }
-        first_overlap(inner, "block-relative ")?;
-        placed.push((
-            b.offset,
-            b.offset.saturating_add(extent),
-            "/file/block".into(),
-        ));
-    }
-    for (k, g) in f.gaps.iter().enumerate() {
-        placed.push((g.offset, g.end(), format!("/file/gaps/{k}")));
-    }
-    first_overlap(placed, "")
 }
 
-/// Refuses the first pair of overlapping regions, naming both.
-fn first_overlap(mut regions: Vec<(u64, u64, String)>, what: &str) -> Result<(), DumpError> {
-    regions.retain(|r| r.1 > r.0);
-    regions.sort_by_key(|r| (r.0, r.1));
-    for w in regions.windows(2) {
-        if w[1].0 < w[0].1 {
-            return Err(unwritable(
-                w[1].2.clone(),
-                format!(
-                    "its {what}bytes {:#x}..{:#x} overlap {} ({:#x}..{:#x})",
-                    w[1].0, w[1].1, w[0].2, w[0].0, w[0].1
-                ),
-            ));
-        }
+/// The JSON pointer of a region of the block.
+fn block_pointer(part: BlockPart) -> String {
+    match part {
+        BlockPart::Header => "/file/block/rels".into(),
+        BlockPart::Parents => "/file/block/parents".into(),
+        BlockPart::Order => "/file/block/order".into(),
+        BlockPart::Groups => "/file/block/groups".into(),
+        BlockPart::Transforms => "/file/block/transforms".into(),
+        BlockPart::Padding(k) => format!("/file/block/padding/{k}"),
     }
-    Ok(())
+}
+
+/// A DMC3 writer error as the JSON pointer of the value it is about and what is wrong there,
+/// from the error's typed fields (which structure, which field, the values that disagree).
+/// An error about no one value (holes, sizes) points at `/file` with the writer's message.
+fn dmc3_error(e: &Dmc3Error) -> DumpError {
+    let whole = || unwritable("/file", crate::chain(e));
+    let objects = "/file/container/objects";
+    match e {
+        Dmc3Error::Inconsistent { what, problem } => match (what, problem) {
+            (_, Problem::ObjectCount { stored, objects: n }) => unwritable(
+                "/file/container/header/object_count",
+                format!("is {stored} but {objects} holds {n}"),
+            ),
+            (
+                _,
+                Problem::BlockLink {
+                    field: LinkField::BoneCount,
+                    bone_count,
+                    nodes,
+                    ..
+                },
+            ) => unwritable(
+                "/file/container/header/bone_count",
+                format!("is {bone_count} but /file/block/transforms holds {nodes} records"),
+            ),
+            (
+                _,
+                Problem::BlockLink {
+                    field: LinkField::BlockOffset,
+                    block_offset,
+                    offset,
+                    ..
+                },
+            ) => unwritable(
+                "/file/container/header/block_offset",
+                format!("is {block_offset:#x} but /file/block/offset is {offset:#x}"),
+            ),
+            (
+                _,
+                Problem::NoBlock {
+                    bone_count,
+                    block_offset,
+                },
+            ) => unwritable(
+                "/file/block",
+                format!(
+                    "is missing but the header names a block of {bone_count} nodes at {block_offset:#x}"
+                ),
+            ),
+            (
+                Place::At {
+                    label: Label::Object(i),
+                    ..
+                },
+                Problem::MeshCount { stored, meshes },
+            ) => unwritable(
+                format!("{objects}/{i}/record/mesh_count"),
+                format!("is {stored} but {objects}/{i}/meshes holds {meshes}"),
+            ),
+            (
+                Place::At {
+                    label: label @ Label::MeshRecord { .. },
+                    ..
+                },
+                problem,
+            ) => {
+                let record = dmc3_pointer(label);
+                let mesh = record.trim_end_matches("/record");
+                match problem {
+                    Problem::Variant { record: r, container } => unwritable(
+                        format!("{record}/variant"),
+                        format!(
+                            "a {} mesh record in a {} container",
+                            r.name(),
+                            container.name()
+                        ),
+                    ),
+                    Problem::StreamLength {
+                        kind,
+                        vertex_count,
+                        len,
+                    } => unwritable(
+                        format!("{mesh}/{}", stream_field(*kind)),
+                        format!("holds {len} entries but {record}/vertex_count is {vertex_count}"),
+                    ),
+                    Problem::ForeignStream { container, kind } => unwritable(
+                        format!("{mesh}/{}", stream_field(*kind)),
+                        format!(
+                            "a {} mesh has no {}; it must be empty",
+                            container.name(),
+                            kind.name()
+                        ),
+                    ),
+                    _ => whole(),
+                }
+            }
+            (Place::At { label, offset }, Problem::SharedStream { first }) => unwritable(
+                dmc3_pointer(label),
+                format!(
+                    "shares offset {offset:#x} with {} but holds other data; \
+                     edit both or give one its own offset",
+                    dmc3_pointer(first)
+                ),
+            ),
+            (_, Problem::BlockArray { array, len, nodes }) => unwritable(
+                block_pointer(*array),
+                format!("holds {len} entries but /file/block/transforms holds {nodes} records"),
+            ),
+            (
+                _,
+                Problem::PaddingOutside {
+                    index,
+                    start,
+                    end,
+                    extent,
+                },
+            ) => unwritable(
+                block_pointer(BlockPart::Padding(*index)),
+                format!(
+                    "padding at block-relative {start:#x}..{end:#x} lies outside the block's extent \
+                     {extent:#x} (set by /file/block/rels)"
+                ),
+            ),
+            _ => whole(),
+        },
+        Dmc3Error::WriteOverlap {
+            overlap: o,
+            first,
+            second,
+        } => unwritable(
+            dmc3_pointer(second),
+            format!(
+                "its bytes {:#x}..{:#x} overlap {} ({:#x}..{:#x})",
+                o.second_start,
+                o.second_end,
+                dmc3_pointer(first),
+                o.first_start,
+                o.first_end
+            ),
+        ),
+        Dmc3Error::BlockOverlap {
+            overlap: o,
+            block,
+            first,
+            second,
+        } => {
+            let rel = |x: u64| x.saturating_sub(*block);
+            unwritable(
+                block_pointer(*second),
+                format!(
+                    "its block-relative bytes {:#x}..{:#x} overlap {} ({:#x}..{:#x})",
+                    rel(o.second_start),
+                    rel(o.second_end),
+                    block_pointer(*first),
+                    rel(o.first_start),
+                    rel(o.first_end)
+                ),
+            )
+        }
+        _ => whole(),
+    }
 }
 
 /// The JSON pointer of what a HIE writer error is about, from the error's typed fields.

@@ -41,23 +41,10 @@ pub struct Dmc3Shell {
     pub file: Dmc3File,
 }
 
-/// What a node-domain block keeps besides its nodes: header fields, raw arrays, padding.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Dmc3Skeleton {
-    /// Absolute offset of the block in the file.
-    #[serde(with = "crate::bytes::hex_u64")]
-    pub offset: u64,
-    /// The block header's rel fields (the truth, canonical or not).
-    pub rels: BlockRels,
-    /// Block header +0x10..+0x1F, undecoded.
-    #[serde(with = "crate::bytes::hex_array")]
-    pub unknown_10: [u8; 16],
-    /// The raw parent-by-order-position array.
-    pub parents: Vec<i8>,
-    /// The raw node-at-order-position array.
-    pub order: Vec<u8>,
-    /// The block's padding, offsets relative to the block start.
-    pub padding: Vec<Gap>,
+crate::native::dmc3::block::block_frame! {
+    /// What a node-domain block keeps besides its nodes: header fields, raw arrays, padding.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct Dmc3Skeleton {}
 }
 
 /// What a node keeps besides its parent and transform: its raw record and group byte.

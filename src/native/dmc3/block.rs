@@ -9,8 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Dmc3Error, Place};
-use crate::bytes::{align, put_at, region_mut, Bytes, Gap, Overlap, RegionMap};
+use super::{Dmc3Error, Place, Problem};
+use crate::bytes::{align, put_at, region_mut, Bytes, Overlap, RegionMap};
 use crate::native::record::{Ctx, Hex, HexArray, Nested};
 
 /// Size of the block header.
@@ -20,18 +20,14 @@ pub const TRANSFORM_LEN: u64 = NodeTransform::LEN as u64;
 
 crate::record! {
     /// The four relative offsets of the block header (+0x00..+0x0F).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Copy)]
     pub struct BlockRels [0x10] "blockRels" {
-        #[serde(with = "crate::bytes::hex_u32")]
         0x00 parent: u32 = Hex<u32>, "parent_rel", Decoded ExeConfirmed,
             "parent array (i8 per order position), relative to the block start";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x04 order: u32 = Hex<u32>, "order_rel", Decoded ExeConfirmed,
             "order array (node at order position), relative to the block start";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x08 group: u32 = Hex<u32>, "group_rel", Decoded StructuralConfirmed,
             "group (motion group / third domain) array, relative to the block start";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x0C transform: u32 = Hex<u32>, "transform_rel", Decoded ExeConfirmed,
             "transform records, indexed by node, relative to the block start";
     }
@@ -39,7 +35,7 @@ crate::record! {
 
 crate::record! {
     /// The 0x20-byte block header: where the arrays are, and 16 bytes nobody reads.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[derive(Copy)]
     pub struct BlockHeader [0x20] "blockHeader" {
         0x00 rels: BlockRels = Nested<BlockRels>, "rels", Decoded ExeConfirmed,
             "array offsets relative to the block start (the truth, canonical or not)";
@@ -64,17 +60,17 @@ impl BlockRels {
         })
     }
 
-    /// The five regions of a block of `n` nodes: (label, relative start, length).
+    /// The five regions of a block of `n` nodes: (which, relative start, length).
     /// Lengths saturate instead of overflowing; the bounds check then rejects them.
-    pub fn regions(&self, n: usize) -> [(&'static str, u64, u64); 5] {
+    pub fn regions(&self, n: usize) -> [(BlockPart, u64, u64); 5] {
         let n = n as u64;
         [
-            ("block header", 0, BLOCK_HEADER_LEN),
-            ("parent array", self.parent as u64, n),
-            ("order array", self.order as u64, n),
-            ("group array", self.group as u64, n),
+            (BlockPart::Header, 0, BLOCK_HEADER_LEN),
+            (BlockPart::Parents, self.parent as u64, n),
+            (BlockPart::Order, self.order as u64, n),
+            (BlockPart::Groups, self.group as u64, n),
             (
-                "transform records",
+                BlockPart::Transforms,
                 self.transform as u64,
                 n.saturating_mul(TRANSFORM_LEN),
             ),
@@ -96,24 +92,16 @@ impl BlockRels {
 crate::record! {
     /// One node's local transform record (0x20 bytes), every field as its f32 bit pattern so
     /// that NaN payloads and -0.0 survive comparisons and serialisation.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Copy)]
     pub struct NodeTransform [0x20] "transform" {
-        #[serde(with = "crate::bytes::hex_u32")]
         0x00 tx_bits: u32 = Hex<u32>, "tx", Decoded ExeConfirmed, "tx";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x04 ty_bits: u32 = Hex<u32>, "ty", Decoded ExeConfirmed, "ty";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x08 tz_bits: u32 = Hex<u32>, "tz", Decoded ExeConfirmed, "tz";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x0C magnitude_bits: u32 = Hex<u32>, "translation magnitude", Decoded StructuralConfirmed,
             "translation magnitude (not used by the local transform)";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x10 rx_bits: u32 = Hex<u32>, "rx", Decoded ExeConfirmed, "rx, radians";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x14 ry_bits: u32 = Hex<u32>, "ry", Decoded ExeConfirmed, "ry, radians";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x18 rz_bits: u32 = Hex<u32>, "rz", Decoded ExeConfirmed, "rz, radians";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x1C w_bits: u32 = Hex<u32>, "+0x1C", Preserved PreservedUndecoded,
             "not read by the local rotation path; 0.0 in every file seen, never assumed";
     }
@@ -149,28 +137,88 @@ impl NodeTransform {
     }
 }
 
-/// A node-domain block, every byte of its extent represented.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct NodeBlock {
-    /// Absolute offset of the block header in the file.
-    #[serde(with = "crate::bytes::hex_u64")]
-    pub offset: u64,
-    /// +0x00..+0x0F: where the arrays are, relative to the block start.
-    pub rels: BlockRels,
-    /// +0x10..+0x1F: PRESERVED_UNDECODED.
-    #[serde(with = "crate::bytes::hex_array")]
-    pub unknown_10: [u8; 16],
-    /// parent_by_order_position: parent NODE index of the node at each order position, -1 root.
-    pub parents: Vec<i8>,
-    /// node_at_order_position.
-    pub order: Vec<u8>,
-    /// The group array (STRUCTURAL_CONFIRMED, meaning unknown). The lift hands entry k to
-    /// node k; whether the engine indexes it by node or by order position is not known.
-    pub groups: Vec<u8>,
-    /// Transform records, indexed by node.
-    pub transforms: Vec<NodeTransform>,
-    /// Bytes of the extent no region covers; offsets relative to the block start.
-    pub padding: Vec<Gap>,
+/// A region of a node-domain block, for messages and for naming it by type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockPart {
+    /// `block header`.
+    Header,
+    /// `parent array`.
+    Parents,
+    /// `order array`.
+    Order,
+    /// `group array`.
+    Groups,
+    /// `transform records`.
+    Transforms,
+    /// `block padding`: entry `0` of the block's padding list.
+    Padding(usize),
+}
+
+impl BlockPart {
+    /// The region's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockPart::Header => "block header",
+            BlockPart::Parents => "parent array",
+            BlockPart::Order => "order array",
+            BlockPart::Groups => "group array",
+            BlockPart::Transforms => "transform records",
+            BlockPart::Padding(_) => "block padding",
+        }
+    }
+}
+
+impl std::fmt::Display for BlockPart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Declares a struct holding a node-domain block's frame: everything a block keeps besides its
+/// nodes (offset, header fields, the raw parent and order arrays, padding), with the caller's
+/// fields between the arrays and the padding. [`NodeBlock`] and the rig's `Dmc3Skeleton` (what
+/// a lifted skeleton keeps of its block) are declared with it, so that they hold one frame.
+macro_rules! block_frame {
+    (
+        $(#[$m:meta])*
+        pub struct $name:ident {
+            $( $(#[$fm:meta])* pub $field:ident: $ty:ty, )*
+        }
+    ) => {
+        $(#[$m])*
+        pub struct $name {
+            /// Absolute offset of the block header in the file.
+            #[serde(with = "crate::bytes::hex_u64")]
+            pub offset: u64,
+            /// Block header +0x00..+0x0F: where the arrays are, relative to the block start
+            /// (the truth, canonical or not).
+            pub rels: $crate::native::dmc3::BlockRels,
+            /// Block header +0x10..+0x1F: PRESERVED_UNDECODED.
+            #[serde(with = "crate::bytes::hex_array")]
+            pub unknown_10: [u8; 16],
+            /// The raw parent_by_order_position array: parent NODE index of the node at each
+            /// order position, -1 root.
+            pub parents: Vec<i8>,
+            /// The raw node_at_order_position array.
+            pub order: Vec<u8>,
+            $( $(#[$fm])* pub $field: $ty, )*
+            /// Bytes of the extent no region covers; offsets relative to the block start.
+            pub padding: Vec<$crate::bytes::Gap>,
+        }
+    };
+}
+pub(crate) use block_frame;
+
+block_frame! {
+    /// A node-domain block, every byte of its extent represented.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct NodeBlock {
+        /// The group array (STRUCTURAL_CONFIRMED, meaning unknown). The lift hands entry k to
+        /// node k; whether the engine indexes it by node or by order position is not known.
+        pub groups: Vec<u8>,
+        /// Transform records, indexed by node.
+        pub transforms: Vec<NodeTransform>,
+    }
 }
 
 impl NodeBlock {
@@ -198,17 +246,19 @@ impl NodeBlock {
     /// the extent; messages carry absolute offsets.
     pub fn check_layout(&self) -> Result<(), Dmc3Error> {
         let n = self.node_count();
-        for (what, len) in [
-            ("parent array", self.parents.len()),
-            ("order array", self.order.len()),
-            ("group array", self.groups.len()),
+        for (array, len) in [
+            (BlockPart::Parents, self.parents.len()),
+            (BlockPart::Order, self.order.len()),
+            (BlockPart::Groups, self.groups.len()),
         ] {
             if len != n {
                 return Err(Dmc3Error::Inconsistent {
                     what: Place::Is(super::Label::Block(self.offset)),
-                    problem: format!(
-                        "{what} has {len} entries but there are {n} transform records"
-                    ),
+                    problem: Problem::BlockArray {
+                        array,
+                        len,
+                        nodes: n,
+                    },
                 });
             }
         }
@@ -217,23 +267,28 @@ impl NodeBlock {
         for (label, start, len) in self.rels.regions(n) {
             map.claim(start, len, label);
         }
-        for g in &self.padding {
+        for (index, g) in self.padding.iter().enumerate() {
             if g.end() > extent {
                 return Err(Dmc3Error::Inconsistent {
                     what: Place::Is(super::Label::Block(self.offset)),
-                    problem: format!(
-                        "padding at rel {:#x}..{:#x} lies outside the block's extent {:#x}",
-                        g.offset,
-                        g.end(),
-                        extent
-                    ),
+                    problem: Problem::PaddingOutside {
+                        index,
+                        start: g.offset,
+                        end: g.end(),
+                        extent,
+                    },
                 });
             }
-            map.claim(g.offset, g.bytes.len() as u64, "block padding");
+            map.claim(g.offset, g.bytes.len() as u64, BlockPart::Padding(index));
         }
-        map.finish(&[])
+        map.finish_labelled(&[])
             .map(|_| ())
-            .map_err(|o| absolute_overlap(o, self.offset))
+            .map_err(|(o, first, second)| Dmc3Error::BlockOverlap {
+                overlap: Box::new(shifted(o, self.offset)),
+                block: self.offset,
+                first,
+                second,
+            })
     }
 
     /// The block's extent as bytes. Extent bytes no padding gap covers (only possible for a
@@ -262,16 +317,16 @@ impl NodeBlock {
         if self.extent().saturating_sub(covered) > super::MAX_HOLE_BYTES {
             return Err(Dmc3Error::Inconsistent {
                 what: Place::Is(super::Label::Block(self.offset)),
-                problem: format!(
-                    "its regions and padding cover {covered:#x} bytes but its extent is {:#x}; the holes would be zero-filled",
-                    self.extent()
-                ),
+                problem: Problem::BlockHoles {
+                    covered,
+                    extent: self.extent(),
+                },
             });
         }
         let extent = self.extent();
         usize::try_from(extent).map_err(|_| Dmc3Error::Inconsistent {
             what: Place::Is(super::Label::Block(self.offset)),
-            problem: "extent does not fit in memory".into(),
+            problem: Problem::ExtentTooLarge,
         })?;
         Ok(extent)
     }
@@ -314,17 +369,17 @@ impl NodeBlock {
 }
 
 /// Shifts an overlap found in block-relative coordinates to absolute file offsets.
-fn absolute_overlap(mut o: Overlap, base: u64) -> Dmc3Error {
+fn shifted(mut o: Overlap, base: u64) -> Overlap {
     o.first_start = o.first_start.saturating_add(base);
     o.first_end = o.first_end.saturating_add(base);
     o.second_start = o.second_start.saturating_add(base);
     o.second_end = o.second_end.saturating_add(base);
-    Dmc3Error::Overlap(o)
+    o
 }
 
 /// `{label} of the block at {block:#x} (rel {rel:#x})`, formatted only for a message.
 struct RegionLabel {
-    label: &'static str,
+    label: BlockPart,
     block: u64,
     rel: u64,
 }
@@ -367,7 +422,7 @@ pub fn read_block(data: &[u8], offset: u64, n: usize) -> Result<NodeBlock, Dmc3E
             })?;
         b.check(
             RegionLabel {
-                label,
+                label: *label,
                 block: offset,
                 rel: *rel,
             },
@@ -381,7 +436,9 @@ pub fn read_block(data: &[u8], offset: u64, n: usize) -> Result<NodeBlock, Dmc3E
     }
     let extent = rels.extent(n);
     let body = b.slice("node-domain block", offset, extent)?;
-    let (_, padding) = map.finish(body).map_err(|o| absolute_overlap(o, offset))?;
+    let (_, padding) = map
+        .finish(body)
+        .map_err(|o| Dmc3Error::Overlap(shifted(o, offset)))?;
 
     // The bounds checks above proved every non-empty region lies in `body`; an empty one
     // points at nothing.

@@ -4,10 +4,21 @@
 //! Every field is kept, unknowns included. Streams are decoded into vectors (floats as bit
 //! patterns); the accessors turn them into values (UV/4096, joint bytes/4, 5-bit weights/31,
 //! strip flags, triangles).
+//!
+//! Counts. The header's object and bone counts, each object's mesh count and each mesh's
+//! vertex count stay fields of their records, beside the lists they count: a record is its
+//! on-disk bytes, declared once (decode, encode, coverage, dump schema and the dump itself
+//! come from that declaration), and the dump prints every field. A read file cannot disagree
+//! with itself (the lists are read by the counts). Code that changes a list derives the counts
+//! from it before writing (`layout::sync_counts`; the rig's lowering sets the bone count from
+//! the block it writes). The writer refuses a count that disagrees with its list
+//! instead of picking one of the two, with a typed [`Problem`] that `build` turns into the
+//! count's JSON pointer: in a hand-edited dump either edit may be the intended one. The
+//! object's vertex count (+0x02) is stored, not enforced (spec §2), and never checked.
 
 use serde::{Deserialize, Serialize};
 
-use super::{Dmc3Error, Place};
+use super::{Dmc3Error, Place, Problem};
 use crate::bytes::{Bytes, Overlap, RegionMap};
 use crate::native::record::{Codec, Ctx, FieldDef, Hex, Hex32s, HexArray, Int, Record};
 
@@ -60,13 +71,10 @@ impl ContainerKind {
 
 crate::record! {
     /// The 0x40-byte container header.
-    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
     pub struct Header [0x40] "containerHeader" {
         0x00 magic: ContainerKind = Magic, "magic", Decoded Community,
             "magic, \"MOD \" or \"SCM \"";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x04 version_bits: u32 = Hex<u32>, "version", Decoded Community, "version, f32 bits";
-        #[serde(with = "crate::bytes::hex_array")]
         0x08 unknown_08: [u8; 8] = HexArray<8>, "unknown_08", Preserved PreservedUndecoded,
             "unknown";
         0x10 object_count: u8 = Int<u8>, "object count", Decoded Community, "object count";
@@ -74,14 +82,10 @@ crate::record! {
             "bone count = N of the node-domain block";
         0x12 texture_count: u8 = Int<u8>, "texture count", Decoded Community, "texture count";
         0x13 unknown_13: u8 = Int<u8>, "unknown_13", Preserved PreservedUndecoded, "unknown";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x14 unknown_14: u32 = Hex<u32>, "unknown_14", Preserved PreservedUndecoded, "unknown";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x18 unknown_18: u64 = Hex<u64>, "unknown_18", Preserved PreservedUndecoded, "unknown";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x20 block_offset: u64 = Hex<u64>, "block offset", Decoded Community,
             "absolute offset of the node-domain block";
-        #[serde(with = "crate::bytes::hex_array")]
         0x28 unknown_28: [u8; 24] = HexArray<24>, "unknown_28", Preserved PreservedUndecoded,
             "unknown";
     }
@@ -106,6 +110,7 @@ impl Codec for Magic {
     fn schema() -> serde_json::Value {
         serde_json::json!({ "enum": ["Mod", "Scm"] })
     }
+    crate::plain_serde!(ContainerKind);
 }
 
 impl Header {
@@ -122,23 +127,17 @@ impl Header {
 
 crate::record! {
     /// A 0x40-byte object record.
-    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
     pub struct ObjectRecord [0x40] "objectRecord" {
         0x00 mesh_count: u8 = Int<u8>, "mesh count", Decoded Community, "mesh count";
         0x01 unknown_01: u8 = Int<u8>, "unknown_01", Preserved PreservedUndecoded, "unknown";
         0x02 vertex_count: u16 = Int<u16>, "vertex count", Decoded Community,
             "vertex count over the object's meshes (stored, not enforced)";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x04 unknown_04: u32 = Hex<u32>, "unknown_04", Preserved PreservedUndecoded, "unknown";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x08 mesh_offset: u64 = Hex<u64>, "mesh offset", Decoded Community,
             "absolute offset of the first mesh record";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x10 flags: u32 = Hex<u32>, "flags", Decoded Community, "flags";
-        #[serde(with = "crate::bytes::hex_array")]
         0x14 unknown_14: [u8; 28] = HexArray<28>, "unknown_14", Preserved PreservedUndecoded,
             "unknown";
-        #[serde(with = "crate::bytes::hex_u32s")]
         0x30 bounds_bits: [u32; 4] = Hex32s<4>, "bounding sphere", Decoded Community,
             "bounding sphere x, y, z, radius, f32 bits";
     }
@@ -153,15 +152,11 @@ impl ObjectRecord {
 
 crate::record! {
     /// The MOD part of a mesh record (+0x28..+0x40): bone-index and weight streams.
-    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
     pub struct ModStreams [0x18] "modStreams" {
-        #[serde(with = "crate::bytes::hex_u64")]
         0x00 bone_index_offset: u64 = Hex<u64>, "bone-index offset", Decoded Community,
             "absolute offset of the bone-index stream (u8x4 per vertex)";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x08 weight_offset: u64 = Hex<u64>, "weight offset", Decoded Community,
             "absolute offset of the weight stream (u16 per vertex)";
-        #[serde(with = "crate::bytes::hex_array")]
         0x10 unknown_38: [u8; 8] = HexArray<8>, "unknown_38", Preserved PreservedUndecoded,
             "unknown (mesh record +0x38)";
     }
@@ -169,12 +164,9 @@ crate::record! {
 
 crate::record! {
     /// The SCM part of a mesh record (+0x28..+0x40): a vertex-colour stream.
-    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
     pub struct ScmStreams [0x18] "scmStreams" {
-        #[serde(with = "crate::bytes::hex_array")]
         0x00 unknown_28: [u8; 16] = HexArray<16>, "unknown_28", Preserved PreservedUndecoded,
             "unknown (mesh record +0x28)";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x10 colour_offset: u64 = Hex<u64>, "colour offset", Decoded Community,
             "absolute offset of the vertex-colour stream (u8x4 per vertex)";
     }
@@ -237,31 +229,25 @@ impl Codec for MeshVariant {
             "oneOf": [one("Mod", ModStreams::SCHEMA_NAME), one("Scm", ScmStreams::SCHEMA_NAME)]
         })
     }
+    crate::plain_serde!(MeshVariant);
 }
 
 crate::record! {
     /// A 0x50-byte mesh record.
-    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
     pub struct MeshRecord [0x50] "meshRecord" {
         0x00 vertex_count: u16 = Int<u16>, "vertex count", Decoded Community, "vertex count";
         0x02 texture_index: u16 = Int<u16>, "texture index", Decoded Community, "texture index";
-        #[serde(with = "crate::bytes::hex_array")]
         0x04 unknown_04: [u8; 12] = HexArray<12>, "unknown_04", Preserved PreservedUndecoded,
             "unknown";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x10 positions_offset: u64 = Hex<u64>, "positions offset", Decoded Community,
             "absolute offset of the position stream";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x18 normals_offset: u64 = Hex<u64>, "normals offset", Decoded Community,
             "absolute offset of the normal stream";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x20 uv_offset: u64 = Hex<u64>, "UV offset", Decoded Community,
             "absolute offset of the UV stream";
         0x28 variant: MeshVariant = MeshVariant, "variant", Decoded Community,
             "MOD or SCM streams, as the container's magic says";
-        #[serde(with = "crate::bytes::hex_u64")]
         0x40 unknown_40: u64 = Hex<u64>, "unknown_40", Preserved PreservedUndecoded, "unknown";
-        #[serde(with = "crate::bytes::hex_array")]
         0x48 unknown_48: [u8; 8] = HexArray<8>, "unknown_48", Preserved PreservedUndecoded,
             "unknown";
     }
@@ -360,6 +346,17 @@ pub enum StreamKind {
 }
 
 impl StreamKind {
+    /// Every kind, in the order mesh records name them (MOD's bone streams before SCM's
+    /// colours).
+    pub const ALL: [StreamKind; 6] = [
+        StreamKind::Positions,
+        StreamKind::Normals,
+        StreamKind::Uvs,
+        StreamKind::BoneIndices,
+        StreamKind::Weights,
+        StreamKind::Colours,
+    ];
+
     /// Bytes per vertex.
     pub fn stride(self) -> u64 {
         match self {
@@ -890,15 +887,14 @@ pub(crate) fn layout(
     objects: &[Object],
     out: &mut Vec<Placed>,
 ) -> Result<(), Dmc3Error> {
-    let bad = |what: Place, problem: String| Dmc3Error::Inconsistent { what, problem };
+    let bad = |what: Place, problem: Problem| Dmc3Error::Inconsistent { what, problem };
     if h.object_count as usize != objects.len() {
         return Err(bad(
             Place::Header("+0x10"),
-            format!(
-                "object count {} but {} objects",
-                h.object_count,
-                objects.len()
-            ),
+            Problem::ObjectCount {
+                stored: h.object_count,
+                objects: objects.len(),
+            },
         ));
     }
     out.push(Placed {
@@ -922,11 +918,10 @@ pub(crate) fn layout(
                     label: Label::Object(i),
                     offset: at,
                 },
-                format!(
-                    "mesh count {} but {} meshes",
-                    obj.record.mesh_count,
-                    obj.meshes.len()
-                ),
+                Problem::MeshCount {
+                    stored: obj.record.mesh_count,
+                    meshes: obj.meshes.len(),
+                },
             ));
         }
         for (j, mesh) in (0..=u8::MAX).zip(&obj.meshes) {
@@ -937,7 +932,7 @@ pub(crate) fn layout(
                 .ok_or_else(|| {
                     bad(
                         Place::Mesh { object: i, mesh: j },
-                        "mesh record offset overflows".into(),
+                        Problem::MeshOffsetOverflow,
                     )
                 })?;
             let what = Label::MeshRecord { object: i, mesh: j };
@@ -947,11 +942,10 @@ pub(crate) fn layout(
                         label: what,
                         offset: mat,
                     },
-                    format!(
-                        "a {} record in a {} container",
-                        mesh.record.kind().name(),
-                        h.magic.name()
-                    ),
+                    Problem::Variant {
+                        record: mesh.record.kind(),
+                        container: h.magic,
+                    },
                 ));
             }
             out.push(Placed {
@@ -960,19 +954,42 @@ pub(crate) fn layout(
                 label: what,
             });
             let vc = mesh.record.vertex_count as usize;
+            // Every kind in one order, named or not, so that the first problem a mesh has is
+            // the same whichever kind of container it is in.
             let streams = mesh.record.stream_slots();
-            for &(kind, off) in streams.iter() {
+            for kind in StreamKind::ALL {
+                let label = Label::Stream {
+                    kind,
+                    object: i,
+                    mesh: j,
+                    vertices: None,
+                };
+                let Some(&(_, off)) = streams.iter().find(|s| s.0 == kind) else {
+                    if mesh.stream_len(kind) != 0 {
+                        return Err(bad(
+                            Place::At {
+                                label: what,
+                                offset: mat,
+                            },
+                            Problem::ForeignStream {
+                                container: h.magic,
+                                kind,
+                            },
+                        ));
+                    }
+                    continue;
+                };
                 if mesh.stream_len(kind) != vc {
                     return Err(bad(
                         Place::At {
                             label: what,
                             offset: mat,
                         },
-                        format!(
-                            "vertex count {vc} but the {} holds {} entries",
-                            kind.name(),
-                            mesh.stream_len(kind)
-                        ),
+                        Problem::StreamLength {
+                            kind,
+                            vertex_count: vc,
+                            len: mesh.stream_len(kind),
+                        },
                     ));
                 }
                 // vc is a u16 and the stride at most 12: no overflow.
@@ -980,12 +997,6 @@ pub(crate) fn layout(
                 if len == 0 {
                     continue;
                 }
-                let label = Label::Stream {
-                    kind,
-                    object: i,
-                    mesh: j,
-                    vertices: None,
-                };
                 match shared.first_or_insert((off, len, kind), (i, j)) {
                     Some((fi, fj)) => {
                         let same = objects
@@ -1001,7 +1012,7 @@ pub(crate) fn layout(
                             };
                             return Err(bad(
                                 Place::At { label, offset: off },
-                                format!("shared with {first} but holds other data"),
+                                Problem::SharedStream { first },
                             ));
                         }
                     }
@@ -1012,22 +1023,6 @@ pub(crate) fn layout(
                             label,
                         });
                     }
-                }
-            }
-            for kind in [
-                StreamKind::BoneIndices,
-                StreamKind::Weights,
-                StreamKind::Colours,
-            ] {
-                let named = streams.iter().any(|s| s.0 == kind);
-                if !named && mesh.stream_len(kind) != 0 {
-                    return Err(bad(
-                        Place::At {
-                            label: what,
-                            offset: mat,
-                        },
-                        format!("a {} mesh cannot hold a {}", h.magic.name(), kind.name()),
-                    ));
                 }
             }
         }

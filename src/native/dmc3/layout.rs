@@ -203,11 +203,13 @@ pub fn relayout(
 /// Refuses what the fields cannot hold. The object vertex count is not touched: it is stored,
 /// not enforced (spec §2), and an untouched object keeps its bits.
 pub fn sync_counts(h: &mut Header, objects: &mut [Object]) -> Result<(), Dmc3Error> {
-    let bad = |what, problem: String| Dmc3Error::Inconsistent { what, problem };
+    let bad = |what, problem| Dmc3Error::Inconsistent { what, problem };
     h.object_count = u8::try_from(objects.len()).map_err(|_| {
         bad(
             super::Place::Header("+0x10"),
-            format!("{} objects, but the object count is a u8", objects.len()),
+            super::Problem::TooManyObjects {
+                objects: objects.len(),
+            },
         )
     })?;
     for (i, o) in objects.iter_mut().enumerate() {
@@ -218,7 +220,9 @@ pub fn sync_counts(h: &mut Header, objects: &mut [Object]) -> Result<(), Dmc3Err
                     label: container::Label::Object(i8),
                     offset: HEADER_LEN + OBJECT_LEN * i as u64,
                 },
-                format!("{} meshes, but the mesh count is a u8", o.meshes.len()),
+                super::Problem::TooManyMeshes {
+                    meshes: o.meshes.len(),
+                },
             )
         })?;
         for (j, m) in o.meshes.iter_mut().enumerate() {
@@ -228,10 +232,9 @@ pub fn sync_counts(h: &mut Header, objects: &mut [Object]) -> Result<(), Dmc3Err
                         object: i8,
                         mesh: u8::try_from(j).unwrap_or(u8::MAX),
                     },
-                    format!(
-                        "{} vertices, but the vertex count is a u16 (at most 65535)",
-                        m.positions.len()
-                    ),
+                    super::Problem::TooManyVertices {
+                        vertices: m.positions.len(),
+                    },
                 )
             })?;
         }

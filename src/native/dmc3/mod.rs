@@ -22,7 +22,8 @@ pub use motion::{
 pub use pac::{Member, MemberKind, Pac, PacError, SlotEdit};
 
 pub use block::{
-    read_block, BlockHeader, BlockRels, NodeBlock, NodeTransform, BLOCK_HEADER_LEN, TRANSFORM_LEN,
+    read_block, BlockHeader, BlockPart, BlockRels, NodeBlock, NodeTransform, BLOCK_HEADER_LEN,
+    TRANSFORM_LEN,
 };
 pub use container::{
     colour_strip_flag, joint_indices, strip_triangles, uv_value, weight_strip_flag, weight_values,
@@ -166,8 +167,249 @@ pub enum Dmc3Error {
         /// The structure, with its offset.
         what: Place,
         /// What disagrees.
-        problem: String,
+        problem: Problem,
     },
+    /// Two structures to be written claim the same bytes.
+    #[error("overlapping structures")]
+    WriteOverlap {
+        /// Where and what, as text.
+        #[source]
+        overlap: Box<Overlap>,
+        /// The structure that starts first.
+        first: Label,
+        /// The structure that starts inside it.
+        second: Label,
+    },
+    /// Two regions of a node-domain block to be written claim the same bytes (offsets in
+    /// `overlap` are absolute).
+    #[error("overlapping structures")]
+    BlockOverlap {
+        /// Where and what, as text.
+        #[source]
+        overlap: Box<Overlap>,
+        /// The block's absolute offset.
+        block: u64,
+        /// The region that starts first.
+        first: BlockPart,
+        /// The region that starts inside it.
+        second: BlockPart,
+    },
+}
+
+/// Which of the two header fields that name the block disagrees with the block (the bone
+/// count is judged first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkField {
+    /// Header +0x11.
+    BoneCount,
+    /// Header +0x20.
+    BlockOffset,
+}
+
+/// What disagrees in a structure the writer was given. Each case carries the values it names
+/// and says which field or list is wrong, so that a caller (the dump's `build`) can point at it
+/// without parsing the text; the text is the writer's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// The header's object count is not the number of objects.
+    ObjectCount {
+        /// The stored count.
+        stored: u8,
+        /// The number of objects.
+        objects: usize,
+    },
+    /// More objects than the u8 object count can hold.
+    TooManyObjects {
+        /// The number of objects.
+        objects: usize,
+    },
+    /// An object's mesh count is not its number of meshes.
+    MeshCount {
+        /// The stored count.
+        stored: u8,
+        /// The number of meshes.
+        meshes: usize,
+    },
+    /// More meshes than the u8 mesh count can hold.
+    TooManyMeshes {
+        /// The number of meshes.
+        meshes: usize,
+    },
+    /// More vertices than the u16 vertex count can hold.
+    TooManyVertices {
+        /// The number of positions.
+        vertices: usize,
+    },
+    /// An object's mesh records would lie past 2^64.
+    MeshOffsetOverflow,
+    /// A mesh record of one container kind in a container of the other.
+    Variant {
+        /// The record's kind.
+        record: ContainerKind,
+        /// The container's kind.
+        container: ContainerKind,
+    },
+    /// A stream the record names does not hold vertex-count entries.
+    StreamLength {
+        /// The stream.
+        kind: StreamKind,
+        /// The record's vertex count.
+        vertex_count: usize,
+        /// The entries it holds.
+        len: usize,
+    },
+    /// A stream of a kind the container's meshes do not have holds entries.
+    ForeignStream {
+        /// The container's kind.
+        container: ContainerKind,
+        /// The stream.
+        kind: StreamKind,
+    },
+    /// A stream shares its offset with an earlier mesh's but holds other data.
+    SharedStream {
+        /// The earlier mesh's stream.
+        first: Label,
+    },
+    /// The header's bone count or block offset is not the block's.
+    BlockLink {
+        /// The field that disagrees.
+        field: LinkField,
+        /// Header bone count.
+        bone_count: u8,
+        /// Header block offset.
+        block_offset: u64,
+        /// The block's node count.
+        nodes: usize,
+        /// The block's offset.
+        offset: u64,
+    },
+    /// The header names a block the file does not hold.
+    NoBlock {
+        /// Header bone count.
+        bone_count: u8,
+        /// Header block offset.
+        block_offset: u64,
+    },
+    /// The file's structures leave holes larger than [`MAX_HOLE_BYTES`].
+    Holes {
+        /// Bytes covered.
+        covered: u64,
+        /// Where the last structure ends.
+        end: u64,
+    },
+    /// A block array does not hold one entry per transform record.
+    BlockArray {
+        /// The array ([`BlockPart::Parents`], `Order` or `Groups`).
+        array: BlockPart,
+        /// Its entries.
+        len: usize,
+        /// The transform records.
+        nodes: usize,
+    },
+    /// A block padding gap lies outside the block's extent.
+    PaddingOutside {
+        /// Index in the block's padding list.
+        index: usize,
+        /// Block-relative start.
+        start: u64,
+        /// Block-relative end.
+        end: u64,
+        /// The block's extent.
+        extent: u64,
+    },
+    /// The block's regions and padding leave holes larger than [`MAX_HOLE_BYTES`].
+    BlockHoles {
+        /// Bytes covered.
+        covered: u64,
+        /// The block's extent.
+        extent: u64,
+    },
+    /// The block's extent does not fit in memory.
+    ExtentTooLarge,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Problem::ObjectCount { stored, objects } => {
+                write!(f, "object count {stored} but {objects} objects")
+            }
+            Problem::TooManyObjects { objects } => {
+                write!(f, "{objects} objects, but the object count is a u8")
+            }
+            Problem::MeshCount { stored, meshes } => {
+                write!(f, "mesh count {stored} but {meshes} meshes")
+            }
+            Problem::TooManyMeshes { meshes } => {
+                write!(f, "{meshes} meshes, but the mesh count is a u8")
+            }
+            Problem::TooManyVertices { vertices } => write!(
+                f,
+                "{vertices} vertices, but the vertex count is a u16 (at most 65535)"
+            ),
+            Problem::MeshOffsetOverflow => f.write_str("mesh record offset overflows"),
+            Problem::Variant { record, container } => write!(
+                f,
+                "a {} record in a {} container",
+                record.name(),
+                container.name()
+            ),
+            Problem::StreamLength {
+                kind,
+                vertex_count,
+                len,
+            } => write!(
+                f,
+                "vertex count {vertex_count} but the {} holds {len} entries",
+                kind.name()
+            ),
+            Problem::ForeignStream { container, kind } => write!(
+                f,
+                "a {} mesh cannot hold a {}",
+                container.name(),
+                kind.name()
+            ),
+            Problem::SharedStream { first } => {
+                write!(f, "shared with {first} but holds other data")
+            }
+            Problem::BlockLink {
+                bone_count,
+                block_offset,
+                nodes,
+                offset,
+                ..
+            } => write!(
+                f,
+                "bone count {bone_count} and block offset {block_offset:#x}, but the block has {nodes} nodes at {offset:#x}"
+            ),
+            Problem::NoBlock {
+                bone_count,
+                block_offset,
+            } => write!(
+                f,
+                "names a block of {bone_count} nodes at {block_offset:#x}, but the file holds none"
+            ),
+            Problem::Holes { covered, end } => write!(
+                f,
+                "structures cover {covered:#x} bytes but end at {end:#x}; the holes would be zero-filled"
+            ),
+            Problem::BlockArray { array, len, nodes } => write!(
+                f,
+                "{array} has {len} entries but there are {nodes} transform records"
+            ),
+            Problem::PaddingOutside {
+                start, end, extent, ..
+            } => write!(
+                f,
+                "padding at rel {start:#x}..{end:#x} lies outside the block's extent {extent:#x}"
+            ),
+            Problem::BlockHoles { covered, extent } => write!(
+                f,
+                "its regions and padding cover {covered:#x} bytes but its extent is {extent:#x}; the holes would be zero-filled"
+            ),
+            Problem::ExtentTooLarge => f.write_str("extent does not fit in memory"),
+        }
+    }
 }
 
 /// Which structure a writer error is about, typed so that a caller (the dump's `build`) can
@@ -271,34 +513,40 @@ pub fn write_parts_into(file: Dmc3Parts<'_>, out: &mut Vec<u8>) -> Result<(), Dm
     // Header, objects, up to six pieces per mesh (record and five streams), gaps, block.
     let meshes: usize = file.objects.iter().map(|o| o.meshes.len()).sum();
     let mut placed = Vec::with_capacity(2 + file.objects.len() + 6 * meshes + file.gaps.len());
-    file.place_without_block(&mut placed)?;
+    // The header's link to the block first: a count or offset edited there is named before
+    // what it would throw out of place.
     if let Some(h) = file.header {
         match file.block {
             Some(b) if h.bone_count as usize != b.node_count() || h.block_offset != b.offset => {
                 return Err(Dmc3Error::Inconsistent {
                     what: Place::Header("+0x11/+0x20"),
-                    problem: format!(
-                        "bone count {} and block offset {:#x}, but the block has {} nodes at {:#x}",
-                        h.bone_count,
-                        h.block_offset,
-                        b.node_count(),
-                        b.offset
-                    ),
+                    problem: Problem::BlockLink {
+                        field: if h.bone_count as usize != b.node_count() {
+                            LinkField::BoneCount
+                        } else {
+                            LinkField::BlockOffset
+                        },
+                        bone_count: h.bone_count,
+                        block_offset: h.block_offset,
+                        nodes: b.node_count(),
+                        offset: b.offset,
+                    },
                 });
             }
             Some(_) => {}
             None if h.has_block() => {
                 return Err(Dmc3Error::Inconsistent {
                     what: Place::Header("+0x11/+0x20"),
-                    problem: format!(
-                        "names a block of {} nodes at {:#x}, but the file holds none",
-                        h.bone_count, h.block_offset
-                    ),
+                    problem: Problem::NoBlock {
+                        bone_count: h.bone_count,
+                        block_offset: h.block_offset,
+                    },
                 })
             }
             None => {}
         }
     }
+    file.place_without_block(&mut placed)?;
     if let Some(b) = file.block {
         placed.push(container::Placed {
             offset: b.offset,
@@ -318,13 +566,17 @@ pub fn write_parts_into(file: Dmc3Parts<'_>, out: &mut Vec<u8>) -> Result<(), Dm
     for p in &placed {
         map.claim(p.offset, p.len, p.label);
     }
-    let (claims, _) = map.finish(&[])?;
+    let (claims, _) = map
+        .finish_labelled(&[])
+        .map_err(|(overlap, first, second)| Dmc3Error::WriteOverlap {
+            overlap: Box::new(overlap),
+            first,
+            second,
+        })?;
     if end.saturating_sub(covered) > MAX_HOLE_BYTES {
         return Err(Dmc3Error::Inconsistent {
             what: Place::File,
-            problem: format!(
-                "structures cover {covered:#x} bytes but end at {end:#x}; the holes would be zero-filled"
-            ),
+            problem: Problem::Holes { covered, end },
         });
     }
     // No two claims overlap and `end` bounds them all; the holes check bounds `end` by the

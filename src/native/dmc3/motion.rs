@@ -127,23 +127,17 @@ impl std::fmt::Display for Channel {
 
 crate::record! {
     /// The fixed 0x1E bytes of a motion header, before the masks.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Copy)]
     pub struct MotHeader [0x1E] "motHeader" {
-        #[serde(with = "crate::bytes::hex_u32")]
         0x00 header_size: u32 = Hex<u32>, "header size", Decoded Community,
             "header size: where the track count word sits; census: align16(0x1E + 2N)";
-        #[serde(with = "crate::bytes::hex_array")]
         0x04 magic: [u8; 4] = HexArray<4>, "magic", Decoded Community, "magic \"MOT\\0\"";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x08 unknown_08: u32 = Hex<u32>, "+0x08", Preserved CorpusConfirmed,
             "census: 0; one importer reads it as an id";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x0C end_frame_bits: u32 = Hex<u32>, "end frame", Decoded Community,
             "end frame, f32 bit pattern";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x10 unknown_10_bits: u32 = Hex<u32>, "+0x10", Preserved Community,
             "f32, usually 0; read by one engine study as loop start";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x14 unknown_14_bits: u32 = Hex<u32>, "+0x14", Preserved CorpusConfirmed,
             "f32; census: equals the end frame";
         0x18 flag_18: u16 = Int<u16>, "+0x18", Preserved CorpusConfirmed,
@@ -157,7 +151,7 @@ crate::record! {
 
 crate::record! {
     /// The fixed 0x10 bytes every track starts with.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Copy)]
     pub struct TrackHead [0x10] "motTrackHead" {
         0x00 span: u16 = Int<u16>, "span", Decoded Community,
             "bytes from this track's start to the next track's (census: exactly the keys' end)";
@@ -166,9 +160,7 @@ crate::record! {
             "0 f32 linear, 1 f32 Hermite, 2 u16 linear, 3 u16 Hermite";
         0x06 start: u16 = Int<u16>, "start", Preserved CorpusConfirmed,
             "signed in practice (census: 0, -11 or -19); meaning unknown, kept raw";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x08 min_bits: u32 = Hex<u32>, "value min", Decoded Community, "value min, f32 bit pattern";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x0C range_bits: u32 = Hex<u32>, "value range", Decoded Community,
             "value range, f32 bit pattern";
     }
@@ -176,17 +168,13 @@ crate::record! {
 
 crate::record! {
     /// The tangent ranges of a Hermite track (compression 1 and 3), right after the head.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Copy)]
     pub struct TangentRanges [0x10] "motTangents" {
-        #[serde(with = "crate::bytes::hex_u32")]
         0x00 in_min_bits: u32 = Hex<u32>, "in-tangent min", Decoded Community, "in-tangent min, f32";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x04 in_range_bits: u32 = Hex<u32>, "in-tangent range", Decoded Community,
             "in-tangent range, f32";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x08 out_min_bits: u32 = Hex<u32>, "out-tangent min", Decoded Community,
             "out-tangent min, f32";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x0C out_range_bits: u32 = Hex<u32>, "out-tangent range", Decoded Community,
             "out-tangent range, f32";
     }
@@ -194,7 +182,7 @@ crate::record! {
 
 crate::record! {
     /// A compression-2 key: quantised value, linear.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Copy)]
     pub struct KeyU16 [0x04] "motKeyU16" {
         0x00 time: u16 = Int<u16>, "time", Decoded Community,
             "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
@@ -204,7 +192,7 @@ crate::record! {
 
 crate::record! {
     /// A compression-3 key: quantised value and tangents, Hermite.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Copy)]
     pub struct KeyU16Hermite [0x08] "motKeyU16Hermite" {
         0x00 time: u16 = Int<u16>, "time", Decoded Community,
             "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
@@ -218,31 +206,27 @@ crate::record! {
 
 crate::record! {
     /// A compression-0 key (ASSUMED layout: never seen in the census, see [`Keys::F32`]).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Copy)]
     pub struct KeyF32 [0x08] "motKeyF32" {
         0x00 time: u16 = Int<u16>, "time", Decoded Community,
             "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
         0x02 pad_02: u16 = Int<u16>, "+0x02", Preserved PreservedUndecoded,
             "assumed alignment padding before the f32 value, kept raw";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x04 value_bits: u32 = Hex<u32>, "value", Decoded Community, "value, f32 bit pattern";
     }
 }
 
 crate::record! {
     /// A compression-1 key (ASSUMED layout: never seen in the census, see [`Keys::F32Hermite`]).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[derive(Copy)]
     pub struct KeyF32Hermite [0x10] "motKeyF32Hermite" {
         0x00 time: u16 = Int<u16>, "time", Decoded Community,
             "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
         0x02 pad_02: u16 = Int<u16>, "+0x02", Preserved PreservedUndecoded,
             "assumed alignment padding before the f32 fields, kept raw";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x04 value_bits: u32 = Hex<u32>, "value", Decoded Community, "value, f32 bit pattern";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x08 in_bits: u32 = Hex<u32>, "in-tangent", Decoded Community,
             "in-tangent per frame, f32 bit pattern";
-        #[serde(with = "crate::bytes::hex_u32")]
         0x0C out_bits: u32 = Hex<u32>, "out-tangent", Decoded Community,
             "out-tangent per frame, f32 bit pattern";
     }
