@@ -947,9 +947,7 @@ impl RigFormat for Dmc3Format {
         judge: &mut dyn Judge,
     ) -> Result<Restored, JointProblem> {
         let JointPayload::Dmc3(d) = joint.payload else {
-            return Err(JointProblem::Broken(
-                "the joint's payload is not a DMC3 node's".into(),
-            ));
+            return Err(JointProblem::foreign_payload("a DMC3 node"));
         };
         let mut out = Restored::default();
         if joint.original.is_none() {

@@ -153,6 +153,11 @@ impl JointProblem {
     pub(crate) fn refused(field: &'static str, problem: String) -> JointProblem {
         JointProblem::Refused { field, problem }
     }
+
+    /// A payload of another format than the one restoring it (`owner`: "a DMC3 node").
+    pub(crate) fn foreign_payload(owner: &str) -> JointProblem {
+        JointProblem::Broken(format!("the joint's payload is not {owner}'s"))
+    }
 }
 
 /// Something outside the joints that names joints by index and would change meaning when they

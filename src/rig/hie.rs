@@ -757,12 +757,10 @@ impl RigFormat for HieFormat {
         joint: IncomingJoint<'_>,
         judge: &mut dyn Judge,
     ) -> Result<Restored, JointProblem> {
-        let JointPayload::Hie(h) = joint.payload else {
-            return Err(JointProblem::Broken(
-                "the joint's payload is not a HIE part's".into(),
-            ));
-        };
         let mut out = Restored::default();
+        let JointPayload::Hie(h) = joint.payload else {
+            return Err(JointProblem::foreign_payload("a HIE part"));
+        };
         if joint.original.is_some()
             && (joint.recorded.offset.is_none() || joint.recorded.depth.is_none())
         {

@@ -160,36 +160,40 @@ struct ClipDef {
     bob: f64,
 }
 
-#[allow(clippy::too_many_arguments)]
-const fn cd(
-    code: &'static str,
-    duration: f64,
-    stride: f64,
-    direction: f64,
-    cap: Option<f64>,
-    speed: (f64, f64),
-    right: (f64, f64),
-    left: (f64, f64),
-    bob: f64,
-) -> ClipDef {
-    ClipDef {
-        code,
-        duration,
-        stride,
-        direction,
-        cap,
-        speed,
-        right,
-        left,
-        bob,
+/// A [`ClipDef`] as a row of the clip table, its fields in declaration order.
+type ClipRow = (
+    &'static str,
+    f64,
+    f64,
+    f64,
+    Option<f64>,
+    (f64, f64),
+    (f64, f64),
+    (f64, f64),
+    f64,
+);
+
+impl From<ClipRow> for ClipDef {
+    fn from((code, duration, stride, direction, cap, speed, right, left, bob): ClipRow) -> Self {
+        ClipDef {
+            code,
+            duration,
+            stride,
+            direction,
+            cap,
+            speed,
+            right,
+            left,
+            bob,
+        }
     }
 }
 
 /// The clips, in slot order. Each ends in the pose the next stride (other foot) starts from.
 fn clips() -> Vec<ClipDef> {
     let (w, r, b, g) = (A_WALK, A_RUN, A_BACK, A_LIMP);
-    vec![
-        cd(
+    let rows: Vec<ClipRow> = vec![
+        (
             "swr",
             0.8,
             4.0,
@@ -200,7 +204,7 @@ fn clips() -> Vec<ClipDef> {
             (0.0, -w),
             -0.15,
         ),
-        cd(
+        (
             "wwr",
             0.6,
             8.0,
@@ -211,7 +215,7 @@ fn clips() -> Vec<ClipDef> {
             (w, -w),
             -0.2,
         ),
-        cd(
+        (
             "wwl",
             0.6,
             8.4,
@@ -222,7 +226,7 @@ fn clips() -> Vec<ClipDef> {
             (-w, w),
             -0.2,
         ),
-        cd(
+        (
             "wsr",
             0.8,
             4.4,
@@ -233,7 +237,7 @@ fn clips() -> Vec<ClipDef> {
             (w, 0.0),
             -0.15,
         ),
-        cd(
+        (
             "wsl",
             0.8,
             4.6,
@@ -244,7 +248,7 @@ fn clips() -> Vec<ClipDef> {
             (-w, 0.0),
             -0.15,
         ),
-        cd(
+        (
             "wrr",
             0.6,
             10.0,
@@ -255,7 +259,7 @@ fn clips() -> Vec<ClipDef> {
             (w, -r),
             0.1,
         ),
-        cd(
+        (
             "wrl",
             0.6,
             10.2,
@@ -266,7 +270,7 @@ fn clips() -> Vec<ClipDef> {
             (-w, r),
             0.1,
         ),
-        cd(
+        (
             "rrr",
             0.45,
             12.6,
@@ -277,7 +281,7 @@ fn clips() -> Vec<ClipDef> {
             (r, -r),
             0.35,
         ),
-        cd(
+        (
             "rrl",
             0.45,
             13.0,
@@ -288,7 +292,7 @@ fn clips() -> Vec<ClipDef> {
             (-r, r),
             0.35,
         ),
-        cd(
+        (
             "rwr",
             0.5,
             8.0,
@@ -299,7 +303,7 @@ fn clips() -> Vec<ClipDef> {
             (r, -w),
             0.1,
         ),
-        cd(
+        (
             "rwl",
             0.5,
             8.2,
@@ -310,7 +314,7 @@ fn clips() -> Vec<ClipDef> {
             (-r, w),
             0.1,
         ),
-        cd(
+        (
             "sbr",
             0.9,
             2.4,
@@ -321,7 +325,7 @@ fn clips() -> Vec<ClipDef> {
             (0.0, b),
             -0.1,
         ),
-        cd(
+        (
             "sbl",
             0.9,
             2.5,
@@ -332,7 +336,7 @@ fn clips() -> Vec<ClipDef> {
             (0.0, -b),
             -0.1,
         ),
-        cd(
+        (
             "bbr",
             1.0,
             5.0,
@@ -343,7 +347,7 @@ fn clips() -> Vec<ClipDef> {
             (-b, b),
             -0.12,
         ),
-        cd(
+        (
             "bbl",
             1.0,
             5.4,
@@ -354,7 +358,7 @@ fn clips() -> Vec<ClipDef> {
             (b, -b),
             -0.12,
         ),
-        cd(
+        (
             "bsr",
             0.9,
             2.2,
@@ -365,7 +369,7 @@ fn clips() -> Vec<ClipDef> {
             (-b, 0.0),
             -0.1,
         ),
-        cd(
+        (
             "bsl",
             0.9,
             2.3,
@@ -376,7 +380,7 @@ fn clips() -> Vec<ClipDef> {
             (b, 0.0),
             -0.1,
         ),
-        cd(
+        (
             "wgl",
             0.8,
             5.6,
@@ -387,7 +391,7 @@ fn clips() -> Vec<ClipDef> {
             (-w, g),
             -0.25,
         ),
-        cd(
+        (
             "wgr",
             0.8,
             5.4,
@@ -398,7 +402,7 @@ fn clips() -> Vec<ClipDef> {
             (w, -g),
             -0.25,
         ),
-        cd(
+        (
             "ggr",
             1.0,
             6.0,
@@ -409,7 +413,7 @@ fn clips() -> Vec<ClipDef> {
             (g, -g),
             -0.3,
         ),
-        cd(
+        (
             "ggl",
             1.2,
             6.6,
@@ -420,7 +424,7 @@ fn clips() -> Vec<ClipDef> {
             (-g, g),
             -0.3,
         ),
-        cd(
+        (
             "gsl",
             0.9,
             3.0,
@@ -431,7 +435,7 @@ fn clips() -> Vec<ClipDef> {
             (-g, 0.0),
             -0.2,
         ),
-        cd(
+        (
             "gsr",
             0.9,
             3.2,
@@ -442,7 +446,7 @@ fn clips() -> Vec<ClipDef> {
             (g, 0.0),
             -0.2,
         ),
-        cd(
+        (
             "bmp",
             0.8,
             1.5,
@@ -453,7 +457,8 @@ fn clips() -> Vec<ClipDef> {
             (0.0, 0.0),
             -0.4,
         ),
-    ]
+    ];
+    rows.into_iter().map(ClipDef::from).collect()
 }
 
 fn smooth(u: f64) -> f64 {

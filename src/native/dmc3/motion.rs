@@ -180,22 +180,31 @@ crate::record! {
     }
 }
 
-crate::record! {
+/// Declares a key record: every key starts with its frame word, the rest differs by compression.
+macro_rules! key_record {
+    ($(#[$m:meta])* $name:ident [$len:expr] $schema:literal { $($fields:tt)* }) => {
+        crate::record! {
+            $(#[$m])*
+            #[derive(Copy)]
+            pub struct $name [$len] $schema {
+                0x00 time: u16 = Int<u16>, "time", Decoded Community,
+                    "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
+                $($fields)*
+            }
+        }
+    };
+}
+
+key_record! {
     /// A compression-2 key: quantised value, linear.
-    #[derive(Copy)]
-    pub struct KeyU16 [0x04] "motKeyU16" {
-        0x00 time: u16 = Int<u16>, "time", Decoded Community,
-            "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
+    KeyU16 [0x04] "motKeyU16" {
         0x02 value: u16 = Int<u16>, "value", Decoded Community, "q: q * range / 65535 + min";
     }
 }
 
-crate::record! {
+key_record! {
     /// A compression-3 key: quantised value and tangents, Hermite.
-    #[derive(Copy)]
-    pub struct KeyU16Hermite [0x08] "motKeyU16Hermite" {
-        0x00 time: u16 = Int<u16>, "time", Decoded Community,
-            "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
+    KeyU16Hermite [0x08] "motKeyU16Hermite" {
         0x02 value: u16 = Int<u16>, "value", Decoded Community, "q: q * range / 65535 + min";
         0x04 in_tangent: u16 = Int<u16>, "in-tangent", Decoded Community,
             "q: q * in range / 65535 + in min, per frame";
@@ -204,24 +213,18 @@ crate::record! {
     }
 }
 
-crate::record! {
+key_record! {
     /// A compression-0 key (ASSUMED layout: never seen in the census, see [`Keys::F32`]).
-    #[derive(Copy)]
-    pub struct KeyF32 [0x08] "motKeyF32" {
-        0x00 time: u16 = Int<u16>, "time", Decoded Community,
-            "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
+    KeyF32 [0x08] "motKeyF32" {
         0x02 pad_02: u16 = Int<u16>, "+0x02", Preserved PreservedUndecoded,
             "assumed alignment padding before the f32 value, kept raw";
         0x04 value_bits: u32 = Hex<u32>, "value", Decoded Community, "value, f32 bit pattern";
     }
 }
 
-crate::record! {
+key_record! {
     /// A compression-1 key (ASSUMED layout: never seen in the census, see [`Keys::F32Hermite`]).
-    #[derive(Copy)]
-    pub struct KeyF32Hermite [0x10] "motKeyF32Hermite" {
-        0x00 time: u16 = Int<u16>, "time", Decoded Community,
-            "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
+    KeyF32Hermite [0x10] "motKeyF32Hermite" {
         0x02 pad_02: u16 = Int<u16>, "+0x02", Preserved PreservedUndecoded,
             "assumed alignment padding before the f32 fields, kept raw";
         0x04 value_bits: u32 = Hex<u32>, "value", Decoded Community, "value, f32 bit pattern";
@@ -590,45 +593,32 @@ impl Track {
             out_min_bits: omin.to_bits(),
             out_range_bits: orange.to_bits(),
         });
+        fn each<K>(keys: &[KeyIn], key: impl Fn(&KeyIn) -> K) -> Vec<K> {
+            keys.iter().map(key).collect()
+        }
         let keys_out = match c {
-            Compression::F32Linear => Keys::F32(
-                keys.iter()
-                    .map(|k| KeyF32 {
-                        time: time(k),
-                        pad_02: 0,
-                        value_bits: k.value.to_bits(),
-                    })
-                    .collect(),
-            ),
-            Compression::F32Hermite => Keys::F32Hermite(
-                keys.iter()
-                    .map(|k| KeyF32Hermite {
-                        time: time(k),
-                        pad_02: 0,
-                        value_bits: k.value.to_bits(),
-                        in_bits: k.in_tangent.to_bits(),
-                        out_bits: k.out_tangent.to_bits(),
-                    })
-                    .collect(),
-            ),
-            Compression::U16Linear => Keys::U16(
-                keys.iter()
-                    .map(|k| KeyU16 {
-                        time: time(k),
-                        value: quantise(k.value, min, range),
-                    })
-                    .collect(),
-            ),
-            Compression::U16Hermite => Keys::U16Hermite(
-                keys.iter()
-                    .map(|k| KeyU16Hermite {
-                        time: time(k),
-                        value: quantise(k.value, min, range),
-                        in_tangent: quantise(k.in_tangent, imin, irange),
-                        out_tangent: quantise(k.out_tangent, omin, orange),
-                    })
-                    .collect(),
-            ),
+            Compression::F32Linear => Keys::F32(each(keys, |k| KeyF32 {
+                time: time(k),
+                pad_02: 0,
+                value_bits: k.value.to_bits(),
+            })),
+            Compression::F32Hermite => Keys::F32Hermite(each(keys, |k| KeyF32Hermite {
+                time: time(k),
+                pad_02: 0,
+                value_bits: k.value.to_bits(),
+                in_bits: k.in_tangent.to_bits(),
+                out_bits: k.out_tangent.to_bits(),
+            })),
+            Compression::U16Linear => Keys::U16(each(keys, |k| KeyU16 {
+                time: time(k),
+                value: quantise(k.value, min, range),
+            })),
+            Compression::U16Hermite => Keys::U16Hermite(each(keys, |k| KeyU16Hermite {
+                time: time(k),
+                value: quantise(k.value, min, range),
+                in_tangent: quantise(k.in_tangent, imin, irange),
+                out_tangent: quantise(k.out_tangent, omin, orange),
+            })),
         };
         Ok(Track {
             head: TrackHead {
