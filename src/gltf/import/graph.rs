@@ -4,8 +4,11 @@
 use std::borrow::Cow;
 
 use glam::{DMat4, DQuat, DVec3};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::lazy::typed;
 use super::{pyrepr, ImportError};
 
 /// A node's local transform as written: TRS (missing parts are identity) or a matrix.
@@ -125,13 +128,72 @@ pub(crate) fn rigtrip_extras(obj: &Value) -> Option<Cow<'_, Value>> {
     }
 }
 
-/// `extras.rigtrip.native` of node `node` of the document `json`, when present.
-pub(crate) fn joint_native(json: &Value, node: usize) -> Option<Cow<'_, Value>> {
+/// `extras.rigtrip` of a node or scene whose extras the parse kept as text (`raw`), or of
+/// `obj` itself when it did not (see [`rigtrip_extras`]).
+pub(crate) fn rigtrip_of<'v>(obj: &'v Value, raw: Option<&RawValue>) -> Option<Cow<'v, Value>> {
+    let Some(raw) = raw else {
+        return rigtrip_extras(obj);
+    };
+    // The text is JSON the document parse already accepted, nesting included.
+    let extras: Value = serde_json::from_str(raw.get()).ok()?;
+    let Value::Object(mut m) = extras else {
+        return None;
+    };
+    Some(Cow::Owned(match m.remove("rigtrip")? {
+        Value::String(s) => pyrepr::parse(&s).unwrap_or(Value::String(s)),
+        other => other,
+    }))
+}
+
+/// `extras.rigtrip.native` of node `node` of the document `json` (its extras as text in `raw`
+/// when the parse kept them so), when present.
+pub(crate) fn joint_native<'v>(
+    json: &'v Value,
+    raw: Option<&RawValue>,
+    node: usize,
+) -> Option<Cow<'v, Value>> {
     let node = json.get("nodes")?.get(node)?;
-    match rigtrip_extras(node)? {
+    match rigtrip_of(node, raw)? {
         Cow::Borrowed(r) => r.get("native").map(Cow::Borrowed),
         Cow::Owned(r) => r.get("native").cloned().map(Cow::Owned),
     }
+}
+
+/// `extras.rigtrip.native` as text, read typed from the extras' text; `None` when the typed
+/// read declines or finds none (the caller then reads [`joint_native`]).
+pub(crate) fn joint_native_text(raw: &RawValue) -> Option<&str> {
+    #[derive(Deserialize)]
+    struct Native<'a> {
+        #[serde(borrow, default, deserialize_with = "typed::present")]
+        native: Option<&'a RawValue>,
+    }
+    let r = typed::rigtrip(raw.get())??;
+    typed::object::<Native>(r)?.native.map(RawValue::get)
+}
+
+/// A joint's tag read typed from its extras' text, in the plain form the export writes;
+/// `None` for anything else (read by [`tag_of`] then).
+fn joint_tag_typed(raw: &RawValue) -> Option<Tag> {
+    #[derive(Deserialize)]
+    struct JointIn<'a> {
+        skeleton: usize,
+        joint: usize,
+        #[serde(default)]
+        offset: Option<[i32; 3]>,
+        #[serde(default)]
+        depth: Option<u16>,
+        #[serde(borrow, default, deserialize_with = "typed::present")]
+        native: Option<&'a RawValue>,
+    }
+    let r = typed::rigtrip(raw.get())??;
+    let j = typed::object::<JointIn>(r)?;
+    Some(Tag::Joint {
+        skeleton: j.skeleton,
+        joint: j.joint,
+        native: j.native.is_some(),
+        offset: j.offset,
+        depth: j.depth,
+    })
 }
 
 fn numbers<const N: usize>(
@@ -180,8 +242,11 @@ pub(crate) fn int_of(v: &Value) -> Option<usize> {
     }
 }
 
-fn tag_of(i: usize, name: &str, node: &Value) -> Result<Tag, ImportError> {
-    let Some(r) = rigtrip_extras(node) else {
+fn tag_of(i: usize, name: &str, node: &Value, raw: Option<&RawValue>) -> Result<Tag, ImportError> {
+    if let Some(tag) = raw.and_then(joint_tag_typed) {
+        return Ok(tag);
+    }
+    let Some(r) = rigtrip_of(node, raw) else {
         return Ok(Tag::None);
     };
     let bad = |problem: String| ImportError::Node {
@@ -278,8 +343,13 @@ pub(crate) fn short(v: &Value) -> String {
 }
 
 impl Graph {
-    /// Reads the nodes and the scene `scene` (its root nodes).
-    pub fn read(json: &Value, scene: &Value) -> Result<Graph, ImportError> {
+    /// Reads the nodes and the scene `scene` (its root nodes); `extras[i]` is node `i`'s extras
+    /// when the parse kept them as text.
+    pub fn read(
+        json: &Value,
+        scene: &Value,
+        extras: &[Option<&RawValue>],
+    ) -> Result<Graph, ImportError> {
         let list: &[Value] = json
             .get("nodes")
             .and_then(Value::as_array)
@@ -360,7 +430,7 @@ impl Graph {
                 || v.get("extensions")
                     .and_then(|e| e.get("KHR_lights_punctual"))
                     .is_some();
-            let tag = tag_of(i, &name, v)?;
+            let tag = tag_of(i, &name, v, extras.get(i).copied().flatten())?;
             nodes.push(Node {
                 name,
                 children,
@@ -464,7 +534,7 @@ mod tests {
             {"name": "b", "rotation": [0.0, 0.0, 0.0, 2.0], "translation": [0.0, 2.0, 0.0]},
             {"name": "orphan"}
         ]});
-        let g = Graph::read(&doc, &json!({"nodes": [0]})).unwrap();
+        let g = Graph::read(&doc, &json!({"nodes": [0]}), &[]).unwrap();
         assert_eq!(g.parent, vec![None, Some(0), None]);
         assert_eq!(g.preorder, vec![0, 1]);
         assert_eq!(g.world[1].w_axis.truncate(), DVec3::new(1.0, 2.0, 0.0));
@@ -472,28 +542,28 @@ mod tests {
         assert!(g.between(1, Some(0)).is_empty());
 
         let cyc = json!({"nodes": [{"children": [1]}, {"children": [0]}]});
-        assert!(Graph::read(&cyc, &json!({"nodes": [0]})).is_err());
+        assert!(Graph::read(&cyc, &json!({"nodes": [0]}), &[]).is_err());
         let two = json!({"nodes": [{"children": [2]}, {"children": [2]}, {}]});
-        let e = Graph::read(&two, &json!({"nodes": [0, 1]})).unwrap_err();
+        let e = Graph::read(&two, &json!({"nodes": [0, 1]}), &[]).unwrap_err();
         assert_eq!(
             e.to_string(),
             "node 2 (): is a child of both node 0 and node 1"
         );
         let bad = json!({"nodes": [{"name": "x", "translation": [1, "a", 3]}]});
-        let e = Graph::read(&bad, &json!({"nodes": [0]})).unwrap_err();
+        let e = Graph::read(&bad, &json!({"nodes": [0]}), &[]).unwrap_err();
         assert_eq!(
             e.to_string(),
             "node 0 (x): `translation` is not an array of 3 finite numbers"
         );
         let zero = json!({"nodes": [{"rotation": [0, 0, 0, 0]}]});
-        assert!(Graph::read(&zero, &json!({"nodes": [0]})).is_err());
+        assert!(Graph::read(&zero, &json!({"nodes": [0]}), &[]).is_err());
     }
 
     #[test]
     fn tags_and_blender_strings() {
         let n = json!({"extras": {"rigtrip": "{'skeleton': 0, 'joint': 3, 'native': None}"}});
         assert_eq!(
-            tag_of(0, "x", &n).unwrap(),
+            tag_of(0, "x", &n, None).unwrap(),
             Tag::Joint {
                 skeleton: 0,
                 joint: 3,
@@ -504,7 +574,7 @@ mod tests {
         );
         let n = json!({"extras": {"rigtrip": {"skeleton": "0", "joint": 2.0}}});
         assert!(matches!(
-            tag_of(0, "x", &n).unwrap(),
+            tag_of(0, "x", &n, None).unwrap(),
             Tag::Joint {
                 skeleton: 0,
                 joint: 2,
@@ -514,7 +584,7 @@ mod tests {
         ));
         let n = json!({"extras": {"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, -2, 3], "depth": 4}}});
         assert!(matches!(
-            tag_of(0, "x", &n).unwrap(),
+            tag_of(0, "x", &n, None).unwrap(),
             Tag::Joint {
                 offset: Some([1, -2, 3]),
                 depth: Some(4),
@@ -523,26 +593,32 @@ mod tests {
         ));
         let n = json!({"extras": {"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, 2]}}});
         assert_eq!(
-            tag_of(0, "x", &n).unwrap_err().to_string(),
+            tag_of(0, "x", &n, None).unwrap_err().to_string(),
             "node 0 (x): extras.rigtrip.offset is [1,2], expected three 32-bit integers"
         );
         let n = json!({"extras": {"rigtrip": {"skeleton": 0, "joint": "abc"}}});
         assert_eq!(
-            tag_of(4, "x", &n).unwrap_err().to_string(),
+            tag_of(4, "x", &n, None).unwrap_err().to_string(),
             "node 4 (x): extras.rigtrip.joint is \"abc\", expected a joint index"
         );
         assert_eq!(
-            tag_of(0, "", &json!({"extras": {"rigtrip": {"proxy": true}}})).unwrap(),
+            tag_of(
+                0,
+                "",
+                &json!({"extras": {"rigtrip": {"proxy": true}}}),
+                None
+            )
+            .unwrap(),
             Tag::Proxy
         );
         assert_eq!(
-            tag_of(0, "", &json!({"extras": {"rigtrip": {"mesh": 1}}})).unwrap(),
+            tag_of(0, "", &json!({"extras": {"rigtrip": {"mesh": 1}}}), None).unwrap(),
             Tag::Mesh
         );
         assert_eq!(
-            tag_of(0, "", &json!({"extras": {"other": 1}})).unwrap(),
+            tag_of(0, "", &json!({"extras": {"other": 1}}), None).unwrap(),
             Tag::None
         );
-        assert!(tag_of(0, "", &json!({"extras": {"rigtrip": 5}})).is_err());
+        assert!(tag_of(0, "", &json!({"extras": {"rigtrip": 5}}), None).is_err());
     }
 }

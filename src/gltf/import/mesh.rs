@@ -668,14 +668,14 @@ pub(super) fn expected_geometry(
     let value = |r: Result<Value, serde_json::Error>| {
         r.map_err(|e| ImportError::Container(format!("re-reading the export: {e}")))
     };
-    let doc = Doc {
-        json: serde_json::json!({
+    let doc = Doc::new(
+        serde_json::json!({
             "accessors": value(serde_json::to_value(&root.accessors))?,
             "bufferViews": value(serde_json::to_value(&root.buffer_views))?,
             "meshes": value(serde_json::to_value(&root.meshes))?,
         }),
-        buffers: vec![std::borrow::Cow::Borrowed(&exported.bin)],
-    };
+        vec![std::borrow::Cow::Borrowed(&exported.bin)],
+    );
     let mut instances = Vec::new();
     for (i, info) in exported.report.meshes.iter().enumerate() {
         if only.is_some_and(|k| k != i) {

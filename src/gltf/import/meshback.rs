@@ -15,7 +15,7 @@
 use glam::DVec3;
 use serde_json::Value;
 
-use super::graph::{rigtrip_extras, Graph};
+use super::graph::{rigtrip_of, Graph};
 use super::joints::Identities;
 use super::mesh::{
     close, close_shape, collect, compare_geometry, expected_geometry, incoming_instances,
@@ -205,7 +205,7 @@ fn material_changed(cx: &Context<'_>, original: Option<&str>, incoming: Option<&
 /// The mesh index a node's extras carry (`extras.rigtrip.mesh`).
 fn mesh_tag(doc: &Doc, node: usize) -> Option<usize> {
     let n = doc.json.get("nodes")?.get(node)?;
-    let v = rigtrip_extras(n)?;
+    let v = rigtrip_of(n, doc.node_extras(node))?;
     v.get("mesh")?
         .as_u64()
         .and_then(|x| usize::try_from(x).ok())

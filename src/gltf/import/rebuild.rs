@@ -9,7 +9,7 @@ use super::mesh;
 use super::meshback;
 use super::read::Doc;
 use super::recompute::recomputed_fields;
-use super::scene::{find_scene, SceneExtras};
+use super::scene::{find_scene, Found, SceneExtras};
 use super::{
     ImportError, ImportOptions, ImportReport, Imported, JointNames, MeshStatus, Tolerance,
 };
@@ -21,10 +21,23 @@ pub(crate) fn import(
     tol: &Tolerance,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    let (index, scene, r) = find_scene(&doc.json)?;
-    let ex = SceneExtras::read(index, &r)?;
-    let graph = Graph::read(&doc.json, scene)?;
-    let mut built = build(&doc.json, &graph, &ex, tol)?;
+    let (index, scene, found) = find_scene(doc)?;
+    // Typed from the text when it is in the export's own form; the `Value` reader otherwise.
+    let typed = match &found {
+        Found::Text(text, _) => SceneExtras::typed(text),
+        Found::Value(_) => None,
+    };
+    let (ex, r) = match typed {
+        // The motions are read from the value (only a file with motions needs it).
+        Some((ex, true)) => (ex, found.value(scene)),
+        Some((ex, false)) => (ex, std::borrow::Cow::Owned(serde_json::Value::Null)),
+        None => {
+            let r = found.value(scene);
+            (SceneExtras::read(index, &r)?, r)
+        }
+    };
+    let graph = Graph::read(&doc.json, scene, &doc.node_extras)?;
+    let mut built = build(doc, &graph, &ex, tol)?;
     if let Some((skeleton, joints)) = guard::turned_in_place(&built, ex.space, tol) {
         return Err(ImportError::TurnedInPlace { skeleton, joints });
     }

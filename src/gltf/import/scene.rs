@@ -6,7 +6,12 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::graph::{int_of, rigtrip_extras, short};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::graph::{int_of, rigtrip_of, short};
+use super::lazy::typed;
+use super::read::Doc;
 use super::ImportError;
 use crate::rig::extras::ExtrasError;
 use crate::rig::format::{self, RigFormat};
@@ -50,8 +55,28 @@ pub(crate) fn extras_err(pointer: String, problem: impl Into<String>) -> ImportE
     })
 }
 
+/// A scene's `extras.rigtrip` as found: as text (to be read typed first) or as a `Value`.
+#[derive(Debug)]
+pub(crate) enum Found<'v> {
+    /// The text of `extras.rigtrip`, and the scene's extras text it came from.
+    Text(&'v str, &'v RawValue),
+    /// The value, when the extras were not plain text (or not kept as text).
+    Value(Cow<'v, Value>),
+}
+
+impl<'v> Found<'v> {
+    /// The value, for the `Value` readers.
+    pub fn value(&self, scene: &'v Value) -> Cow<'v, Value> {
+        match self {
+            Found::Text(_, raw) => rigtrip_of(scene, Some(raw)).unwrap_or(Cow::Owned(Value::Null)),
+            Found::Value(v) => v.clone(),
+        }
+    }
+}
+
 /// The scene carrying rigtrip data (the document's default scene first) and that data.
-pub(crate) fn find_scene(json: &Value) -> Result<(usize, &Value, Cow<'_, Value>), ImportError> {
+pub(crate) fn find_scene<'v>(doc: &'v Doc) -> Result<(usize, &'v Value, Found<'v>), ImportError> {
+    let json = &doc.json;
     let scenes: &[Value] = json
         .get("scenes")
         .and_then(Value::as_array)
@@ -66,14 +91,26 @@ pub(crate) fn find_scene(json: &Value) -> Result<(usize, &Value, Cow<'_, Value>)
         .into_iter()
         .chain((0..scenes.len()).filter(|&s| Some(s) != first));
     for s in order {
-        if let Some(r) = rigtrip_extras(&scenes[s]) {
-            return Ok((s, &scenes[s], r));
+        let raw = doc.scene_extras.get(s).copied().flatten();
+        if let Some(raw) = raw {
+            match typed::rigtrip(raw.get()) {
+                None => continue,
+                Some(Some(text)) => return Ok((s, &scenes[s], Found::Text(text, raw))),
+                Some(None) => {}
+            }
+        }
+        if let Some(r) = rigtrip_of(&scenes[s], raw) {
+            return Ok((s, &scenes[s], Found::Value(r)));
         }
     }
     let nodes_have = json
         .get("nodes")
         .and_then(Value::as_array)
-        .is_some_and(|n| n.iter().any(|n| rigtrip_extras(n).is_some()));
+        .is_some_and(|n| {
+            n.iter()
+                .enumerate()
+                .any(|(i, n)| rigtrip_of(n, doc.node_extras(i)).is_some())
+        });
     Err(if nodes_have {
         ImportError::NoSceneExtras
     } else {
@@ -81,7 +118,94 @@ pub(crate) fn find_scene(json: &Value) -> Result<(usize, &Value, Cow<'_, Value>)
     })
 }
 
+/// `scene.extras.rigtrip` in the form the export writes it, read typed (see [`SceneExtras::typed`]).
+#[derive(Deserialize)]
+struct SceneIn<'a> {
+    schema: usize,
+    #[serde(borrow)]
+    format: &'a str,
+    #[serde(borrow)]
+    space: &'a RawValue,
+    #[serde(borrow)]
+    source: &'a RawValue,
+    #[serde(borrow)]
+    skeletons: Vec<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "typed::present")]
+    motions: Option<&'a RawValue>,
+}
+
+/// `scene.extras.rigtrip.space`, typed.
+#[derive(Deserialize)]
+struct SpaceIn<'a> {
+    scale: f64,
+    #[serde(borrow)]
+    rotation: &'a str,
+}
+
+/// One entry of `scene.extras.rigtrip.skeletons`, typed.
+#[derive(Deserialize)]
+struct SkelIn<'a> {
+    name: String,
+    joints: usize,
+    #[serde(borrow)]
+    native: &'a RawValue,
+}
+
 impl SceneExtras {
+    /// Reads `scene.extras.rigtrip` typed from its text, when it is in the form the export
+    /// writes (and whether it records motions); `None` for anything else, which
+    /// [`SceneExtras::read`] then reads (to the same result, or to its error).
+    pub fn typed(text: &str) -> Option<(SceneExtras, bool)> {
+        let m = typed::object::<SceneIn>(text)?;
+        if m.schema != SCHEMA {
+            return None;
+        }
+        let family = format::by_name(m.format)?;
+        let space = typed::object::<SpaceIn>(m.space.get())?;
+        let rotation = match space.rotation {
+            "none" => SpaceRotation::None,
+            "x180" => SpaceRotation::X180,
+            _ => return None,
+        };
+        if !(space.scale.is_finite() && space.scale > 0.0)
+            || rotation != family.default_space().rotation
+        {
+            return None;
+        }
+        let source = family.source_from_str(m.source.get())?;
+        let kind = Rig {
+            source: source.clone(),
+            skeletons: Vec::new(),
+        }
+        .kind();
+        if kind != m.format {
+            return None;
+        }
+        let mut skeletons = Vec::with_capacity(m.skeletons.len());
+        for v in &m.skeletons {
+            let k = typed::object::<SkelIn>(v.get())?;
+            if k.joints > family.max_joints() {
+                return None;
+            }
+            skeletons.push(SkelExtras {
+                name: k.name,
+                joints: k.joints,
+                native: family.skeleton_from_str(k.native.get())?,
+            });
+        }
+        let extras = SceneExtras {
+            kind: m.format.to_string(),
+            format: family,
+            space: Space {
+                scale: space.scale,
+                rotation,
+            },
+            source,
+            skeletons,
+        };
+        Some((extras, m.motions.is_some()))
+    }
+
     /// Reads scene `index`'s `extras.rigtrip` value `r`.
     pub fn read(index: usize, r: &Value) -> Result<SceneExtras, ImportError> {
         let ptr = format!("/scenes/{index}/extras/rigtrip");
