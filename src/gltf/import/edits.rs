@@ -10,7 +10,7 @@ use glam::{DMat4, DQuat, DVec3};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::graph::{joint_native, joint_native_text, Graph, Trs};
+use super::graph::{joint_native, Graph, Trs};
 use super::joints::{Identities, JointKey, JointNode};
 use super::matching::classify;
 use super::read::Doc;
@@ -252,12 +252,8 @@ fn rebuild_joint(
     note_noise(&mut g.noise, scale_dev, c.tol.scale, |n| &mut n.scale);
     let pointer = || format!("/nodes/{i}/extras/rigtrip/native");
     let raw = c.node_extras.get(i).copied().flatten();
-    // The payload read typed from the text first; the `Value` reader for anything else.
-    let typed = j
-        .native
-        .then(|| raw.and_then(joint_native_text))
-        .flatten()
-        .and_then(|t| c.format.joint_from_str(t));
+    // The payload read typed with the tag; the `Value` reader for anything else.
+    let typed = node.payload.clone().filter(|_| j.native);
     let native = match typed {
         Some(_) => None,
         None => j.native.then(|| joint_native(c.json, raw, i)).flatten(),

@@ -10,6 +10,8 @@ use serde_json::Value;
 
 use super::lazy::typed;
 use super::{pyrepr, ImportError};
+use crate::rig::format::RigFormat;
+use crate::rig::JointPayload;
 
 /// A node's local transform as written: TRS (missing parts are identity) or a matrix.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,6 +105,9 @@ pub(crate) struct Node {
     pub other: bool,
     /// rigtrip tag.
     pub tag: Tag,
+    /// A joint's native payload, when it was read typed with the tag (else read from the
+    /// extras when the joint is built: see [`joint_native`]).
+    pub payload: Option<JointPayload>,
 }
 
 /// All nodes with their parents and world matrices; only nodes reachable from the scene count.
@@ -159,21 +164,13 @@ pub(crate) fn joint_native<'v>(
     }
 }
 
-/// `extras.rigtrip.native` as text, read typed from the extras' text; `None` when the typed
-/// read declines or finds none (the caller then reads [`joint_native`]).
-pub(crate) fn joint_native_text(raw: &RawValue) -> Option<&str> {
-    #[derive(Deserialize)]
-    struct Native<'a> {
-        #[serde(borrow, default, deserialize_with = "typed::present")]
-        native: Option<&'a RawValue>,
-    }
-    let r = typed::rigtrip(raw.get())??;
-    typed::object::<Native>(r)?.native.map(RawValue::get)
-}
-
-/// A joint's tag read typed from its extras' text, in the plain form the export writes;
-/// `None` for anything else (read by [`tag_of`] then).
-fn joint_tag_typed(raw: &RawValue) -> Option<Tag> {
+/// A joint's tag and native payload read typed from its extras' text, in the plain form the
+/// export writes; `None` for anything else (read by [`tag_of`] then). The payload is `None`
+/// when only it is not plain (read by [`joint_native`] then).
+fn joint_tag_typed(
+    raw: &RawValue,
+    format: Option<&dyn RigFormat>,
+) -> Option<(Tag, Option<JointPayload>)> {
     #[derive(Deserialize)]
     struct JointIn<'a> {
         skeleton: usize,
@@ -185,15 +182,19 @@ fn joint_tag_typed(raw: &RawValue) -> Option<Tag> {
         #[serde(borrow, default, deserialize_with = "typed::present")]
         native: Option<&'a RawValue>,
     }
-    let r = typed::rigtrip(raw.get())??;
-    let j = typed::object::<JointIn>(r)?;
-    Some(Tag::Joint {
+    let j = typed::object::<typed::Extras<JointIn>>(raw.get())?.rigtrip?;
+    let payload = j
+        .native
+        .zip(format)
+        .and_then(|(n, f)| f.joint_from_str(n.get()));
+    let tag = Tag::Joint {
         skeleton: j.skeleton,
         joint: j.joint,
         native: j.native.is_some(),
         offset: j.offset,
         depth: j.depth,
-    })
+    };
+    Some((tag, payload))
 }
 
 fn numbers<const N: usize>(
@@ -243,9 +244,6 @@ pub(crate) fn int_of(v: &Value) -> Option<usize> {
 }
 
 fn tag_of(i: usize, name: &str, node: &Value, raw: Option<&RawValue>) -> Result<Tag, ImportError> {
-    if let Some(tag) = raw.and_then(joint_tag_typed) {
-        return Ok(tag);
-    }
     let Some(r) = rigtrip_of(node, raw) else {
         return Ok(Tag::None);
     };
@@ -344,11 +342,13 @@ pub(crate) fn short(v: &Value) -> String {
 
 impl Graph {
     /// Reads the nodes and the scene `scene` (its root nodes); `extras[i]` is node `i`'s extras
-    /// when the parse kept them as text.
+    /// when the parse kept them as text, `format` the one the scene extras name (for reading
+    /// joint payloads typed).
     pub fn read(
         json: &Value,
         scene: &Value,
         extras: &[Option<&RawValue>],
+        format: Option<&dyn RigFormat>,
     ) -> Result<Graph, ImportError> {
         let list: &[Value] = json
             .get("nodes")
@@ -430,7 +430,11 @@ impl Graph {
                 || v.get("extensions")
                     .and_then(|e| e.get("KHR_lights_punctual"))
                     .is_some();
-            let tag = tag_of(i, &name, v, extras.get(i).copied().flatten())?;
+            let raw = extras.get(i).copied().flatten();
+            let (tag, payload) = match raw.and_then(|r| joint_tag_typed(r, format)) {
+                Some(x) => x,
+                None => (tag_of(i, &name, v, raw)?, None),
+            };
             nodes.push(Node {
                 name,
                 children,
@@ -439,6 +443,7 @@ impl Graph {
                 skin,
                 other,
                 tag,
+                payload,
             });
         }
         let mut parent: Vec<Option<usize>> = vec![None; n];
@@ -534,7 +539,7 @@ mod tests {
             {"name": "b", "rotation": [0.0, 0.0, 0.0, 2.0], "translation": [0.0, 2.0, 0.0]},
             {"name": "orphan"}
         ]});
-        let g = Graph::read(&doc, &json!({"nodes": [0]}), &[]).unwrap();
+        let g = Graph::read(&doc, &json!({"nodes": [0]}), &[], None).unwrap();
         assert_eq!(g.parent, vec![None, Some(0), None]);
         assert_eq!(g.preorder, vec![0, 1]);
         assert_eq!(g.world[1].w_axis.truncate(), DVec3::new(1.0, 2.0, 0.0));
@@ -542,21 +547,21 @@ mod tests {
         assert!(g.between(1, Some(0)).is_empty());
 
         let cyc = json!({"nodes": [{"children": [1]}, {"children": [0]}]});
-        assert!(Graph::read(&cyc, &json!({"nodes": [0]}), &[]).is_err());
+        assert!(Graph::read(&cyc, &json!({"nodes": [0]}), &[], None).is_err());
         let two = json!({"nodes": [{"children": [2]}, {"children": [2]}, {}]});
-        let e = Graph::read(&two, &json!({"nodes": [0, 1]}), &[]).unwrap_err();
+        let e = Graph::read(&two, &json!({"nodes": [0, 1]}), &[], None).unwrap_err();
         assert_eq!(
             e.to_string(),
             "node 2 (): is a child of both node 0 and node 1"
         );
         let bad = json!({"nodes": [{"name": "x", "translation": [1, "a", 3]}]});
-        let e = Graph::read(&bad, &json!({"nodes": [0]}), &[]).unwrap_err();
+        let e = Graph::read(&bad, &json!({"nodes": [0]}), &[], None).unwrap_err();
         assert_eq!(
             e.to_string(),
             "node 0 (x): `translation` is not an array of 3 finite numbers"
         );
         let zero = json!({"nodes": [{"rotation": [0, 0, 0, 0]}]});
-        assert!(Graph::read(&zero, &json!({"nodes": [0]}), &[]).is_err());
+        assert!(Graph::read(&zero, &json!({"nodes": [0]}), &[], None).is_err());
     }
 
     #[test]

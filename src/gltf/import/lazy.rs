@@ -319,6 +319,20 @@ pub(crate) mod typed {
         <&'de RawValue>::deserialize(d).map(Some)
     }
 
+    /// A struct field that must be a JSON object (a derived struct also takes an array).
+    pub fn object_field<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> Result<T, D::Error> {
+        T::deserialize(MapOnly(d))
+    }
+
+    /// [`object_field`] for an optional field (`null` is refused, as a non-object).
+    pub fn some_object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> Result<Option<T>, D::Error> {
+        object_field(d).map(Some)
+    }
+
     /// `text` read as `T` when it is a JSON object (a derived struct would also take an array).
     pub fn object<'a, T: Deserialize<'a>>(text: &'a str) -> Option<T> {
         if !text.starts_with('{') {
@@ -327,20 +341,36 @@ pub(crate) mod typed {
         serde_json::from_str(text).ok()
     }
 
-    /// An `extras` object's `rigtrip` member, as text.
-    #[derive(Deserialize)]
-    struct Extras<'a> {
-        #[serde(borrow, default, deserialize_with = "present")]
-        rigtrip: Option<&'a RawValue>,
+    /// A deserializer that reads structs only from JSON objects.
+    struct MapOnly<D>(D);
+
+    impl<'de, D: Deserializer<'de>> Deserializer<'de> for MapOnly<D> {
+        type Error = D::Error;
+        fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+            self.0.deserialize_any(v)
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            _fields: &'static [&'static str],
+            v: V,
+        ) -> Result<V::Value, D::Error> {
+            self.0.deserialize_map(v)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
     }
 
-    /// `extras.rigtrip` as text, given the extras' text: `None` when absent, and `Some(None)`
-    /// when the typed read declines.
-    pub fn rigtrip(extras: &str) -> Option<Option<&str>> {
-        match object::<Extras>(extras) {
-            Some(e) => e.rigtrip.map(|r| Some(r.get())),
-            None => Some(None),
-        }
+    /// An `extras` object whose `rigtrip` member, when present, is the object `T`.
+    #[derive(Deserialize)]
+    #[serde(bound = "T: Deserialize<'de>")]
+    pub struct Extras<T> {
+        /// `extras.rigtrip`.
+        #[serde(default, deserialize_with = "some_object")]
+        pub rigtrip: Option<T>,
     }
 }
 
@@ -406,16 +436,41 @@ mod tests {
 
     #[test]
     fn typed_reads_decline_what_is_not_plain() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct A {
+            a: u8,
+            #[serde(default, deserialize_with = "typed::some_object")]
+            b: Option<A0>,
+        }
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct A0 {
+            c: u8,
+        }
+        let read = |t| typed::object::<typed::Extras<A>>(t).map(|e| e.rigtrip);
         assert_eq!(
-            typed::rigtrip(r#"{"rigtrip": {"a": 1}}"#),
-            Some(Some(r#"{"a": 1}"#))
+            read(r#"{"rigtrip": {"a": 1}}"#),
+            Some(Some(A { a: 1, b: None }))
         );
-        assert_eq!(typed::rigtrip(r#"{"rigtrip": null}"#), Some(Some("null")));
-        assert_eq!(typed::rigtrip(r#"{"other": 1}"#), None);
-        assert_eq!(typed::rigtrip(r#"[{"a": 1}]"#), Some(None));
         assert_eq!(
-            typed::rigtrip(r#"{"rigtrip": 1, "rigtrip": 2}"#),
-            Some(None)
+            read(r#"{"x": [], "rigtrip": {"b": {"c": 2}, "a": 1}}"#),
+            Some(Some(A {
+                a: 1,
+                b: Some(A0 { c: 2 })
+            }))
         );
+        assert_eq!(read(r#"{"other": 1}"#), Some(None));
+        for declined in [
+            r#"{"rigtrip": null}"#,
+            r#"[{"a": 1}]"#,
+            r#"{"rigtrip": [1]}"#,
+            r#"{"rigtrip": {"a": 1, "b": [2]}}"#,
+            r#"{"rigtrip": {"a": 1, "b": null}}"#,
+            r#"{"rigtrip": {"a": "1"}}"#,
+            r#"{"rigtrip": {"a": 1}, "rigtrip": {"a": 1}}"#,
+            r#"{"rigtrip": {"a": 1, "a": 1}}"#,
+            r#"{"rigtrip": "{'a': 1}"}"#,
+        ] {
+            assert_eq!(read(declined), None, "{declined}");
+        }
     }
 }

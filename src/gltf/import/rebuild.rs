@@ -9,7 +9,7 @@ use super::mesh;
 use super::meshback;
 use super::read::Doc;
 use super::recompute::recomputed_fields;
-use super::scene::{find_scene, Found, SceneExtras};
+use super::scene::{find_scene, rigtrip_value, Found, SceneExtras};
 use super::{
     ImportError, ImportOptions, ImportReport, Imported, JointNames, MeshStatus, Tolerance,
 };
@@ -22,21 +22,14 @@ pub(crate) fn import(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let (index, scene, found) = find_scene(doc)?;
-    // Typed from the text when it is in the export's own form; the `Value` reader otherwise.
-    let typed = match &found {
-        Found::Text(text, _) => SceneExtras::typed(text),
-        Found::Value(_) => None,
-    };
-    let (ex, r) = match typed {
+    // Read typed when in the export's own form; by the `Value` reader otherwise.
+    let (ex, r) = match found {
         // The motions are read from the value (only a file with motions needs it).
-        Some((ex, true)) => (ex, found.value(scene)),
-        Some((ex, false)) => (ex, std::borrow::Cow::Owned(serde_json::Value::Null)),
-        None => {
-            let r = found.value(scene);
-            (SceneExtras::read(index, &r)?, r)
-        }
+        Found::Typed(ex, true, raw) => (*ex, rigtrip_value(scene, raw)),
+        Found::Typed(ex, false, _) => (*ex, std::borrow::Cow::Owned(serde_json::Value::Null)),
+        Found::Value(r) => (SceneExtras::read(index, &r)?, r),
     };
-    let graph = Graph::read(&doc.json, scene, &doc.node_extras)?;
+    let graph = Graph::read(&doc.json, scene, &doc.node_extras, Some(ex.format))?;
     let mut built = build(doc, &graph, &ex, tol)?;
     if let Some((skeleton, joints)) = guard::turned_in_place(&built, ex.space, tol) {
         return Err(ImportError::TurnedInPlace { skeleton, joints });

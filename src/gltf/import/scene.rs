@@ -55,23 +55,18 @@ pub(crate) fn extras_err(pointer: String, problem: impl Into<String>) -> ImportE
     })
 }
 
-/// A scene's `extras.rigtrip` as found: as text (to be read typed first) or as a `Value`.
+/// A scene's `extras.rigtrip` as found: read typed (in the export's own form), or as a `Value`.
 #[derive(Debug)]
 pub(crate) enum Found<'v> {
-    /// The text of `extras.rigtrip`, and the scene's extras text it came from.
-    Text(&'v str, &'v RawValue),
-    /// The value, when the extras were not plain text (or not kept as text).
+    /// Read typed, with whether it records motions, and the scene's extras text.
+    Typed(Box<SceneExtras>, bool, &'v RawValue),
+    /// The value, when the extras were not in that form (or not kept as text).
     Value(Cow<'v, Value>),
 }
 
-impl<'v> Found<'v> {
-    /// The value, for the `Value` readers.
-    pub fn value(&self, scene: &'v Value) -> Cow<'v, Value> {
-        match self {
-            Found::Text(_, raw) => rigtrip_of(scene, Some(raw)).unwrap_or(Cow::Owned(Value::Null)),
-            Found::Value(v) => v.clone(),
-        }
-    }
+/// `extras.rigtrip` of `scene` as a value, its extras being the text `raw`.
+pub(crate) fn rigtrip_value<'v>(scene: &'v Value, raw: &RawValue) -> Cow<'v, Value> {
+    rigtrip_of(scene, Some(raw)).unwrap_or(Cow::Owned(Value::Null))
 }
 
 /// The scene carrying rigtrip data (the document's default scene first) and that data.
@@ -93,10 +88,14 @@ pub(crate) fn find_scene<'v>(doc: &'v Doc) -> Result<(usize, &'v Value, Found<'v
     for s in order {
         let raw = doc.scene_extras.get(s).copied().flatten();
         if let Some(raw) = raw {
-            match typed::rigtrip(raw.get()) {
-                None => continue,
-                Some(Some(text)) => return Ok((s, &scenes[s], Found::Text(text, raw))),
-                Some(None) => {}
+            match typed::object::<typed::Extras<SceneIn>>(raw.get()).map(|e| e.rigtrip) {
+                Some(None) => continue,
+                Some(Some(m)) => {
+                    if let Some((ex, motions)) = SceneExtras::typed(m) {
+                        return Ok((s, &scenes[s], Found::Typed(Box::new(ex), motions, raw)));
+                    }
+                }
+                None => {}
             }
         }
         if let Some(r) = rigtrip_of(&scenes[s], raw) {
@@ -124,8 +123,8 @@ struct SceneIn<'a> {
     schema: usize,
     #[serde(borrow)]
     format: &'a str,
-    #[serde(borrow)]
-    space: &'a RawValue,
+    #[serde(borrow, deserialize_with = "typed::object_field")]
+    space: SpaceIn<'a>,
     #[serde(borrow)]
     source: &'a RawValue,
     #[serde(borrow)]
@@ -152,16 +151,15 @@ struct SkelIn<'a> {
 }
 
 impl SceneExtras {
-    /// Reads `scene.extras.rigtrip` typed from its text, when it is in the form the export
-    /// writes (and whether it records motions); `None` for anything else, which
-    /// [`SceneExtras::read`] then reads (to the same result, or to its error).
-    pub fn typed(text: &str) -> Option<(SceneExtras, bool)> {
-        let m = typed::object::<SceneIn>(text)?;
+    /// The scene extras read typed, when they are in the form the export writes (and whether
+    /// they record motions); `None` for anything else, which [`SceneExtras::read`] then reads
+    /// (to the same result, or to its error).
+    fn typed(m: SceneIn) -> Option<(SceneExtras, bool)> {
         if m.schema != SCHEMA {
             return None;
         }
         let family = format::by_name(m.format)?;
-        let space = typed::object::<SpaceIn>(m.space.get())?;
+        let space = m.space;
         let rotation = match space.rotation {
             "none" => SpaceRotation::None,
             "x180" => SpaceRotation::X180,
