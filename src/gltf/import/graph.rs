@@ -565,6 +565,43 @@ mod tests {
     }
 
     #[test]
+    fn tags_read_from_text_are_the_tags_read_from_values() {
+        let bare = json!({});
+        for extras in [
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "native": {"group": 3}}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "native": null}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, -2, 3], "depth": 4}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": null, "depth": null}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, 2]}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, 2, 3000000000]}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "depth": 70000}}"#,
+            r#"{"rigtrip": {"skeleton": "1", "joint": 2.0}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "joint": 3}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2}, "rigtrip": {"mesh": 1}}"#,
+            r#"{"rigtrip": {"joint": 2}}"#,
+            r#"{"rigtrip": [1, 2, null, null, null]}"#,
+            r#"{"rigtrip": "{'skeleton': 0, 'joint': 3, 'native': None}"}"#,
+            r#"{"rigtrip": {"proxy": 1}}"#,
+            r#"{"rigtrip": {"wrapper": true, "skeleton": 0}}"#,
+            r#"{"rigtrip": {"mesh": null}}"#,
+            r#"{"rigtrip": null}"#,
+            r#"{"other": 1}"#,
+            r#"[{"rigtrip": {"skeleton": 1, "joint": 2}}]"#,
+            r#"5"#,
+        ] {
+            let node = json!({"extras": serde_json::from_str::<Value>(extras).unwrap()});
+            let inline = tag_of(0, "x", &node, None);
+            let raw: &RawValue = serde_json::from_str(extras).unwrap();
+            let typed = joint_tag_typed(raw, None);
+            let text = match typed {
+                Some((tag, _)) => Ok(tag),
+                None => tag_of(0, "x", &bare, Some(raw)),
+            };
+            assert_eq!(text, inline, "{extras}");
+        }
+    }
+
+    #[test]
     fn tags_and_blender_strings() {
         let n = json!({"extras": {"rigtrip": "{'skeleton': 0, 'joint': 3, 'native': None}"}});
         assert_eq!(

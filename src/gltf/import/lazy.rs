@@ -4,9 +4,9 @@
 //! Blender rewrites and word every error) run only when the typed read declines.
 //!
 //! The tree is the one `serde_json::from_str::<Value>` gives for the same text, minus those
-//! `extras` keys; every error is the one it gives, including the nesting limit inside extras
-//! (which the text capture does not count, so deep extras send the document through the plain
-//! parse again for its error).
+//! `extras` keys; every error is the one it gives (an error, or extras nested deep enough to
+//! meet its nesting limit, which the text capture does not count, send the document through
+//! the plain parse again).
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -31,23 +31,29 @@ pub(crate) struct Parsed<'a> {
 /// the extras).
 const BRACKETS_UNCHECKED: usize = 100;
 
-/// Parses `text` (see the module comment).
+/// Parses `text` (see the module comment). On any error, and for extras nested deep enough to
+/// meet serde_json's limit, the plain parse decides: its error (the text capture words some
+/// errors differently, e.g. one column off for a control character in a string), or its tree
+/// with every extras still in place.
 pub(crate) fn parse(text: &str) -> Result<Parsed<'_>, serde_json::Error> {
     let mut d = serde_json::Deserializer::from_str(text);
-    let parsed = Top.deserialize(&mut d)?;
-    d.end()?;
-    let deep = parsed
-        .node_extras
-        .iter()
-        .chain(&parsed.scene_extras)
-        .flatten()
-        .any(|r| too_deep(r.get()));
-    if deep {
-        // The plain parse gives the nesting error, and where (it may also pass: the check is a
-        // bound, and the tree is the same either way).
-        serde_json::from_str::<Value>(text)?;
+    let fast = Top.deserialize(&mut d).and_then(|p| d.end().map(|()| p));
+    match fast {
+        Ok(p)
+            if !p
+                .node_extras
+                .iter()
+                .chain(&p.scene_extras)
+                .flatten()
+                .any(|r| too_deep(r.get())) =>
+        {
+            Ok(p)
+        }
+        _ => serde_json::from_str::<Value>(text).map(|json| Parsed {
+            json,
+            ..Parsed::default()
+        }),
     }
-    Ok(parsed)
 }
 
 /// Whether a JSON text nests deeper than [`BRACKETS_UNCHECKED`] (cheap count first).
@@ -418,6 +424,8 @@ mod tests {
             r#"{"nodes": [{"extras": {"a": 1}}]} x"#,
             r#"{"scenes": [{"extras": "\u00e9\n"}], "asset": {"version": "2.0"}}"#,
             r#"{"a": -1, "b": 18446744073709551615, "c": 1e400}"#,
+            "{\"nodes\": [{\"extras\": {\"a\": \"x\u{1}y\"}}]}",
+            "{\"scenes\": [{\"extras\": [\"\\q\"]}]}",
         ] {
             same(text);
         }

@@ -329,3 +329,39 @@ impl SceneExtras {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_scene_extras_are_what_the_value_reader_reads() {
+        let mut read = 0;
+        for seed in 0..12 {
+            for (data, format) in crate::synth::rig_files(seed) {
+                let native = crate::native::NativeFile::read(format, &data).unwrap();
+                let rig = crate::rig::lift(native);
+                let Ok(e) = crate::gltf::export(&rig, &Default::default()) else {
+                    continue;
+                };
+                let raw = e.root.scenes[0].extras.as_ref().unwrap();
+                let m = typed::object::<typed::Extras<SceneIn>>(raw.get())
+                    .and_then(|x| x.rigtrip)
+                    .unwrap();
+                let (t, motions) = SceneExtras::typed(m).unwrap();
+                let v: Value = serde_json::from_str(raw.get()).unwrap();
+                let r = SceneExtras::read(0, &v["rigtrip"]).unwrap();
+                assert_eq!(format!("{t:?}"), format!("{r:?}"));
+                assert!(!motions);
+                // What Blender may rewrite is left to the value reader.
+                let text = raw.get().replacen("\"schema\":1", "\"schema\":\"1\"", 1);
+                assert_ne!(text, raw.get());
+                assert!(typed::object::<typed::Extras<SceneIn>>(&text)
+                    .and_then(|x| x.rigtrip)
+                    .is_none());
+                read += 1;
+            }
+        }
+        assert!(read > 20, "{read}");
+    }
+}
