@@ -19,7 +19,7 @@ use super::graph::{rigtrip_of, Graph};
 use super::joints::Identities;
 use super::mesh::{
     close, close_shape, collect, compare_geometry, expected_geometry, incoming_instances,
-    influence_key, len3, Geometry, Grid, InfKey, Instance,
+    influence_key, len3, Geometry, Grid, InfKey, Instance, Names,
 };
 use super::read::Doc;
 use super::{ImportError, Tolerance};
@@ -162,7 +162,7 @@ pub(crate) fn incoming_meshes(
         };
         let edited = match (w, &expected_like) {
             (Some(_), Some(e)) => {
-                compare_geometry(&incoming, e, tol, &Default::default()).difference_count > 0
+                compare_geometry(&incoming, e, tol, &Names::default).difference_count > 0
             }
             _ => true,
         };
