@@ -93,6 +93,30 @@ enum Member {
     Scenes,
 }
 
+/// A visitor's scalar methods: the `Value` [`AnyValue`] builds, passed through `$wrap`.
+macro_rules! scalars {
+    ($wrap:expr) => {
+        fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            AnyValue.visit_bool(v).map($wrap)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            AnyValue.visit_i64(v).map($wrap)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            AnyValue.visit_u64(v).map($wrap)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            AnyValue.visit_f64(v).map($wrap)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            AnyValue.visit_str(v).map($wrap)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            AnyValue.visit_unit().map($wrap)
+        }
+    };
+}
+
 /// The root: an object's `nodes` and `scenes` through [`List`], everything else as `Value`.
 struct Top;
 
@@ -138,24 +162,7 @@ impl<'de> Visitor<'de> for Top {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Parsed<'de>, A::Error> {
         AnyValue.visit_seq(seq).map(root)
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Parsed<'de>, E> {
-        AnyValue.visit_bool(v).map(root)
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Parsed<'de>, E> {
-        AnyValue.visit_i64(v).map(root)
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Parsed<'de>, E> {
-        AnyValue.visit_u64(v).map(root)
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Parsed<'de>, E> {
-        AnyValue.visit_f64(v).map(root)
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Parsed<'de>, E> {
-        AnyValue.visit_str(v).map(root)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Parsed<'de>, E> {
-        AnyValue.visit_unit().map(root)
-    }
+    scalars!(root);
 }
 
 /// A root that is not an object (the caller refuses it).
@@ -195,24 +202,7 @@ impl<'de> Visitor<'de> for List {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Listed<'de>, A::Error> {
         AnyValue.visit_map(map).map(|v| (v, Vec::new()))
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Listed<'de>, E> {
-        AnyValue.visit_bool(v).map(|v| (v, Vec::new()))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Listed<'de>, E> {
-        AnyValue.visit_i64(v).map(|v| (v, Vec::new()))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Listed<'de>, E> {
-        AnyValue.visit_u64(v).map(|v| (v, Vec::new()))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Listed<'de>, E> {
-        AnyValue.visit_f64(v).map(|v| (v, Vec::new()))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Listed<'de>, E> {
-        AnyValue.visit_str(v).map(|v| (v, Vec::new()))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Listed<'de>, E> {
-        AnyValue.visit_unit().map(|v| (v, Vec::new()))
-    }
+    scalars!(|v| (v, Vec::new()));
 }
 
 /// One node or scene: an object's `extras` as text (the last one, as a map keeps the last of
@@ -249,24 +239,7 @@ impl<'de> Visitor<'de> for Item {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Itemised<'de>, A::Error> {
         AnyValue.visit_seq(seq).map(|v| (v, None))
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Itemised<'de>, E> {
-        AnyValue.visit_bool(v).map(|v| (v, None))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Itemised<'de>, E> {
-        AnyValue.visit_i64(v).map(|v| (v, None))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Itemised<'de>, E> {
-        AnyValue.visit_u64(v).map(|v| (v, None))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Itemised<'de>, E> {
-        AnyValue.visit_f64(v).map(|v| (v, None))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Itemised<'de>, E> {
-        AnyValue.visit_str(v).map(|v| (v, None))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Itemised<'de>, E> {
-        AnyValue.visit_unit().map(|v| (v, None))
-    }
+    scalars!(|v| (v, None));
 }
 
 /// What serde_json's own `Value` visitor builds, for the visitors above to hand on whatever
