@@ -10,7 +10,9 @@
 //! Then `gltf::export` + `to_glb` over every file in memory.
 //!
 //! Knobs (environment): RIGTRIP_BENCH_FILES (10000), RIGTRIP_BENCH_REPS (5),
-//! RIGTRIP_BENCH_KEEP=1 keeps the corpus and prints where it is.
+//! RIGTRIP_BENCH_KEEP=1 keeps the corpus and prints where it is, RIGTRIP_BENCH_BIN=PATH times
+//! that binary instead of building one, RIGTRIP_BENCH_BASE=PATH also times another binary (a
+//! build from before a change) in the same alternation, for an A/B on a shared machine.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -107,8 +109,11 @@ fn generate(dir: &Path, files: usize) -> (Vec<PathBuf>, u64) {
     (paths, total)
 }
 
-/// Builds the release binary and returns its path.
+/// Builds the release binary and returns its path (`RIGTRIP_BENCH_BIN` instead, when set).
 fn binary() -> PathBuf {
+    if let Ok(b) = std::env::var("RIGTRIP_BENCH_BIN") {
+        return PathBuf::from(b);
+    }
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
@@ -123,6 +128,13 @@ fn binary() -> PathBuf {
     let bin = target.join("release").join("rigtrip");
     assert!(bin.exists(), "{} not found", bin.display());
     bin
+}
+
+/// The first three fields of /proc/loadavg (how busy the shared machine was).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 fn run_verify(bin: &Path, extra: &[&str], dir: &Path) {
@@ -239,9 +251,17 @@ fn main() {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
-    let mut variants: Vec<(Vec<&str>, &str)> = vec![(vec![], "verify -q")];
+    let mut variants: Vec<(PathBuf, Vec<&str>, String)> =
+        vec![(bin.clone(), vec![], "verify -q".into())];
     if help.contains("--legs") {
-        variants.push((vec!["--legs", "native"], "verify -q --legs native"));
+        variants.push((
+            bin.clone(),
+            vec!["--legs", "native"],
+            "verify -q --legs native".into(),
+        ));
+    }
+    if let Ok(base) = std::env::var("RIGTRIP_BENCH_BASE") {
+        variants.push((PathBuf::from(&base), vec![], format!("verify -q ({base})")));
     }
 
     let mut sizes = vec![files.min(1000)];
@@ -263,12 +283,12 @@ fn main() {
         let mut md5 = (vec![], vec![]);
         let mut ver: Vec<(Vec<Duration>, Vec<Duration>)> =
             variants.iter().map(|_| (vec![], vec![])).collect();
-        for (extra, _) in &variants {
-            run_verify(&bin, extra, &target);
+        for (b, extra, _) in &variants {
+            run_verify(b, extra, &target);
         }
         for _ in 0..reps {
-            for ((extra, _), r) in variants.iter().zip(&mut ver) {
-                let (w, c) = timed(|| run_verify(&bin, extra, &target));
+            for ((b, extra, _), r) in variants.iter().zip(&mut ver) {
+                let (w, c) = timed(|| run_verify(b, extra, &target));
                 r.0.push(w);
                 r.1.push(c);
             }
@@ -285,9 +305,9 @@ fn main() {
             mct.as_secs_f64(),
             secs(&md5.0)
         );
-        for ((extra, name), r) in variants.iter().zip(&ver) {
+        for ((b, extra, name), r) in variants.iter().zip(&ver) {
             let (vt, vct) = (median(r.0.clone()), median(r.1.clone()));
-            let (rss, how) = peak_rss_kib(&bin, extra, &target);
+            let (rss, how) = peak_rss_kib(b, extra, &target);
             println!(
                 "  {name}: median {:.3} s wall ({:.0} files/s, {:.1} MB/s), {:.3} s CPU; vs md5sum {:.2}x wall, {:.2}x CPU; peak RSS {:.1} MB ({how}); runs {}",
                 vt.as_secs_f64(),
@@ -300,6 +320,7 @@ fn main() {
                 secs(&r.0)
             );
         }
+        println!("  load average after: {}", load_average());
     }
 
     // Export throughput, in process, one thread, inputs already in memory.
@@ -307,17 +328,24 @@ fn main() {
     let opts = ExportOptions::default();
     let mut runs = Vec::with_capacity(reps);
     let (mut exported, mut refused, mut glb_bytes) = (0usize, 0usize, 0u64);
+    // GLB bytes and files by format (HIE, MOD).
+    let mut by_format = [(0u64, 0usize); 2];
     for _ in 0..reps.min(3) {
         exported = 0;
         refused = 0;
         glb_bytes = 0;
+        by_format = [(0, 0); 2];
         let t = Instant::now();
         for data in &inputs {
             let file = NativeFile::read(None, data).unwrap();
+            let slot = usize::from(matches!(file, NativeFile::Dmc3(_)));
             let rig = rigtrip::rig::lift(file);
             match export(&rig, &opts) {
                 Ok(e) => {
-                    glb_bytes += to_glb(&e).expect("an export has a JSON form").len() as u64;
+                    let n = to_glb(&e).expect("an export has a JSON form").len() as u64;
+                    glb_bytes += n;
+                    by_format[slot].0 += n;
+                    by_format[slot].1 += 1;
                     exported += 1;
                 }
                 Err(_) => refused += 1,
@@ -336,6 +364,12 @@ fn main() {
         exported,
         refused
     );
+    for ((bytes, n), name) in by_format.iter().zip(["HIE", "MOD"]) {
+        println!(
+            "  {name}: {n} GLBs, {:.0} bytes on average",
+            *bytes as f64 / (*n).max(1) as f64
+        );
+    }
 
     if keep {
         println!("kept the corpus in {}", dir.display());

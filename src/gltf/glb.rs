@@ -218,7 +218,6 @@ fn json_size(root: &json::Root, object: u64, item: u64, chr: u64) -> Option<u64>
     if !(r.animations.is_empty()
         && r.cameras.is_empty()
         && r.images.is_empty()
-        && r.materials.is_empty()
         && r.samplers.is_empty()
         && r.textures.is_empty()
         && r.extensions_used.is_empty()
@@ -278,6 +277,22 @@ fn json_size(root: &json::Root, object: u64, item: u64, chr: u64) -> Option<u64>
             }
             n += object + extras(&p.extras) + item * p.attributes.len() as u64;
         }
+    }
+    for x in &r.materials {
+        // Named materials of fixed-size factors (what the export writes): two objects' worth
+        // (the material and its PBR block); textures are not modelled.
+        let p = &x.pbr_metallic_roughness;
+        if x.extensions.is_some()
+            || p.extensions.is_some()
+            || p.base_color_texture.is_some()
+            || p.metallic_roughness_texture.is_some()
+            || x.normal_texture.is_some()
+            || x.occlusion_texture.is_some()
+            || x.emissive_texture.is_some()
+        {
+            return None;
+        }
+        n += 2 * object + text(&x.name) + extras(&x.extras) + extras(&p.extras);
     }
     for x in &r.accessors {
         if x.extensions.is_some() || x.sparse.is_some() {
@@ -457,6 +472,23 @@ mod tests {
             name: Some(text(&mut rng)),
             skeleton: None,
         });
+        for _ in 0..rng.index(4) {
+            let mut m = json::Material {
+                name: Some(text(&mut rng)),
+                alpha_cutoff: Some(json::material::AlphaCutoff(-1.234_567_9e-30)),
+                double_sided: true,
+                emissive_factor: json::material::EmissiveFactor([-1.234_567_9e-30; 3]),
+                extras: serde_json::value::to_raw_value(&text(&mut rng)).ok(),
+                ..json::Material::default()
+            };
+            m.pbr_metallic_roughness.base_color_factor =
+                json::material::PbrBaseColorFactor([-1.234_567_9e-30; 4]);
+            m.pbr_metallic_roughness.metallic_factor =
+                json::material::StrengthFactor(-1.234_567_9e-30);
+            m.pbr_metallic_roughness.roughness_factor =
+                json::material::StrengthFactor(-1.234_567_9e-30);
+            b.root.push(m);
+        }
         let scene_extras = serde_json::json!({"rigtrip": {"gaps": text(&mut rng)}});
         let scene = b.root.push(json::Scene {
             extensions: None,
@@ -540,6 +572,20 @@ mod tests {
             normalized: true,
             sparse: None,
         });
+        let mut m = json::Material {
+            name: nasty.clone(),
+            alpha_cutoff: Some(json::material::AlphaCutoff(big)),
+            alpha_mode: json::validation::Checked::Valid(json::material::AlphaMode::Mask),
+            double_sided: true,
+            emissive_factor: json::material::EmissiveFactor([big; 3]),
+            extras: serde_json::value::to_raw_value(&nasty).ok(),
+            ..json::Material::default()
+        };
+        m.pbr_metallic_roughness.base_color_factor = json::material::PbrBaseColorFactor([big; 4]);
+        m.pbr_metallic_roughness.metallic_factor = json::material::StrengthFactor(big);
+        m.pbr_metallic_roughness.roughness_factor = json::material::StrengthFactor(big);
+        m.pbr_metallic_roughness.extras = serde_json::value::to_raw_value(&nasty).ok();
+        root.materials.push(m);
         root.buffer_views.push(json::buffer::View {
             buffer: Index::new(u32::MAX),
             byte_length: USize64(u64::MAX),

@@ -72,6 +72,13 @@ pub(crate) fn from_json<T: DeserializeOwned>(v: &Value, pointer: &str) -> Result
     })
 }
 
+/// A payload read typed from its JSON text, `None` when that fails: for the import's fast path,
+/// whose caller then reads the text as a `Value` with [`from_json`] (which gives the same
+/// payload whenever this one gives any, and the error otherwise).
+pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> Option<T> {
+    serde_json::from_str(text).ok()
+}
+
 /// The file-level remainder as JSON.
 pub fn source_to_json(s: &Source) -> Value {
     to_json(&Native(s))

@@ -238,6 +238,13 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     fn skeleton_from_json(&self, v: &Value, pointer: &str) -> Result<SkeletonPayload, ExtrasError>;
     /// A joint payload back from extras JSON.
     fn joint_from_json(&self, v: &Value, pointer: &str) -> Result<JointPayload, ExtrasError>;
+    /// The file-level remainder read typed from extras JSON text, in the form the export writes
+    /// it; `None` for anything else (then read by [`RigFormat::source_from_json`]).
+    fn source_from_str(&self, text: &str) -> Option<Source>;
+    /// A skeleton payload read typed from extras JSON text (see [`RigFormat::source_from_str`]).
+    fn skeleton_from_str(&self, text: &str) -> Option<SkeletonPayload>;
+    /// A joint payload read typed from extras JSON text (see [`RigFormat::source_from_str`]).
+    fn joint_from_str(&self, text: &str) -> Option<JointPayload>;
 
     /// The stored placement of every joint of skeleton `s`, exactly as lowering writes it, for
     /// formats whose stored values a float transform cannot always hold (`None`: not needed,
@@ -323,6 +330,18 @@ macro_rules! payload_methods {
             pointer: &str,
         ) -> Result<JointPayload, $crate::rig::extras::ExtrasError> {
             $crate::rig::extras::from_json(v, pointer).map(JointPayload::$v)
+        }
+
+        fn source_from_str(&self, text: &str) -> Option<Source> {
+            $crate::rig::extras::from_str(text).map(Source::$v)
+        }
+
+        fn skeleton_from_str(&self, text: &str) -> Option<SkeletonPayload> {
+            $crate::rig::extras::from_str(text).map(SkeletonPayload::$v)
+        }
+
+        fn joint_from_str(&self, text: &str) -> Option<JointPayload> {
+            $crate::rig::extras::from_str(text).map(JointPayload::$v)
         }
 
         fn new_joint(&self) -> JointPayload {

@@ -7,11 +7,13 @@
 use std::collections::HashMap;
 
 use glam::{DMat4, DQuat, DVec3};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::graph::{joint_native, Graph, Trs};
 use super::joints::{Identities, JointKey, JointNode};
 use super::matching::classify;
+use super::read::Doc;
 use super::scene::{extras_err, SceneExtras, SkelExtras};
 use super::{ImportError, JointReport, Noise, Refusal, Refusals, SkeletonReport, Tolerance};
 use crate::gltf::export::written_trs;
@@ -40,6 +42,8 @@ pub(crate) struct Built {
 /// What one import reads from: the document, its scene extras, the tolerances.
 struct Ctx<'a> {
     json: &'a Value,
+    /// Node extras the parse kept as text (see [`Doc`]).
+    node_extras: &'a [Option<&'a RawValue>],
     graph: &'a Graph,
     ex: &'a SceneExtras,
     tol: &'a Tolerance,
@@ -83,15 +87,17 @@ struct Rebuilt {
 
 /// Rebuilds the rig; every refusal of every skeleton is collected before failing.
 pub(crate) fn build(
-    json: &Value,
+    doc: &Doc,
     graph: &Graph,
     ex: &SceneExtras,
     tol: &Tolerance,
 ) -> Result<Built, ImportError> {
+    let json = &doc.json;
     let mut g = Gathered::default();
     let jn = classify(json, graph, ex, &mut g.refusals)?;
     let c = Ctx {
         json,
+        node_extras: &doc.node_extras,
         graph,
         ex,
         tol,
@@ -245,10 +251,17 @@ fn rebuild_joint(
     }
     note_noise(&mut g.noise, scale_dev, c.tol.scale, |n| &mut n.scale);
     let pointer = || format!("/nodes/{i}/extras/rigtrip/native");
-    let native = j.native.then(|| joint_native(c.json, i)).flatten();
-    let payload = match (j.key, native) {
-        (JointKey::Old(_), Some(v)) => c.format.joint_from_json(&v, &pointer())?,
-        (JointKey::Old(k), None) => {
+    let raw = c.node_extras.get(i).copied().flatten();
+    // The payload read typed with the tag; the `Value` reader for anything else.
+    let typed = node.payload.clone().filter(|_| j.native);
+    let native = match typed {
+        Some(_) => None,
+        None => j.native.then(|| joint_native(c.json, raw, i)).flatten(),
+    };
+    let payload = match (j.key, typed, native) {
+        (JointKey::Old(_), Some(p), _) => p,
+        (JointKey::Old(_), None, Some(v)) => c.format.joint_from_json(&v, &pointer())?,
+        (JointKey::Old(k), None, None) => {
             return Err(extras_err(
                 pointer(),
                 if j.by_name {
@@ -258,7 +271,7 @@ fn rebuild_joint(
                 },
             ))
         }
-        (JointKey::New(_), _) => c.format.new_joint(),
+        (JointKey::New(_), _, _) => c.format.new_joint(),
     };
     let mut report = JointReport {
         joint: 0,

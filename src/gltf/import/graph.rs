@@ -4,9 +4,14 @@
 use std::borrow::Cow;
 
 use glam::{DMat4, DQuat, DVec3};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::lazy::typed;
 use super::{pyrepr, ImportError};
+use crate::rig::format::RigFormat;
+use crate::rig::JointPayload;
 
 /// A node's local transform as written: TRS (missing parts are identity) or a matrix.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,6 +105,9 @@ pub(crate) struct Node {
     pub other: bool,
     /// rigtrip tag.
     pub tag: Tag,
+    /// A joint's native payload, when it was read typed with the tag (else read from the
+    /// extras when the joint is built: see [`joint_native`]).
+    pub payload: Option<JointPayload>,
 }
 
 /// All nodes with their parents and world matrices; only nodes reachable from the scene count.
@@ -125,13 +133,68 @@ pub(crate) fn rigtrip_extras(obj: &Value) -> Option<Cow<'_, Value>> {
     }
 }
 
-/// `extras.rigtrip.native` of node `node` of the document `json`, when present.
-pub(crate) fn joint_native(json: &Value, node: usize) -> Option<Cow<'_, Value>> {
+/// `extras.rigtrip` of a node or scene whose extras the parse kept as text (`raw`), or of
+/// `obj` itself when it did not (see [`rigtrip_extras`]).
+pub(crate) fn rigtrip_of<'v>(obj: &'v Value, raw: Option<&RawValue>) -> Option<Cow<'v, Value>> {
+    let Some(raw) = raw else {
+        return rigtrip_extras(obj);
+    };
+    // The text is JSON the document parse already accepted, nesting included.
+    let extras: Value = serde_json::from_str(raw.get()).ok()?;
+    let Value::Object(mut m) = extras else {
+        return None;
+    };
+    Some(Cow::Owned(match m.remove("rigtrip")? {
+        Value::String(s) => pyrepr::parse(&s).unwrap_or(Value::String(s)),
+        other => other,
+    }))
+}
+
+/// `extras.rigtrip.native` of node `node` of the document `json` (its extras as text in `raw`
+/// when the parse kept them so), when present.
+pub(crate) fn joint_native<'v>(
+    json: &'v Value,
+    raw: Option<&RawValue>,
+    node: usize,
+) -> Option<Cow<'v, Value>> {
     let node = json.get("nodes")?.get(node)?;
-    match rigtrip_extras(node)? {
+    match rigtrip_of(node, raw)? {
         Cow::Borrowed(r) => r.get("native").map(Cow::Borrowed),
         Cow::Owned(r) => r.get("native").cloned().map(Cow::Owned),
     }
+}
+
+/// A joint's tag and native payload read typed from its extras' text, in the plain form the
+/// export writes; `None` for anything else (read by [`tag_of`] then). The payload is `None`
+/// when only it is not plain (read by [`joint_native`] then).
+fn joint_tag_typed(
+    raw: &RawValue,
+    format: Option<&dyn RigFormat>,
+) -> Option<(Tag, Option<JointPayload>)> {
+    #[derive(Deserialize)]
+    struct JointIn<'a> {
+        skeleton: usize,
+        joint: usize,
+        #[serde(default)]
+        offset: Option<[i32; 3]>,
+        #[serde(default)]
+        depth: Option<u16>,
+        #[serde(borrow, default, deserialize_with = "typed::present")]
+        native: Option<&'a RawValue>,
+    }
+    let j = typed::object::<typed::Extras<JointIn>>(raw.get())?.rigtrip?;
+    let payload = j
+        .native
+        .zip(format)
+        .and_then(|(n, f)| f.joint_from_str(n.get()));
+    let tag = Tag::Joint {
+        skeleton: j.skeleton,
+        joint: j.joint,
+        native: j.native.is_some(),
+        offset: j.offset,
+        depth: j.depth,
+    };
+    Some((tag, payload))
 }
 
 fn numbers<const N: usize>(
@@ -180,8 +243,8 @@ pub(crate) fn int_of(v: &Value) -> Option<usize> {
     }
 }
 
-fn tag_of(i: usize, name: &str, node: &Value) -> Result<Tag, ImportError> {
-    let Some(r) = rigtrip_extras(node) else {
+fn tag_of(i: usize, name: &str, node: &Value, raw: Option<&RawValue>) -> Result<Tag, ImportError> {
+    let Some(r) = rigtrip_of(node, raw) else {
         return Ok(Tag::None);
     };
     let bad = |problem: String| ImportError::Node {
@@ -278,8 +341,15 @@ pub(crate) fn short(v: &Value) -> String {
 }
 
 impl Graph {
-    /// Reads the nodes and the scene `scene` (its root nodes).
-    pub fn read(json: &Value, scene: &Value) -> Result<Graph, ImportError> {
+    /// Reads the nodes and the scene `scene` (its root nodes); `extras[i]` is node `i`'s extras
+    /// when the parse kept them as text, `format` the one the scene extras name (for reading
+    /// joint payloads typed).
+    pub fn read(
+        json: &Value,
+        scene: &Value,
+        extras: &[Option<&RawValue>],
+        format: Option<&dyn RigFormat>,
+    ) -> Result<Graph, ImportError> {
         let list: &[Value] = json
             .get("nodes")
             .and_then(Value::as_array)
@@ -360,7 +430,11 @@ impl Graph {
                 || v.get("extensions")
                     .and_then(|e| e.get("KHR_lights_punctual"))
                     .is_some();
-            let tag = tag_of(i, &name, v)?;
+            let raw = extras.get(i).copied().flatten();
+            let (tag, payload) = match raw.and_then(|r| joint_tag_typed(r, format)) {
+                Some(x) => x,
+                None => (tag_of(i, &name, v, raw)?, None),
+            };
             nodes.push(Node {
                 name,
                 children,
@@ -369,6 +443,7 @@ impl Graph {
                 skin,
                 other,
                 tag,
+                payload,
             });
         }
         let mut parent: Vec<Option<usize>> = vec![None; n];
@@ -464,7 +539,7 @@ mod tests {
             {"name": "b", "rotation": [0.0, 0.0, 0.0, 2.0], "translation": [0.0, 2.0, 0.0]},
             {"name": "orphan"}
         ]});
-        let g = Graph::read(&doc, &json!({"nodes": [0]})).unwrap();
+        let g = Graph::read(&doc, &json!({"nodes": [0]}), &[], None).unwrap();
         assert_eq!(g.parent, vec![None, Some(0), None]);
         assert_eq!(g.preorder, vec![0, 1]);
         assert_eq!(g.world[1].w_axis.truncate(), DVec3::new(1.0, 2.0, 0.0));
@@ -472,28 +547,65 @@ mod tests {
         assert!(g.between(1, Some(0)).is_empty());
 
         let cyc = json!({"nodes": [{"children": [1]}, {"children": [0]}]});
-        assert!(Graph::read(&cyc, &json!({"nodes": [0]})).is_err());
+        assert!(Graph::read(&cyc, &json!({"nodes": [0]}), &[], None).is_err());
         let two = json!({"nodes": [{"children": [2]}, {"children": [2]}, {}]});
-        let e = Graph::read(&two, &json!({"nodes": [0, 1]})).unwrap_err();
+        let e = Graph::read(&two, &json!({"nodes": [0, 1]}), &[], None).unwrap_err();
         assert_eq!(
             e.to_string(),
             "node 2 (): is a child of both node 0 and node 1"
         );
         let bad = json!({"nodes": [{"name": "x", "translation": [1, "a", 3]}]});
-        let e = Graph::read(&bad, &json!({"nodes": [0]})).unwrap_err();
+        let e = Graph::read(&bad, &json!({"nodes": [0]}), &[], None).unwrap_err();
         assert_eq!(
             e.to_string(),
             "node 0 (x): `translation` is not an array of 3 finite numbers"
         );
         let zero = json!({"nodes": [{"rotation": [0, 0, 0, 0]}]});
-        assert!(Graph::read(&zero, &json!({"nodes": [0]})).is_err());
+        assert!(Graph::read(&zero, &json!({"nodes": [0]}), &[], None).is_err());
+    }
+
+    #[test]
+    fn tags_read_from_text_are_the_tags_read_from_values() {
+        let bare = json!({});
+        for extras in [
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "native": {"group": 3}}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "native": null}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, -2, 3], "depth": 4}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": null, "depth": null}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, 2]}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, 2, 3000000000]}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "depth": 70000}}"#,
+            r#"{"rigtrip": {"skeleton": "1", "joint": 2.0}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "joint": 3}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2}, "rigtrip": {"mesh": 1}}"#,
+            r#"{"rigtrip": {"joint": 2}}"#,
+            r#"{"rigtrip": [1, 2, null, null, null]}"#,
+            r#"{"rigtrip": "{'skeleton': 0, 'joint': 3, 'native': None}"}"#,
+            r#"{"rigtrip": {"proxy": 1}}"#,
+            r#"{"rigtrip": {"wrapper": true, "skeleton": 0}}"#,
+            r#"{"rigtrip": {"mesh": null}}"#,
+            r#"{"rigtrip": null}"#,
+            r#"{"other": 1}"#,
+            r#"[{"rigtrip": {"skeleton": 1, "joint": 2}}]"#,
+            r#"5"#,
+        ] {
+            let node = json!({"extras": serde_json::from_str::<Value>(extras).unwrap()});
+            let inline = tag_of(0, "x", &node, None);
+            let raw: &RawValue = serde_json::from_str(extras).unwrap();
+            let typed = joint_tag_typed(raw, None);
+            let text = match typed {
+                Some((tag, _)) => Ok(tag),
+                None => tag_of(0, "x", &bare, Some(raw)),
+            };
+            assert_eq!(text, inline, "{extras}");
+        }
     }
 
     #[test]
     fn tags_and_blender_strings() {
         let n = json!({"extras": {"rigtrip": "{'skeleton': 0, 'joint': 3, 'native': None}"}});
         assert_eq!(
-            tag_of(0, "x", &n).unwrap(),
+            tag_of(0, "x", &n, None).unwrap(),
             Tag::Joint {
                 skeleton: 0,
                 joint: 3,
@@ -504,7 +616,7 @@ mod tests {
         );
         let n = json!({"extras": {"rigtrip": {"skeleton": "0", "joint": 2.0}}});
         assert!(matches!(
-            tag_of(0, "x", &n).unwrap(),
+            tag_of(0, "x", &n, None).unwrap(),
             Tag::Joint {
                 skeleton: 0,
                 joint: 2,
@@ -514,7 +626,7 @@ mod tests {
         ));
         let n = json!({"extras": {"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, -2, 3], "depth": 4}}});
         assert!(matches!(
-            tag_of(0, "x", &n).unwrap(),
+            tag_of(0, "x", &n, None).unwrap(),
             Tag::Joint {
                 offset: Some([1, -2, 3]),
                 depth: Some(4),
@@ -523,26 +635,32 @@ mod tests {
         ));
         let n = json!({"extras": {"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, 2]}}});
         assert_eq!(
-            tag_of(0, "x", &n).unwrap_err().to_string(),
+            tag_of(0, "x", &n, None).unwrap_err().to_string(),
             "node 0 (x): extras.rigtrip.offset is [1,2], expected three 32-bit integers"
         );
         let n = json!({"extras": {"rigtrip": {"skeleton": 0, "joint": "abc"}}});
         assert_eq!(
-            tag_of(4, "x", &n).unwrap_err().to_string(),
+            tag_of(4, "x", &n, None).unwrap_err().to_string(),
             "node 4 (x): extras.rigtrip.joint is \"abc\", expected a joint index"
         );
         assert_eq!(
-            tag_of(0, "", &json!({"extras": {"rigtrip": {"proxy": true}}})).unwrap(),
+            tag_of(
+                0,
+                "",
+                &json!({"extras": {"rigtrip": {"proxy": true}}}),
+                None
+            )
+            .unwrap(),
             Tag::Proxy
         );
         assert_eq!(
-            tag_of(0, "", &json!({"extras": {"rigtrip": {"mesh": 1}}})).unwrap(),
+            tag_of(0, "", &json!({"extras": {"rigtrip": {"mesh": 1}}}), None).unwrap(),
             Tag::Mesh
         );
         assert_eq!(
-            tag_of(0, "", &json!({"extras": {"other": 1}})).unwrap(),
+            tag_of(0, "", &json!({"extras": {"other": 1}}), None).unwrap(),
             Tag::None
         );
-        assert!(tag_of(0, "", &json!({"extras": {"rigtrip": 5}})).is_err());
+        assert!(tag_of(0, "", &json!({"extras": {"rigtrip": 5}}), None).is_err());
     }
 }

@@ -668,14 +668,14 @@ pub(super) fn expected_geometry(
     let value = |r: Result<Value, serde_json::Error>| {
         r.map_err(|e| ImportError::Container(format!("re-reading the export: {e}")))
     };
-    let doc = Doc {
-        json: serde_json::json!({
+    let doc = Doc::new(
+        serde_json::json!({
             "accessors": value(serde_json::to_value(&root.accessors))?,
             "bufferViews": value(serde_json::to_value(&root.buffer_views))?,
             "meshes": value(serde_json::to_value(&root.meshes))?,
         }),
-        buffers: vec![std::borrow::Cow::Borrowed(&exported.bin)],
-    };
+        vec![std::borrow::Cow::Borrowed(&exported.bin)],
+    );
     let mut instances = Vec::new();
     for (i, info) in exported.report.meshes.iter().enumerate() {
         if only.is_some_and(|k| k != i) {
@@ -791,12 +791,14 @@ pub(crate) fn compare(
     let (instances, proxies) = incoming_instances(doc, graph, &incoming_key)?;
     let incoming = collect(doc, &instances, proxies)?;
     let expected = expected_geometry(ids, exported, None)?;
-    let names: Names = graph
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (influence_key(ids, i), n.name.clone()))
-        .collect();
+    let names = || -> Names {
+        graph
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (influence_key(ids, i), n.name.clone()))
+            .collect()
+    };
     Ok(compare_geometry(&incoming, &expected, tol, &names))
 }
 
@@ -808,12 +810,13 @@ pub(super) fn influence_key(ids: &Identities, node: usize) -> InfKey {
     }
 }
 
-/// Compares two geometries as sets (see the module doc).
+/// Compares two geometries as sets (see the module doc); `names` gives the joint names for the
+/// messages (only asked for when there are differences).
 pub(super) fn compare_geometry(
     incoming: &Geometry,
     expected: &Geometry,
     tol: &Tolerance,
-    names: &Names,
+    names: &dyn Fn() -> Names,
 ) -> MeshReport {
     // The common case, an unedited file read back by a tool that keeps the arrays: the same
     // vertices and triangles in the same order, bit for bit. The sets are then equal without
@@ -832,16 +835,6 @@ pub(super) fn compare_geometry(
     } else {
         distinct(incoming).0
     };
-    let max_r = expected
-        .verts
-        .iter()
-        .chain(&incoming.verts)
-        .map(|v| len3(&v.p))
-        .filter(|r| r.is_finite())
-        .fold(0.0f64, f64::max);
-    let h = 2.0 * tol.translation_at(max_r);
-    let h = if h.is_finite() && h > 0.0 { h } else { 1.0 };
-
     let mut differences = Vec::new();
     let mut count = 0usize;
     let mut note = |d: String, differences: &mut Vec<String>| {
@@ -853,68 +846,74 @@ pub(super) fn compare_geometry(
     for o in &incoming.odd {
         note(o.clone(), &mut differences);
     }
+    // Equal arrays have no differences to look for: the sets below would be equal too.
     if !same {
-        for d in vertex_differences(&e, &i, h, tol, names) {
+        let max_r = expected
+            .verts
+            .iter()
+            .chain(&incoming.verts)
+            .map(|v| len3(&v.p))
+            .filter(|r| r.is_finite())
+            .fold(0.0f64, f64::max);
+        let h = 2.0 * tol.translation_at(max_r);
+        let h = if h.is_finite() && h > 0.0 { h } else { 1.0 };
+        for d in vertex_differences(&e, &i, h, tol, &names()) {
             note(d, &mut differences);
         }
-    }
 
-    // Triangles over the expected side's distinct positions.
-    let mut pos_id: HashMap<[u64; 3], usize, Fast> = HashMap::default();
-    let mut positions: Vec<[f64; 3]> = Vec::new();
-    let eids: Vec<Option<usize>> = expected
-        .verts
-        .iter()
-        .map(|v| {
-            let bits = v.p.map(f64::to_bits);
-            Some(*pos_id.entry(bits).or_insert_with(|| {
-                positions.push(v.p);
-                positions.len() - 1
-            }))
-        })
-        .collect();
-    let etris: HashSet<[usize; 3], Fast> = expected
-        .tris
-        .iter()
-        .filter_map(|t| tri_key(t, &eids))
-        .collect();
-    let (itris, unplaced) = if same {
-        (etris.clone(), 0)
-    } else {
-        incoming_triangles(incoming, &positions, h, tol)
-    };
-    let at = |k: usize| positions.get(k).map(blender_point).unwrap_or_default();
-    if unplaced > 0 {
-        note(
-            format!("{unplaced} triangles use vertices that are not in the original geometry"),
-            &mut differences,
-        );
-    }
-    let mut extra: Vec<&[usize; 3]> = itris.difference(&etris).collect();
-    extra.sort();
-    for t in extra {
-        note(
-            format!(
-                "triangle {} {} {} is not in the original geometry",
-                at(t[0]),
-                at(t[1]),
-                at(t[2])
-            ),
-            &mut differences,
-        );
-    }
-    let mut missing: Vec<&[usize; 3]> = etris.difference(&itris).collect();
-    missing.sort();
-    for t in missing {
-        note(
-            format!(
-                "original triangle {} {} {} is missing",
-                at(t[0]),
-                at(t[1]),
-                at(t[2])
-            ),
-            &mut differences,
-        );
+        // Triangles over the expected side's distinct positions.
+        let mut pos_id: HashMap<[u64; 3], usize, Fast> = HashMap::default();
+        let mut positions: Vec<[f64; 3]> = Vec::new();
+        let eids: Vec<Option<usize>> = expected
+            .verts
+            .iter()
+            .map(|v| {
+                let bits = v.p.map(f64::to_bits);
+                Some(*pos_id.entry(bits).or_insert_with(|| {
+                    positions.push(v.p);
+                    positions.len() - 1
+                }))
+            })
+            .collect();
+        let etris: HashSet<[usize; 3], Fast> = expected
+            .tris
+            .iter()
+            .filter_map(|t| tri_key(t, &eids))
+            .collect();
+        let (itris, unplaced) = incoming_triangles(incoming, &positions, h, tol);
+        let at = |k: usize| positions.get(k).map(blender_point).unwrap_or_default();
+        if unplaced > 0 {
+            note(
+                format!("{unplaced} triangles use vertices that are not in the original geometry"),
+                &mut differences,
+            );
+        }
+        let mut extra: Vec<&[usize; 3]> = itris.difference(&etris).collect();
+        extra.sort();
+        for t in extra {
+            note(
+                format!(
+                    "triangle {} {} {} is not in the original geometry",
+                    at(t[0]),
+                    at(t[1]),
+                    at(t[2])
+                ),
+                &mut differences,
+            );
+        }
+        let mut missing: Vec<&[usize; 3]> = etris.difference(&itris).collect();
+        missing.sort();
+        for t in missing {
+            note(
+                format!(
+                    "original triangle {} {} {} is missing",
+                    at(t[0]),
+                    at(t[1]),
+                    at(t[2])
+                ),
+                &mut differences,
+            );
+        }
     }
     let status = if e.is_empty() && i.is_empty() && incoming.odd.is_empty() {
         MeshStatus::None

@@ -15,11 +15,11 @@
 use glam::DVec3;
 use serde_json::Value;
 
-use super::graph::{rigtrip_extras, Graph};
+use super::graph::{rigtrip_of, Graph};
 use super::joints::Identities;
 use super::mesh::{
     close, close_shape, collect, compare_geometry, expected_geometry, incoming_instances,
-    influence_key, len3, Geometry, Grid, InfKey, Instance,
+    influence_key, len3, Geometry, Grid, InfKey, Instance, Names,
 };
 use super::read::Doc;
 use super::{ImportError, Tolerance};
@@ -162,7 +162,7 @@ pub(crate) fn incoming_meshes(
         };
         let edited = match (w, &expected_like) {
             (Some(_), Some(e)) => {
-                compare_geometry(&incoming, e, tol, &Default::default()).difference_count > 0
+                compare_geometry(&incoming, e, tol, &Names::default).difference_count > 0
             }
             _ => true,
         };
@@ -205,7 +205,7 @@ fn material_changed(cx: &Context<'_>, original: Option<&str>, incoming: Option<&
 /// The mesh index a node's extras carry (`extras.rigtrip.mesh`).
 fn mesh_tag(doc: &Doc, node: usize) -> Option<usize> {
     let n = doc.json.get("nodes")?.get(node)?;
-    let v = rigtrip_extras(n)?;
+    let v = rigtrip_of(n, doc.node_extras(node))?;
     v.get("mesh")?
         .as_u64()
         .and_then(|x| usize::try_from(x).ok())

@@ -20,6 +20,7 @@ mod edits;
 mod graph;
 mod guard;
 mod joints;
+mod lazy;
 mod matching;
 mod mesh;
 mod meshback;

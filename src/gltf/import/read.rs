@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::path::{Component, Path};
 
 use base64::Engine as _;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::ImportError;
@@ -26,6 +27,27 @@ pub(crate) struct Doc<'a> {
     pub json: Value,
     /// `buffers[i]`'s bytes (at least `byteLength` of them).
     pub buffers: Vec<Cow<'a, [u8]>>,
+    /// `nodes[i].extras` as text, taken out of `json` (see [`super::lazy`]).
+    pub node_extras: Vec<Option<&'a RawValue>>,
+    /// `scenes[i].extras` as text, likewise.
+    pub scene_extras: Vec<Option<&'a RawValue>>,
+}
+
+impl<'a> Doc<'a> {
+    /// A document whose extras, if any, are still in `json`.
+    pub fn new(json: Value, buffers: Vec<Cow<'a, [u8]>>) -> Doc<'a> {
+        Doc {
+            json,
+            buffers,
+            node_extras: Vec::new(),
+            scene_extras: Vec::new(),
+        }
+    }
+
+    /// Node `i`'s extras as text, when the parse kept them so.
+    pub fn node_extras(&self, i: usize) -> Option<&'a RawValue> {
+        self.node_extras.get(i).copied().flatten()
+    }
 }
 
 /// Splits a GLB into its JSON chunk and its first BIN chunk.
@@ -93,7 +115,11 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
     // checks (measured: ~8% off the import of our documents, which are mostly long strings).
     let text = std::str::from_utf8(json_bytes)
         .map_err(|e| ImportError::Container(format!("the glTF JSON is not UTF-8: {e}")))?;
-    let json: Value = serde_json::from_str(text)
+    let super::lazy::Parsed {
+        json,
+        node_extras,
+        scene_extras,
+    } = super::lazy::parse(text)
         .map_err(|e| ImportError::Container(format!("not glTF JSON: {e}")))?;
     if !json.is_object() {
         return Err(ImportError::Container(
@@ -112,7 +138,12 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
             buffers.push(load_buffer(i, b, bin, base_dir)?);
         }
     }
-    Ok(Doc { json, buffers })
+    Ok(Doc {
+        json,
+        buffers,
+        node_extras,
+        scene_extras,
+    })
 }
 
 fn load_buffer<'a>(
@@ -547,14 +578,14 @@ mod tests {
 
     fn doc(accessors: Value, buffer: Vec<u8>) -> Doc<'static> {
         let len = buffer.len();
-        Doc {
-            json: serde_json::json!({
+        Doc::new(
+            serde_json::json!({
                 "accessors": accessors,
                 "bufferViews": [{"buffer": 0, "byteLength": len, "byteStride": 8}],
                 "buffers": [{"byteLength": len}],
             }),
-            buffers: vec![Cow::Owned(buffer)],
-        }
+            vec![Cow::Owned(buffer)],
+        )
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::mesh;
 use super::meshback;
 use super::read::Doc;
 use super::recompute::recomputed_fields;
-use super::scene::{find_scene, SceneExtras};
+use super::scene::{find_scene, rigtrip_value, Found, SceneExtras};
 use super::{
     ImportError, ImportOptions, ImportReport, Imported, JointNames, MeshStatus, Tolerance,
 };
@@ -21,10 +21,16 @@ pub(crate) fn import(
     tol: &Tolerance,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    let (index, scene, r) = find_scene(&doc.json)?;
-    let ex = SceneExtras::read(index, &r)?;
-    let graph = Graph::read(&doc.json, scene)?;
-    let mut built = build(&doc.json, &graph, &ex, tol)?;
+    let (index, scene, found) = find_scene(doc)?;
+    // Read typed when in the export's own form; by the `Value` reader otherwise.
+    let (ex, r) = match found {
+        // The motions are read from the value (only a file with motions needs it).
+        Found::Typed(ex, true, raw) => (*ex, rigtrip_value(scene, raw)),
+        Found::Typed(ex, false, _) => (*ex, std::borrow::Cow::Owned(serde_json::Value::Null)),
+        Found::Value(r) => (SceneExtras::read(index, &r)?, r),
+    };
+    let graph = Graph::read(&doc.json, scene, &doc.node_extras, Some(ex.format))?;
+    let mut built = build(doc, &graph, &ex, tol)?;
     if let Some((skeleton, joints)) = guard::turned_in_place(&built, ex.space, tol) {
         return Err(ImportError::TurnedInPlace { skeleton, joints });
     }

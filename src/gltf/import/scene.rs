@@ -6,7 +6,12 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::graph::{int_of, rigtrip_extras, short};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::graph::{int_of, rigtrip_of, short};
+use super::lazy::typed;
+use super::read::Doc;
 use super::ImportError;
 use crate::rig::extras::ExtrasError;
 use crate::rig::format::{self, RigFormat};
@@ -50,8 +55,23 @@ pub(crate) fn extras_err(pointer: String, problem: impl Into<String>) -> ImportE
     })
 }
 
+/// A scene's `extras.rigtrip` as found: read typed (in the export's own form), or as a `Value`.
+#[derive(Debug)]
+pub(crate) enum Found<'v> {
+    /// Read typed, with whether it records motions, and the scene's extras text.
+    Typed(Box<SceneExtras>, bool, &'v RawValue),
+    /// The value, when the extras were not in that form (or not kept as text).
+    Value(Cow<'v, Value>),
+}
+
+/// `extras.rigtrip` of `scene` as a value, its extras being the text `raw`.
+pub(crate) fn rigtrip_value<'v>(scene: &'v Value, raw: &RawValue) -> Cow<'v, Value> {
+    rigtrip_of(scene, Some(raw)).unwrap_or(Cow::Owned(Value::Null))
+}
+
 /// The scene carrying rigtrip data (the document's default scene first) and that data.
-pub(crate) fn find_scene(json: &Value) -> Result<(usize, &Value, Cow<'_, Value>), ImportError> {
+pub(crate) fn find_scene<'v>(doc: &'v Doc) -> Result<(usize, &'v Value, Found<'v>), ImportError> {
+    let json = &doc.json;
     let scenes: &[Value] = json
         .get("scenes")
         .and_then(Value::as_array)
@@ -66,14 +86,30 @@ pub(crate) fn find_scene(json: &Value) -> Result<(usize, &Value, Cow<'_, Value>)
         .into_iter()
         .chain((0..scenes.len()).filter(|&s| Some(s) != first));
     for s in order {
-        if let Some(r) = rigtrip_extras(&scenes[s]) {
-            return Ok((s, &scenes[s], r));
+        let raw = doc.scene_extras.get(s).copied().flatten();
+        if let Some(raw) = raw {
+            match typed::object::<typed::Extras<SceneIn>>(raw.get()).map(|e| e.rigtrip) {
+                Some(None) => continue,
+                Some(Some(m)) => {
+                    if let Some((ex, motions)) = SceneExtras::typed(m) {
+                        return Ok((s, &scenes[s], Found::Typed(Box::new(ex), motions, raw)));
+                    }
+                }
+                None => {}
+            }
+        }
+        if let Some(r) = rigtrip_of(&scenes[s], raw) {
+            return Ok((s, &scenes[s], Found::Value(r)));
         }
     }
     let nodes_have = json
         .get("nodes")
         .and_then(Value::as_array)
-        .is_some_and(|n| n.iter().any(|n| rigtrip_extras(n).is_some()));
+        .is_some_and(|n| {
+            n.iter()
+                .enumerate()
+                .any(|(i, n)| rigtrip_of(n, doc.node_extras(i)).is_some())
+        });
     Err(if nodes_have {
         ImportError::NoSceneExtras
     } else {
@@ -81,7 +117,93 @@ pub(crate) fn find_scene(json: &Value) -> Result<(usize, &Value, Cow<'_, Value>)
     })
 }
 
+/// `scene.extras.rigtrip` in the form the export writes it, read typed (see [`SceneExtras::typed`]).
+#[derive(Deserialize)]
+struct SceneIn<'a> {
+    schema: usize,
+    #[serde(borrow)]
+    format: &'a str,
+    #[serde(borrow, deserialize_with = "typed::object_field")]
+    space: SpaceIn<'a>,
+    #[serde(borrow)]
+    source: &'a RawValue,
+    #[serde(borrow)]
+    skeletons: Vec<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "typed::present")]
+    motions: Option<&'a RawValue>,
+}
+
+/// `scene.extras.rigtrip.space`, typed.
+#[derive(Deserialize)]
+struct SpaceIn<'a> {
+    scale: f64,
+    #[serde(borrow)]
+    rotation: &'a str,
+}
+
+/// One entry of `scene.extras.rigtrip.skeletons`, typed.
+#[derive(Deserialize)]
+struct SkelIn<'a> {
+    name: String,
+    joints: usize,
+    #[serde(borrow)]
+    native: &'a RawValue,
+}
+
 impl SceneExtras {
+    /// The scene extras read typed, when they are in the form the export writes (and whether
+    /// they record motions); `None` for anything else, which [`SceneExtras::read`] then reads
+    /// (to the same result, or to its error).
+    fn typed(m: SceneIn) -> Option<(SceneExtras, bool)> {
+        if m.schema != SCHEMA {
+            return None;
+        }
+        let family = format::by_name(m.format)?;
+        let space = m.space;
+        let rotation = match space.rotation {
+            "none" => SpaceRotation::None,
+            "x180" => SpaceRotation::X180,
+            _ => return None,
+        };
+        if !(space.scale.is_finite() && space.scale > 0.0)
+            || rotation != family.default_space().rotation
+        {
+            return None;
+        }
+        let source = family.source_from_str(m.source.get())?;
+        let kind = Rig {
+            source: source.clone(),
+            skeletons: Vec::new(),
+        }
+        .kind();
+        if kind != m.format {
+            return None;
+        }
+        let mut skeletons = Vec::with_capacity(m.skeletons.len());
+        for v in &m.skeletons {
+            let k = typed::object::<SkelIn>(v.get())?;
+            if k.joints > family.max_joints() {
+                return None;
+            }
+            skeletons.push(SkelExtras {
+                name: k.name,
+                joints: k.joints,
+                native: family.skeleton_from_str(k.native.get())?,
+            });
+        }
+        let extras = SceneExtras {
+            kind: m.format.to_string(),
+            format: family,
+            space: Space {
+                scale: space.scale,
+                rotation,
+            },
+            source,
+            skeletons,
+        };
+        Some((extras, m.motions.is_some()))
+    }
+
     /// Reads scene `index`'s `extras.rigtrip` value `r`.
     pub fn read(index: usize, r: &Value) -> Result<SceneExtras, ImportError> {
         let ptr = format!("/scenes/{index}/extras/rigtrip");
@@ -205,5 +327,41 @@ impl SceneExtras {
             source,
             skeletons,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_scene_extras_are_what_the_value_reader_reads() {
+        let mut read = 0;
+        for seed in 0..12 {
+            for (data, format) in crate::synth::rig_files(seed) {
+                let native = crate::native::NativeFile::read(format, &data).unwrap();
+                let rig = crate::rig::lift(native);
+                let Ok(e) = crate::gltf::export(&rig, &Default::default()) else {
+                    continue;
+                };
+                let raw = e.root.scenes[0].extras.as_ref().unwrap();
+                let m = typed::object::<typed::Extras<SceneIn>>(raw.get())
+                    .and_then(|x| x.rigtrip)
+                    .unwrap();
+                let (t, motions) = SceneExtras::typed(m).unwrap();
+                let v: Value = serde_json::from_str(raw.get()).unwrap();
+                let r = SceneExtras::read(0, &v["rigtrip"]).unwrap();
+                assert_eq!(format!("{t:?}"), format!("{r:?}"));
+                assert!(!motions);
+                // What Blender may rewrite is left to the value reader.
+                let text = raw.get().replacen("\"schema\":1", "\"schema\":\"1\"", 1);
+                assert_ne!(text, raw.get());
+                assert!(typed::object::<typed::Extras<SceneIn>>(&text)
+                    .and_then(|x| x.rigtrip)
+                    .is_none());
+                read += 1;
+            }
+        }
+        assert!(read > 20, "{read}");
     }
 }
