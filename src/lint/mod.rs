@@ -73,6 +73,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::gltf::read::buffers::Policy;
 use doc::Doc;
 use out::Out;
 pub use out::{Finding, Severity};
@@ -345,13 +346,15 @@ fn lint_root(
         ),
         None => out.error("asset-version", "/asset", "asset.version is missing"),
     }
-    let buffers = container::load_buffers(root, bin, base_dir, out);
-    let buffer_bytes: usize = buffers.iter().flatten().map(|b| b.len()).sum();
-    let doc = Doc {
-        root,
-        buffers,
-        limit: input_len.saturating_add(buffer_bytes).max(1 << 20),
-    };
+    out.optional_buffers = container::optional_buffers(root);
+    let Ok(mut doc) = Doc::load(
+        std::borrow::Cow::Borrowed(root),
+        bin,
+        base_dir,
+        &Policy::LINT,
+        out,
+    );
+    doc.limit = input_len.saturating_add(doc.buffer_bytes()).max(1 << 20);
     let graph = doc::build(&doc, out);
     names::check(&doc, out);
     let (skins, mut skin_summaries) = skin::check_skins(&doc, &graph, out);
