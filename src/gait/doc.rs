@@ -158,7 +158,7 @@ pub(crate) fn uri_problem(uri: &str, p: UriProblem) -> String {
             format!("'{uri}' is an external file and no base directory was given")
         }
         UriProblem::Io(name, _, e) => format!("'{name}': {e}"),
-        UriProblem::Size(path, size) => format!("'{}' holds {size} bytes", path.display()),
+        UriProblem::Size(path, size, _) => format!("'{}' holds {size} bytes", path.display()),
     }
 }
 

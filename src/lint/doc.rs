@@ -1,5 +1,5 @@
-//! The parsed document as the checks see it: the JSON root, the loaded buffers and the node
-//! hierarchy with rest-pose world matrices.
+//! The document as the checks see it (the shared model of [`crate::gltf::read::doc`]: JSON
+//! root, buffers, accessors) and the node hierarchy with rest-pose world matrices.
 
 use glam::{DMat4, DQuat, DVec3};
 use serde_json::Value;

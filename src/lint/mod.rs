@@ -2,10 +2,12 @@
 //!
 //! The input is read without the `gltf` crate's validating loader, because broken files are the
 //! point: the JSON is parsed with serde_json, the GLB header and chunks are read by
-//! [`crate::gltf`]'s container reader, and accessor data by its checked accessor reader, from the
-//! BIN chunk, `data:` URIs or files next to the input, with every offset, stride and count
-//! checked first. Every problem goes to the findings ([`out::Out`]), and the reading goes on. Nothing in the input can make the linter panic; an
-//! unreadable file is a report with an error finding.
+//! [`crate::gltf`]'s container reader, the buffers (BIN chunk, `data:` URIs, files next to the
+//! input, at most `byteLength` bytes of each) by the shared loader and accessor data by the
+//! shared checked reader, with every offset, stride and count checked first. Every problem goes
+//! to the findings ([`out::Out`], the linter's diagnostics sink), and the reading goes on.
+//! Nothing in the input can make the linter panic; an unreadable file is a report with an error
+//! finding.
 //!
 //! What is checked (`spec/GLTF.md`, seed 003): skins vs skinned mesh nodes, each skin's joints,
 //! common root and `skeleton`; inverse bind matrices (present, MAT4 FLOAT, one per joint,

@@ -187,7 +187,7 @@ impl Out {
                     uri_ptr,
                     format!("buffer {i}: cannot read {}: {e}", path.display()),
                 ),
-                UriProblem::Size(path, size) => self.push(
+                UriProblem::Size(path, size, _) => self.push(
                     missing,
                     "buffer-missing",
                     uri_ptr,

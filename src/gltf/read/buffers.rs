@@ -106,12 +106,13 @@ pub(crate) enum UriProblem {
     Percent,
     /// The path leaves the base folder ([`Policy::stay_inside`]); the decoded name.
     Leaves(String),
-    /// A file, but no base folder to find it in; the decoded name (import names it).
+    /// A file, but no base folder to find it in; the decoded name (import's words use it).
     NoBaseDir(#[allow(dead_code)] String),
     /// The file cannot be read: the decoded name, the path tried, the error.
     Io(String, PathBuf, std::io::Error),
-    /// The file's size is below `byteLength` or above 4 GiB ([`FileRead::Checked`]).
-    Size(PathBuf, u64),
+    /// The file's size (`.1`) is below `byteLength` (`.2`, import's words use it) or above
+    /// 4 GiB ([`FileRead::Checked`]).
+    Size(PathBuf, u64, #[allow(dead_code)] u64),
 }
 
 /// Why a buffer cannot be loaded (or is short).
@@ -190,7 +191,7 @@ pub(crate) fn fetch(
         FileRead::Whole => std::fs::read(&path),
         FileRead::Checked => match std::fs::metadata(&path) {
             Ok(m) if m.len() > MAX_EXTERNAL || m.len() < declared => {
-                return Err(UriProblem::Size(path, m.len()))
+                return Err(UriProblem::Size(path, m.len(), declared))
             }
             Ok(_) => std::fs::read(&path),
             Err(e) => Err(e),
