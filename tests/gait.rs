@@ -839,3 +839,51 @@ fn gltf_with_an_external_buffer_and_a_data_uri() {
     std::fs::write(&p, &preview).unwrap();
     validate(&[p]);
 }
+
+#[test]
+fn buffer_uris_under_gaits_policy() {
+    // Gait follows `file:` URIs, refuses other schemes and malformed escapes, and cuts a file
+    // longer than byteLength; each refusal is said once, in gait's words.
+    let (mut json, bin) = split(&sample_mech());
+    let dir = tmp("uris");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut longer = bin.clone();
+    longer.extend_from_slice(&[0xEE; 7]);
+    std::fs::write(dir.join("mech body.bin"), &longer).unwrap();
+    let glb_report = analyse(&sample_mech(), Some(DEMAND));
+    for uri in ["file:mech%20body.bin", "file://mech%20body.bin"] {
+        json["buffers"][0]["uri"] = uri.into();
+        let text = serde_json::to_vec(&json).unwrap();
+        let r = analyse_slice(&text, Some(&dir), &opts(Some(DEMAND))).unwrap();
+        assert_eq!(r.constants, glb_report.constants, "{uri}");
+    }
+    let refused = |uri: &str| {
+        let mut j = json.clone();
+        j["buffers"][0]["uri"] = uri.into();
+        let text = serde_json::to_vec(&j).unwrap();
+        rigtrip::chain(&analyse_slice(&text, Some(&dir), &opts(None)).unwrap_err())
+    };
+    assert_eq!(
+        refused("https://example.com/mech.bin"),
+        "buffer 0: unsupported URI scheme in 'https://example.com/mech.bin'"
+    );
+    assert_eq!(
+        refused("mech%2.bin"),
+        "buffer 0: bad percent-encoding in 'mech%2.bin'"
+    );
+    assert_eq!(
+        refused("data:application/octet-stream,AAAA"),
+        "buffer 0: data URI is not base64"
+    );
+    assert!(refused("missing.bin").starts_with("buffer 0: 'missing.bin': "));
+    let mut short = json.clone();
+    short["buffers"][0]["uri"] = "data:application/octet-stream;base64,AAAA".into();
+    let text = serde_json::to_vec(&short).unwrap();
+    assert_eq!(
+        rigtrip::chain(&analyse_slice(&text, None, &opts(None)).unwrap_err()),
+        format!(
+            "buffer 0: byteLength {}, but only 3 bytes of data",
+            json["buffers"][0]["byteLength"]
+        )
+    );
+}

@@ -1,32 +1,29 @@
-//! Reading the input glTF defensively, stopping at the first problem: the GLB container (its
-//! chunks read by [`crate::gltf::glb`]), the buffers, accessors (with sparse substitution and
-//! normalised integers) and the node hierarchy. Every offset and count is
-//! checked against the data it points into; nothing here can panic on file content.
+//! Reading the input glTF defensively, stopping at the first problem, into the shared document
+//! model ([`crate::gltf::read::doc`]): the GLB container (its chunks read by
+//! [`crate::gltf::glb`]) in gait's words, the buffers under gait's policy (`file:` URIs
+//! followed), accessors through the shared checked reader, and the node hierarchy. Nothing here
+//! can panic on file content.
 
-use crate::gltf::DataError;
+use std::borrow::Cow;
 use std::path::Path;
 
-use ::gltf_json as json;
-use base64::Engine as _;
-use json::accessor::ComponentType;
-use json::mesh::Semantic;
-use json::validation::Checked;
+use serde_json::Value;
 
 use super::GaitError;
-use crate::bytes::{Bytes, OutOfBounds};
+use crate::bytes::OutOfBounds;
 use crate::gltf::glb::{self, Step};
-use crate::gltf::read::component;
-use crate::gltf::read::uri::percent_decode;
+use crate::gltf::read::accessor::AccError;
+use crate::gltf::read::buffers::{self, BufferProblem, Policy, UriProblem};
+use crate::gltf::read::doc::{Document, First, Problem};
+use crate::gltf::DataError;
 
 /// The input as the gait tools need it.
 #[derive(Debug)]
-pub(crate) struct Doc {
-    /// The typed JSON (deserialised by the `gltf` crate).
-    pub root: json::Root,
+pub(crate) struct Doc<'a> {
+    /// The document: JSON root, buffers (each exactly `byteLength` long), accessors.
+    pub doc: Document<'a>,
     /// The raw JSON text, for edits that must keep every unknown field.
-    pub json: Vec<u8>,
-    /// Each buffer's bytes, exactly `byteLength` long.
-    pub buffers: Vec<Vec<u8>>,
+    pub json: &'a [u8],
     /// What the `gltf` crate's validation objected to, when it did (we read defensively anyway).
     pub validation: Option<String>,
 }
@@ -115,17 +112,12 @@ pub(crate) fn split(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), GaitError> {
     Ok((json, bin))
 }
 
-/// Parses `bytes` (GLB or glTF JSON) and loads every buffer; external files are read relative
-/// to `base_dir`.
-pub(crate) fn load(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, GaitError> {
-    let (json_bytes, bin) = split(bytes)?;
-    // The gltf crate would take JSON starting with the GLB magic for a nested GLB, and its GLB
-    // header code does not survive every length; such text is not JSON anyway.
-    if json_bytes.starts_with(glb::MAGIC) {
-        return Err(GaitError::Json(
-            "the JSON chunk starts with the GLB magic".into(),
-        ));
-    }
+/// The `gltf` crate's view of the JSON, kept for its words: a JSON that does not fit the glTF
+/// schema is refused in its terms (`missing field ...`), and what its validation objects to is
+/// a note of the report. The document itself is read by the shared model.
+fn schema(json_bytes: &[u8]) -> Result<Option<String>, GaitError> {
+    use ::gltf_json::mesh::Semantic;
+    use ::gltf_json::validation::Checked;
     let root = ::gltf::Gltf::from_slice_without_validation(json_bytes)
         .map_err(|e| GaitError::Json(e.to_string()))?
         .document
@@ -137,8 +129,8 @@ pub(crate) fn load(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, GaitErr
             .get(&Checked::Valid(Semantic::Positions))
             .is_none_or(|i| i.value() < root.accessors.len())
     });
-    let validation = if positions_ok {
-        match ::gltf::Document::from_json(root.clone()) {
+    Ok(if positions_ok {
+        match ::gltf::Document::from_json(root) {
             Ok(_) => None,
             Err(::gltf::Error::Validation(errors)) => {
                 let first = errors
@@ -151,92 +143,111 @@ pub(crate) fn load(bytes: &[u8], base_dir: Option<&Path>) -> Result<Doc, GaitErr
         }
     } else {
         Some("a mesh primitive's POSITION accessor does not exist".into())
-    };
-    let mut buffers = Vec::with_capacity(root.buffers.len());
-    for (i, buffer) in root.buffers.iter().enumerate() {
-        let want = buffer.byte_length.0;
-        let data: Vec<u8> = match (&buffer.uri, bin) {
-            (None, Some(bin)) if i == 0 => bin.to_vec(),
-            (None, _) => {
-                return Err(GaitError::Data(DataError::Buffer {
-                    buffer: i,
-                    problem: "has no uri and is not the GLB binary chunk".into(),
-                }))
-            }
-            (Some(uri), _) => read_uri(uri, base_dir)
-                .map_err(|problem| GaitError::Data(DataError::Buffer { buffer: i, problem }))?,
-        };
-        if (data.len() as u64) < want {
-            return Err(GaitError::Data(DataError::Buffer {
-                buffer: i,
-                problem: format!("byteLength {want}, but only {} bytes of data", data.len()),
-            }));
+    })
+}
+
+/// A URI problem in gait's words.
+pub(crate) fn uri_problem(uri: &str, p: UriProblem) -> String {
+    match p {
+        UriProblem::DataNoComma | UriProblem::DataNotBase64 => "data URI is not base64".into(),
+        UriProblem::Base64(e) => format!("data URI: {e}"),
+        UriProblem::Remote | UriProblem::Scheme => format!("unsupported URI scheme in '{uri}'"),
+        UriProblem::Percent => format!("bad percent-encoding in '{uri}'"),
+        UriProblem::Leaves(name) => format!("'{name}' leaves the glTF's folder"),
+        UriProblem::NoBaseDir(_) => {
+            format!("'{uri}' is an external file and no base directory was given")
         }
-        let mut data = data;
-        data.truncate(want as usize);
-        buffers.push(data);
+        UriProblem::Io(name, _, e) => format!("'{name}': {e}"),
+        UriProblem::Size(path, size, _) => format!("'{}' holds {size} bytes", path.display()),
     }
+}
+
+/// An accessor problem in gait's words (without the accessor's own label, which
+/// [`DataError`] adds).
+fn accessor_problem(i: usize, e: AccError) -> String {
+    match e {
+        AccError::Invalid(m) | AccError::Compressed(m) => {
+            let label = format!("accessor {i}");
+            match m.strip_prefix(&label) {
+                Some(rest) => rest.trim_start_matches(':').trim_start().to_string(),
+                None => m,
+            }
+        }
+        AccError::NoBuffer => "its buffer could not be loaded".into(),
+    }
+}
+
+/// Gait's sink: the first problem stops the reading, as a [`GaitError`].
+fn stop(p: Problem<'_>) -> GaitError {
+    GaitError::Data(match p {
+        Problem::Buffer(buffer, p) => DataError::Buffer {
+            buffer,
+            problem: match p {
+                BufferProblem::NotArray => "`buffers` is not an array".into(),
+                BufferProblem::NoByteLength => "no valid byteLength".into(),
+                BufferProblem::NoUri => "has no uri and is not the GLB binary chunk".into(),
+                BufferProblem::UriNotString => "uri is not a string".into(),
+                BufferProblem::Uri(uri, u) => uri_problem(uri, u),
+                BufferProblem::Short(want, len) => {
+                    format!("byteLength {want}, but only {len} bytes of data")
+                }
+            },
+        },
+        Problem::Accessor(accessor, e) => DataError::Accessor {
+            accessor,
+            problem: accessor_problem(accessor, e),
+        },
+    })
+}
+
+/// Parses `bytes` (GLB or glTF JSON) and loads every buffer; external files are read relative
+/// to `base_dir`.
+pub(crate) fn load<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<'a>, GaitError> {
+    let (json, bin) = split(bytes)?;
+    // The gltf crate would take JSON starting with the GLB magic for a nested GLB, and its GLB
+    // header code does not survive every length; such text is not JSON anyway.
+    if json.starts_with(glb::MAGIC) {
+        return Err(GaitError::Json(
+            "the JSON chunk starts with the GLB magic".into(),
+        ));
+    }
+    let validation = schema(json)?;
+    let root = match serde_json::from_slice(json) {
+        Ok(Value::Object(root)) => root,
+        Ok(_) => return Err(GaitError::Json("the document is not a JSON object".into())),
+        Err(e) => return Err(GaitError::Json(e.to_string())),
+    };
+    let mut doc = Document::load(
+        Cow::Owned(root),
+        bin,
+        base_dir,
+        &Policy::GAIT,
+        &mut First(stop),
+    )?;
+    // A view-less accessor is all zeros; bound it by the input so a huge count cannot
+    // allocate without limit.
+    doc.limit = doc
+        .buffer_bytes()
+        .saturating_add(json.len())
+        .saturating_add(1 << 16);
     Ok(Doc {
-        root,
-        json: json_bytes.to_vec(),
-        buffers,
+        doc,
+        json,
         validation,
     })
 }
 
 /// The bytes a buffer or image URI names: a base64 data URI, or a file relative to `base_dir`.
 pub(crate) fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, String> {
-    if let Some(rest) = uri.strip_prefix("data:") {
-        let Some((_, data)) = rest.split_once(";base64,") else {
-            return Err("data URI is not base64".into());
-        };
-        return base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .map_err(|e| format!("data URI: {e}"));
-    }
-    let path = uri
-        .strip_prefix("file://")
-        .or_else(|| uri.strip_prefix("file:"))
-        .unwrap_or(uri);
-    if uri.contains(':') && !uri.starts_with("file:") {
-        return Err(format!("unsupported URI scheme in '{uri}'"));
-    }
-    let decoded = percent_decode(path).ok_or_else(|| format!("bad percent-encoding in '{uri}'"))?;
-    let Some(base) = base_dir else {
-        return Err(format!(
-            "'{uri}' is an external file and no base directory was given"
-        ));
-    };
-    std::fs::read(base.join(&decoded)).map_err(|e| format!("'{decoded}': {e}"))
+    buffers::fetch(uri, base_dir, 0, &Policy::GAIT).map_err(|p| uri_problem(uri, p))
 }
 
-/// One component at `offset` as f32: floats as stored, normalised integers mapped as glTF says,
-/// other integers converted; UNSIGNED_INT is never normalised. Computed in f64 and rounded once,
-/// which gives the f32 that computing in f32 gives (f64 has more than twice f32's precision).
-fn component(
-    b: &Bytes,
-    what: &str,
-    offset: u64,
-    c: ComponentType,
-    normalized: bool,
-) -> Result<f32, OutOfBounds> {
-    let code = u64::from(c.as_gl_enum());
-    let bytes = b.slice(what, offset, c.size() as u64)?;
-    // The slice holds the whole component and the type is a glTF one: the read cannot fail.
-    let x = component::read(bytes, 0, code);
-    debug_assert!(x.is_some());
-    let x = x.unwrap_or(0.0);
-    Ok(if normalized && c != ComponentType::U32 {
-        component::normalise(code, x)
-    } else {
-        x
-    } as f32)
-}
-
-/// An accessor's elements, flattened (`count * components` values), and the component count.
+/// An accessor's elements, flattened (`count * width` values), each rounded to f32 as gait
+/// has always read them.
+#[derive(Debug)]
 pub(crate) struct Floats {
     /// Values, element after element.
-    pub values: Vec<f32>,
+    pub values: Vec<f64>,
     /// Components per element.
     pub width: usize,
 }
@@ -246,136 +257,60 @@ impl Floats {
     pub fn count(&self) -> usize {
         self.values.len().checked_div(self.width).unwrap_or(0)
     }
-
-    /// Element `i` (empty when out of range).
-    pub fn element(&self, i: usize) -> &[f32] {
-        let start = i.saturating_mul(self.width);
-        self.values
-            .get(start..start.saturating_add(self.width))
-            .unwrap_or(&[])
-    }
 }
 
-impl Doc {
-    fn total_bytes(&self) -> u64 {
-        self.buffers.iter().map(|b| b.len() as u64).sum::<u64>() + self.json.len() as u64
+/// The index under `key` of `v`, when it is one.
+pub(crate) fn index(v: &Value, key: &str) -> Option<usize> {
+    v.get(key)
+        .and_then(Value::as_u64)
+        .and_then(|x| usize::try_from(x).ok())
+}
+
+impl Doc<'_> {
+    /// The array under a top-level key (empty when absent or not an array).
+    pub fn array(&self, key: &str) -> &[Value] {
+        self.doc.array(key)
     }
 
-    /// The bytes of buffer view `view` (its whole range), checked against its buffer.
-    fn view(&self, accessor: usize, view: usize) -> Result<(&[u8], Option<u64>), GaitError> {
-        let err = |problem: String| GaitError::Data(DataError::Accessor { accessor, problem });
-        let v = self
-            .root
-            .buffer_views
-            .get(view)
-            .ok_or_else(|| err(format!("buffer view {view} does not exist")))?;
-        let buf = self
-            .buffers
-            .get(v.buffer.value())
-            .ok_or_else(|| err(format!("buffer {} does not exist", v.buffer.value())))?;
-        let start = v.byte_offset.map(|o| o.0).unwrap_or(0);
-        let bytes = Bytes::new(buf)
-            .slice("buffer view", start, v.byte_length.0)
-            .map_err(|e| err(format!("buffer view {view}: {e}")))?;
-        Ok((bytes, v.byte_stride.map(|s| s.0 as u64)))
+    /// The name of element `i` of the top-level array `key`.
+    pub fn name(&self, key: &str, i: usize) -> Option<String> {
+        self.array(key)
+            .get(i)
+            .and_then(|x| x.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
     }
 
-    /// Reads accessor `index` as floats (any component type; integers normalised when the
+    /// Reads accessor `index` as numbers (any component type; integers normalised when the
     /// accessor says so), with sparse substitution applied.
     pub fn floats(&self, index: usize) -> Result<Floats, GaitError> {
-        let err = |problem: String| {
+        let a = self.doc.resolve(index).map_err(|e| {
             GaitError::Data(DataError::Accessor {
                 accessor: index,
-                problem,
+                problem: accessor_problem(index, e),
             })
-        };
-        let a = self
-            .root
-            .accessors
-            .get(index)
-            .ok_or_else(|| err("does not exist".into()))?;
-        let Checked::Valid(ct) = a.component_type else {
-            return Err(err("invalid componentType".into()));
-        };
-        let Checked::Valid(ty) = a.type_ else {
-            return Err(err("invalid type".into()));
-        };
-        let comp = ct.0;
-        let width = ty.multiplicity();
-        let csize = comp.size() as u64;
-        let elem = csize * width as u64;
-        let count = a.count.0;
-        // A view-less accessor is all zeros; bound it by the input so a huge count cannot
-        // allocate without limit.
-        if count.saturating_mul(elem) > self.total_bytes().saturating_add(1 << 16) {
-            return Err(err(format!(
-                "count {count} is larger than the input could hold"
-            )));
-        }
-        let n = count as usize * width;
-        let mut values = vec![0f32; n];
-        if let Some(view) = a.buffer_view {
-            let (bytes, stride) = self.view(index, view.value())?;
-            let stride = stride.unwrap_or(elem);
-            let b = Bytes::new(bytes);
-            let base = a.byte_offset.map(|o| o.0).unwrap_or(0);
-            for i in 0..count {
-                let at = i
-                    .checked_mul(stride)
-                    .and_then(|o| o.checked_add(base))
-                    .ok_or_else(|| err("offset overflows".into()))?;
-                b.check("accessor element", at, elem)
-                    .map_err(|e| err(e.to_string()))?;
-                for k in 0..width as u64 {
-                    let v = component(&b, "accessor component", at + k * csize, comp, a.normalized)
-                        .map_err(|e| err(e.to_string()))?;
-                    if let Some(slot) = values.get_mut(i as usize * width + k as usize) {
-                        *slot = v;
-                    }
-                }
-            }
-        }
-        if let Some(sparse) = &a.sparse {
-            let sc = sparse.count.0;
-            if sc > count {
-                return Err(err(format!("sparse count {sc} exceeds count {count}")));
-            }
-            let Checked::Valid(ict) = sparse.indices.component_type else {
-                return Err(err("invalid sparse index componentType".into()));
-            };
-            let (ib, _) = self.view(index, sparse.indices.buffer_view.value())?;
-            let (vb, _) = self.view(index, sparse.values.buffer_view.value())?;
-            let ib = Bytes::new(ib);
-            let vb = Bytes::new(vb);
-            let isize = ict.0.size() as u64;
-            for s in 0..sc {
-                let at = sparse.indices.byte_offset.0 + s * isize;
-                let target = component(&ib, "sparse index", at, ict.0, false)
-                    .map_err(|e| err(e.to_string()))? as u64;
-                if target >= count {
-                    return Err(err(format!("sparse index {target} >= count {count}")));
-                }
-                for k in 0..width as u64 {
-                    let at = sparse.values.byte_offset.0 + s * elem + k * csize;
-                    let v = component(&vb, "sparse value", at, comp, a.normalized)
-                        .map_err(|e| err(e.to_string()))?;
-                    if let Some(slot) = values.get_mut(target as usize * width + k as usize) {
-                        *slot = v;
-                    }
-                }
-            }
-        }
-        Ok(Floats { values, width })
+        })?;
+        let mut values = a.read_all();
+        values.iter_mut().for_each(|x| *x = f64::from(*x as f32));
+        Ok(Floats {
+            values,
+            width: a.comps,
+        })
     }
 
-    /// Each node's parent (`None` for roots and for nodes caught in a cycle).
+    /// Each node's parent (the first that lists it; `None` for roots).
     pub fn parents(&self) -> Vec<Option<usize>> {
-        let n = self.root.nodes.len();
+        let nodes = self.array("nodes");
+        let n = nodes.len();
         let mut parent = vec![None; n];
-        for (i, node) in self.root.nodes.iter().enumerate() {
-            for c in node.children.iter().flatten() {
-                if let Some(p) = parent.get_mut(c.value()) {
-                    if p.is_none() && c.value() != i {
+        for (i, node) in nodes.iter().enumerate() {
+            let children = node.get("children").and_then(Value::as_array);
+            for c in children.into_iter().flatten() {
+                let Some(c) = c.as_u64().and_then(|c| usize::try_from(c).ok()) else {
+                    continue;
+                };
+                if let Some(p) = parent.get_mut(c) {
+                    if p.is_none() && c != i {
                         *p = Some(i);
                     }
                 }
@@ -402,40 +337,58 @@ impl Doc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
 
-    /// Every normalised byte and short read through f64 gives the f32 that f32 arithmetic
-    /// gives (what this reader computed before it used the shared component table).
+    /// Every normalised byte and short read through the shared reader (f64, rounded once)
+    /// gives the f32 that f32 arithmetic gives (what this reader computed on its own before).
     #[test]
     fn normalised_components_match_f32_arithmetic_exhaustively() {
-        let check = |c: ComponentType, bytes: &[u8], direct: f32| {
-            let got = component(&Bytes::new(bytes), "c", 0, c, true).unwrap();
-            assert_eq!(got.to_bits(), direct.to_bits(), "{c:?} {bytes:?}");
-        };
-        for v in 0..=u8::MAX {
-            check(ComponentType::U8, &[v], f32::from(v) / 255.0);
-            check(
-                ComponentType::I8,
-                &[v],
-                (f32::from(v as i8) / 127.0).max(-1.0),
-            );
-        }
+        let mut bin: Vec<u8> = (0..=u8::MAX).collect();
         for v in 0..=u16::MAX {
-            let b = v.to_le_bytes();
-            check(ComponentType::U16, &b, f32::from(v) / 65535.0);
-            check(
-                ComponentType::I16,
-                &b,
-                (f32::from(v as i16) / 32767.0).max(-1.0),
-            );
+            bin.extend_from_slice(&v.to_le_bytes());
         }
-        // UNSIGNED_INT is converted, never normalised; a float is taken as stored.
-        let big = 0xFFFF_FFFFu32.to_le_bytes();
-        check(ComponentType::U32, &big, 0xFFFF_FFFFu32 as f32);
-        check(ComponentType::F32, &1.5f32.to_le_bytes(), 1.5);
-        let cut = component(&Bytes::new(&[1, 2, 3]), "c", 0, ComponentType::F32, false);
+        let data = base64::engine::general_purpose::STANDARD.encode(&bin);
+        let acc = |view: usize, ct: u32, count: usize| {
+            serde_json::json!({"bufferView": view, "componentType": ct, "count": count,
+                               "type": "SCALAR", "normalized": true})
+        };
+        let json = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": bin.len(), "uri": format!("data:application/octet-stream;base64,{data}")}],
+            "bufferViews": [{"buffer": 0, "byteLength": 256},
+                            {"buffer": 0, "byteOffset": 256, "byteLength": 131072}],
+            "accessors": [acc(0, 5121, 256), acc(0, 5120, 256), acc(1, 5123, 65536), acc(1, 5122, 65536)]
+        })
+        .to_string();
+        let doc = load(json.as_bytes(), None).unwrap();
+        let bits = |i: usize| -> Vec<u32> {
+            let f = doc.floats(i).unwrap();
+            assert_eq!(f.width, 1);
+            f.values.iter().map(|&x| (x as f32).to_bits()).collect()
+        };
+        let want = |f: &dyn Fn(u32) -> f32, n: u32| -> Vec<u32> {
+            (0..n).map(|v| f(v).to_bits()).collect()
+        };
+        assert_eq!(bits(0), want(&|v| v as f32 / 255.0, 256));
         assert_eq!(
-            cut.unwrap_err().to_string(),
-            "c at offset 0x0 (4 bytes) runs past the end of the file (0x3 bytes)"
+            bits(1),
+            want(&|v| (f32::from(v as u8 as i8) / 127.0).max(-1.0), 256)
+        );
+        assert_eq!(bits(2), want(&|v| v as f32 / 65535.0, 65536));
+        assert_eq!(
+            bits(3),
+            want(&|v| (f32::from(v as u16 as i16) / 32767.0).max(-1.0), 65536)
+        );
+        // Every value was f32 to begin with.
+        assert!(doc
+            .floats(2)
+            .unwrap()
+            .values
+            .iter()
+            .all(|&x| f64::from(x as f32) == x));
+        assert_eq!(
+            doc.floats(4).unwrap_err().to_string(),
+            "accessor 4: does not exist"
         );
     }
 }

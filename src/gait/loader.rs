@@ -6,19 +6,17 @@
 
 use std::collections::BTreeMap;
 
-use ::gltf_json as json;
-use json::animation::{Interpolation, Property};
-use json::validation::Checked;
 use serde_json::Value;
 
 use super::constant::{Constant, ConstantStatus, Intended, Quirk};
-use super::doc::{Doc, Floats};
+use super::doc::{self, Doc, Floats};
 use super::machine;
 use super::slots::{self, SlotDef, SlotSet, SLOTS, SLOT_COUNT};
 use super::{
     BumpSlot, ClipMeasure, GaitError, GaitOptions, GaitReport, LimpSet, MissingClip, PrefixSource,
     RootJoint, SlotReport, SlotStatus, StrideSource, Unmatched,
 };
+use crate::gltf::read::player::{Interpolation, Keys};
 
 const STALE: Quirk = Quirk {
     code: "stale-data",
@@ -341,13 +339,40 @@ fn detect_prefix(names: &[Option<String>]) -> Result<String, GaitError> {
     }
 }
 
+/// The path a channel animates (`None` when absent or not a string).
+pub(crate) fn target_path(ch: &Value) -> Option<&str> {
+    ch.get("target")
+        .and_then(|t| t.get("path"))
+        .and_then(Value::as_str)
+}
+
+/// The node a channel animates.
+pub(crate) fn target_node(ch: &Value) -> Option<usize> {
+    ch.get("target").and_then(|t| doc::index(t, "node"))
+}
+
+/// An animation's channels (empty when absent).
+pub(crate) fn channels(anim: &Value) -> &[Value] {
+    anim.get("channels")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
 /// The root joint: skin 0's top joint, else the shallowest node a filled clip translates.
 fn root_joint(doc: &Doc, filled: &[usize]) -> Option<RootJoint> {
     let parents = doc.parents();
-    let name = |n: usize| doc.root.nodes.get(n).and_then(|x| x.name.clone());
-    if let Some(skin) = doc.root.skins.first() {
-        let joints: Vec<usize> = skin.joints.iter().map(|j| j.value()).collect();
-        if let Some(s) = skin.skeleton.map(|s| s.value()) {
+    let nodes = doc.array("nodes").len();
+    let name = |n: usize| doc.name("nodes", n);
+    if let Some(skin) = doc.array("skins").first() {
+        let joints: Vec<usize> = skin
+            .get("joints")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|j| j.as_u64().and_then(|j| usize::try_from(j).ok()))
+            .collect();
+        if let Some(s) = doc::index(skin, "skeleton") {
             if joints.contains(&s) {
                 return Some(RootJoint {
                     node: s,
@@ -373,17 +398,16 @@ fn root_joint(doc: &Doc, filled: &[usize]) -> Option<RootJoint> {
     }
     let mut best: Option<(usize, usize)> = None;
     for &a in filled {
-        let Some(anim) = doc.root.animations.get(a) else {
+        let Some(anim) = doc.array("animations").get(a) else {
             continue;
         };
-        for ch in &anim.channels {
-            if ch.target.path != Checked::Valid(Property::Translation) {
+        for ch in channels(anim) {
+            if target_path(ch) != Some("translation") {
                 continue;
             }
-            let n = ch.target.node.value();
-            if n >= doc.root.nodes.len() {
+            let Some(n) = target_node(ch).filter(|&n| n < nodes) else {
                 continue;
-            }
+            };
             let key = (Doc::depth(&parents, n), n);
             if best.is_none_or(|b| key < b) {
                 best = Some(key);
@@ -405,38 +429,28 @@ pub(crate) struct Track {
 }
 
 /// The sampler of channel `ch` of animation `anim`, decoded.
-pub(crate) fn track(
-    doc: &Doc,
-    anim: &json::Animation,
-    ch: &json::animation::Channel,
-) -> Result<Track, String> {
+pub(crate) fn track(doc: &Doc, anim: &Value, ch: &Value) -> Result<Track, String> {
+    let s = doc::index(ch, "sampler").unwrap_or(usize::MAX);
     let sampler = anim
-        .samplers
-        .get(ch.sampler.value())
-        .ok_or_else(|| format!("sampler {} does not exist", ch.sampler.value()))?;
-    let input = doc
-        .floats(sampler.input.value())
-        .map_err(|e| e.to_string())?;
-    let values = doc
-        .floats(sampler.output.value())
-        .map_err(|e| e.to_string())?;
-    let interpolation = match sampler.interpolation {
-        Checked::Valid(i) => i,
-        Checked::Invalid => return Err("invalid interpolation".into()),
+        .get("samplers")
+        .and_then(Value::as_array)
+        .and_then(|l| l.get(s))
+        .ok_or_else(|| format!("sampler {s} does not exist"))?;
+    let accessor = |key: &str| {
+        doc::index(sampler, key).ok_or_else(|| format!("sampler {s} has no {key} accessor"))
     };
-    let times: Vec<f64> = input.values.iter().map(|&t| f64::from(t)).collect();
+    let input = doc.floats(accessor("input")?).map_err(|e| e.to_string())?;
+    let values = doc.floats(accessor("output")?).map_err(|e| e.to_string())?;
+    let interpolation = Interpolation::parse(sampler.get("interpolation").and_then(Value::as_str))
+        .ok_or_else(|| "invalid interpolation".to_string())?;
+    let times = input.values;
     if times.iter().any(|t| !t.is_finite()) {
         return Err("a keyframe time is not finite".into());
     }
     if times.windows(2).any(|w| w[1] <= w[0]) {
         return Err("keyframe times are not strictly increasing".into());
     }
-    let per = if interpolation == Interpolation::CubicSpline {
-        3
-    } else {
-        1
-    };
-    if values.count() != times.len() * per {
+    if values.count() != times.len() * interpolation.per_key() {
         return Err(format!(
             "{} keyframes but {} output elements",
             times.len(),
@@ -451,23 +465,23 @@ pub(crate) fn track(
 }
 
 impl Track {
-    /// Keyframe `k`'s value (the value element of a cubic-spline triplet).
-    pub fn key(&self, k: usize) -> &[f32] {
-        if self.interpolation == Interpolation::CubicSpline {
-            self.values.element(k * 3 + 1)
-        } else {
-            self.values.element(k)
+    /// The keyframes, for the player.
+    pub fn keys(&self) -> Keys<'_> {
+        Keys {
+            times: &self.times,
+            values: &self.values.values,
+            width: self.values.width,
+            interpolation: self.interpolation,
         }
     }
 }
 
 /// Reads `extras.rigtrip.<key>` as a finite number; `Err` when present but not one.
-fn extras_number(extras: &json::extras::Extras, key: &str) -> Result<Option<f64>, String> {
-    let Some(raw) = extras else { return Ok(None) };
-    let Ok(v) = serde_json::from_str::<Value>(raw.get()) else {
-        return Ok(None);
-    };
-    match v.get("rigtrip").and_then(|r| r.get(key)) {
+fn extras_number(extras: Option<&Value>, key: &str) -> Result<Option<f64>, String> {
+    match extras
+        .and_then(|v| v.get("rigtrip"))
+        .and_then(|r| r.get(key))
+    {
         None => Ok(None),
         Some(x) => match x.as_f64() {
             Some(f) if f.is_finite() => Ok(Some(f)),
@@ -499,12 +513,12 @@ fn measure(
         speed_cap: None,
         problems: Vec::new(),
     };
-    let Some(anim) = doc.root.animations.get(index) else {
+    let Some(anim) = doc.array("animations").get(index) else {
         return m;
     };
-    m.name = anim.name.clone().unwrap_or_default();
+    m.name = doc.name("animations", index).unwrap_or_default();
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for (ci, ch) in anim.channels.iter().enumerate() {
+    for (ci, ch) in channels(anim).iter().enumerate() {
         let t = match track(doc, anim, ch) {
             Ok(t) => t,
             Err(e) => {
@@ -516,19 +530,14 @@ fn measure(
             lo = lo.min(a);
             hi = hi.max(b);
         }
-        let is_root = Some(ch.target.node.value()) == root
-            && ch.target.path == Checked::Valid(Property::Translation);
+        let is_root = target_node(ch) == root && target_path(ch) == Some("translation");
         if is_root && m.root_keyframes.is_none() {
             let n = t.times.len();
             m.root_keyframes = Some(n);
             if n > 0 {
-                let (a, b) = (t.key(0), t.key(n - 1));
-                if let ([a0, a1, a2], [b0, b1, b2]) = (a, b) {
-                    let v = [
-                        f64::from(*b0) - f64::from(*a0),
-                        f64::from(*b1) - f64::from(*a1),
-                        f64::from(*b2) - f64::from(*a2),
-                    ];
+                let keys = t.keys();
+                if let ([a0, a1, a2], [b0, b1, b2]) = (keys.key(0), keys.key(n - 1)) {
+                    let v = [b0 - a0, b1 - a1, b2 - a2];
                     if v.iter().all(|x| x.is_finite()) {
                         m.root_motion = Some(v);
                         let along = opts.forward.along(v);
@@ -553,7 +562,7 @@ fn measure(
         m.problems
             .push("no translation channel on the root joint: no root motion".into());
     }
-    match extras_number(&anim.extras, "stride") {
+    match extras_number(anim.get("extras"), "stride") {
         Ok(Some(s)) => {
             m.stride = Some(s);
             m.stride_source = StrideSource::Extras;
@@ -561,7 +570,7 @@ fn measure(
         Ok(None) => {}
         Err(e) => m.problems.push(e),
     }
-    match extras_number(&anim.extras, "speedCap") {
+    match extras_number(anim.get("extras"), "speedCap") {
         Ok(c) => m.speed_cap = c,
         Err(e) => m.problems.push(e),
     }
@@ -623,7 +632,9 @@ fn lookalike(name: &str, prefix: &str) -> Option<String> {
 
 /// Runs the loader on `doc`: inventory, measurement, constants and (with a demand) the machine.
 pub(crate) fn analyse(doc: &Doc, opts: &GaitOptions) -> Result<GaitReport, GaitError> {
-    let names: Vec<Option<String>> = doc.root.animations.iter().map(|a| a.name.clone()).collect();
+    let names: Vec<Option<String>> = (0..doc.array("animations").len())
+        .map(|a| doc.name("animations", a))
+        .collect();
     let (prefix, prefix_source) = match &opts.prefix {
         Some(p) => (p.clone(), PrefixSource::Given),
         None => (detect_prefix(&names)?, PrefixSource::Detected),

@@ -12,17 +12,15 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ::gltf_json as json;
-use glam::{DMat4, DQuat};
-use json::animation::{Interpolation, Property};
-use json::validation::Checked;
+use glam::DMat4;
 use serde_json::{json as j, Map, Value};
 
 use super::doc::{self, Doc};
-use super::loader::{track, Track};
+use super::loader::{channels, target_node, target_path, track, Track};
 use super::machine::Segment;
 use super::{GaitError, GaitReport};
 use crate::gltf::glb::{self, GlbError};
+use crate::gltf::read::player::Blend;
 
 /// Samples per second of the preview animation.
 pub const PREVIEW_FPS: f64 = 30.0;
@@ -38,11 +36,11 @@ fn err(s: impl Into<String>) -> GaitError {
 /// A (node, path) the preview animates; path 0 translation, 1 rotation, 2 scale.
 type Target = (usize, u8);
 
-fn path_code(p: &Checked<Property>) -> Option<u8> {
+fn path_code(p: Option<&str>) -> Option<u8> {
     match p {
-        Checked::Valid(Property::Translation) => Some(0),
-        Checked::Valid(Property::Rotation) => Some(1),
-        Checked::Valid(Property::Scale) => Some(2),
+        Some("translation") => Some(0),
+        Some("rotation") => Some(1),
+        Some("scale") => Some(2),
         _ => None,
     }
 }
@@ -55,14 +53,25 @@ fn width(path: u8) -> usize {
     }
 }
 
+/// `n` numbers under `key` of `node`, each rounded to f32 as the typed model reads them.
+fn floats(node: &Value, key: &str, n: usize) -> Option<Vec<f64>> {
+    let a = node.get(key)?.as_array()?;
+    if a.len() != n {
+        return None;
+    }
+    a.iter()
+        .map(|x| x.as_f64().map(|x| f64::from(x as f32)))
+        .collect()
+}
+
 /// A node's rest translation, rotation and scale.
 fn rest(doc: &Doc, node: usize) -> [Vec<f64>; 3] {
     let mut t = vec![0.0; 3];
     let mut r = vec![0.0, 0.0, 0.0, 1.0];
     let mut s = vec![1.0; 3];
-    if let Some(n) = doc.root.nodes.get(node) {
-        if let Some(m) = n.matrix {
-            let m = DMat4::from_cols_array(&m.map(f64::from));
+    if let Some(n) = doc.array("nodes").get(node) {
+        if let Some(m) = floats(n, "matrix", 16) {
+            let m = DMat4::from_cols_slice(&m);
             let (sc, rot, tr) = m.to_scale_rotation_translation();
             if sc.is_finite() && rot.is_finite() && tr.is_finite() {
                 t = tr.to_array().to_vec();
@@ -70,101 +79,23 @@ fn rest(doc: &Doc, node: usize) -> [Vec<f64>; 3] {
                 s = sc.to_array().to_vec();
             }
         }
-        if let Some(v) = n.translation {
-            t = v.iter().map(|&x| f64::from(x)).collect();
+        if let Some(v) = floats(n, "translation", 3) {
+            t = v;
         }
-        if let Some(q) = &n.rotation {
-            r = q.0.iter().map(|&x| f64::from(x)).collect();
+        if let Some(q) = floats(n, "rotation", 4) {
+            r = q;
         }
-        if let Some(v) = n.scale {
-            s = v.iter().map(|&x| f64::from(x)).collect();
+        if let Some(v) = floats(n, "scale", 3) {
+            s = v;
         }
     }
     [t, r, s]
 }
 
-fn key(track: &Track, k: usize, part: usize) -> Vec<f64> {
-    let e = if track.interpolation == Interpolation::CubicSpline {
-        track.values.element(k * 3 + part)
-    } else {
-        track.values.element(k)
-    };
-    e.iter().map(|&x| f64::from(x)).collect()
-}
-
-fn normalise(q: &mut [f64]) {
-    let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-    if n > 0.0 && n.is_finite() {
-        q.iter_mut().for_each(|x| *x /= n);
-    } else {
-        q.copy_from_slice(&[0.0, 0.0, 0.0, 1.0][..q.len().min(4)]);
-    }
-}
-
 /// The track's value at time `t` (clamped to its keyframes), as glTF interpolates it.
 fn sample(track: &Track, t: f64, rotation: bool) -> Option<Vec<f64>> {
-    let n = track.times.len();
-    let last = n.checked_sub(1)?;
-    let value = 1; // the value element of a cubic-spline triplet
-    let (first_t, last_t) = (*track.times.first()?, *track.times.last()?);
-    let mut out = if t <= first_t {
-        key(track, 0, value)
-    } else if t >= last_t {
-        key(track, last, value)
-    } else {
-        let i = track.times.partition_point(|&x| x <= t).saturating_sub(1);
-        let (ta, tb) = (*track.times.get(i)?, *track.times.get(i + 1)?);
-        let dt = tb - ta;
-        let s = if dt > 0.0 { (t - ta) / dt } else { 0.0 };
-        match track.interpolation {
-            Interpolation::Step => key(track, i, value),
-            Interpolation::Linear => {
-                let (a, b) = (key(track, i, 0), key(track, i + 1, 0));
-                if rotation {
-                    slerp(&a, &b, s)
-                } else {
-                    a.iter().zip(&b).map(|(x, y)| x + (y - x) * s).collect()
-                }
-            }
-            Interpolation::CubicSpline => {
-                let p0 = key(track, i, 1);
-                let m0 = key(track, i, 2);
-                let p1 = key(track, i + 1, 1);
-                let m1 = key(track, i + 1, 0);
-                let (s2, s3) = (s * s, s * s * s);
-                let h00 = 2.0 * s3 - 3.0 * s2 + 1.0;
-                let h10 = s3 - 2.0 * s2 + s;
-                let h01 = -2.0 * s3 + 3.0 * s2;
-                let h11 = s3 - s2;
-                (0..p0.len())
-                    .map(|k| {
-                        let g = |v: &Vec<f64>| v.get(k).copied().unwrap_or(0.0);
-                        h00 * g(&p0) + h10 * dt * g(&m0) + h01 * g(&p1) + h11 * dt * g(&m1)
-                    })
-                    .collect()
-            }
-        }
-    };
-    if rotation {
-        if out.len() != 4 {
-            return None;
-        }
-        normalise(&mut out);
-    }
-    Some(out)
-}
-
-fn slerp(a: &[f64], b: &[f64], s: f64) -> Vec<f64> {
-    let q = |v: &[f64]| match v {
-        [x, y, z, w] => DQuat::from_xyzw(*x, *y, *z, *w),
-        _ => DQuat::IDENTITY,
-    };
-    let (qa, qb) = (q(a), q(b));
-    let (na, nb) = (qa.length(), qb.length());
-    if !(na > 0.0 && nb > 0.0 && na.is_finite() && nb.is_finite()) {
-        return qa.to_array().to_vec();
-    }
-    qa.normalize().slerp(qb.normalize(), s).to_array().to_vec()
+    let blend = if rotation { Blend::Slerp } else { Blend::Lerp };
+    track.keys().play(t, blend)
 }
 
 /// Where a pose comes from: a clip segment's animation at a clip time, plus a root offset.
@@ -197,15 +128,16 @@ pub fn preview_glb(
     let mut starts: BTreeMap<usize, f64> = BTreeMap::new();
     for s in timeline {
         let Some(a) = s.animation else { continue };
-        let anim = doc
-            .root
-            .animations
-            .get(a)
-            .ok_or_else(|| err(format!("animation {a} of the report is not in the file")))?;
-        if anim.name != s.animation_name {
+        if doc.array("animations").get(a).is_none() {
+            return Err(err(format!(
+                "animation {a} of the report is not in the file"
+            )));
+        }
+        let name = doc.name("animations", a);
+        if name != s.animation_name {
             return Err(err(format!(
                 "animation {a} is {:?} in the file but {:?} in the report",
-                anim.name, s.animation_name
+                name, s.animation_name
             )));
         }
         let start = report
@@ -223,16 +155,16 @@ pub fn preview_glb(
     let mut targets: Vec<Target> = Vec::new();
     let mut skipped_weights = false;
     for &a in starts.keys() {
-        let Some(anim) = doc.root.animations.get(a) else {
+        let Some(anim) = doc.array("animations").get(a) else {
             continue;
         };
-        for (ci, ch) in anim.channels.iter().enumerate() {
-            let Some(path) = path_code(&ch.target.path) else {
+        for (ci, ch) in channels(anim).iter().enumerate() {
+            let Some(path) = path_code(target_path(ch)) else {
                 skipped_weights = true;
                 continue;
             };
-            let node = ch.target.node.value();
-            if node >= doc.root.nodes.len() {
+            let node = target_node(ch).unwrap_or(usize::MAX);
+            if node >= doc.array("nodes").len() {
                 return Err(err(format!(
                     "animation {a} channel {ci}: node {node} does not exist"
                 )));
@@ -481,7 +413,7 @@ fn assemble(
     extras: Value,
 ) -> Result<Vec<u8>, GaitError> {
     let mut v: Value =
-        serde_json::from_slice(&doc.json).map_err(|e| GaitError::Json(e.to_string()))?;
+        serde_json::from_slice(doc.json).map_err(|e| GaitError::Json(e.to_string()))?;
     let obj = v
         .as_object_mut()
         .ok_or_else(|| GaitError::Json("the document is not a JSON object".into()))?;
@@ -496,8 +428,8 @@ fn assemble(
     }
 
     let mut bin: Vec<u8> = Vec::new();
-    let mut bases = Vec::with_capacity(doc.buffers.len());
-    for data in &doc.buffers {
+    let mut bases = Vec::with_capacity(doc.doc.buffers.len());
+    for data in doc.doc.buffers.iter().flatten() {
         align4(&mut bin);
         bases.push(bin.len() as u64);
         bin.extend_from_slice(data);

@@ -1,18 +1,14 @@
 //! Getting at the JSON and the binary data of a glTF or GLB without trusting any length in it:
-//! the linter's findings on the GLB header and chunks (read by [`crate::gltf::glb`]), and
-//! buffers from the BIN chunk, `data:` URIs or files next to the input.
+//! the linter's findings on the GLB header and chunks (read by [`crate::gltf::glb`]), and which
+//! buffers may lack their data (the buffers themselves are loaded by
+//! [`crate::gltf::read::buffers`]).
 
-use std::borrow::Cow;
-use std::io::Read;
-use std::path::Path;
+use std::collections::HashSet;
 
-use base64::Engine as _;
 use serde_json::Value;
 
 use super::out::Out;
 use crate::gltf::glb::{self, Step};
-use crate::gltf::read::uri::percent_decode_lossy;
-use crate::gltf::read::Buffer;
 
 /// The JSON text and (for a GLB) the BIN chunk of an input.
 pub(crate) struct Container<'a> {
@@ -145,177 +141,29 @@ pub(crate) fn split<'a>(input: &'a [u8], out: &mut Out) -> Option<Container<'a>>
     })
 }
 
-/// Loads every buffer of the document, reporting the ones that cannot be loaded.
-pub(crate) fn load_buffers<'a>(
-    root: &serde_json::Map<String, Value>,
-    bin: Option<&'a [u8]>,
-    base_dir: Option<&Path>,
-    out: &mut Out,
-) -> Vec<Buffer<'a>> {
-    let list = match root.get("buffers") {
-        Some(Value::Array(a)) => a.as_slice(),
-        Some(_) => {
-            out.error("json-schema", "/buffers", "`buffers` is not an array");
-            &[]
-        }
-        None => &[],
-    };
-    list.iter()
-        .enumerate()
-        .map(|(i, b)| load_buffer(i, b, bin, base_dir, needed(root, i, b), out))
-        .collect()
-}
-
-/// Whether missing data of buffer `i` is an error: some buffer view reads it, and it is not an
+/// The buffers whose missing data is no fault: no buffer view reads them, or they are an
 /// `EXT_meshopt_compression` fallback (which has no data by design).
-fn needed(root: &serde_json::Map<String, Value>, i: usize, b: &Value) -> bool {
-    let fallback = b
-        .pointer("/extensions/EXT_meshopt_compression/fallback")
-        .and_then(Value::as_bool)
-        == Some(true);
-    let read = root
+pub(crate) fn optional_buffers(root: &serde_json::Map<String, Value>) -> HashSet<usize> {
+    let read: HashSet<u64> = root
         .get("bufferViews")
         .and_then(Value::as_array)
-        .is_some_and(|v| {
-            v.iter()
-                .any(|v| v.get("buffer").and_then(Value::as_u64) == Some(i as u64))
-        });
-    read && !fallback
-}
-
-fn load_buffer<'a>(
-    i: usize,
-    b: &Value,
-    bin: Option<&'a [u8]>,
-    base_dir: Option<&Path>,
-    needed: bool,
-    out: &mut Out,
-) -> Buffer<'a> {
-    // Missing data nothing reads is worth knowing, not a fault.
-    let missing = if needed {
-        super::Severity::Error
-    } else {
-        super::Severity::Info
-    };
-    let ptr = format!("/buffers/{i}");
-    let Some(declared) = b.get("byteLength").and_then(Value::as_u64) else {
-        out.error(
-            "json-schema",
-            format!("{ptr}/byteLength"),
-            format!("buffer {i} has no valid byteLength"),
-        );
-        return None;
-    };
-    let data: Cow<'a, [u8]> = match b.get("uri") {
-        None => match (i, bin) {
-            (0, Some(bin)) => Cow::Borrowed(bin),
-            _ => {
-                out.push(
-                    missing,
-                    "buffer-missing",
-                    ptr,
-                    format!("buffer {i} has no uri and is not the GLB BIN chunk"),
-                );
-                return None;
-            }
-        },
-        Some(Value::String(uri)) => {
-            if let Some(rest) = uri.strip_prefix("data:") {
-                let Some((header, payload)) = rest.split_once(',') else {
-                    out.error(
-                        "buffer-invalid",
-                        format!("{ptr}/uri"),
-                        format!("buffer {i}: data URI without a comma"),
-                    );
-                    return None;
-                };
-                if !header.ends_with(";base64") {
-                    out.warning(
-                        "buffer-unresolved",
-                        format!("{ptr}/uri"),
-                        format!("buffer {i}: data URI is not base64; its data was not checked"),
-                    );
-                    return None;
-                }
-                match base64::engine::general_purpose::STANDARD.decode(payload) {
-                    Ok(d) => Cow::Owned(d),
-                    Err(e) => {
-                        out.error(
-                            "buffer-invalid",
-                            format!("{ptr}/uri"),
-                            format!("buffer {i}: data URI is not valid base64: {e}"),
-                        );
-                        return None;
-                    }
-                }
-            } else if uri.contains("://") {
-                out.warning(
-                    "buffer-unresolved",
-                    format!("{ptr}/uri"),
-                    format!(
-                        "buffer {i}: remote uri {uri:?} is not fetched; its data was not checked"
-                    ),
-                );
-                return None;
-            } else {
-                let Some(dir) = base_dir else {
-                    out.warning(
-                        "buffer-unresolved",
-                        format!("{ptr}/uri"),
-                        format!(
-                            "buffer {i}: uri {uri:?} names a file, but no base directory was given; its data was not checked"
-                        ),
-                    );
-                    return None;
-                };
-                let path = dir.join(percent_decode_lossy(uri));
-                // Never read more than the buffer declares: the file may be anything.
-                let read = std::fs::File::open(&path).and_then(|f| {
-                    let mut v = Vec::new();
-                    f.take(declared).read_to_end(&mut v).map(|_| v)
-                });
-                match read {
-                    Ok(v) => Cow::Owned(v),
-                    Err(e) => {
-                        out.push(
-                            missing,
-                            "buffer-missing",
-                            format!("{ptr}/uri"),
-                            format!("buffer {i}: cannot read {}: {e}", path.display()),
-                        );
-                        return None;
-                    }
-                }
-            }
-        }
-        Some(_) => {
-            out.error(
-                "json-schema",
-                format!("{ptr}/uri"),
-                format!("buffer {i}: uri is not a string"),
-            );
-            return None;
-        }
-    };
-    if (data.len() as u64) < declared {
-        out.error(
-            "buffer-too-short",
-            ptr,
-            format!(
-                "buffer {i} declares {declared} bytes but only {} are there",
-                data.len()
-            ),
-        );
-        return Some(data);
-    }
-    // Data past byteLength (GLB padding, or a longer data URI) is not part of the buffer.
-    Some(match data {
-        Cow::Borrowed(d) => Cow::Borrowed(d.get(..declared as usize).unwrap_or(d)),
-        Cow::Owned(mut d) => {
-            d.truncate(declared as usize);
-            Cow::Owned(d)
-        }
-    })
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.get("buffer").and_then(Value::as_u64))
+        .collect();
+    let list = root.get("buffers").and_then(Value::as_array);
+    list.into_iter()
+        .flatten()
+        .enumerate()
+        .filter(|(i, b)| {
+            let fallback = b
+                .pointer("/extensions/EXT_meshopt_compression/fallback")
+                .and_then(Value::as_bool)
+                == Some(true);
+            fallback || !read.contains(&(*i as u64))
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,57 +1,13 @@
-//! The parsed document as the checks see it: the JSON root, the loaded buffers and the node
-//! hierarchy with rest-pose world matrices.
+//! The document as the checks see it (the shared model of [`crate::gltf::read::doc`]: JSON
+//! root, buffers, accessors) and the node hierarchy with rest-pose world matrices.
 
 use glam::{DMat4, DQuat, DVec3};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::out::Out;
-use crate::gltf::read::accessor::{self, Acc};
-use crate::gltf::read::Buffer;
 
-/// The document and its binary data, read-only for the checks.
-pub(crate) struct Doc<'a> {
-    /// The JSON root object.
-    pub root: &'a Map<String, Value>,
-    /// Buffers by index.
-    pub buffers: Vec<Buffer<'a>>,
-    /// Most elements an accessor without a buffer view may have.
-    pub limit: usize,
-}
-
-impl<'a> Doc<'a> {
-    /// The array under a top-level key (empty when absent or not an array).
-    pub fn array(&self, key: &str) -> &'a [Value] {
-        self.root
-            .get(key)
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-    }
-
-    /// Accessor `i`, or `None` after reporting (once per accessor) why it cannot be read.
-    pub fn accessor(&self, i: usize, out: &mut Out) -> Option<Acc<'_>> {
-        match accessor::resolve(self.root, &self.buffers, i, self.limit) {
-            Ok(a) => Some(a),
-            Err(e) => {
-                out.accessor_error(i, e);
-                None
-            }
-        }
-    }
-
-    /// A short description of node `i` for messages: `node 5 "hips"`.
-    pub fn node_label(&self, i: usize) -> String {
-        match self
-            .array("nodes")
-            .get(i)
-            .and_then(|n| n.get("name"))
-            .and_then(Value::as_str)
-        {
-            Some(name) => format!("node {i} {name:?}"),
-            None => format!("node {i}"),
-        }
-    }
-}
+/// The document and its binary data, read-only for the checks: the shared model.
+pub(crate) type Doc<'a> = crate::gltf::read::doc::Document<'a>;
 
 /// What an index field holds.
 pub(crate) enum Ix {

@@ -2,10 +2,12 @@
 //!
 //! The input is read without the `gltf` crate's validating loader, because broken files are the
 //! point: the JSON is parsed with serde_json, the GLB header and chunks are read by
-//! [`crate::gltf`]'s container reader, and accessor data by its checked accessor reader, from the
-//! BIN chunk, `data:` URIs or files next to the input, with every offset, stride and count
-//! checked first. Every problem goes to the findings ([`out::Out`]), and the reading goes on. Nothing in the input can make the linter panic; an
-//! unreadable file is a report with an error finding.
+//! [`crate::gltf`]'s container reader, the buffers (BIN chunk, `data:` URIs, files next to the
+//! input, at most `byteLength` bytes of each) by the shared loader and accessor data by the
+//! shared checked reader, with every offset, stride and count checked first. Every problem goes
+//! to the findings ([`out::Out`], the linter's diagnostics sink), and the reading goes on.
+//! Nothing in the input can make the linter panic; an unreadable file is a report with an error
+//! finding.
 //!
 //! What is checked (`spec/GLTF.md`, seed 003): skins vs skinned mesh nodes, each skin's joints,
 //! common root and `skeleton`; inverse bind matrices (present, MAT4 FLOAT, one per joint,
@@ -73,6 +75,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::gltf::read::buffers::Policy;
 use doc::Doc;
 use out::Out;
 pub use out::{Finding, Severity};
@@ -345,13 +348,15 @@ fn lint_root(
         ),
         None => out.error("asset-version", "/asset", "asset.version is missing"),
     }
-    let buffers = container::load_buffers(root, bin, base_dir, out);
-    let buffer_bytes: usize = buffers.iter().flatten().map(|b| b.len()).sum();
-    let doc = Doc {
-        root,
-        buffers,
-        limit: input_len.saturating_add(buffer_bytes).max(1 << 20),
-    };
+    out.optional_buffers = container::optional_buffers(root);
+    let Ok(mut doc) = Doc::load(
+        std::borrow::Cow::Borrowed(root),
+        bin,
+        base_dir,
+        &Policy::LINT,
+        out,
+    );
+    doc.limit = input_len.saturating_add(doc.buffer_bytes()).max(1 << 20);
     let graph = doc::build(&doc, out);
     names::check(&doc, out);
     let (skins, mut skin_summaries) = skin::check_skins(&doc, &graph, out);

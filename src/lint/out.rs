@@ -2,10 +2,13 @@
 //! problem of a broken file and goes on.
 
 use std::collections::HashSet;
+use std::convert::Infallible;
 
 use serde::Serialize;
 
 use crate::gltf::read::accessor::AccError;
+use crate::gltf::read::buffers::{BufferProblem, UriProblem};
+use crate::gltf::read::doc::{Problem, Sink};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -50,6 +53,8 @@ pub(crate) struct Out {
     pub findings: Vec<Finding>,
     reported: HashSet<usize>,
     compressed: bool,
+    /// Buffers whose missing data is worth knowing, not a fault (nothing reads them).
+    pub optional_buffers: HashSet<usize>,
 }
 
 impl Out {
@@ -104,5 +109,103 @@ impl Out {
             }
             _ => {}
         }
+    }
+
+    /// Reports why buffer `i` cannot be loaded (or is short), in the linter's words.
+    fn buffer_problem(&mut self, i: usize, p: BufferProblem<'_>) {
+        // Missing data nothing reads is worth knowing, not a fault.
+        let missing = if self.optional_buffers.contains(&i) {
+            Severity::Info
+        } else {
+            Severity::Error
+        };
+        let ptr = format!("/buffers/{i}");
+        let uri_ptr = format!("{ptr}/uri");
+        match p {
+            BufferProblem::NotArray => {
+                self.error("json-schema", "/buffers", "`buffers` is not an array")
+            }
+            BufferProblem::NoByteLength => self.error(
+                "json-schema",
+                format!("{ptr}/byteLength"),
+                format!("buffer {i} has no valid byteLength"),
+            ),
+            BufferProblem::NoUri => self.push(
+                missing,
+                "buffer-missing",
+                ptr,
+                format!("buffer {i} has no uri and is not the GLB BIN chunk"),
+            ),
+            BufferProblem::UriNotString => self.error(
+                "json-schema",
+                uri_ptr,
+                format!("buffer {i}: uri is not a string"),
+            ),
+            BufferProblem::Short(declared, len) => self.error(
+                "buffer-too-short",
+                ptr,
+                format!("buffer {i} declares {declared} bytes but only {len} are there"),
+            ),
+            BufferProblem::Uri(uri, u) => match u {
+                UriProblem::DataNoComma => self.error(
+                    "buffer-invalid",
+                    uri_ptr,
+                    format!("buffer {i}: data URI without a comma"),
+                ),
+                UriProblem::DataNotBase64 => self.warning(
+                    "buffer-unresolved",
+                    uri_ptr,
+                    format!("buffer {i}: data URI is not base64; its data was not checked"),
+                ),
+                UriProblem::Base64(e) => self.error(
+                    "buffer-invalid",
+                    uri_ptr,
+                    format!("buffer {i}: data URI is not valid base64: {e}"),
+                ),
+                UriProblem::Remote | UriProblem::Scheme => self.warning(
+                    "buffer-unresolved",
+                    uri_ptr,
+                    format!(
+                        "buffer {i}: remote uri {uri:?} is not fetched; its data was not checked"
+                    ),
+                ),
+                UriProblem::Percent | UriProblem::Leaves(_) => self.error(
+                    "buffer-invalid",
+                    uri_ptr,
+                    format!("buffer {i}: uri {uri:?} is not a file this reader follows"),
+                ),
+                UriProblem::NoBaseDir(_) => self.warning(
+                    "buffer-unresolved",
+                    uri_ptr,
+                    format!(
+                        "buffer {i}: uri {uri:?} names a file, but no base directory was given; its data was not checked"
+                    ),
+                ),
+                UriProblem::Io(_, path, e) => self.push(
+                    missing,
+                    "buffer-missing",
+                    uri_ptr,
+                    format!("buffer {i}: cannot read {}: {e}", path.display()),
+                ),
+                UriProblem::Size(path, size, _) => self.push(
+                    missing,
+                    "buffer-missing",
+                    uri_ptr,
+                    format!("buffer {i}: {} holds {size} bytes", path.display()),
+                ),
+            },
+        }
+    }
+}
+
+/// The linter's sink: every problem becomes a finding, and the reading goes on.
+impl Sink for Out {
+    type Stop = Infallible;
+    fn report(&mut self, problem: Problem<'_>) -> Result<(), Infallible> {
+        match problem {
+            Problem::Buffer(i, p) => self.buffer_problem(i, p),
+            Problem::Accessor(i, e) => self.accessor_error(i, e),
+        }
+        Ok(())
     }
 }

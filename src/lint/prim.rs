@@ -347,7 +347,7 @@ fn check_primitive(
                 );
                 continue;
             }
-            let Some(acc) = doc.accessor(a, out) else {
+            let Ok(Some(acc)) = doc.accessor(a, out) else {
                 continue;
             };
             let type_ok = acc.type_name == "VEC4"

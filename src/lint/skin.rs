@@ -328,7 +328,7 @@ fn check_ibms(
             format!("skin {s}: inverseBindMatrices accessor {acc} lies in buffer view {v}, which has a byteStride: only vertex attributes may be strided, and loaders that read IBMs as one tight array get them wrong"),
         );
     }
-    let Some(a) = doc.accessor(acc, out) else {
+    let Ok(Some(a)) = doc.accessor(acc, out) else {
         return;
     };
     if a.type_name != "MAT4" || a.ctype != FLOAT {
@@ -563,7 +563,7 @@ pub(crate) fn check_first_keys(
             ) else {
                 continue;
             };
-            let Some(acc) = doc.accessor(oa, out) else {
+            let Ok(Some(acc)) = doc.accessor(oa, out) else {
                 continue;
             };
             // A cubic spline stores (in-tangent, value, out-tangent) per key.

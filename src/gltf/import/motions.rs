@@ -23,6 +23,7 @@ use super::read::Doc;
 use super::scene::extras_err;
 use super::{ImportError, Tolerance};
 use crate::gltf::animation::{property_keys, rotation_keys};
+use crate::gltf::read::player::{self, Blend, Keys};
 use crate::gltf::Space;
 use crate::rig::motion::{
     euler_near, Channel, Curve, Interpolation, Key, Motion, Property, Reencoded, RestChannels,
@@ -428,38 +429,34 @@ fn in_frames<T>(keys: Vec<(f32, T)>) -> Vec<(f64, T)> {
         .collect()
 }
 
-/// The rotation a loader plays at frame `f` from the export's samples: the normalised linear
-/// blend of the two samples around it (held before the first and after the last).
-fn played(samples: &[(f64, DQuat)], f: f64) -> DQuat {
-    let i = samples.partition_point(|(t, _)| *t <= f);
-    match (
-        i.checked_sub(1).and_then(|p| samples.get(p)),
-        samples.get(i),
-    ) {
-        (Some((t0, q0)), Some((t1, q1))) => {
-            let u = (f - t0) / (t1 - t0);
-            (*q0 * (1.0 - u) + *q1 * u).normalize()
-        }
-        (Some((_, q)), None) | (None, Some((_, q))) => *q,
-        (None, None) => DQuat::IDENTITY,
+/// Samples as keyframes for the player: frames and flattened values.
+fn keys<const N: usize>(samples: impl Iterator<Item = (f64, [f64; N])>) -> (Vec<f64>, Vec<f64>) {
+    let mut frames = Vec::new();
+    let mut values = Vec::new();
+    for (f, v) in samples {
+        frames.push(f);
+        values.extend_from_slice(&v);
     }
+    (frames, values)
 }
 
-/// What a loader plays at frame `f` from the export's samples of a translation or scale:
-/// linear between the samples around it, held before the first and after the last.
-fn played3(samples: &[(f64, [f64; 3])], f: f64) -> [f64; 3] {
-    let i = samples.partition_point(|(t, _)| *t <= f);
-    match (
-        i.checked_sub(1).and_then(|p| samples.get(p)),
-        samples.get(i),
-    ) {
-        (Some((t0, a)), Some((t1, b))) => {
-            let u = (f - t0) / (t1 - t0);
-            [0, 1, 2].map(|k| a[k] + (b[k] - a[k]) * u)
-        }
-        (Some((_, v)), None) | (None, Some((_, v))) => *v,
-        (None, None) => [0.0; 3],
-    }
+/// What a loader plays at frame `f` from keyframes `(frames, values)` of `N` components, LINEAR
+/// (held before the first and after the last key); `fallback` without keys.
+fn played<const N: usize>(
+    k: &(Vec<f64>, Vec<f64>),
+    f: f64,
+    blend: Blend,
+    fallback: [f64; N],
+) -> [f64; N] {
+    let keys = Keys {
+        times: &k.0,
+        values: &k.1,
+        width: N,
+        interpolation: player::Interpolation::Linear,
+    };
+    keys.play(f, blend)
+        .and_then(|v| <[f64; N]>::try_from(v).ok())
+        .unwrap_or(fallback)
 }
 
 /// A curve rebuilt from samples: keys at the samples' whole frames, values from the samples
@@ -562,16 +559,19 @@ fn compare(
             let mut linear = |prop: Property, base: usize, samples: &(Vec<f64>, Vec<DVec3>)| {
                 let (frames, values) = samples;
                 let rest3 = [r[base], r[base + 1], r[base + 2]];
-                let written = in_frames(property_keys(
-                    [cs[base], cs[base + 1], cs[base + 2]],
-                    rest3,
-                    last,
-                ));
+                let written = keys(
+                    in_frames(property_keys(
+                        [cs[base], cs[base + 1], cs[base + 2]],
+                        rest3,
+                        last,
+                    ))
+                    .into_iter(),
+                );
                 for axis in 0..3 {
                     let mut edited = false;
                     let mut column = Vec::with_capacity(frames.len());
                     for (f, v) in frames.iter().zip(values) {
-                        let want = played3(&written, *f)[axis];
+                        let want = played(&written, *f, Blend::Lerp, [0.0; 3])[axis];
                         let got = v[axis];
                         column.push(got);
                         let (off, allowed) = match prop {
@@ -605,10 +605,19 @@ fn compare(
             }
             if let Some((frames, qs)) = &inc.rotation {
                 let rest3 = [r[3], r[4], r[5]];
-                let samples = in_frames(rotation_keys([cs[3], cs[4], cs[5]], rest3, last));
+                let samples = keys(
+                    in_frames(rotation_keys([cs[3], cs[4], cs[5]], rest3, last))
+                        .into_iter()
+                        .map(|(f, q)| (f, q.to_array())),
+                );
+                // The rotation a loader (Blender) plays: the normalised linear blend of the two
+                // samples around the frame.
+                let played_q = |f: f64| {
+                    DQuat::from_array(played(&samples, f, Blend::Nlerp, [0.0, 0.0, 0.0, 1.0]))
+                };
                 let mut moved = false;
                 for (f, q) in frames.iter().zip(qs) {
-                    let want = played(&samples, *f);
+                    let want = played_q(*f);
                     let angle = 2.0 * want.dot(*q).abs().min(1.0).acos();
                     if angle <= tol.rotation_rad {
                         closest = closest.max(if tol.rotation_rad > 0.0 {
@@ -630,7 +639,7 @@ fn compare(
                     let mut edited = [false; 3];
                     for (f, q) in frames.iter().zip(qs) {
                         let reference = [3, 4, 5].map(|k| channel_value(k, *f));
-                        let want = euler_near(played(&samples, *f), reference);
+                        let want = euler_near(played_q(*f), reference);
                         let got = euler_near(*q, want);
                         for a in 0..3 {
                             columns[a].push(got[a]);

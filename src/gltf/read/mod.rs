@@ -1,11 +1,16 @@
-//! What every glTF reader here shares (lint, import, gait): the component and element types of
-//! accessors, URIs, and the checked accessor reader. The GLB container itself is read in
-//! [`super::glb`]. Each reader keeps its own policy for a broken file (the linter reports every
-//! problem and goes on, import and gait stop at the first) and its own words for it; the facts
-//! come from here.
+//! What every glTF reader here shares (lint, import, gait): one document model ([`doc`]: the
+//! JSON root, the buffers, accessors) with a diagnostics sink, one buffer loader under each
+//! reader's policy ([`buffers`]), the component and element types of accessors, URIs, the
+//! checked accessor reader and the sampler player ([`player`]). The GLB container itself is read
+//! in [`super::glb`]. Each reader keeps its own policy for a broken file (the linter reports
+//! every problem and goes on, import and gait stop at the first) and its own words for it; the
+//! facts come from here.
 
 pub(crate) mod accessor;
+pub(crate) mod buffers;
 pub(crate) mod component;
+pub(crate) mod doc;
+pub(crate) mod player;
 pub(crate) mod uri;
 
 use std::borrow::Cow;

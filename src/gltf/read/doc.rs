@@ -1,0 +1,115 @@
+//! The one document model every glTF reader here works on: the JSON root (parsed by the reader,
+//! each its own way), the loaded buffers and accessors through the shared checked reader; and
+//! the diagnostics [`Sink`] through which the readers learn of every problem: the linter's
+//! collects them all and goes on, import's and gait's stop at the first ([`First`]).
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::accessor::{self, Acc, AccError};
+use super::buffers::{self, BufferProblem, Policy};
+use super::Buffer;
+
+/// A problem met while reading a document, for the reader's sink to word.
+#[derive(Debug)]
+pub(crate) enum Problem<'u> {
+    /// Buffer `.0` cannot be loaded (or is short).
+    Buffer(usize, BufferProblem<'u>),
+    /// Accessor `.0` cannot be read.
+    Accessor(usize, AccError),
+}
+
+/// Where the reading's problems go, and whether it goes on after one.
+pub(crate) trait Sink {
+    /// What stops the reading (`Infallible` for a sink that collects everything).
+    type Stop;
+    /// Takes one problem: `Ok` to go on without the part that failed, `Err` to stop.
+    fn report(&mut self, problem: Problem<'_>) -> Result<(), Self::Stop>;
+}
+
+/// A sink that stops at the first problem, with the error `.0` makes of it.
+pub(crate) struct First<F>(pub F);
+
+impl<E, F: FnMut(Problem<'_>) -> E> Sink for First<F> {
+    type Stop = E;
+    fn report(&mut self, problem: Problem<'_>) -> Result<(), E> {
+        Err((self.0)(problem))
+    }
+}
+
+/// A glTF document: the JSON root, each buffer's bytes (`None` where a collecting sink let a
+/// failed one pass) and the bound on accessors without a buffer view.
+#[derive(Debug)]
+pub(crate) struct Document<'a> {
+    /// The JSON root object.
+    pub root: Cow<'a, Map<String, Value>>,
+    /// Buffers by index.
+    pub buffers: Vec<Buffer<'a>>,
+    /// Most components an accessor without a buffer view may have (its zeros are allocated).
+    pub limit: usize,
+}
+
+impl<'a> Document<'a> {
+    /// Loads the buffers of `root` (`bin`: the GLB's BIN chunk) under `policy`, problems to
+    /// `sink`. `limit` starts at 0 (no view-less accessor): the reader sets its own bound.
+    pub(crate) fn load<S: Sink>(
+        root: Cow<'a, Map<String, Value>>,
+        bin: Option<&'a [u8]>,
+        base_dir: Option<&Path>,
+        policy: &Policy,
+        sink: &mut S,
+    ) -> Result<Self, S::Stop> {
+        let buffers = buffers::load(&root, bin, base_dir, policy, sink)?;
+        Ok(Document {
+            root,
+            buffers,
+            limit: 0,
+        })
+    }
+
+    /// Total bytes of the buffers loaded.
+    pub(crate) fn buffer_bytes(&self) -> usize {
+        self.buffers.iter().flatten().map(|b| b.len()).sum()
+    }
+
+    /// The array under a top-level key (empty when absent or not an array).
+    pub(crate) fn array(&self, key: &str) -> &[Value] {
+        self.root
+            .get(key)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Accessor `i`, checked against its view and buffer.
+    pub(crate) fn resolve(&self, i: usize) -> Result<Acc<'_>, AccError> {
+        accessor::resolve(&self.root, &self.buffers, i, self.limit)
+    }
+
+    /// Accessor `i`; `Ok(None)` when it cannot be read and `sink` goes on.
+    pub(crate) fn accessor<S: Sink>(
+        &self,
+        i: usize,
+        sink: &mut S,
+    ) -> Result<Option<Acc<'_>>, S::Stop> {
+        match self.resolve(i) {
+            Ok(a) => Ok(Some(a)),
+            Err(e) => sink.report(Problem::Accessor(i, e)).map(|()| None),
+        }
+    }
+
+    /// A short description of node `i` for messages: `node 5 "hips"`.
+    pub(crate) fn node_label(&self, i: usize) -> String {
+        match self
+            .array("nodes")
+            .get(i)
+            .and_then(|n| n.get("name"))
+            .and_then(Value::as_str)
+        {
+            Some(name) => format!("node {i} {name:?}"),
+            None => format!("node {i}"),
+        }
+    }
+}
