@@ -1,23 +1,23 @@
 //! Reading a glTF container without trusting it, stopping at the first problem: GLB (its chunks
-//! read by [`crate::gltf::glb`]) or JSON text, buffers from the GLB binary chunk, `data:` URIs
-//! or files next to the `.gltf` (Blender's "glTF Separate"), and accessors as f64 components
-//! with every offset, stride and count checked against the bytes present.
+//! read by [`crate::gltf::glb`]) or JSON text (node and scene extras kept as text, see
+//! [`super::lazy`]), buffers through the shared loader under import's policy
+//! ([`crate::gltf::read::buffers`]: the GLB binary chunk, `data:` URIs, files next to the
+//! `.gltf`, Blender's "glTF Separate") worded here, and accessors as f64 components with every
+//! offset, stride and count checked against the bytes present.
 
 use crate::gltf::DataError;
 use std::borrow::Cow;
-use std::path::{Component, Path};
+use std::path::Path;
 
-use base64::Engine as _;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::ImportError;
 use crate::gltf::glb::{self, Step};
+use crate::gltf::read::accessor::AccError;
+use crate::gltf::read::buffers::{self, BufferProblem, Policy, UriProblem};
 use crate::gltf::read::component;
-use crate::gltf::read::uri::percent_decode;
-
-/// Largest external buffer file read (a GLB cannot be larger either).
-const MAX_EXTERNAL: u64 = 1 << 32;
+use crate::gltf::read::doc::{First, Problem};
 
 /// A parsed document: the JSON root and every buffer's bytes, loaded up front (a GLB's binary
 /// chunk borrowed, not copied).
@@ -126,18 +126,12 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
             "the glTF JSON is not an object".into(),
         ));
     }
-    let mut buffers = Vec::new();
-    if let Some(list) = json.get("buffers") {
-        let list = list.as_array().ok_or_else(|| {
-            ImportError::Data(DataError::Buffer {
-                buffer: 0,
-                problem: "`buffers` is not an array".into(),
-            })
-        })?;
-        for (i, b) in list.iter().enumerate() {
-            buffers.push(load_buffer(i, b, bin, base_dir)?);
-        }
-    }
+    let root = json.as_object().map(Cow::Borrowed).unwrap_or_default();
+    let buffers = buffers::load(&root, bin, base_dir, &Policy::IMPORT, &mut First(problem))?
+        .into_iter()
+        // The first sink stops at the first buffer that cannot be had: every one is here.
+        .map(Option::unwrap_or_default)
+        .collect();
     Ok(Doc {
         json,
         buffers,
@@ -146,84 +140,53 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
     })
 }
 
-fn load_buffer<'a>(
-    i: usize,
-    b: &Value,
-    bin: Option<&'a [u8]>,
-    base_dir: Option<&Path>,
-) -> Result<Cow<'a, [u8]>, ImportError> {
-    let err = |problem: String| ImportError::Data(DataError::Buffer { buffer: i, problem });
-    let len = b
-        .get("byteLength")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| err("no valid byteLength".into()))?;
-    let data = match b.get("uri") {
-        None => match bin {
-            Some(bin) if i == 0 => Cow::Borrowed(bin),
-            _ => {
-                return Err(err(
-                    "has no URI and is not the binary chunk of a GLB (buffer 0 of a .glb)".into(),
-                ))
-            }
-        },
-        Some(Value::String(uri)) => {
-            if let Some(rest) = uri.strip_prefix("data:") {
-                let (meta, payload) = rest
-                    .split_once(',')
-                    .ok_or_else(|| err("malformed data URI (no comma)".into()))?;
-                if !meta.ends_with(";base64") {
-                    return Err(err("data URI is not base64".into()));
-                }
-                Cow::Owned(
-                    base64::engine::general_purpose::STANDARD
-                        .decode(payload.trim())
-                        .map_err(|e| err(format!("data URI: {e}")))?,
-                )
-            } else {
-                Cow::Owned(read_external(uri, base_dir, len).map_err(err)?)
-            }
+/// A buffer the shared loader could not load, in import's words.
+fn problem(p: Problem<'_>) -> ImportError {
+    let (buffer, problem) = match p {
+        // The loader reports buffers only; accessors are read below, in import's own words.
+        Problem::Accessor(accessor, e) => {
+            let problem = match e {
+                AccError::Invalid(s) | AccError::Compressed(s) => s,
+                AccError::NoBuffer => "its buffer cannot be loaded".into(),
+            };
+            return ImportError::Data(DataError::Accessor { accessor, problem });
         }
-        Some(_) => return Err(err("`uri` is not a string".into())),
+        Problem::Buffer(i, b) => (
+            i,
+            match b {
+                BufferProblem::NotArray => "`buffers` is not an array".to_string(),
+                BufferProblem::NoByteLength => "no valid byteLength".into(),
+                BufferProblem::NoUri => {
+                    "has no URI and is not the binary chunk of a GLB (buffer 0 of a .glb)".into()
+                }
+                BufferProblem::UriNotString => "`uri` is not a string".into(),
+                BufferProblem::Short(len, have) => {
+                    format!("holds {have} bytes, but its byteLength is {len}")
+                }
+                BufferProblem::Uri(uri, u) => match u {
+                    UriProblem::DataNoComma => "malformed data URI (no comma)".into(),
+                    UriProblem::DataNotBase64 => "data URI is not base64".into(),
+                    UriProblem::Base64(e) => format!("data URI: {e}"),
+                    UriProblem::Percent => format!("malformed URI {uri:?}"),
+                    UriProblem::Remote | UriProblem::Scheme => {
+                        format!("URI {uri:?} is not a local file")
+                    }
+                    UriProblem::Leaves(_) => format!(
+                        "URI {uri:?} leaves the glTF's folder; only files next to it are read"
+                    ),
+                    UriProblem::NoBaseDir(name) => format!(
+                        "the data is in the separate file {name:?}, but no folder was given to find it in"
+                    ),
+                    UriProblem::Size(path, size, len) => format!(
+                        "{} holds {size} bytes, but its byteLength is {len}",
+                        path.display()
+                    ),
+                    UriProblem::Io(_, path, e) => format!("cannot read {}: {e}", path.display()),
+                },
+            },
+        ),
     };
-    if (data.len() as u64) < len {
-        return Err(err(format!(
-            "holds {} bytes, but its byteLength is {len}",
-            data.len()
-        )));
-    }
-    Ok(data)
-}
-
-fn read_external(uri: &str, base_dir: Option<&Path>, len: u64) -> Result<Vec<u8>, String> {
-    let name = percent_decode(uri).ok_or_else(|| format!("malformed URI {uri:?}"))?;
-    if name.contains("://") {
-        return Err(format!("URI {uri:?} is not a local file"));
-    }
-    let rel = Path::new(&name);
-    if !rel
-        .components()
-        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
-    {
-        return Err(format!(
-            "URI {uri:?} leaves the glTF's folder; only files next to it are read"
-        ));
-    }
-    let Some(dir) = base_dir else {
-        return Err(format!(
-            "the data is in the separate file {name:?}, but no folder was given to find it in"
-        ));
-    };
-    let path = dir.join(rel);
-    let meta =
-        std::fs::metadata(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if meta.len() > MAX_EXTERNAL || meta.len() < len {
-        return Err(format!(
-            "{} holds {} bytes, but its byteLength is {len}",
-            path.display(),
-            meta.len()
-        ));
-    }
-    std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    ImportError::Data(DataError::Buffer { buffer, problem })
 }
 
 /// One accessor's elements as f64 components, `comps` per element.
@@ -638,15 +601,26 @@ mod tests {
     #[test]
     fn external_paths_stay_inside() {
         let dir = std::env::temp_dir();
-        assert!(read_external("../x.bin", Some(&dir), 0)
-            .unwrap_err()
-            .contains("leaves"));
-        assert!(read_external("/etc/passwd", Some(&dir), 0)
-            .unwrap_err()
-            .contains("leaves"));
-        assert!(read_external("x.bin", None, 0)
-            .unwrap_err()
-            .contains("no folder"));
+        let err = |uri: &str, base: Option<&Path>| {
+            let json = format!(r#"{{"buffers":[{{"uri":{uri:?},"byteLength":1}}]}}"#);
+            parse(json.as_bytes(), base).unwrap_err().to_string()
+        };
+        assert_eq!(
+            err("../x.bin", Some(&dir)),
+            "buffer 0: URI \"../x.bin\" leaves the glTF's folder; only files next to it are read"
+        );
+        assert_eq!(
+            err("/etc/passwd", Some(&dir)),
+            "buffer 0: URI \"/etc/passwd\" leaves the glTF's folder; only files next to it are read"
+        );
+        assert_eq!(
+            err("x.bin", None),
+            "buffer 0: the data is in the separate file \"x.bin\", but no folder was given to find it in"
+        );
+        assert_eq!(
+            err("http://h/x.bin", Some(&dir)),
+            "buffer 0: URI \"http://h/x.bin\" is not a local file"
+        );
     }
 
     #[test]

@@ -35,8 +35,6 @@ pub(crate) enum FileRead {
     /// The whole file (gait).
     Whole,
     /// The whole file when its size is at least `byteLength` and at most 4 GiB (import).
-    // Import's own loader (gltf/import/read.rs) still does this; it switches at the merge.
-    #[cfg_attr(not(test), allow(dead_code))]
     Checked,
 }
 
@@ -77,8 +75,6 @@ impl Policy {
         truncate: true,
     };
     /// Import's: only files inside the glTF's folder, sizes checked before reading.
-    // Import's own loader (gltf/import/read.rs) still does this; it switches at the merge.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) const IMPORT: Policy = Policy {
         schemes: Schemes::NoRemote,
         strict_percent: true,
@@ -107,12 +103,12 @@ pub(crate) enum UriProblem {
     /// The path leaves the base folder ([`Policy::stay_inside`]); the decoded name.
     Leaves(String),
     /// A file, but no base folder to find it in; the decoded name (import's words use it).
-    NoBaseDir(#[allow(dead_code)] String),
+    NoBaseDir(String),
     /// The file cannot be read: the decoded name, the path tried, the error.
     Io(String, PathBuf, std::io::Error),
     /// The file's size (`.1`) is below `byteLength` (`.2`, import's words use it) or above
     /// 4 GiB ([`FileRead::Checked`]).
-    Size(PathBuf, u64, #[allow(dead_code)] u64),
+    Size(PathBuf, u64, u64),
 }
 
 /// Why a buffer cannot be loaded (or is short).
