@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::format::{
     payload_methods, Conflict, IncomingJoint, JointProblem, Judge, Placement, Recomputed, Restored,
-    RigFormat, WrittenJoint,
+    RigFormat, Written,
 };
 use super::mesh::{IncomingMesh, Mesh, MeshRefusal, MeshWrite};
 use super::space::{Space, SpaceRotation};
@@ -1010,12 +1010,7 @@ impl RigFormat for Dmc3Format {
         })
     }
 
-    fn recomputed(
-        &self,
-        rig: &Rig,
-        native: &NativeFile,
-        written: &[Vec<WrittenJoint>],
-    ) -> Vec<Recomputed> {
+    fn recomputed(&self, rig: &Rig, native: &NativeFile, written: &Written) -> Vec<Recomputed> {
         let NativeFile::Dmc3(f) = native else {
             return Vec::new();
         };

@@ -172,6 +172,9 @@ pub struct Conflict {
     pub problem: String,
 }
 
+/// Per skeleton, the joints as the writer wrote them.
+pub type Written = [Vec<WrittenJoint>];
+
 /// One written joint of an imported skeleton, as the import decided it.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct WrittenJoint {
@@ -295,12 +298,7 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     }
     /// The native fields lowering recomputed, per skeleton of `rig`, from the lowered `native`
     /// file and what the import decided per written joint.
-    fn recomputed(
-        &self,
-        rig: &Rig,
-        native: &NativeFile,
-        written: &[Vec<WrittenJoint>],
-    ) -> Vec<Recomputed>;
+    fn recomputed(&self, rig: &Rig, native: &NativeFile, written: &Written) -> Vec<Recomputed>;
 }
 
 /// The methods of a [`RigFormat`] impl that only wrap the format's payload types in its variant

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::format::{
     payload_methods, Conflict, IncomingJoint, JointProblem, Judge, Placement, Recomputed, Restored,
-    RigFormat, WrittenJoint,
+    RigFormat, Written, WrittenJoint,
 };
 use super::mesh::{IncomingMesh, Mesh, MeshRefusal, MeshWrite};
 use super::space::{Space, SpaceRotation};
@@ -867,12 +867,7 @@ impl RigFormat for HieFormat {
         })
     }
 
-    fn recomputed(
-        &self,
-        rig: &Rig,
-        native: &NativeFile,
-        written: &[Vec<WrittenJoint>],
-    ) -> Vec<Recomputed> {
+    fn recomputed(&self, rig: &Rig, native: &NativeFile, written: &Written) -> Vec<Recomputed> {
         let NativeFile::Hie(f) = native else {
             return Vec::new();
         };
