@@ -12,7 +12,6 @@ use serde_json::Value;
 use super::GaitError;
 use crate::bytes::OutOfBounds;
 use crate::gltf::glb::{self, Step};
-use crate::gltf::read::accessor::AccError;
 use crate::gltf::read::buffers::{self, BufferProblem, Policy, UriProblem};
 use crate::gltf::read::doc::{Document, First, Problem};
 use crate::gltf::DataError;
@@ -162,21 +161,6 @@ pub(crate) fn uri_problem(uri: &str, p: UriProblem) -> String {
     }
 }
 
-/// An accessor problem in gait's words (without the accessor's own label, which
-/// [`DataError`] adds).
-fn accessor_problem(i: usize, e: AccError) -> String {
-    match e {
-        AccError::Invalid(m) | AccError::Compressed(m) => {
-            let label = format!("accessor {i}");
-            match m.strip_prefix(&label) {
-                Some(rest) => rest.trim_start_matches(':').trim_start().to_string(),
-                None => m,
-            }
-        }
-        AccError::NoBuffer => "its buffer could not be loaded".into(),
-    }
-}
-
 /// Gait's sink: the first problem stops the reading, as a [`GaitError`].
 fn stop(p: Problem<'_>) -> GaitError {
     GaitError::Data(match p {
@@ -195,7 +179,7 @@ fn stop(p: Problem<'_>) -> GaitError {
         },
         Problem::Accessor(accessor, e) => DataError::Accessor {
             accessor,
-            problem: accessor_problem(accessor, e),
+            problem: e.words(accessor),
         },
     })
 }
@@ -287,7 +271,7 @@ impl Doc<'_> {
         let a = self.doc.resolve(index).map_err(|e| {
             GaitError::Data(DataError::Accessor {
                 accessor: index,
-                problem: accessor_problem(index, e),
+                problem: e.words(index),
             })
         })?;
         let mut values = a.read_all();

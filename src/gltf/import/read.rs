@@ -10,14 +10,15 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::ImportError;
 use crate::gltf::glb::{self, Step};
-use crate::gltf::read::accessor::AccError;
+use crate::gltf::read::accessor::{self, AccError};
 use crate::gltf::read::buffers::{self, BufferProblem, Policy, UriProblem};
 use crate::gltf::read::component;
 use crate::gltf::read::doc::{First, Problem};
+use crate::gltf::read::Buffer;
 
 /// A parsed document: the JSON root and every buffer's bytes, loaded up front (a GLB's binary
 /// chunk borrowed, not copied).
@@ -25,8 +26,9 @@ use crate::gltf::read::doc::{First, Problem};
 pub(crate) struct Doc<'a> {
     /// The JSON root (an object).
     pub json: Value,
-    /// `buffers[i]`'s bytes (at least `byteLength` of them).
-    pub buffers: Vec<Cow<'a, [u8]>>,
+    /// `buffers[i]`'s bytes (at least `byteLength` of them; never `None` here: the loader
+    /// stops at the first buffer it cannot have).
+    pub buffers: Vec<Buffer<'a>>,
     /// `nodes[i].extras` as text, taken out of `json` (see [`super::lazy`]).
     pub node_extras: Vec<Option<&'a RawValue>>,
     /// `scenes[i].extras` as text, likewise.
@@ -38,7 +40,7 @@ impl<'a> Doc<'a> {
     pub fn new(json: Value, buffers: Vec<Cow<'a, [u8]>>) -> Doc<'a> {
         Doc {
             json,
-            buffers,
+            buffers: buffers.into_iter().map(Some).collect(),
             node_extras: Vec::new(),
             scene_extras: Vec::new(),
         }
@@ -127,11 +129,7 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
         ));
     }
     let root = json.as_object().map(Cow::Borrowed).unwrap_or_default();
-    let buffers = buffers::load(&root, bin, base_dir, &Policy::IMPORT, &mut First(problem))?
-        .into_iter()
-        // The first sink stops at the first buffer that cannot be had: every one is here.
-        .map(Option::unwrap_or_default)
-        .collect();
+    let buffers = buffers::load(&root, bin, base_dir, &Policy::IMPORT, &mut First(problem))?;
     Ok(Doc {
         json,
         buffers,
@@ -143,13 +141,11 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
 /// A buffer the shared loader could not load, in import's words.
 fn problem(p: Problem<'_>) -> ImportError {
     let (buffer, problem) = match p {
-        // The loader reports buffers only; accessors are read below, in import's own words.
         Problem::Accessor(accessor, e) => {
-            let problem = match e {
-                AccError::Invalid(s) | AccError::Compressed(s) => s,
-                AccError::NoBuffer => "its buffer cannot be loaded".into(),
-            };
-            return ImportError::Data(DataError::Accessor { accessor, problem });
+            return ImportError::Data(DataError::Accessor {
+                accessor,
+                problem: e.words(accessor),
+            })
         }
         Problem::Buffer(i, b) => (
             i,
@@ -215,323 +211,31 @@ impl Elements {
     }
 }
 
-/// Reads one component (its bytes, whether normalised).
-type ReadComponent = fn(&[u8], bool) -> f64;
-
-/// (size in bytes, reader) of a component type. A reader per type, so that the innermost loop
-/// does not match on the type for every component. UNSIGNED_INT is never normalised here (glTF
-/// allows normalisation only for bytes and shorts).
-fn component(ct: u64) -> Option<(usize, ReadComponent)> {
-    use component::{normalise, BYTE, SHORT, UNSIGNED_BYTE, UNSIGNED_SHORT};
-    fn i8n(b: &[u8], n: bool) -> f64 {
-        let v = f64::from(b[0] as i8);
-        if n {
-            normalise(BYTE, v)
-        } else {
-            v
-        }
-    }
-    fn u8n(b: &[u8], n: bool) -> f64 {
-        let v = f64::from(b[0]);
-        if n {
-            normalise(UNSIGNED_BYTE, v)
-        } else {
-            v
-        }
-    }
-    fn i16n(b: &[u8], n: bool) -> f64 {
-        let v = f64::from(i16::from_le_bytes([b[0], b[1]]));
-        if n {
-            normalise(SHORT, v)
-        } else {
-            v
-        }
-    }
-    fn u16n(b: &[u8], n: bool) -> f64 {
-        let v = f64::from(u16::from_le_bytes([b[0], b[1]]));
-        if n {
-            normalise(UNSIGNED_SHORT, v)
-        } else {
-            v
-        }
-    }
-    fn u32n(b: &[u8], _: bool) -> f64 {
-        f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-    fn f32n(b: &[u8], _: bool) -> f64 {
-        f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-    let read: ReadComponent = match ct {
-        BYTE => i8n,
-        UNSIGNED_BYTE => u8n,
-        SHORT => i16n,
-        UNSIGNED_SHORT => u16n,
-        component::UNSIGNED_INT => u32n,
-        component::FLOAT => f32n,
-        _ => return None,
-    };
-    Some((component::size(ct)?, read))
-}
-
-/// Where an accessor's elements lie in its buffer view: `count` elements of `elem` bytes,
-/// `stride` apart, components of `size` bytes.
-struct Grid {
-    count: usize,
-    stride: usize,
-    elem: usize,
-    size: usize,
-}
-
-impl Grid {
-    /// Appends every component of every element that lies inside `region`, read by `read`
-    /// (monomorphised per component type: this is the import's innermost loop).
-    fn decode(&self, region: &[u8], out: &mut Vec<f64>, read: impl Fn(&[u8]) -> f64) {
-        for i in 0..self.count {
-            let start = i * self.stride;
-            if let Some(e) = region.get(start..start + self.elem) {
-                out.extend(e.chunks_exact(self.size).map(&read));
-            }
-        }
-    }
-}
-
 impl Doc<'_> {
-    fn array(&self, key: &str) -> &[Value] {
-        self.json
-            .get(key)
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-    }
-
     /// Total bytes of all buffers: bounds accessors that have no buffer view.
     fn total_bytes(&self) -> usize {
-        self.buffers.iter().map(|b| b.len()).sum()
+        self.buffers.iter().flatten().map(|b| b.len()).sum()
     }
 
-    /// The bytes of buffer view `v` (offset and length checked), and its stride.
-    fn view(
-        &self,
-        v: usize,
-        what: &dyn Fn(String) -> ImportError,
-    ) -> Result<(&[u8], Option<usize>), ImportError> {
-        let view = self
-            .array("bufferViews")
-            .get(v)
-            .ok_or_else(|| what(format!("buffer view {v} does not exist")))?;
-        let buffer = view
-            .get("buffer")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| what(format!("buffer view {v} has no valid `buffer`")))?;
-        let data = usize::try_from(buffer)
-            .ok()
-            .and_then(|b| self.buffers.get(b))
-            .ok_or_else(|| {
-                what(format!(
-                    "buffer view {v} names buffer {buffer}, which does not exist"
-                ))
-            })?;
-        let offset = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
-        let len = view
-            .get("byteLength")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| what(format!("buffer view {v} has no valid byteLength")))?;
-        let end = offset
-            .checked_add(len)
-            .filter(|&e| e <= data.len() as u64)
-            .ok_or_else(|| {
-                what(format!(
-                    "buffer view {v} ({offset:#x}+{len:#x}) runs past buffer {buffer} ({:#x} bytes)",
-                    data.len()
-                ))
-            })?;
-        let stride = match view.get("byteStride") {
-            None => None,
-            Some(s) => Some(
-                s.as_u64()
-                    .filter(|&s| (4..=252).contains(&s))
-                    .ok_or_else(|| what(format!("buffer view {v} has an invalid byteStride")))?
-                    as usize,
-            ),
-        };
-        Ok((&data[offset as usize..end as usize], stride))
-    }
-
-    /// Reads accessor `a` (sparse substitution included).
+    /// Reads accessor `a` through the shared checked reader (sparse substitution included):
+    /// an accessor without a buffer view holds at most 8 KiB of zero components more than the
+    /// bytes present.
     pub(crate) fn accessor(&self, a: usize) -> Result<Elements, ImportError> {
-        let err = |problem: String| {
+        let err = |e: AccError| {
             ImportError::Data(DataError::Accessor {
                 accessor: a,
-                problem,
+                problem: e.words(a),
             })
         };
-        let acc = self
-            .array("accessors")
-            .get(a)
-            .ok_or_else(|| err("does not exist".into()))?;
-        let ct = acc
-            .get("componentType")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| err("no valid componentType".into()))?;
-        let (size, read) = component(ct)
-            .ok_or_else(|| err(format!("componentType {ct} is not a glTF component type")))?;
-        let comps = acc
-            .get("type")
-            .and_then(Value::as_str)
-            .and_then(component::count)
-            .ok_or_else(|| err("no valid type".into()))?;
-        let count = acc
-            .get("count")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| err("no valid count".into()))?;
-        let normalized = acc
-            .get("normalized")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let integer = ct != component::FLOAT && !normalized;
-        let elem = size * comps;
-        let count_usize = usize::try_from(count).map_err(|_| err("count too large".into()))?;
-        let mut data: Vec<f64>;
-        match acc.get("bufferView") {
-            Some(v) => {
-                let v = v
-                    .as_u64()
-                    .and_then(|v| usize::try_from(v).ok())
-                    .ok_or_else(|| err("bufferView is not an index".into()))?;
-                let (bytes, stride) = self.view(v, &err)?;
-                let stride = stride.unwrap_or(elem);
-                let offset = acc.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
-                // The last element must end inside the view.
-                let need = if count == 0 {
-                    0
-                } else {
-                    (count - 1)
-                        .checked_mul(stride as u64)
-                        .and_then(|x| x.checked_add(offset))
-                        .and_then(|x| x.checked_add(elem as u64))
-                        .ok_or_else(|| err("extent overflows".into()))?
-                };
-                if need > bytes.len() as u64 {
-                    return Err(err(format!(
-                        "{count} elements of {elem} bytes (stride {stride}, offset {offset}) need {need:#x} bytes, the buffer view has {:#x}",
-                        bytes.len()
-                    )));
-                }
-                // `need` fits in the view, so every element below does.
-                let region = bytes
-                    .get(offset as usize..)
-                    .ok_or_else(|| err("byteOffset is past the buffer view".into()))?;
-                data = Vec::with_capacity(count_usize.saturating_mul(comps));
-                let grid = Grid {
-                    count: count_usize,
-                    stride,
-                    elem,
-                    size,
-                };
-                if ct == component::FLOAT {
-                    grid.decode(region, &mut data, |b| {
-                        f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    });
-                } else {
-                    grid.decode(region, &mut data, |b| read(b, normalized));
-                }
-                if data.len() != count_usize * comps {
-                    return Err(err("element out of range".into()));
-                }
-            }
-            None => {
-                // Zeros (only sparse values follow): bounded by the data present, counted in
-                // the f64 values this allocates (at most 8 bytes a byte present, plus 64 KiB).
-                if count_usize.saturating_mul(comps) > self.total_bytes().saturating_add(1 << 13) {
-                    return Err(err(format!(
-                        "{count} elements without a buffer view: more than the file could describe"
-                    )));
-                }
-                data = vec![0.0; count_usize * comps];
-            }
-        }
-        if let Some(sparse) = acc.get("sparse") {
-            self.apply_sparse(
-                sparse, &mut data, count, comps, size, read, normalized, &err,
-            )?;
-        }
+        let empty = Map::new();
+        let root = self.json.as_object().unwrap_or(&empty);
+        let limit = self.total_bytes().saturating_add(1 << 13);
+        let acc = accessor::resolve(root, &self.buffers, a, limit).map_err(err)?;
         Ok(Elements {
-            comps,
-            data,
-            integer,
+            comps: acc.comps,
+            integer: acc.ctype != component::FLOAT && !acc.normalized,
+            data: acc.read_all(),
         })
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn apply_sparse(
-        &self,
-        sparse: &Value,
-        data: &mut [f64],
-        count: u64,
-        comps: usize,
-        size: usize,
-        read: ReadComponent,
-        normalized: bool,
-        err: &dyn Fn(String) -> ImportError,
-    ) -> Result<(), ImportError> {
-        let n = sparse
-            .get("count")
-            .and_then(Value::as_u64)
-            .filter(|&n| n <= count)
-            .ok_or_else(|| err("sparse count missing or larger than the accessor".into()))?
-            as usize;
-        let idx = sparse
-            .get("indices")
-            .ok_or_else(|| err("sparse without indices".into()))?;
-        let val = sparse
-            .get("values")
-            .ok_or_else(|| err("sparse without values".into()))?;
-        let iv = idx
-            .get("bufferView")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| err("sparse indices without bufferView".into()))?
-            as usize;
-        let ict = idx
-            .get("componentType")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        let (isize_, iread) = match component(ict) {
-            Some(c) if component::is_index(ict) => c,
-            _ => {
-                return Err(err(format!(
-                    "sparse index componentType {ict} is not unsigned"
-                )))
-            }
-        };
-        let (ibytes, _) = self.view(iv, err)?;
-        let ioff = idx.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
-        let vv = val
-            .get("bufferView")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| err("sparse values without bufferView".into()))?
-            as usize;
-        let (vbytes, _) = self.view(vv, err)?;
-        let voff = val.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
-        for s in 0..n {
-            let at = ioff.saturating_add(s.saturating_mul(isize_));
-            let ib = ibytes
-                .get(at..at.saturating_add(isize_))
-                .ok_or_else(|| err(format!("sparse index {s} out of its buffer view")))?;
-            let target = iread(ib, false) as u64;
-            if target >= count {
-                return Err(err(format!("sparse index {target} >= count {count}")));
-            }
-            for c in 0..comps {
-                let at = voff.saturating_add((s * comps + c).saturating_mul(size));
-                let vb = vbytes
-                    .get(at..at.saturating_add(size))
-                    .ok_or_else(|| err(format!("sparse value {s} out of its buffer view")))?;
-                if let Some(slot) = data.get_mut(target as usize * comps + c) {
-                    *slot = read(vb, normalized);
-                }
-            }
-        }
-        Ok(())
     }
 }
 
@@ -573,11 +277,10 @@ mod tests {
         assert_eq!(n.data, vec![0.0, f64::from(0x3FC0u16) / 65535.0]);
         assert!(!n.integer);
         // The third element would end 8 bytes past the view.
-        assert!(d
-            .accessor(3)
-            .unwrap_err()
-            .to_string()
-            .contains("need 0x18 bytes"));
+        assert_eq!(
+            d.accessor(3).unwrap_err().to_string(),
+            "accessor 3: 3 elements of 4 bytes (stride 8) at offset 4 need 24 bytes, buffer view 0 has 16"
+        );
     }
 
     #[test]
@@ -591,11 +294,10 @@ mod tests {
         );
         // 8,192 values (+ 16 for the bytes present) is the most a zero-filled accessor may hold.
         assert_eq!(d.accessor(0).unwrap().data.len(), 8208);
-        assert!(d
-            .accessor(1)
-            .unwrap_err()
-            .to_string()
-            .contains("more than the file could describe"));
+        assert_eq!(
+            d.accessor(1).unwrap_err().to_string(),
+            "accessor 1: 2053 elements without a buffer view is more than this file can hold"
+        );
     }
 
     #[test]

@@ -19,6 +19,22 @@ pub(crate) enum AccError {
     Compressed(String),
 }
 
+impl AccError {
+    /// What is wrong, for a message that names accessor `i` already (`accessor 3: ...`).
+    pub(crate) fn words(self, i: usize) -> String {
+        match self {
+            AccError::Invalid(m) | AccError::Compressed(m) => {
+                let label = format!("accessor {i}");
+                match m.strip_prefix(&label) {
+                    Some(rest) => rest.trim_start_matches(':').trim_start().to_string(),
+                    None => m,
+                }
+            }
+            AccError::NoBuffer => "its buffer could not be loaded".into(),
+        }
+    }
+}
+
 /// A resolved accessor: layout checked, data slices in hand.
 #[derive(Debug, Clone)]
 pub(crate) struct Acc<'a> {

@@ -59,12 +59,6 @@ pub(crate) fn shape(type_name: &str) -> Option<(usize, usize)> {
     }
 }
 
-/// Components per element of an element type.
-#[inline]
-pub(crate) fn count(type_name: &str) -> Option<usize> {
-    shape(type_name).map(|(r, c)| r * c)
-}
-
 /// One little-endian component at `off` of `b`, as f64 (not normalised); `None` when it is not
 /// all there or the type is unknown.
 #[inline]
@@ -131,8 +125,8 @@ mod tests {
         assert_eq!(name(UNSIGNED_INT), "UNSIGNED_INT");
         assert_eq!(name(7), "component type 7");
         assert_eq!(shape("MAT3"), Some((3, 3)));
-        assert_eq!(count("VEC4"), Some(4));
-        assert_eq!(count("vec4"), None);
+        assert_eq!(shape("VEC4"), Some((4, 1)));
+        assert_eq!(shape("vec4"), None);
         assert!(is_index(UNSIGNED_BYTE) && !is_index(BYTE) && !is_index(FLOAT));
     }
 }
