@@ -1091,7 +1091,7 @@ fn gltf_missing_and_short_buffers() {
         import_json_refused(&m),
         ImportError::Data(DataError::Accessor {
             accessor: 1,
-            problem: "buffer view 1 names buffer 0, which does not exist".into()
+            problem: "buffer view 1: buffer 0 does not exist".into()
         })
     );
     let buffer = |problem: String| ImportError::Data(DataError::Buffer { buffer: 0, problem });

@@ -2,8 +2,8 @@
 //! read by [`crate::gltf::glb`]) or JSON text (node and scene extras kept as text, see
 //! [`super::lazy`]), buffers through the shared loader under import's policy
 //! ([`crate::gltf::read::buffers`]: the GLB binary chunk, `data:` URIs, files next to the
-//! `.gltf`, Blender's "glTF Separate") worded here, and accessors as f64 components with every
-//! offset, stride and count checked against the bytes present.
+//! `.gltf`, Blender's "glTF Separate") worded here, and accessors as f64 components through the
+//! shared checked reader ([`crate::gltf::read::accessor`]).
 
 use crate::gltf::DataError;
 use std::borrow::Cow;
