@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use glam::{DMat4, DQuat, DVec3};
 use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::graph::{joint_native, Graph, Trs};
 use super::joints::{Identities, JointKey, JointNode};
@@ -41,7 +41,7 @@ pub(crate) struct Built {
 
 /// What one import reads from: the document, its scene extras, the tolerances.
 struct Ctx<'a> {
-    json: &'a Value,
+    json: &'a Map<String, Value>,
     /// Node extras the parse kept as text (see [`Doc`]).
     node_extras: &'a [Option<&'a RawValue>],
     graph: &'a Graph,
@@ -92,7 +92,7 @@ pub(crate) fn build(
     ex: &SceneExtras,
     tol: &Tolerance,
 ) -> Result<Built, ImportError> {
-    let json = &doc.json;
+    let json = doc.json();
     let mut g = Gathered::default();
     let jn = classify(json, graph, ex, &mut g.refusals)?;
     let c = Ctx {

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use glam::{DMat4, DQuat, DVec3};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::lazy::typed;
 use super::{pyrepr, ImportError};
@@ -153,7 +153,7 @@ pub(crate) fn rigtrip_of<'v>(obj: &'v Value, raw: Option<&RawValue>) -> Option<C
 /// `extras.rigtrip.native` of node `node` of the document `json` (its extras as text in `raw`
 /// when the parse kept them so), when present.
 pub(crate) fn joint_native<'v>(
-    json: &'v Value,
+    json: &'v Map<String, Value>,
     raw: Option<&RawValue>,
     node: usize,
 ) -> Option<Cow<'v, Value>> {
@@ -345,7 +345,7 @@ impl Graph {
     /// when the parse kept them as text, `format` the one the scene extras name (for reading
     /// joint payloads typed).
     pub fn read(
-        json: &Value,
+        json: &Map<String, Value>,
         scene: &Value,
         extras: &[Option<&RawValue>],
         format: Option<&dyn RigFormat>,
@@ -539,7 +539,7 @@ mod tests {
             {"name": "b", "rotation": [0.0, 0.0, 0.0, 2.0], "translation": [0.0, 2.0, 0.0]},
             {"name": "orphan"}
         ]});
-        let g = Graph::read(&doc, &json!({"nodes": [0]}), &[], None).unwrap();
+        let g = Graph::read(doc.as_object().unwrap(), &json!({"nodes": [0]}), &[], None).unwrap();
         assert_eq!(g.parent, vec![None, Some(0), None]);
         assert_eq!(g.preorder, vec![0, 1]);
         assert_eq!(g.world[1].w_axis.truncate(), DVec3::new(1.0, 2.0, 0.0));
@@ -547,21 +547,28 @@ mod tests {
         assert!(g.between(1, Some(0)).is_empty());
 
         let cyc = json!({"nodes": [{"children": [1]}, {"children": [0]}]});
-        assert!(Graph::read(&cyc, &json!({"nodes": [0]}), &[], None).is_err());
+        assert!(Graph::read(cyc.as_object().unwrap(), &json!({"nodes": [0]}), &[], None).is_err());
         let two = json!({"nodes": [{"children": [2]}, {"children": [2]}, {}]});
-        let e = Graph::read(&two, &json!({"nodes": [0, 1]}), &[], None).unwrap_err();
+        let e = Graph::read(
+            two.as_object().unwrap(),
+            &json!({"nodes": [0, 1]}),
+            &[],
+            None,
+        )
+        .unwrap_err();
         assert_eq!(
             e.to_string(),
             "node 2 (): is a child of both node 0 and node 1"
         );
         let bad = json!({"nodes": [{"name": "x", "translation": [1, "a", 3]}]});
-        let e = Graph::read(&bad, &json!({"nodes": [0]}), &[], None).unwrap_err();
+        let e =
+            Graph::read(bad.as_object().unwrap(), &json!({"nodes": [0]}), &[], None).unwrap_err();
         assert_eq!(
             e.to_string(),
             "node 0 (x): `translation` is not an array of 3 finite numbers"
         );
         let zero = json!({"nodes": [{"rotation": [0, 0, 0, 0]}]});
-        assert!(Graph::read(&zero, &json!({"nodes": [0]}), &[], None).is_err());
+        assert!(Graph::read(zero.as_object().unwrap(), &json!({"nodes": [0]}), &[], None).is_err());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::graph::{Graph, Tag};
 use super::joints::{JointKey, JointNode};
@@ -26,7 +26,7 @@ fn name_identity(name: &str, skeletons: &[SkelExtras]) -> Option<(usize, usize)>
 
 /// Which scene nodes are joints, and of what.
 pub(crate) fn classify(
-    json: &Value,
+    json: &Map<String, Value>,
     graph: &Graph,
     ex: &SceneExtras,
     refusals: &mut Vec<Refusal>,

@@ -248,7 +248,7 @@ pub(super) fn incoming_instances(
     key: &dyn Fn(usize) -> InfKey,
 ) -> Result<(Vec<Instance>, usize), ImportError> {
     let skins: &[Value] = doc
-        .json
+        .json()
         .get("skins")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
@@ -315,7 +315,7 @@ pub(super) fn collect(
         ..Geometry::default()
     };
     let meshes: &[Value] = doc
-        .json
+        .json()
         .get("meshes")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
@@ -669,11 +669,17 @@ pub(super) fn expected_geometry(
         r.map_err(|e| ImportError::Container(format!("re-reading the export: {e}")))
     };
     let doc = Doc::new(
-        serde_json::json!({
-            "accessors": value(serde_json::to_value(&root.accessors))?,
-            "bufferViews": value(serde_json::to_value(&root.buffer_views))?,
-            "meshes": value(serde_json::to_value(&root.meshes))?,
-        }),
+        serde_json::Map::from_iter([
+            (
+                "accessors".into(),
+                value(serde_json::to_value(&root.accessors))?,
+            ),
+            (
+                "bufferViews".into(),
+                value(serde_json::to_value(&root.buffer_views))?,
+            ),
+            ("meshes".into(), value(serde_json::to_value(&root.meshes))?),
+        ]),
         vec![std::borrow::Cow::Borrowed(&exported.bin)],
     );
     let mut instances = Vec::new();

@@ -204,7 +204,7 @@ fn material_changed(cx: &Context<'_>, original: Option<&str>, incoming: Option<&
 
 /// The mesh index a node's extras carry (`extras.rigtrip.mesh`).
 fn mesh_tag(doc: &Doc, node: usize) -> Option<usize> {
-    let n = doc.json.get("nodes")?.get(node)?;
+    let n = doc.json().get("nodes")?.get(node)?;
     let v = rigtrip_of(n, doc.node_extras(node))?;
     v.get("mesh")?
         .as_u64()
@@ -215,7 +215,7 @@ fn mesh_tag(doc: &Doc, node: usize) -> Option<usize> {
 /// are refused, a native mesh has one.
 fn material_of(doc: &Doc, inst: &Instance) -> Result<Option<String>, ImportError> {
     let prims = doc
-        .json
+        .json()
         .get("meshes")
         .and_then(|m| m.get(inst.mesh))
         .and_then(|m| m.get("primitives"))
@@ -228,7 +228,7 @@ fn material_of(doc: &Doc, inst: &Instance) -> Result<Option<String>, ImportError
             continue;
         };
         let name = doc
-            .json
+            .json()
             .get("materials")
             .and_then(|m| m.get(i as usize))
             .and_then(|m| m.get("name"))

@@ -302,7 +302,7 @@ fn incoming_animations<'a>(
     space: Space,
 ) -> Result<BTreeMap<&'a str, BTreeMap<usize, Incoming>>, ImportError> {
     let mut out = BTreeMap::new();
-    let Some(list) = doc.json.get("animations").and_then(Value::as_array) else {
+    let Some(list) = doc.json().get("animations").and_then(Value::as_array) else {
         return Ok(out);
     };
     // Joint of each node, and the static transform between it and its joint parent (Blender's

@@ -14,36 +14,43 @@ use serde_json::{Map, Value};
 
 use super::ImportError;
 use crate::gltf::glb::{self, Step};
-use crate::gltf::read::accessor::{self, AccError};
-use crate::gltf::read::buffers::{self, BufferProblem, Policy, UriProblem};
+use crate::gltf::read::accessor::AccError;
+use crate::gltf::read::buffers::{BufferProblem, Policy, UriProblem};
 use crate::gltf::read::component;
-use crate::gltf::read::doc::{First, Problem};
-use crate::gltf::read::Buffer;
+use crate::gltf::read::doc::{Document, First, Problem};
 
-/// A parsed document: the JSON root and every buffer's bytes, loaded up front (a GLB's binary
-/// chunk borrowed, not copied).
+/// A parsed document: the shared document model (the JSON root and every buffer's bytes, loaded
+/// up front, a GLB's binary chunk borrowed, not copied), and the extras the parse kept as text.
 #[derive(Debug)]
 pub(crate) struct Doc<'a> {
-    /// The JSON root (an object).
-    pub json: Value,
-    /// `buffers[i]`'s bytes (at least `byteLength` of them; never `None` here: the loader
-    /// stops at the first buffer it cannot have).
-    pub buffers: Vec<Buffer<'a>>,
-    /// `nodes[i].extras` as text, taken out of `json` (see [`super::lazy`]).
+    /// The JSON root and the buffers (never `None` here: the loader stops at the first buffer
+    /// it cannot have); accessors without a view bounded by the bytes present plus 8 KiB.
+    pub doc: Document<'a>,
+    /// `nodes[i].extras` as text, taken out of the root (see [`super::lazy`]).
     pub node_extras: Vec<Option<&'a RawValue>>,
     /// `scenes[i].extras` as text, likewise.
     pub scene_extras: Vec<Option<&'a RawValue>>,
 }
 
 impl<'a> Doc<'a> {
-    /// A document whose extras, if any, are still in `json`.
-    pub fn new(json: Value, buffers: Vec<Cow<'a, [u8]>>) -> Doc<'a> {
-        Doc {
-            json,
+    /// A document of the JSON object `root` (its extras, if any, still in it) and `buffers`.
+    pub fn new(root: Map<String, Value>, buffers: Vec<Cow<'a, [u8]>>) -> Doc<'a> {
+        let mut doc = Document {
+            root: Cow::Owned(root),
             buffers: buffers.into_iter().map(Some).collect(),
+            limit: 0,
+        };
+        doc.limit = view_less_limit(&doc);
+        Doc {
+            doc,
             node_extras: Vec::new(),
             scene_extras: Vec::new(),
         }
+    }
+
+    /// The JSON root.
+    pub fn json(&self) -> &Map<String, Value> {
+        &self.doc.root
     }
 
     /// Node `i`'s extras as text, when the parse kept them so.
@@ -123,19 +130,30 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
         scene_extras,
     } = super::lazy::parse(text)
         .map_err(|e| ImportError::Container(format!("not glTF JSON: {e}")))?;
-    if !json.is_object() {
+    let Value::Object(root) = json else {
         return Err(ImportError::Container(
             "the glTF JSON is not an object".into(),
         ));
-    }
-    let root = json.as_object().map(Cow::Borrowed).unwrap_or_default();
-    let buffers = buffers::load(&root, bin, base_dir, &Policy::IMPORT, &mut First(problem))?;
+    };
+    let mut doc = Document::load(
+        Cow::Owned(root),
+        bin,
+        base_dir,
+        &Policy::IMPORT,
+        &mut First(problem),
+    )?;
+    doc.limit = view_less_limit(&doc);
     Ok(Doc {
-        json,
-        buffers,
+        doc,
         node_extras,
         scene_extras,
     })
+}
+
+/// Most components an accessor without a buffer view may have: its zeros are allocated as f64,
+/// so at most 8 bytes a byte present, plus 8 KiB.
+fn view_less_limit(doc: &Document) -> usize {
+    doc.buffer_bytes().saturating_add(1 << 13)
 }
 
 /// A buffer the shared loader could not load, in import's words.
@@ -212,14 +230,7 @@ impl Elements {
 }
 
 impl Doc<'_> {
-    /// Total bytes of all buffers: bounds accessors that have no buffer view.
-    fn total_bytes(&self) -> usize {
-        self.buffers.iter().flatten().map(|b| b.len()).sum()
-    }
-
-    /// Reads accessor `a` through the shared checked reader (sparse substitution included):
-    /// an accessor without a buffer view holds at most 8 KiB of zero components more than the
-    /// bytes present.
+    /// Reads accessor `a` through the shared checked reader (sparse substitution included).
     pub(crate) fn accessor(&self, a: usize) -> Result<Elements, ImportError> {
         let err = |e: AccError| {
             ImportError::Data(DataError::Accessor {
@@ -227,10 +238,7 @@ impl Doc<'_> {
                 problem: e.words(a),
             })
         };
-        let empty = Map::new();
-        let root = self.json.as_object().unwrap_or(&empty);
-        let limit = self.total_bytes().saturating_add(1 << 13);
-        let acc = accessor::resolve(root, &self.buffers, a, limit).map_err(err)?;
+        let acc = self.doc.resolve(a).map_err(err)?;
         Ok(Elements {
             comps: acc.comps,
             integer: acc.ctype != component::FLOAT && !acc.normalized,
@@ -245,14 +253,14 @@ mod tests {
 
     fn doc(accessors: Value, buffer: Vec<u8>) -> Doc<'static> {
         let len = buffer.len();
-        Doc::new(
-            serde_json::json!({
-                "accessors": accessors,
-                "bufferViews": [{"buffer": 0, "byteLength": len, "byteStride": 8}],
-                "buffers": [{"byteLength": len}],
-            }),
-            vec![Cow::Owned(buffer)],
-        )
+        let Value::Object(root) = serde_json::json!({
+            "accessors": accessors,
+            "bufferViews": [{"buffer": 0, "byteLength": len, "byteStride": 8}],
+            "buffers": [{"byteLength": len}],
+        }) else {
+            unreachable!("an object literal")
+        };
+        Doc::new(root, vec![Cow::Owned(buffer)])
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub(crate) fn import(
         Found::Typed(ex, false, _) => (*ex, std::borrow::Cow::Owned(serde_json::Value::Null)),
         Found::Value(r) => (SceneExtras::read(index, &r)?, r),
     };
-    let graph = Graph::read(&doc.json, scene, &doc.node_extras, Some(ex.format))?;
+    let graph = Graph::read(doc.json(), scene, &doc.node_extras, Some(ex.format))?;
     let mut built = build(doc, &graph, &ex, tol)?;
     if let Some((skeleton, joints)) = guard::turned_in_place(&built, ex.space, tol) {
         return Err(ImportError::TurnedInPlace { skeleton, joints });
