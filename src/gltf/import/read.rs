@@ -156,7 +156,7 @@ fn view_less_limit(doc: &Document) -> usize {
     doc.buffer_bytes().saturating_add(1 << 13)
 }
 
-/// A buffer the shared loader could not load, in import's words.
+/// A problem the shared document model reports (a buffer it could not load), in import's words.
 fn problem(p: Problem<'_>) -> ImportError {
     let (buffer, problem) = match p {
         Problem::Accessor(accessor, e) => {
