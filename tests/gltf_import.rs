@@ -4,7 +4,6 @@
 //! `tools/blender-python` installs); `.ci/run` runs them.
 
 mod common;
-use common::{blender_python, tool};
 
 use std::path::{Path, PathBuf};
 
@@ -214,17 +213,7 @@ fn blender_round_trip(
     let src = tmp(&format!("{name}.glb"));
     std::fs::write(&src, to_glb(&e).unwrap()).unwrap();
     let dst = tmp(&format!("{name}_blender.{ext}"));
-    let _ = std::fs::remove_file(&dst);
-    let script = tool("blender-roundtrip.py");
-    let mut args = vec![script.as_os_str(), src.as_os_str(), dst.as_os_str()];
-    args.extend(edits.iter().map(std::ffi::OsStr::new));
-    let out = blender_python(args);
-    assert!(
-        out.status.success() && dst.exists(),
-        "blender failed on {name}: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::blender_roundtrip(&src, &dst, edits);
     dst
 }
 

@@ -619,17 +619,7 @@ fn through_blender(data: &[u8], name: &str, edits: &[&str]) -> Doc {
     )
     .unwrap();
     let dst = dir.join(format!("{name}_edited.glb"));
-    let _ = std::fs::remove_file(&dst);
-    let script = common::tool("blender-roundtrip.py");
-    let mut args = vec![script.as_os_str(), src.as_os_str(), dst.as_os_str()];
-    args.extend(edits.iter().map(std::ffi::OsStr::new));
-    let out = common::blender_python(args);
-    assert!(
-        out.status.success() && dst.exists(),
-        "blender failed on {name}: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::blender_roundtrip(&src, &dst, edits);
     Doc::from_glb(&std::fs::read(&dst).unwrap())
 }
 

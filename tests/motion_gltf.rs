@@ -544,16 +544,7 @@ fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
     ]);
     let blender = |out: &str, edits: &[&str]| -> std::path::PathBuf {
         let dst = dir.join(out);
-        let script = common::tool("blender-roundtrip.py");
-        let mut args = vec![script.as_os_str(), glb.as_os_str(), dst.as_os_str()];
-        args.extend(edits.iter().map(std::ffi::OsStr::new));
-        let o = common::blender_python(args);
-        assert!(
-            o.status.success() && dst.exists(),
-            "blender: {}\n{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        );
+        common::blender_roundtrip(&glb, &dst, edits);
         dst
     };
     let import = |glb: &std::path::Path, name: &str| -> std::path::PathBuf {

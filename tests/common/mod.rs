@@ -95,6 +95,23 @@ pub fn blender_python<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I) -> Ou
     run_tool("blender-python", args)
 }
 
+/// Takes `src` through Blender as a user does (`tools/blender-roundtrip.py SRC DST EDITS...`:
+/// import, the edits, export) and asserts that it wrote `dst` (removed first).
+pub fn blender_roundtrip(src: &Path, dst: &Path, edits: &[&str]) {
+    let _ = std::fs::remove_file(dst);
+    let script = tool("blender-roundtrip.py");
+    let mut args = vec![script.as_os_str(), src.as_os_str(), dst.as_os_str()];
+    args.extend(edits.iter().map(OsStr::new));
+    let out = blender_python(args);
+    assert!(
+        out.status.success() && dst.exists(),
+        "blender failed on {}: {}\n{}",
+        src.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Byte range of each joint's whole native record, per skeleton: DMC3 transform records (0x20
 /// bytes, indexed by node), HIE parts (0x28 bytes, per hierarchy).
 pub fn joint_records(native: &rigtrip::native::NativeFile) -> Vec<Vec<std::ops::Range<usize>>> {
