@@ -227,6 +227,46 @@ fn sample_inventory_has_every_slot() {
     assert!(text.contains("gimpStrideLength"));
 }
 
+/// Gait reads defensively and notes what rigtrip's own checker (lint) calls errors, with the
+/// count and the first; a clean file gets no such note.
+#[test]
+fn lint_errors_are_a_note_not_a_stop() {
+    let lint_note = |r: &GaitReport| {
+        r.notes
+            .iter()
+            .filter(|n| n.starts_with("rigtrip lint finds"))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        lint_note(&analyse(&sample_mech(), None)),
+        Vec::<String>::new()
+    );
+    let glb = edited(|j| {
+        let a = animation_mut(j, "mchbmp");
+        let samplers = a["samplers"].as_array().unwrap().len();
+        a["channels"][0]["sampler"] = samplers.into();
+    });
+    let samplers = {
+        let (j, _) = split(&glb);
+        j["animations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|a| a["name"] == "mchbmp")
+            .map(|k| (k, j["animations"][k]["samplers"].as_array().unwrap().len()))
+            .unwrap()
+    };
+    let (k, n) = samplers;
+    let r = analyse(&glb, None);
+    assert_eq!(
+        lint_note(&r),
+        vec![format!(
+            "rigtrip lint finds 1 error(s), first index-invalid: /animations/{k}/channels/0/sampler is {n}, but there are {n} samplers; read defensively anyway"
+        )]
+    );
+}
+
 #[test]
 fn a_missing_mandatory_clip_is_reported_and_stops_the_machine() {
     let glb = edited(|j| animation_mut(j, "mchwwl")["name"] = "mchwwl.001".into());

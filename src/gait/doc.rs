@@ -14,6 +14,7 @@ use crate::bytes::OutOfBounds;
 use crate::gltf::glb::{self, Step};
 use crate::gltf::read::buffers::{self, BufferProblem, Policy, UriProblem};
 use crate::gltf::read::doc::{Document, First, Problem};
+use crate::gltf::read::graph::{Parents, Quiet};
 use crate::gltf::DataError;
 
 /// The input as the gait tools need it.
@@ -23,7 +24,8 @@ pub(crate) struct Doc<'a> {
     pub doc: Document<'a>,
     /// The raw JSON text, for edits that must keep every unknown field.
     pub json: &'a [u8],
-    /// What the `gltf` crate's validation objected to, when it did (we read defensively anyway).
+    /// What rigtrip's own glTF checker ([`crate::lint`]) calls errors in the file, when it
+    /// does: the count and the first (gait reads defensively anyway).
     pub validation: Option<String>,
 }
 
@@ -111,40 +113,6 @@ pub(crate) fn split(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), GaitError> {
     Ok((json, bin))
 }
 
-/// The `gltf` crate's view of the JSON, kept for its words: a JSON that does not fit the glTF
-/// schema is refused in its terms (`missing field ...`), and what its validation objects to is
-/// a note of the report. The document itself is read by the shared model.
-fn schema(json_bytes: &[u8]) -> Result<Option<String>, GaitError> {
-    use ::gltf_json::mesh::Semantic;
-    use ::gltf_json::validation::Checked;
-    let root = ::gltf::Gltf::from_slice_without_validation(json_bytes)
-        .map_err(|e| GaitError::Json(e.to_string()))?
-        .document
-        .into_json();
-    // The gltf crate's validation indexes the accessor list with every POSITION attribute
-    // unchecked (gltf-json 1.4.1, mesh.rs); run it only when those indices are in range.
-    let positions_ok = root.meshes.iter().flat_map(|m| &m.primitives).all(|p| {
-        p.attributes
-            .get(&Checked::Valid(Semantic::Positions))
-            .is_none_or(|i| i.value() < root.accessors.len())
-    });
-    Ok(if positions_ok {
-        match ::gltf::Document::from_json(root) {
-            Ok(_) => None,
-            Err(::gltf::Error::Validation(errors)) => {
-                let first = errors
-                    .first()
-                    .map(|(path, e)| format!("{path}: {e}"))
-                    .unwrap_or_default();
-                Some(format!("{} problem(s), first {first}", errors.len()))
-            }
-            Err(e) => Some(e.to_string()),
-        }
-    } else {
-        Some("a mesh primitive's POSITION accessor does not exist".into())
-    })
-}
-
 /// A URI problem in gait's words.
 pub(crate) fn uri_problem(uri: &str, p: UriProblem) -> String {
     match p {
@@ -164,6 +132,10 @@ pub(crate) fn uri_problem(uri: &str, p: UriProblem) -> String {
 /// Gait's sink: the first problem stops the reading, as a [`GaitError`].
 fn stop(p: Problem<'_>) -> GaitError {
     GaitError::Data(match p {
+        Problem::Node(p) => {
+            let (node, words) = p.words();
+            return GaitError::Json(format!("node {node}: {words}"));
+        }
         Problem::Buffer(buffer, p) => DataError::Buffer {
             buffer,
             problem: match p {
@@ -188,14 +160,6 @@ fn stop(p: Problem<'_>) -> GaitError {
 /// to `base_dir`.
 pub(crate) fn load<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<'a>, GaitError> {
     let (json, bin) = split(bytes)?;
-    // The gltf crate would take JSON starting with the GLB magic for a nested GLB, and its GLB
-    // header code does not survive every length; such text is not JSON anyway.
-    if json.starts_with(glb::MAGIC) {
-        return Err(GaitError::Json(
-            "the JSON chunk starts with the GLB magic".into(),
-        ));
-    }
-    let validation = schema(json)?;
     let root = match serde_json::from_slice(json) {
         Ok(Value::Object(root)) => root,
         Ok(_) => return Err(GaitError::Json("the document is not a JSON object".into())),
@@ -217,8 +181,23 @@ pub(crate) fn load<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<'
     Ok(Doc {
         doc,
         json,
-        validation,
+        validation: lint_errors(bytes, base_dir),
     })
+}
+
+/// What [`crate::lint`] calls errors in the file: `N error(s), first CODE: MESSAGE`, or
+/// `None` when it finds none. Gait stops only where its own reading cannot go on; the rest is a
+/// note of its report.
+fn lint_errors(bytes: &[u8], base_dir: Option<&Path>) -> Option<String> {
+    let report = crate::lint::lint_slice(bytes, "", base_dir);
+    let first = report
+        .findings
+        .iter()
+        .find(|f| f.severity == crate::lint::Severity::Error)?;
+    Some(format!(
+        "{} error(s), first {}: {}",
+        report.errors, first.code, first.message
+    ))
 }
 
 /// The bytes a buffer or image URI names: a base64 data URI, or a file relative to `base_dir`.
@@ -284,23 +263,8 @@ impl Doc<'_> {
 
     /// Each node's parent (the first that lists it; `None` for roots).
     pub fn parents(&self) -> Vec<Option<usize>> {
-        let nodes = self.array("nodes");
-        let n = nodes.len();
-        let mut parent = vec![None; n];
-        for (i, node) in nodes.iter().enumerate() {
-            let children = node.get("children").and_then(Value::as_array);
-            for c in children.into_iter().flatten() {
-                let Some(c) = c.as_u64().and_then(|c| usize::try_from(c).ok()) else {
-                    continue;
-                };
-                if let Some(p) = parent.get_mut(c) {
-                    if p.is_none() && c != i {
-                        *p = Some(i);
-                    }
-                }
-            }
-        }
-        parent
+        let Ok(p) = Parents::of(self.array("nodes"), &mut Quiet);
+        p.0
     }
 
     /// A node's depth below its scene root, with a guard against cycles.

@@ -745,9 +745,7 @@ pub(crate) fn analyse(doc: &Doc, opts: &GaitOptions) -> Result<GaitReport, GaitE
 
     let mut notes = Vec::new();
     if let Some(v) = &doc.validation {
-        notes.push(format!(
-            "the gltf crate's validation objected ({v}); read defensively anyway"
-        ));
+        notes.push(format!("rigtrip lint finds {v}; read defensively anyway"));
     }
     if prefix.chars().count() != 3 {
         notes.push(format!(

@@ -5,6 +5,7 @@ use glam::{DMat4, DQuat, DVec3};
 use serde_json::Value;
 
 use super::out::Out;
+use crate::gltf::read::graph::Parents;
 
 /// The document and its binary data, read-only for the checks: the shared model.
 pub(crate) type Doc<'a> = crate::gltf::read::doc::Document<'a>;
@@ -258,93 +259,17 @@ fn local(node: &Value, i: usize, out: &mut Out) -> (DMat4, Trs) {
 pub(crate) fn build(doc: &Doc, out: &mut Out) -> Graph {
     let nodes = doc.array("nodes");
     let n = nodes.len();
-    let mut parent: Vec<Option<usize>> = vec![None; n];
+    let mut parents = Parents::new(n);
     let mut locals = Vec::with_capacity(n);
     let mut rest = Vec::with_capacity(n);
     for (i, node) in nodes.iter().enumerate() {
         let (m, trs) = local(node, i, out);
         locals.push(m);
         rest.push(trs);
-        let Some(children) = node.get("children") else {
-            continue;
-        };
-        let ptr = format!("/nodes/{i}");
-        let Some(children) = children.as_array() else {
-            out.error(
-                "json-schema",
-                format!("{ptr}/children"),
-                "children is not an array",
-            );
-            continue;
-        };
-        for (k, c) in children.iter().enumerate() {
-            let cptr = || format!("{ptr}/children/{k}");
-            let Some(c) = c
-                .as_u64()
-                .and_then(|x| usize::try_from(x).ok())
-                .filter(|&x| x < n)
-            else {
-                out.error(
-                    "index-invalid",
-                    cptr(),
-                    format!("child {c} of node {i} is not one of the {n} nodes"),
-                );
-                continue;
-            };
-            match parent.get(c).copied().flatten() {
-                _ if c == i => out.error(
-                    "node-hierarchy",
-                    cptr(),
-                    format!("node {i} lists itself as a child"),
-                ),
-                Some(p) if p != i => out.error(
-                    "node-hierarchy",
-                    cptr(),
-                    format!("node {c} is a child of both node {p} and node {i}"),
-                ),
-                _ => {
-                    if let Some(slot) = parent.get_mut(c) {
-                        *slot = Some(i);
-                    }
-                }
-            }
-        }
+        let Ok(_) = parents.take(i, node, out);
     }
-
-    // Cycles: walk up from every node; reaching the current path again closes a cycle, which
-    // is cut at the last link so that every later walk terminates.
-    let mut state = vec![0u8; n];
-    for start in 0..n {
-        let mut path = Vec::new();
-        let mut x = start;
-        loop {
-            match state.get(x).copied() {
-                Some(0) => {
-                    state[x] = 1;
-                    path.push(x);
-                    match parent.get(x).copied().flatten() {
-                        Some(p) => x = p,
-                        None => break,
-                    }
-                }
-                Some(1) => {
-                    if let Some(&last) = path.last() {
-                        out.error(
-                            "node-hierarchy",
-                            format!("/nodes/{x}/children"),
-                            format!("node {x} is its own ancestor (through node {last})"),
-                        );
-                        parent[last] = None;
-                    }
-                    break;
-                }
-                _ => break,
-            }
-        }
-        for p in path {
-            state[p] = 2;
-        }
-    }
+    let Ok(()) = parents.cut_cycles(out);
+    let parent = parents.0;
 
     let mut world = vec![DMat4::IDENTITY; n];
     let mut done = vec![false; n];

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::gltf::read::accessor::AccError;
 use crate::gltf::read::buffers::{BufferProblem, UriProblem};
 use crate::gltf::read::doc::{Problem, Sink};
+use crate::gltf::read::graph::NodeProblem;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -111,6 +112,49 @@ impl Out {
         }
     }
 
+    /// Reports a problem of the node hierarchy, in the linter's words (a child listed twice by
+    /// the same node is let pass).
+    fn node_problem(&mut self, p: NodeProblem<'_>) {
+        match p {
+            NodeProblem::ChildrenNotArray { node } => self.error(
+                "json-schema",
+                format!("/nodes/{node}/children"),
+                "children is not an array",
+            ),
+            NodeProblem::NotANode {
+                node,
+                k,
+                value,
+                count,
+            } => self.error(
+                "index-invalid",
+                format!("/nodes/{node}/children/{k}"),
+                format!("child {value} of node {node} is not one of the {count} nodes"),
+            ),
+            NodeProblem::OwnChild { node, k } => self.error(
+                "node-hierarchy",
+                format!("/nodes/{node}/children/{k}"),
+                format!("node {node} lists itself as a child"),
+            ),
+            NodeProblem::TwoParents {
+                child,
+                first,
+                node,
+                k,
+            } if first != node => self.error(
+                "node-hierarchy",
+                format!("/nodes/{node}/children/{k}"),
+                format!("node {child} is a child of both node {first} and node {node}"),
+            ),
+            NodeProblem::TwoParents { .. } => {}
+            NodeProblem::Cycle { node, through } => self.error(
+                "node-hierarchy",
+                format!("/nodes/{node}/children"),
+                format!("node {node} is its own ancestor (through node {through})"),
+            ),
+        }
+    }
+
     /// Reports why buffer `i` cannot be loaded (or is short), in the linter's words.
     fn buffer_problem(&mut self, i: usize, p: BufferProblem<'_>) {
         // Missing data nothing reads is worth knowing, not a fault.
@@ -205,6 +249,7 @@ impl Sink for Out {
         match problem {
             Problem::Buffer(i, p) => self.buffer_problem(i, p),
             Problem::Accessor(i, e) => self.accessor_error(i, e),
+            Problem::Node(p) => self.node_problem(p),
         }
         Ok(())
     }

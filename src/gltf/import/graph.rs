@@ -9,7 +9,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::lazy::typed;
+use super::read::problem_in;
 use super::{pyrepr, ImportError};
+use crate::gltf::read::doc::{First, Problem};
+use crate::gltf::read::graph::Parents;
 use crate::rig::format::RigFormat;
 use crate::rig::JointPayload;
 
@@ -357,6 +360,9 @@ impl Graph {
             .unwrap_or(&[]);
         let n = list.len();
         let mut nodes = Vec::with_capacity(n);
+        // Parents node by node: the first problem in document order stops the import.
+        let mut parents = Parents::new(n);
+        let mut sink = First(|p: Problem<'_>| problem_in(p, list));
         for (i, v) in list.iter().enumerate() {
             let name = v
                 .get("name")
@@ -371,18 +377,7 @@ impl Graph {
             if !v.is_object() {
                 return Err(bad("is not an object".into()));
             }
-            let children = match v.get("children") {
-                None => Vec::new(),
-                Some(c) => c
-                    .as_array()
-                    .ok_or_else(|| bad("`children` is not an array".into()))?
-                    .iter()
-                    .map(|x| index(x).filter(|&x| x < n))
-                    .collect::<Option<Vec<usize>>>()
-                    .ok_or_else(|| {
-                        bad("`children` holds something that is not a node index".into())
-                    })?,
-            };
+            let children = parents.take(i, v, &mut sink)?;
             let local = if let Some(m) = v.get("matrix") {
                 let a = numbers::<16>(m, i, &name, "matrix")?;
                 Trs::from_mat(DMat4::from_cols_array(&a))
@@ -446,19 +441,7 @@ impl Graph {
                 payload,
             });
         }
-        let mut parent: Vec<Option<usize>> = vec![None; n];
-        for (i, node) in nodes.iter().enumerate() {
-            for &c in &node.children {
-                if let Some(p) = parent[c] {
-                    return Err(ImportError::Node {
-                        node: c,
-                        name: nodes[c].name.clone(),
-                        problem: format!("is a child of both node {p} and node {i}"),
-                    });
-                }
-                parent[c] = Some(i);
-            }
-        }
+        let parent = parents.0;
         let roots: Vec<usize> = match scene.get("nodes") {
             None => Vec::new(),
             Some(r) => r
@@ -569,6 +552,23 @@ mod tests {
         );
         let zero = json!({"nodes": [{"rotation": [0, 0, 0, 0]}]});
         assert!(Graph::read(zero.as_object().unwrap(), &json!({"nodes": [0]}), &[], None).is_err());
+        // The first problem in document order stops the reading, outside the scene too.
+        let own = json!({"nodes": [{}, {"name": "o", "children": [1]}, {"children": [3]}]});
+        let e =
+            Graph::read(own.as_object().unwrap(), &json!({"nodes": [0]}), &[], None).unwrap_err();
+        assert_eq!(e.to_string(), "node 1 (o): lists itself as a child");
+        let order = json!({"nodes": [{"children": [1]}, {"scale": [1, 1]}, {"children": [1]}]});
+        let e = Graph::read(
+            order.as_object().unwrap(),
+            &json!({"nodes": [0]}),
+            &[],
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "node 1 (): `scale` is not an array of 3 finite numbers"
+        );
     }
 
     #[test]

@@ -156,9 +156,28 @@ fn view_less_limit(doc: &Document) -> usize {
     doc.buffer_bytes().saturating_add(1 << 13)
 }
 
-/// A problem the shared document model reports (a buffer it could not load), in import's words.
+/// A problem the shared document model reports (a buffer it could not load, an accessor it
+/// cannot read, a broken node hierarchy), in import's words.
 fn problem(p: Problem<'_>) -> ImportError {
+    problem_in(p, &[])
+}
+
+/// [`problem`], naming a node by its entry in `nodes` (the document's node list).
+pub(super) fn problem_in(p: Problem<'_>, nodes: &[Value]) -> ImportError {
     let (buffer, problem) = match p {
+        Problem::Node(p) => {
+            let (node, problem) = p.words();
+            let name = nodes
+                .get(node)
+                .and_then(|n| n.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            return ImportError::Node {
+                node,
+                name: name.to_string(),
+                problem,
+            };
+        }
         Problem::Accessor(accessor, e) => {
             return ImportError::Data(DataError::Accessor {
                 accessor,

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::accessor::{self, Acc, AccError};
 use super::buffers::{self, BufferProblem, Policy};
+use super::graph::NodeProblem;
 use super::Buffer;
 
 /// A problem met while reading a document, for the reader's sink to word.
@@ -19,6 +20,8 @@ pub(crate) enum Problem<'u> {
     Buffer(usize, BufferProblem<'u>),
     /// Accessor `.0` cannot be read.
     Accessor(usize, AccError),
+    /// The node hierarchy has a problem.
+    Node(NodeProblem<'u>),
 }
 
 /// Where the reading's problems go, and whether it goes on after one.

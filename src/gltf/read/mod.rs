@@ -1,7 +1,8 @@
 //! What every glTF reader here shares (lint, import, gait): one document model ([`doc`]: the
 //! JSON root, the buffers, accessors) with a diagnostics sink, one buffer loader under each
 //! reader's policy ([`buffers`]), the component and element types of accessors, URIs, the
-//! checked accessor reader and the sampler player ([`player`]). The GLB container itself is read
+//! checked accessor reader, the node hierarchy ([`graph`]: parents, cycles) and the sampler
+//! player ([`player`]). The GLB container itself is read
 //! in [`super::glb`]. Each reader keeps its own policy for a broken file (the linter reports
 //! every problem and goes on, import and gait stop at the first) and its own words for it; the
 //! facts come from here.
@@ -10,6 +11,7 @@ pub(crate) mod accessor;
 pub(crate) mod buffers;
 pub(crate) mod component;
 pub(crate) mod doc;
+pub(crate) mod graph;
 pub(crate) mod player;
 pub(crate) mod uri;
 
