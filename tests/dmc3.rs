@@ -239,7 +239,11 @@ fn mod_header_fields() {
     assert_eq!(h.version_bits, 0x3FC0_0000);
     assert_eq!(h.version(), 1.5);
     assert_eq!(h.unknown_08, [1, 2, 3, 4, 5, 6, 7, 8]);
-    assert_eq!(h.object_count, 1);
+    // The object count is the objects' number; the file stores it at +0x10.
+    assert_eq!(container(&f).objects.len(), 1);
+    let head: [u8; 0x40] = hand_mod()[..0x40].try_into().unwrap();
+    let (_, counts) = Header::decode(&head, rigtrip::native::record::Ctx::default()).unwrap();
+    assert_eq!(counts, HeaderCounts { object_count: 1 });
     assert_eq!(h.bone_count, 2);
     assert_eq!(h.texture_count, 3);
     assert_eq!(h.unknown_13, 0x44);
@@ -255,7 +259,9 @@ fn mod_object_fields() {
     let o = &container(&f).objects;
     assert_eq!(o.len(), 1);
     let r = &o[0].record;
-    assert_eq!(r.mesh_count, 1);
+    // The mesh count is the meshes' number; the file stores it at +0x00.
+    assert_eq!(o[0].meshes.len(), 1);
+    assert_eq!(hand_mod()[0x40], 1);
     assert_eq!(r.unknown_01, 0x11);
     assert_eq!(r.vertex_count, 3);
     assert_eq!(r.unknown_04, 0xDEAD_BEEF);
@@ -269,8 +275,11 @@ fn mod_object_fields() {
 #[test]
 fn mod_mesh_record_fields() {
     let f = read_mod(&hand_mod());
-    let m = &container(&f).objects[0].meshes[0].record;
-    assert_eq!(m.vertex_count, 3);
+    let mesh = &container(&f).objects[0].meshes[0];
+    let m = &mesh.record;
+    // The vertex count is the positions' number; the file stores it at +0x00.
+    assert_eq!(mesh.vertex_count(), 3);
+    assert_eq!(hand_mod()[0x80..0x82], [3, 0]);
     assert_eq!(m.texture_index, 7);
     assert_eq!(m.unknown_04.to_vec(), (0xE0..0xEC).collect::<Vec<u8>>());
     assert_eq!(m.positions_offset, 0xD0);
@@ -566,7 +575,7 @@ fn writer_refuses_inconsistent_structures() {
     c_mut(&mut f).objects[0].meshes[0].positions.pop();
     assert_eq!(
         rigtrip::chain(&write(&f).unwrap_err()),
-        "cannot write mesh record 0 of object 0 at 0x80: vertex count 3 but the position stream holds 2 entries"
+        "cannot write mesh record 0 of object 0 at 0x80: 2 positions but the normal stream holds 3 entries"
     );
     let mut f = read_mod(&hand_mod());
     c_mut(&mut f).header.bone_count = 3;

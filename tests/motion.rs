@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use rigtrip::native::dmc3::motion::{
-    dequantise, Channel, Compression, KeyIn, Mot, MotError, Track, TrackProblem,
+    dequantise, Channel, Compression, KeyIn, KeyU16, Keys, Mot, MotError, Track, TrackProblem,
 };
 use rigtrip::native::dmc3::pac::{MemberKind, Pac, PacError, SlotEdit};
 use rigtrip::synth::motion as synth;
@@ -165,24 +165,73 @@ fn refusals_name_track_and_offset() {
     ));
 }
 
+/// The counts a motion stores (node count +0x1C, the track count word, each head's key count)
+/// are the lists' lengths on write: lists changed in memory without any count give a file whose
+/// counts are theirs and which reads back to the same lists.
 #[test]
-fn writer_refuses_disagreeing_counts() {
+fn counts_are_derived_from_the_lists_on_write() {
     let mut m = Mot::read(&two_track_mot()).unwrap();
-    m.tracks[0].head.key_count = 3;
-    assert!(matches!(
-        m.write(),
-        Err(MotError::Track {
-            index: 0,
-            problem: TrackProblem::KeyCountMismatch { head: 3, keys: 2 },
-            ..
-        })
-    ));
+    // A third node without channels (the header tail gives up its two bytes so that the
+    // header size stays 0x30), and a third key on track 0 (its span grows by one key).
+    m.masks.push(0);
+    m.header_tail.drain(1..3);
+    let Keys::U16(k) = &mut m.tracks[0].keys else {
+        panic!("track 0 is compression 2")
+    };
+    k.push(KeyU16 {
+        time: 40,
+        value: 100,
+    });
+    m.tracks[0].head.span += 4;
+    let b = m.write().unwrap();
+    assert_eq!(b[0x1C..0x1E], [3, 0], "node count");
+    assert_eq!(b[0x30..0x34], [2, 0, 0, 0], "track count");
+    assert_eq!(
+        b[0x34..0x38],
+        [0x1C, 0, 3, 0],
+        "span and key count of track 0"
+    );
+    assert_eq!(
+        b[0x50..0x54],
+        [0x28, 0, 1, 0],
+        "span and key count of track 1"
+    );
+    assert_eq!(b.len(), two_track_mot().len() + 4);
+    assert_eq!(Mot::read(&b).unwrap(), m);
+
+    // Track 1 and its mask bit removed: one track.
     let mut m = Mot::read(&two_track_mot()).unwrap();
-    m.header.node_count = 3;
-    assert!(matches!(m.write(), Err(MotError::Inconsistent(_))));
+    m.masks[1] = 0;
+    m.tracks.truncate(1);
+    let b = m.write().unwrap();
+    assert_eq!(b[0x30..0x34], [1, 0, 0, 0], "track count");
+    assert_eq!(b.len(), 0x34 + 0x18);
+    assert_eq!(Mot::read(&b).unwrap(), m);
+}
+
+/// What the writer still refuses: lists that disagree with each other (one track per set mask
+/// bit), and more masks than the node count can hold.
+#[test]
+fn writer_refuses_lists_that_disagree() {
     let mut m = Mot::read(&two_track_mot()).unwrap();
-    m.track_count = 1;
-    assert!(matches!(m.write(), Err(MotError::Inconsistent(_))));
+    m.masks[1] = 0;
+    assert_eq!(
+        m.write().unwrap_err(),
+        MotError::Tracks {
+            tracks: 2,
+            channels: 1
+        }
+    );
+    assert_eq!(
+        m.write().unwrap_err().to_string(),
+        "cannot write motion: 2 tracks, but the masks set 1 channels"
+    );
+    let mut m = Mot::read(&two_track_mot()).unwrap();
+    m.masks.resize(0x10000, 0);
+    assert_eq!(
+        m.write().unwrap_err().to_string(),
+        "cannot write motion header: 65536 masks, but the node count (+0x1c) is a u16"
+    );
 }
 
 #[test]
@@ -199,7 +248,7 @@ fn encode_quantises_to_nearest_and_reports_the_error() {
         .collect();
     let t = Track::encode(Compression::U16Linear, (-19i16) as u16, &keys).unwrap();
     assert_eq!(
-        (t.head.span, t.head.key_count, t.head.compression, t.start()),
+        (t.head.span, t.keys.len(), t.head.compression, t.start()),
         (0x1C, 3, 2, -19)
     );
     assert_eq!((t.min(), t.range()), (0.0, 1.0));
