@@ -276,13 +276,13 @@ fn encode_quantises_to_nearest_and_reports_the_error() {
 // Archives
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-fn archive_with_a_motion_member_empty_slot_and_gap() {
-    let mot = two_track_mot();
+/// An archive of three slots: the two-track motion padded to 16 bytes (slot 0), an empty slot,
+/// opaque bytes (slot 2), with 4 gap bytes after the table; and the motion member's length.
+fn hand_pac() -> (Vec<u8>, usize) {
     let mut b = b"PAC\0".to_vec();
     b.extend_from_slice(&3u32.to_le_bytes());
     let first = 0x14 + 4; // table ends at 0x14, 4 gap bytes
-    let mut member = mot.clone();
+    let mut member = two_track_mot();
     member.resize(member.len().div_ceil(16) * 16, 0);
     let second = first + member.len() as u32;
     for o in [first, 0, second] {
@@ -291,13 +291,51 @@ fn archive_with_a_motion_member_empty_slot_and_gap() {
     b.extend_from_slice(&[1, 2, 3, 4]);
     b.extend_from_slice(&member);
     b.extend_from_slice(b"not a motion");
+    (b, member.len())
+}
+
+/// An archive's counts are its lists' lengths on write as well: the slot count word is the
+/// number of slots, and a motion member's counts are its own lists'.
+#[test]
+fn archive_counts_are_derived_from_the_lists_on_write() {
+    let (b, member_len) = hand_pac();
+    let mut p = Pac::read(&b).unwrap();
+    // A fourth, empty slot (the table grows into the 4 gap bytes, so no member moves).
+    p.offsets.push(0);
+    p.gap.clear();
+    // Member 0 loses track 1 and its mask bit (its tail pads it to its old length).
+    let MemberKind::Mot(m) = &mut p.members[0].kind else {
+        panic!("member 0 is not a motion")
+    };
+    m.masks[1] = 0;
+    let t = m.tracks.pop().unwrap();
+    m.tail.resize(m.tail.len() + t.encoded_len() as usize, 0);
+    let out = p.write().unwrap();
+    assert_eq!(out[4..8], [4, 0, 0, 0], "slot count");
+    assert_eq!(out[0x14..0x18], [0, 0, 0, 0], "slot 3");
+    let at = 0x18;
+    assert_eq!(
+        out[at + 0x30..at + 0x34],
+        [1, 0, 0, 0],
+        "member 0's track count"
+    );
+    assert_eq!(out.len(), b.len());
+    assert_eq!(out[at + member_len..], b[at + member_len..]);
+    assert_eq!(Pac::read(&out).unwrap(), p);
+}
+
+#[test]
+fn archive_with_a_motion_member_empty_slot_and_gap() {
+    let mot = two_track_mot();
+    let (b, member_len) = hand_pac();
+    let first = 0x14 + 4; // table ends at 0x14, 4 gap bytes
     let p = Pac::read(&b).unwrap();
     assert_eq!(p.gap, vec![1, 2, 3, 4]);
     assert_eq!(p.members.len(), 2);
     let MemberKind::Mot(m) = &p.members[0].kind else {
         panic!("member 0 is not a motion")
     };
-    assert_eq!(m.tail.len(), member.len() - mot.len());
+    assert_eq!(m.tail.len(), member_len - mot.len());
     assert_eq!(
         p.members[1].kind,
         MemberKind::Opaque(b"not a motion".to_vec())

@@ -905,6 +905,116 @@ mod tests {
     }
     use derived::Every as Derived;
 
+    crate::record! {
+        /// A record with a derived field: the count of a list it does not hold.
+        pub struct Counting [0x08] "counting" counts CountingCounts {
+            0x00 tag: u32 = Hex<u32>, "tag", Decoded Community, "tag";
+            0x04 #[derived] n: u16 = Int<u16>, "item count", Decoded Community,
+                "items that follow";
+            0x06 flags: u16 = Int<u16>, "flags", Preserved PreservedUndecoded, "flags";
+        }
+    }
+
+    /// A derived field keeps its place in the bytes, the field table and the schema, and its
+    /// value travels beside the record: decode hands it out, encode and the dump form take it.
+    #[test]
+    fn a_derived_field_is_declared_but_not_held() {
+        let b = [0x78, 0x56, 0x34, 0x12, 0x03, 0x00, 0xFF, 0x00];
+        let (r, c) = Counting::decode(&b, Ctx::default()).unwrap();
+        assert_eq!(
+            r,
+            Counting {
+                tag: 0x1234_5678,
+                flags: 0xFF
+            }
+        );
+        assert_eq!(c, CountingCounts { n: 3 });
+        assert_eq!(r.encode(&c), b);
+        assert_eq!(
+            r.encode(&CountingCounts { n: 0x0102 }),
+            [0x78, 0x56, 0x34, 0x12, 0x02, 0x01, 0xFF, 0x00]
+        );
+        let rows: Vec<_> = Counting::FIELDS
+            .iter()
+            .map(|f| (f.offset, f.len, f.key, f.name, f.kind, f.evidence, f.doc))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (
+                    0,
+                    4,
+                    "tag",
+                    "tag",
+                    Kind::Decoded,
+                    Evidence::Community,
+                    "tag"
+                ),
+                (
+                    4,
+                    2,
+                    "n",
+                    "item count",
+                    Kind::Decoded,
+                    Evidence::Community,
+                    "items that follow"
+                ),
+                (
+                    6,
+                    2,
+                    "flags",
+                    "flags",
+                    Kind::Preserved,
+                    Evidence::PreservedUndecoded,
+                    "flags"
+                ),
+            ]
+        );
+        assert_eq!(
+            Counting::schema(),
+            json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["tag", "n", "flags"],
+                "properties": {
+                    "tag": {"$ref": "#/$defs/hex32", "description": "+0x00 COMMUNITY: tag."},
+                    "n": {"$ref": "#/$defs/u16", "description": "+0x04 COMMUNITY: items that follow."},
+                    "flags": {"$ref": "#/$defs/u16", "description": "+0x06 PRESERVED_UNDECODED: flags."},
+                }
+            })
+        );
+        let text = r#"{"tag":"0x12345678","n":3,"flags":255}"#;
+        assert_eq!(serde_json::to_string(&r.counted(c)).unwrap(), text);
+        // Read back, the record keeps no count; CountsOf keeps it (from an array as well).
+        assert_eq!(serde_json::from_str::<Counting>(text).unwrap(), r);
+        assert_eq!(
+            serde_json::from_str::<CountsOf<Counting>>(text).unwrap().0,
+            c
+        );
+        assert_eq!(
+            serde_json::from_str::<CountsOf<Counting>>(r#"["0x1",9,2]"#)
+                .unwrap()
+                .0,
+            CountingCounts { n: 9 }
+        );
+        // A derived field is read as any field: missing or out of range is refused.
+        assert_eq!(
+            text_of::<Counting>(r#"{"tag":"0x1","flags":2}"#),
+            "error: missing field `n` at line 1 column 23"
+        );
+        assert_eq!(
+            text_of::<Counting>(r#"{"tag":"0x1","n":70000,"flags":2}"#),
+            "error: invalid value: integer `70000`, expected u16 at line 1 column 22"
+        );
+    }
+
+    fn text_of<T: serde::de::DeserializeOwned + fmt::Debug>(s: &str) -> String {
+        match serde_json::from_str::<T>(s) {
+            Ok(v) => format!("{v:?}"),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
     fn text(r: Result<impl Serialize, serde_json::Error>) -> String {
         match r {
             Ok(v) => serde_json::to_string(&v).unwrap(),

@@ -5,15 +5,20 @@
 //! patterns); the accessors turn them into values (UV/4096, joint bytes/4, 5-bit weights/31,
 //! strip flags, triangles).
 //!
-//! Counts. The header's object and bone counts, each object's mesh count and each mesh's
-//! vertex count stay fields of their records, beside the lists they count: a record is its
-//! on-disk bytes, declared once (decode, encode, coverage, dump schema and the dump itself
-//! come from that declaration), and the dump prints every field. A read file cannot disagree
-//! with itself (the lists are read by the counts). Code that changes a list derives the counts
-//! from it before writing (`layout::sync_counts`; the rig's lowering sets the bone count from
-//! the block it writes). The writer refuses a count that disagrees with its list
-//! instead of picking one of the two, with a typed [`Problem`] that `build` turns into the
-//! count's JSON pointer: in a hand-edited dump either edit may be the intended one. The
+//! Counts. The header's object count, each object's mesh count and each mesh's vertex count
+//! are the lengths of lists the structs hold (objects, meshes, positions), so the structs do
+//! not hold them a second time: they are `#[derived]` fields of their records (offset,
+//! evidence class, coverage row and dump-schema fragment as declared). The reader takes them
+//! from the file, because they are what finds the lists; the writer takes them from the lists
+//! ([`header_counts`], [`Object::counts`], [`Mesh::counts`]), so no in-memory value can be
+//! written as a file that disagrees with itself. What the writer refuses instead is a list too
+//! long for its count's field ([`check_counts`]: `TooManyObjects`, `TooManyMeshes`,
+//! `TooManyVertices`) and lists that disagree with each other (a stream that does not hold one
+//! entry per position). The dump prints each count in its place ([`Counted`]) and `build`
+//! checks the counts a hand-edited dump shows against its lists, refusing one that disagrees
+//! at its JSON pointer: there either edit may be the intended one. The header's bone count is
+//! not derived: it names the node-domain block, a sibling structure that a lifted rig's shell
+//! does not hold, and is checked with the block offset as the header's link to the block. The
 //! object's vertex count (+0x02) is stored, not enforced (spec §2), and never checked.
 
 use serde::{Deserialize, Serialize};

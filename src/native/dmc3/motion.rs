@@ -7,11 +7,14 @@
 //! after the last track (padding inside an archive). `write(read(b)) == b` for every accepted
 //! input.
 //!
-//! Counts stored next to the vectors they count are kept as read and CHECKED, never recomputed:
-//! the reader rejects a node count the header size cannot hold, a track count that is not the
-//! number of set mask bits, a span shorter than its keys, and the writer refuses a structure
-//! whose node count, header size, track count, key counts, compressions or spans disagree with
-//! its vectors. [`Track::encode`] is the one place that sets them for new data.
+//! Counts of lists are the lists' lengths: the header's node count (the masks), the track
+//! count word (the tracks) and each head's key count (the keys) are `#[derived]` record fields
+//! or computed on write, never held beside the lists. The reader takes them from the file and
+//! CHECKS them: it rejects a node count the header size cannot hold, a track count that is not
+//! the number of set mask bits and a span shorter than its keys. The writer refuses what the
+//! lists cannot be written as: a header size, compression or span that disagrees with them,
+//! tracks that are not one per set mask bit, lists too long for their counts.
+//! [`Track::encode`] is the one place that sets spans and ranges for new data.
 
 use serde::{Deserialize, Serialize};
 
