@@ -3,6 +3,13 @@
 //! decode and encode, its dump form (serde, each field as its codec writes it), the field table
 //! `inspect --coverage` reads and the record's fragment of the dump schema.
 //!
+//! A field marked `#[derived]` counts a list that lives outside the record (the objects of a
+//! container header, the keys of a motion track head): it is declared like any field (offset,
+//! evidence, coverage row, schema fragment) but the struct does not hold it. Its value goes
+//! beside the record, in a counts struct: decode hands it to the reader, which needs it to find
+//! the list; encode takes it from the writer, which derives it from the list; the dump form
+//! ([`Counted`]) prints it in its place and [`CountsOf`] reads it back for the dump's check.
+//!
 //! A declaration is checked at compile time: each field starts where the previous one ends and
 //! the last ends at the record's size, so decode and encode cannot disagree with the layout and
 //! their constant-offset slices cannot fail.

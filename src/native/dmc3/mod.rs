@@ -413,7 +413,8 @@ pub enum Place {
         /// Mesh index within the object.
         mesh: u8,
     },
-    /// `{0}`: a structure named by its label alone (the node-domain block).
+    /// `{0}`: a structure named by its label alone (the node-domain block; a record whose
+    /// count does not fit its field when it is encoded).
     Is(Label),
     /// `file`: the file as a whole.
     File,
