@@ -239,7 +239,11 @@ fn mod_header_fields() {
     assert_eq!(h.version_bits, 0x3FC0_0000);
     assert_eq!(h.version(), 1.5);
     assert_eq!(h.unknown_08, [1, 2, 3, 4, 5, 6, 7, 8]);
-    assert_eq!(h.object_count, 1);
+    // The object count is the objects' number; the file stores it at +0x10.
+    assert_eq!(container(&f).objects.len(), 1);
+    let head: [u8; 0x40] = hand_mod()[..0x40].try_into().unwrap();
+    let (_, counts) = Header::decode(&head, rigtrip::native::record::Ctx::default()).unwrap();
+    assert_eq!(counts, HeaderCounts { object_count: 1 });
     assert_eq!(h.bone_count, 2);
     assert_eq!(h.texture_count, 3);
     assert_eq!(h.unknown_13, 0x44);
@@ -255,7 +259,9 @@ fn mod_object_fields() {
     let o = &container(&f).objects;
     assert_eq!(o.len(), 1);
     let r = &o[0].record;
-    assert_eq!(r.mesh_count, 1);
+    // The mesh count is the meshes' number; the file stores it at +0x00.
+    assert_eq!(o[0].meshes.len(), 1);
+    assert_eq!(hand_mod()[0x40], 1);
     assert_eq!(r.unknown_01, 0x11);
     assert_eq!(r.vertex_count, 3);
     assert_eq!(r.unknown_04, 0xDEAD_BEEF);
@@ -269,8 +275,11 @@ fn mod_object_fields() {
 #[test]
 fn mod_mesh_record_fields() {
     let f = read_mod(&hand_mod());
-    let m = &container(&f).objects[0].meshes[0].record;
-    assert_eq!(m.vertex_count, 3);
+    let mesh = &container(&f).objects[0].meshes[0];
+    let m = &mesh.record;
+    // The vertex count is the positions' number; the file stores it at +0x00.
+    assert_eq!(mesh.vertex_count(), 3);
+    assert_eq!(hand_mod()[0x80..0x82], [3, 0]);
     assert_eq!(m.texture_index, 7);
     assert_eq!(m.unknown_04.to_vec(), (0xE0..0xEC).collect::<Vec<u8>>());
     assert_eq!(m.positions_offset, 0xD0);
@@ -560,13 +569,71 @@ fn every_header_and_record_field_writes_to_its_offset() {
     field_lands_at(|f| f.gaps[0].bytes[0] = 0, 0x136, &[0]);
 }
 
+/// The counts a container stores (header +0x10, each object's +0x00, each mesh's +0x00) are
+/// the lists' lengths on write: lists changed in memory without any count give a file whose
+/// counts are theirs, which reads back to the same lists.
+#[test]
+fn counts_are_derived_from_the_lists_on_write() {
+    let mut f = read_mod(&hand_mod());
+    {
+        let c = c_mut(&mut f);
+        // One vertex fewer in mesh 0; a second object holding two copies of that mesh.
+        let m = &mut c.objects[0].meshes[0];
+        m.positions.pop();
+        m.normals.pop();
+        m.uvs.pop();
+        m.bone_indices.pop();
+        m.weights.pop();
+        let mut second = c.objects[0].clone();
+        second.meshes.push(second.meshes[0].clone());
+        c.objects.push(second);
+    }
+    let c = f.container.as_mut().unwrap();
+    rigtrip::native::dmc3::layout::relayout(
+        &mut c.header,
+        &mut c.objects,
+        f.block.as_mut(),
+        &mut f.gaps,
+    )
+    .unwrap();
+    let b = write(&f).unwrap();
+    assert_eq!(b[0x10], 2, "object count");
+    let c = container(&f);
+    for (i, o) in c.objects.iter().enumerate() {
+        assert_eq!(b[0x40 + 0x40 * i], i as u8 + 1, "object {i}'s mesh count");
+        for j in 0..o.meshes.len() {
+            let at = o.record.mesh_offset as usize + 0x50 * j;
+            assert_eq!(b[at..at + 2], [2, 0], "object {i} mesh {j}'s vertex count");
+        }
+    }
+    let back = read_mod(&b);
+    assert_eq!(back.container, f.container);
+    assert_eq!(write(&back).unwrap(), b);
+
+    // Lists longer than their counts' fields are refused, named by the structure.
+    let mut f = read_mod(&hand_mod());
+    let o = c_mut(&mut f).objects[0].clone();
+    c_mut(&mut f).objects.resize(256, o);
+    assert_eq!(
+        rigtrip::chain(&write(&f).unwrap_err()),
+        "cannot write container header +0x10: 256 objects, but the object count is a u8"
+    );
+    let mut f = read_mod(&hand_mod());
+    let m = &mut c_mut(&mut f).objects[0].meshes[0];
+    m.positions.resize(0x10000, [0; 3]);
+    assert_eq!(
+        rigtrip::chain(&write(&f).unwrap_err()),
+        "cannot write object 0 mesh 0: 65536 vertices, but the vertex count is a u16 (at most 65535)"
+    );
+}
+
 #[test]
 fn writer_refuses_inconsistent_structures() {
     let mut f = read_mod(&hand_mod());
     c_mut(&mut f).objects[0].meshes[0].positions.pop();
     assert_eq!(
         rigtrip::chain(&write(&f).unwrap_err()),
-        "cannot write mesh record 0 of object 0 at 0x80: vertex count 3 but the position stream holds 2 entries"
+        "cannot write mesh record 0 of object 0 at 0x80: 2 positions but the normal stream holds 3 entries"
     );
     let mut f = read_mod(&hand_mod());
     c_mut(&mut f).header.bone_count = 3;

@@ -443,6 +443,75 @@ fn schema_file_is_generated_from_the_declarations() {
     );
 }
 
+/// The writer takes every count from its list; a count the dump shows, edited alone, is refused
+/// by build where it disagrees with its list (a vertex count at the stream), the whole message.
+#[test]
+fn a_count_edited_alone_is_refused() {
+    let (v, _) = mod_dump();
+    let mut w = v.clone();
+    w["file"]["container"]["objects"][0]["meshes"][0]["record"]["vertex_count"] = json!(69);
+    assert_eq!(
+        build(&w).unwrap_err().to_string(),
+        "/file/container/objects/0/meshes/0/positions: cannot write: holds 70 entries but /file/container/objects/0/meshes/0/record/vertex_count is 69"
+    );
+    // The same count in a record written as an array of its fields.
+    let mut w = v.clone();
+    let r = &mut w["file"]["container"]["objects"][0]["record"];
+    let fields: Vec<Value> = [
+        "mesh_count",
+        "unknown_01",
+        "vertex_count",
+        "unknown_04",
+        "mesh_offset",
+        "flags",
+        "unknown_14",
+        "bounds_bits",
+    ]
+    .iter()
+    .map(|k| r[k].clone())
+    .collect();
+    *r = Value::Array(fields);
+    assert!(build(&w).is_ok());
+    w["file"]["container"]["objects"][0]["record"][0] = json!(0);
+    assert_eq!(
+        build(&w).unwrap_err().to_string(),
+        "/file/container/objects/0/record/mesh_count: cannot write: is 0 but /file/container/objects/0/meshes holds 2"
+    );
+
+    let data = synth::motion::sample_mot();
+    let v = motion_round_trip(&data);
+    let masks = v["file"]["masks"].as_array().unwrap().len();
+    let tracks = v["file"]["tracks"].as_array().unwrap().len();
+    let mut w = v.clone();
+    w["file"]["header"]["node_count"] = json!(masks + 1);
+    assert_eq!(
+        build(&w).unwrap_err().to_string(),
+        format!("/file: cannot write: cannot write motion header: node count {} (+0x1c), but {masks} masks", masks + 1)
+    );
+    let mut w = v.clone();
+    w["file"]["trackCount"] = json!(tracks - 1);
+    assert_eq!(
+        build(&w).unwrap_err().to_string(),
+        format!(
+            "/file: cannot write: cannot write motion header: track count {} and {tracks} tracks, but the masks set {tracks} channels",
+            tracks - 1
+        )
+    );
+    let mut w = v.clone();
+    w["file"]["tracks"][0]["head"]["key_count"] = json!(0);
+    assert_eq!(
+        build(&w).unwrap_err().to_string(),
+        "/file: cannot write: track 0 (node 0 tx) at offset 0x84: head says 0 keys, the track holds 16"
+    );
+    // A missing count is refused as any missing field.
+    let mut w = v;
+    w["file"].as_object_mut().unwrap().remove("trackCount");
+    assert_eq!(
+        build(&w).unwrap_err().to_string(),
+        "/file: missing field `trackCount`"
+    );
+}
+
 /// Each writer refusal `build` maps by the error's typed fields (which structure, which field,
 /// the values that disagree) to the JSON pointer of the value: the whole message, exactly.
 #[test]

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use rigtrip::native::dmc3::motion::{
-    dequantise, Channel, Compression, KeyIn, Mot, MotError, Track, TrackProblem,
+    dequantise, Channel, Compression, KeyIn, KeyU16, Keys, Mot, MotError, Track, TrackProblem,
 };
 use rigtrip::native::dmc3::pac::{MemberKind, Pac, PacError, SlotEdit};
 use rigtrip::synth::motion as synth;
@@ -165,24 +165,73 @@ fn refusals_name_track_and_offset() {
     ));
 }
 
+/// The counts a motion stores (node count +0x1C, the track count word, each head's key count)
+/// are the lists' lengths on write: lists changed in memory without any count give a file whose
+/// counts are theirs and which reads back to the same lists.
 #[test]
-fn writer_refuses_disagreeing_counts() {
+fn counts_are_derived_from_the_lists_on_write() {
     let mut m = Mot::read(&two_track_mot()).unwrap();
-    m.tracks[0].head.key_count = 3;
-    assert!(matches!(
-        m.write(),
-        Err(MotError::Track {
-            index: 0,
-            problem: TrackProblem::KeyCountMismatch { head: 3, keys: 2 },
-            ..
-        })
-    ));
+    // A third node without channels (the header tail gives up its two bytes so that the
+    // header size stays 0x30), and a third key on track 0 (its span grows by one key).
+    m.masks.push(0);
+    m.header_tail.drain(1..3);
+    let Keys::U16(k) = &mut m.tracks[0].keys else {
+        panic!("track 0 is compression 2")
+    };
+    k.push(KeyU16 {
+        time: 40,
+        value: 100,
+    });
+    m.tracks[0].head.span += 4;
+    let b = m.write().unwrap();
+    assert_eq!(b[0x1C..0x1E], [3, 0], "node count");
+    assert_eq!(b[0x30..0x34], [2, 0, 0, 0], "track count");
+    assert_eq!(
+        b[0x34..0x38],
+        [0x1C, 0, 3, 0],
+        "span and key count of track 0"
+    );
+    assert_eq!(
+        b[0x50..0x54],
+        [0x28, 0, 1, 0],
+        "span and key count of track 1"
+    );
+    assert_eq!(b.len(), two_track_mot().len() + 4);
+    assert_eq!(Mot::read(&b).unwrap(), m);
+
+    // Track 1 and its mask bit removed: one track.
     let mut m = Mot::read(&two_track_mot()).unwrap();
-    m.header.node_count = 3;
-    assert!(matches!(m.write(), Err(MotError::Inconsistent(_))));
+    m.masks[1] = 0;
+    m.tracks.truncate(1);
+    let b = m.write().unwrap();
+    assert_eq!(b[0x30..0x34], [1, 0, 0, 0], "track count");
+    assert_eq!(b.len(), 0x34 + 0x18);
+    assert_eq!(Mot::read(&b).unwrap(), m);
+}
+
+/// What the writer still refuses: lists that disagree with each other (one track per set mask
+/// bit), and more masks than the node count can hold.
+#[test]
+fn writer_refuses_lists_that_disagree() {
     let mut m = Mot::read(&two_track_mot()).unwrap();
-    m.track_count = 1;
-    assert!(matches!(m.write(), Err(MotError::Inconsistent(_))));
+    m.masks[1] = 0;
+    assert_eq!(
+        m.write().unwrap_err(),
+        MotError::Tracks {
+            tracks: 2,
+            channels: 1
+        }
+    );
+    assert_eq!(
+        m.write().unwrap_err().to_string(),
+        "cannot write motion: 2 tracks, but the masks set 1 channels"
+    );
+    let mut m = Mot::read(&two_track_mot()).unwrap();
+    m.masks.resize(0x10000, 0);
+    assert_eq!(
+        m.write().unwrap_err().to_string(),
+        "cannot write motion header: 65536 masks, but the node count (+0x1c) is a u16"
+    );
 }
 
 #[test]
@@ -199,7 +248,7 @@ fn encode_quantises_to_nearest_and_reports_the_error() {
         .collect();
     let t = Track::encode(Compression::U16Linear, (-19i16) as u16, &keys).unwrap();
     assert_eq!(
-        (t.head.span, t.head.key_count, t.head.compression, t.start()),
+        (t.head.span, t.keys.len(), t.head.compression, t.start()),
         (0x1C, 3, 2, -19)
     );
     assert_eq!((t.min(), t.range()), (0.0, 1.0));
@@ -227,13 +276,13 @@ fn encode_quantises_to_nearest_and_reports_the_error() {
 // Archives
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-fn archive_with_a_motion_member_empty_slot_and_gap() {
-    let mot = two_track_mot();
+/// An archive of three slots: the two-track motion padded to 16 bytes (slot 0), an empty slot,
+/// opaque bytes (slot 2), with 4 gap bytes after the table; and the motion member's length.
+fn hand_pac() -> (Vec<u8>, usize) {
     let mut b = b"PAC\0".to_vec();
     b.extend_from_slice(&3u32.to_le_bytes());
     let first = 0x14 + 4; // table ends at 0x14, 4 gap bytes
-    let mut member = mot.clone();
+    let mut member = two_track_mot();
     member.resize(member.len().div_ceil(16) * 16, 0);
     let second = first + member.len() as u32;
     for o in [first, 0, second] {
@@ -242,13 +291,51 @@ fn archive_with_a_motion_member_empty_slot_and_gap() {
     b.extend_from_slice(&[1, 2, 3, 4]);
     b.extend_from_slice(&member);
     b.extend_from_slice(b"not a motion");
+    (b, member.len())
+}
+
+/// An archive's counts are its lists' lengths on write as well: the slot count word is the
+/// number of slots, and a motion member's counts are its own lists'.
+#[test]
+fn archive_counts_are_derived_from_the_lists_on_write() {
+    let (b, member_len) = hand_pac();
+    let mut p = Pac::read(&b).unwrap();
+    // A fourth, empty slot (the table grows into the 4 gap bytes, so no member moves).
+    p.offsets.push(0);
+    p.gap.clear();
+    // Member 0 loses track 1 and its mask bit (its tail pads it to its old length).
+    let MemberKind::Mot(m) = &mut p.members[0].kind else {
+        panic!("member 0 is not a motion")
+    };
+    m.masks[1] = 0;
+    let t = m.tracks.pop().unwrap();
+    m.tail.resize(m.tail.len() + t.encoded_len() as usize, 0);
+    let out = p.write().unwrap();
+    assert_eq!(out[4..8], [4, 0, 0, 0], "slot count");
+    assert_eq!(out[0x14..0x18], [0, 0, 0, 0], "slot 3");
+    let at = 0x18;
+    assert_eq!(
+        out[at + 0x30..at + 0x34],
+        [1, 0, 0, 0],
+        "member 0's track count"
+    );
+    assert_eq!(out.len(), b.len());
+    assert_eq!(out[at + member_len..], b[at + member_len..]);
+    assert_eq!(Pac::read(&out).unwrap(), p);
+}
+
+#[test]
+fn archive_with_a_motion_member_empty_slot_and_gap() {
+    let mot = two_track_mot();
+    let (b, member_len) = hand_pac();
+    let first = 0x14 + 4; // table ends at 0x14, 4 gap bytes
     let p = Pac::read(&b).unwrap();
     assert_eq!(p.gap, vec![1, 2, 3, 4]);
     assert_eq!(p.members.len(), 2);
     let MemberKind::Mot(m) = &p.members[0].kind else {
         panic!("member 0 is not a motion")
     };
-    assert_eq!(m.tail.len(), member.len() - mot.len());
+    assert_eq!(m.tail.len(), member_len - mot.len());
     assert_eq!(
         p.members[1].kind,
         MemberKind::Opaque(b"not a motion".to_vec())

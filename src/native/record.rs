@@ -3,6 +3,13 @@
 //! decode and encode, its dump form (serde, each field as its codec writes it), the field table
 //! `inspect --coverage` reads and the record's fragment of the dump schema.
 //!
+//! A field marked `#[derived]` counts a list that lives outside the record (the objects of a
+//! container header, the keys of a motion track head): it is declared like any field (offset,
+//! evidence, coverage row, schema fragment) but the struct does not hold it. Its value goes
+//! beside the record, in a counts struct: decode hands it to the reader, which needs it to find
+//! the list; encode takes it from the writer, which derives it from the list; the dump form
+//! ([`Counted`]) prints it in its place and [`CountsOf`] reads it back for the dump's check.
+//!
 //! A declaration is checked at compile time: each field starts where the previous one ends and
 //! the last ends at the record's size, so decode and encode cannot disagree with the layout and
 //! their constant-offset slices cannot fail.
@@ -249,20 +256,58 @@ impl serde::de::Expected for Elements {
 }
 
 /// A record declared with [`record!`](crate::record).
-pub trait Record: Sized + Serialize + DeserializeOwned {
+pub trait Record: Sized + DeserializeOwned {
     /// Size on disk.
     const LEN: usize;
     /// The fields in offset order.
     const FIELDS: &'static [FieldDef];
     /// The record's name in the dump schema's `$defs`.
     const SCHEMA_NAME: &'static str;
-    /// Decodes from exactly `LEN` bytes.
-    fn decode_slice(b: &[u8], ctx: Ctx) -> Result<Self, BadValue>;
-    /// Encodes into exactly `LEN` bytes.
-    fn encode_slice(&self, out: &mut [u8]);
+    /// The record's derived fields (counts of lists held elsewhere): not part of the record's
+    /// value, handed out by decode and taken by encode. `()` for a record without any.
+    type Counts: Copy + Default + fmt::Debug + PartialEq;
+    /// Decodes from exactly `LEN` bytes: the record and its derived fields.
+    fn decode_slice(b: &[u8], ctx: Ctx) -> Result<(Self, Self::Counts), BadValue>;
+    /// Encodes into exactly `LEN` bytes, the derived fields from `counts`.
+    fn encode_slice(&self, counts: &Self::Counts, out: &mut [u8]);
+    /// Writes the dump form: every field in declaration order, the derived ones from `counts`.
+    fn serialize_counted<S: Serializer>(
+        &self,
+        counts: &Self::Counts,
+        s: S,
+    ) -> Result<S::Ok, S::Error>;
+    /// Reads the dump form: the record and its derived fields (the record's `Deserialize`
+    /// keeps the record only).
+    fn deserialize_counted<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<(Self, Self::Counts), D::Error>;
     /// The record's dump schema: an object with every field, in declaration order.
     fn schema() -> Value {
         schema_of(Self::FIELDS)
+    }
+}
+
+/// A record with the values of its derived fields, serialised as the record's dump form (the
+/// derived fields in their places). The reader of that form checks them against the lists
+/// they count: the record's `Deserialize` reads them (so a missing or ill-typed one is refused
+/// as any field is) and keeps none; [`CountsOf`] keeps them.
+pub struct Counted<'a, R: Record>(pub &'a R, pub R::Counts);
+
+impl<R: Record> Serialize for Counted<'_, R> {
+    #[inline]
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize_counted(&self.1, s)
+    }
+}
+
+/// The derived fields of a record read from its dump form (every field read and checked as
+/// the record's own `Deserialize` does), for the reader that checks them against their lists.
+pub struct CountsOf<R: Record>(pub R::Counts);
+
+impl<'de, R: Record> Deserialize<'de> for CountsOf<R> {
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        R::deserialize_counted(d).map(|(_, c)| CountsOf(c))
     }
 }
 
@@ -430,24 +475,24 @@ pub struct Nested<R>(std::marker::PhantomData<R>);
 /// The one variant of a [`Nested`] field, for coverage: a record with no name of its own.
 pub const NESTED: &str = "";
 
-impl<R: Record> Codec for Nested<R> {
+impl<R: Record<Counts = ()>> Codec for Nested<R> {
     type Value = R;
     const LEN: usize = R::LEN;
     const VARIANTS: &'static [(&'static str, &'static [FieldDef])] = &[(NESTED, R::FIELDS)];
     #[inline]
     fn get(b: &[u8], ctx: Ctx) -> Option<R> {
-        R::decode_slice(b, ctx).ok()
+        R::decode_slice(b, ctx).ok().map(|(r, ())| r)
     }
     #[inline]
     fn put(v: &R, b: &mut [u8]) {
-        v.encode_slice(b)
+        v.encode_slice(&(), b)
     }
     fn schema() -> Value {
         def(R::SCHEMA_NAME)
     }
     #[inline]
     fn ser<S: Serializer>(v: &R, s: S) -> Result<S::Ok, S::Error> {
-        v.serialize(s)
+        v.serialize_counted(&(), s)
     }
     #[inline]
     fn de<'de, D: Deserializer<'de>>(d: D) -> Result<R, D::Error> {
@@ -463,9 +508,9 @@ impl<R: Record> Codec for Nested<R> {
 /// record! {
 ///     /// Doc.
 ///     #[derive(Copy)]
-///     pub struct Rec [0x08] "rec" {
+///     pub struct Rec [0x08] "rec" counts RecCounts {
 ///         0x00 a: u32 = Hex<u32>, "a", Decoded ExeConfirmed, "what a is";
-///         0x04 b: u16 = Int<u16>, "b", Preserved PreservedUndecoded, "what b is";
+///         0x04 #[derived] n: u16 = Int<u16>, "n", Decoded Community, "how many things";
 ///         0x06 c: [u8; 2] = HexArray<2>, "c", Preserved PreservedUndecoded, "what c is";
 ///     }
 /// }
@@ -473,30 +518,34 @@ impl<R: Record> Codec for Nested<R> {
 ///
 /// It defines the struct (fields documented `+0xNN meaning`; every record derives `Debug`,
 /// `Clone`, `PartialEq`, `Eq` and `Default`, a declaration may add `Copy`), `LEN`, `FIELDS`,
-/// `decode(&[u8; LEN], Ctx)`, `encode() -> [u8; LEN]`, and implements [`Record`], `Serialize`
-/// and `Deserialize`. The dump form is an object of the fields in declaration order, each as
-/// its codec writes it ([`Codec::ser`], [`Codec::de`]); it is what `#[derive]` with a
-/// `#[serde(with = ...)]` per field made, errors included (`missing field`, `duplicate field`,
-/// unknown keys skipped, an array of the fields accepted), so the codec is said once.
+/// `decode(&[u8; LEN], Ctx)`, `encode`, and implements [`Record`] and `Deserialize`. The dump
+/// form is an object of the fields in declaration order, each as its codec writes it
+/// ([`Codec::ser`], [`Codec::de`]); it is what `#[derive]` with a `#[serde(with = ...)]` per
+/// field made, errors included (`missing field`, `duplicate field`, unknown keys skipped, an
+/// array of the fields accepted), so the codec is said once.
+///
+/// A field marked `#[derived]` is a count of a list the record does not hold: it keeps its
+/// offset, coverage row and schema fragment, but the struct does not hold it, so a value in
+/// memory cannot disagree with its list. Its values live in the `counts` struct the
+/// declaration names (`Copy`, `Default`, one field per derived field): `decode` returns
+/// `(record, counts)` (the reader needs the count to find the list), `encode(&counts)` takes
+/// them from the writer (which derives them from the lists), and the dump form is
+/// [`Counted`]`(&record, counts)`; `Deserialize` reads a derived field like any other and
+/// keeps none (the reader of a dump checks it against its list). A record without derived
+/// fields has `decode -> record`, `encode()` and its own `Serialize`.
 #[macro_export]
 macro_rules! record {
     (
         $(#[$m:meta])*
-        pub struct $name:ident [$len:expr] $schema:literal {
+        pub struct $name:ident [$len:expr] $schema:literal $(counts $counts:ident)? {
             $(
-                $off:literal $field:ident : $ty:ty = $codec:ty,
+                $off:literal $(#[$derived:ident])? $field:ident : $ty:ty = $codec:ty,
                     $cov:literal, $kind:ident $ev:ident, $doc:literal;
             )*
         }
     ) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, PartialEq, Eq, Default)]
-        pub struct $name {
-            $(
-                #[doc = concat!("+", stringify!($off), " ", $doc, ".")]
-                pub $field: $ty,
-            )*
-        }
+        $crate::record!(@structs [$(#[$m])*] $name [$($counts)?] {} {}
+            $($off $(#[$derived])? $field : $ty, $doc;)*);
 
         // The layout is contiguous and fills the record: decode and encode slice at these
         // constant offsets only.
@@ -532,77 +581,92 @@ macro_rules! record {
                     },
                 )*
             ];
-
-            /// Decodes the record from its bytes; fails only for a value its type cannot hold.
-            #[inline]
-            pub fn decode(
-                b: &[u8; $len],
-                ctx: $crate::native::record::Ctx,
-            ) -> Result<Self, $crate::native::record::BadValue> {
-                Ok($name {
-                    $(
-                        $field: <$codec as $crate::native::record::Codec>::get(
-                            &b[$off..$off + <$codec as $crate::native::record::Codec>::LEN],
-                            ctx,
-                        )
-                        .ok_or($crate::native::record::BadValue { key: stringify!($field) })?,
-                    )*
-                })
-            }
-
-            /// The record's bytes.
-            #[inline]
-            pub fn encode(&self) -> [u8; $len] {
-                let mut b = [0u8; $len];
-                $(
-                    <$codec as $crate::native::record::Codec>::put(
-                        &self.$field,
-                        &mut b[$off..$off + <$codec as $crate::native::record::Codec>::LEN],
-                    );
-                )*
-                b
-            }
         }
+
+        $crate::record!(@api $name [$len] [$($counts)?]);
 
         impl $crate::native::record::Record for $name {
             const LEN: usize = $len;
             const FIELDS: &'static [$crate::native::record::FieldDef] = $name::FIELDS;
             const SCHEMA_NAME: &'static str = $schema;
+            type Counts = $crate::record!(@counts_ty [$($counts)?]);
+
             #[inline]
             fn decode_slice(
                 b: &[u8],
                 ctx: $crate::native::record::Ctx,
-            ) -> Result<Self, $crate::native::record::BadValue> {
-                let mut a = [0u8; $len];
-                a.copy_from_slice(b);
-                $name::decode(&a, ctx)
+            ) -> Result<(Self, Self::Counts), $crate::native::record::BadValue> {
+                #[allow(unused_mut)]
+                let mut record = $name::default();
+                #[allow(unused_mut)]
+                let mut counts = <Self::Counts as Default>::default();
+                $(
+                    let value = <$codec as $crate::native::record::Codec>::get(
+                        &b[$off..$off + <$codec as $crate::native::record::Codec>::LEN],
+                        ctx,
+                    )
+                    .ok_or($crate::native::record::BadValue { key: stringify!($field) })?;
+                    $crate::record!(@pick [$($derived)?]
+                        { counts.$field = value; }
+                        { record.$field = value; });
+                )*
+                Ok((record, counts))
             }
-            #[inline]
-            fn encode_slice(&self, out: &mut [u8]) {
-                out.copy_from_slice(&self.encode());
-            }
-        }
 
-        impl ::serde::Serialize for $name {
-            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            #[inline]
+            fn encode_slice(&self, counts: &Self::Counts, out: &mut [u8]) {
+                let _ = counts;
+                $(
+                    $crate::record!(@pick [$($derived)?]
+                        {
+                            <$codec as $crate::native::record::Codec>::put(
+                                &counts.$field,
+                                &mut out[$off..$off + <$codec as $crate::native::record::Codec>::LEN],
+                            );
+                        }
+                        {
+                            <$codec as $crate::native::record::Codec>::put(
+                                &self.$field,
+                                &mut out[$off..$off + <$codec as $crate::native::record::Codec>::LEN],
+                            );
+                        });
+                )*
+            }
+
+            fn serialize_counted<S: ::serde::Serializer>(
+                &self,
+                counts: &Self::Counts,
+                s: S,
+            ) -> Result<S::Ok, S::Error> {
                 use ::serde::ser::SerializeStruct;
+                let _ = counts;
                 let mut st = s.serialize_struct(stringify!($name), $name::FIELDS.len())?;
                 $(
-                    st.serialize_field(
-                        stringify!($field),
-                        &$crate::native::record::Ser::<$codec>::new(&self.$field),
-                    )?;
+                    $crate::record!(@pick [$($derived)?]
+                        {
+                            st.serialize_field(
+                                stringify!($field),
+                                &$crate::native::record::Ser::<$codec>::new(&counts.$field),
+                            )?;
+                        }
+                        {
+                            st.serialize_field(
+                                stringify!($field),
+                                &$crate::native::record::Ser::<$codec>::new(&self.$field),
+                            )?;
+                        });
                 )*
                 st.end()
             }
-        }
 
-        impl<'de> ::serde::Deserialize<'de> for $name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            fn deserialize_counted<'de, D: ::serde::Deserializer<'de>>(
+                d: D,
+            ) -> Result<(Self, Self::Counts), D::Error> {
                 const KEYS: &[&str] = &[$(stringify!($field)),*];
+                type Counts = $crate::record!(@counts_ty [$($counts)?]);
                 struct V;
                 impl<'de> ::serde::de::Visitor<'de> for V {
-                    type Value = $name;
+                    type Value = ($name, Counts);
                     fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(concat!("struct ", stringify!($name)))
                     }
@@ -610,10 +674,14 @@ macro_rules! record {
                     fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
                         self,
                         mut seq: A,
-                    ) -> Result<$name, A::Error> {
+                    ) -> Result<Self::Value, A::Error> {
                         let mut i = 0usize;
+                        #[allow(unused_mut)]
+                        let mut record = $name::default();
+                        #[allow(unused_mut)]
+                        let mut counts = <Counts as Default>::default();
                         $(
-                            let $field = seq
+                            let value = seq
                                 .next_element_seed($crate::native::record::De::<$codec>::new())?
                                 .ok_or_else(|| {
                                     <A::Error as ::serde::de::Error>::invalid_length(
@@ -624,14 +692,17 @@ macro_rules! record {
                                         ),
                                     )
                                 })?;
+                            $crate::record!(@pick [$($derived)?]
+                                { counts.$field = value; }
+                                { record.$field = value; });
                             i += 1;
                         )*
-                        Ok($name { $($field),* })
+                        Ok((record, counts))
                     }
                     fn visit_map<A: ::serde::de::MapAccess<'de>>(
                         self,
                         mut map: A,
-                    ) -> Result<$name, A::Error> {
+                    ) -> Result<Self::Value, A::Error> {
                         $( let mut $field = None; )*
                         while let Some(key) =
                             map.next_key_seed($crate::native::record::Key(KEYS))?
@@ -656,18 +727,125 @@ macro_rules! record {
                                 }
                             }
                         }
-                        Ok($name {
-                            $(
-                                $field: $field.ok_or_else(|| {
-                                    <A::Error as ::serde::de::Error>::missing_field(
-                                        stringify!($field),
-                                    )
-                                })?,
-                            )*
-                        })
+                        #[allow(unused_mut)]
+                        let mut record = $name::default();
+                        #[allow(unused_mut)]
+                        let mut counts = <Counts as Default>::default();
+                        $(
+                            let value = $field.ok_or_else(|| {
+                                <A::Error as ::serde::de::Error>::missing_field(
+                                    stringify!($field),
+                                )
+                            })?;
+                            $crate::record!(@pick [$($derived)?]
+                                { counts.$field = value; }
+                                { record.$field = value; });
+                        )*
+                        Ok((record, counts))
                     }
                 }
                 d.deserialize_struct(stringify!($name), KEYS, V)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                <$name as $crate::native::record::Record>::deserialize_counted(d).map(|(r, _)| r)
+            }
+        }
+    };
+
+    // The struct (stored fields) and the counts struct (derived fields), split field by field.
+    (@structs $meta:tt $name:ident $counts:tt {$($s:tt)*} {$($d:tt)*}
+        $off:literal #[derived] $field:ident : $ty:ty, $doc:literal; $($rest:tt)*) => {
+        $crate::record!(@structs $meta $name $counts {$($s)*}
+            {$($d)* #[doc = concat!("+", stringify!($off), " ", $doc, ".")] pub $field: $ty,}
+            $($rest)*);
+    };
+    (@structs $meta:tt $name:ident $counts:tt {$($s:tt)*} {$($d:tt)*}
+        $off:literal $field:ident : $ty:ty, $doc:literal; $($rest:tt)*) => {
+        $crate::record!(@structs $meta $name $counts
+            {$($s)* #[doc = concat!("+", stringify!($off), " ", $doc, ".")] pub $field: $ty,}
+            {$($d)*}
+            $($rest)*);
+    };
+    (@structs [$($meta:tt)*] $name:ident [] {$($s:tt)*} {}) => {
+        $($meta)*
+        #[derive(Debug, Clone, PartialEq, Eq, Default)]
+        pub struct $name { $($s)* }
+    };
+    (@structs [$($meta:tt)*] $name:ident [$counts:ident] {$($s:tt)*} {$($d:tt)+}) => {
+        $($meta)*
+        #[derive(Debug, Clone, PartialEq, Eq, Default)]
+        pub struct $name { $($s)* }
+
+        #[doc = concat!(
+            "The derived fields of a [`", stringify!($name), "`]: counts of lists it does not ",
+            "hold, which decode hands to the reader and encode takes from the writer."
+        )]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+        pub struct $counts { $($d)* }
+    };
+
+    (@counts_ty []) => { () };
+    (@counts_ty [$counts:ident]) => { $counts };
+
+    (@pick [] {$($derived:tt)*} {$($stored:tt)*}) => { $($stored)* };
+    (@pick [derived] {$($derived:tt)*} {$($stored:tt)*}) => { $($derived)* };
+
+    // A record without derived fields: decode gives the record, encode needs nothing else, and
+    // its dump form is its own `Serialize`.
+    (@api $name:ident [$len:expr] []) => {
+        impl $name {
+            /// Decodes the record from its bytes; fails only for a value its type cannot hold.
+            #[inline]
+            pub fn decode(
+                b: &[u8; $len],
+                ctx: $crate::native::record::Ctx,
+            ) -> Result<Self, $crate::native::record::BadValue> {
+                <$name as $crate::native::record::Record>::decode_slice(b, ctx).map(|(r, ())| r)
+            }
+
+            /// The record's bytes.
+            #[inline]
+            pub fn encode(&self) -> [u8; $len] {
+                let mut b = [0u8; $len];
+                $crate::native::record::Record::encode_slice(self, &(), &mut b);
+                b
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $crate::native::record::Record::serialize_counted(self, &(), s)
+            }
+        }
+    };
+    // A record with derived fields: decode also gives their values, encode takes them.
+    (@api $name:ident [$len:expr] [$counts:ident]) => {
+        impl $name {
+            /// Decodes the record and its derived fields from its bytes; fails only for a value
+            /// its type cannot hold.
+            #[inline]
+            pub fn decode(
+                b: &[u8; $len],
+                ctx: $crate::native::record::Ctx,
+            ) -> Result<(Self, $counts), $crate::native::record::BadValue> {
+                <$name as $crate::native::record::Record>::decode_slice(b, ctx)
+            }
+
+            /// The record's bytes, its derived fields from `counts`.
+            #[inline]
+            pub fn encode(&self, counts: &$counts) -> [u8; $len] {
+                let mut b = [0u8; $len];
+                $crate::native::record::Record::encode_slice(self, counts, &mut b);
+                b
+            }
+
+            /// The record's dump form, its derived fields from `counts`.
+            #[inline]
+            pub fn counted(&self, counts: $counts) -> $crate::native::record::Counted<'_, Self> {
+                $crate::native::record::Counted(self, counts)
             }
         }
     };
@@ -733,6 +911,116 @@ mod tests {
         }
     }
     use derived::Every as Derived;
+
+    crate::record! {
+        /// A record with a derived field: the count of a list it does not hold.
+        pub struct Counting [0x08] "counting" counts CountingCounts {
+            0x00 tag: u32 = Hex<u32>, "tag", Decoded Community, "tag";
+            0x04 #[derived] n: u16 = Int<u16>, "item count", Decoded Community,
+                "items that follow";
+            0x06 flags: u16 = Int<u16>, "flags", Preserved PreservedUndecoded, "flags";
+        }
+    }
+
+    /// A derived field keeps its place in the bytes, the field table and the schema, and its
+    /// value travels beside the record: decode hands it out, encode and the dump form take it.
+    #[test]
+    fn a_derived_field_is_declared_but_not_held() {
+        let b = [0x78, 0x56, 0x34, 0x12, 0x03, 0x00, 0xFF, 0x00];
+        let (r, c) = Counting::decode(&b, Ctx::default()).unwrap();
+        assert_eq!(
+            r,
+            Counting {
+                tag: 0x1234_5678,
+                flags: 0xFF
+            }
+        );
+        assert_eq!(c, CountingCounts { n: 3 });
+        assert_eq!(r.encode(&c), b);
+        assert_eq!(
+            r.encode(&CountingCounts { n: 0x0102 }),
+            [0x78, 0x56, 0x34, 0x12, 0x02, 0x01, 0xFF, 0x00]
+        );
+        let rows: Vec<_> = Counting::FIELDS
+            .iter()
+            .map(|f| (f.offset, f.len, f.key, f.name, f.kind, f.evidence, f.doc))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (
+                    0,
+                    4,
+                    "tag",
+                    "tag",
+                    Kind::Decoded,
+                    Evidence::Community,
+                    "tag"
+                ),
+                (
+                    4,
+                    2,
+                    "n",
+                    "item count",
+                    Kind::Decoded,
+                    Evidence::Community,
+                    "items that follow"
+                ),
+                (
+                    6,
+                    2,
+                    "flags",
+                    "flags",
+                    Kind::Preserved,
+                    Evidence::PreservedUndecoded,
+                    "flags"
+                ),
+            ]
+        );
+        assert_eq!(
+            Counting::schema(),
+            json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["tag", "n", "flags"],
+                "properties": {
+                    "tag": {"$ref": "#/$defs/hex32", "description": "+0x00 COMMUNITY: tag."},
+                    "n": {"$ref": "#/$defs/u16", "description": "+0x04 COMMUNITY: items that follow."},
+                    "flags": {"$ref": "#/$defs/u16", "description": "+0x06 PRESERVED_UNDECODED: flags."},
+                }
+            })
+        );
+        let text = r#"{"tag":"0x12345678","n":3,"flags":255}"#;
+        assert_eq!(serde_json::to_string(&r.counted(c)).unwrap(), text);
+        // Read back, the record keeps no count; CountsOf keeps it (from an array as well).
+        assert_eq!(serde_json::from_str::<Counting>(text).unwrap(), r);
+        assert_eq!(
+            serde_json::from_str::<CountsOf<Counting>>(text).unwrap().0,
+            c
+        );
+        assert_eq!(
+            serde_json::from_str::<CountsOf<Counting>>(r#"["0x1",9,2]"#)
+                .unwrap()
+                .0,
+            CountingCounts { n: 9 }
+        );
+        // A derived field is read as any field: missing or out of range is refused.
+        assert_eq!(
+            text_of::<Counting>(r#"{"tag":"0x1","flags":2}"#),
+            "error: missing field `n` at line 1 column 23"
+        );
+        assert_eq!(
+            text_of::<Counting>(r#"{"tag":"0x1","n":70000,"flags":2}"#),
+            "error: invalid value: integer `70000`, expected u16 at line 1 column 22"
+        );
+    }
+
+    fn text_of<T: serde::de::DeserializeOwned + fmt::Debug>(s: &str) -> String {
+        match serde_json::from_str::<T>(s) {
+            Ok(v) => format!("{v:?}"),
+            Err(e) => format!("error: {e}"),
+        }
+    }
 
     fn text(r: Result<impl Serialize, serde_json::Error>) -> String {
         match r {

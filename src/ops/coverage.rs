@@ -396,7 +396,7 @@ fn dmc3_claims(c: &mut Claims, f: &Dmc3File, size: u64) {
                     MeshRecord::FIELDS,
                     Some(mesh.record.variant.key()),
                 );
-                let vc = mesh.record.vertex_count as u64;
+                let vc = mesh.vertex_count() as u64;
                 for (kind, off) in mesh.record.streams() {
                     let len = vc * kind.stride();
                     // A stream several meshes name with the same offset, length and kind is one

@@ -8,14 +8,17 @@
 //! [`render`] prints it so that a diff of two dumps shows only the records that changed.
 //! The layout is described by `schema/dump.schema.json`.
 //!
-//! `build` does not check the structure itself: it deserialises it and hands it to the native
-//! writer, whose errors say by type which structure and which field disagree (a count against
-//! its list, a stream against the vertex count, two structures on the same bytes); this module
-//! only turns those into JSON pointers. A count that disagrees with its list is refused at the
-//! count's pointer, never silently replaced.
+//! A dump shows each count beside the list it counts (object, mesh, vertex, node, track and key
+//! counts), but the native structs hold only the lists: the writer derives every count from its
+//! list. So `build` checks the counts the dump shows against the lists it read, and refuses one
+//! that disagrees at the count's pointer (a vertex count at the stream that disagrees with it),
+//! never picking one of the two: in a hand-edited dump either edit may be the intended one.
+//! Everything else it hands to the native writer, whose errors say by type which structure and
+//! which field disagree (a record variant against the magic, a header link against the block,
+//! two structures on the same bytes); this module only turns those into JSON pointers.
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::native::dmc3::motion::{
@@ -29,7 +32,7 @@ use crate::native::dmc3::{
 };
 use crate::native::hie::Part;
 use crate::native::hie::{self, ByteListPart, HieError, HieFile, WriteLabel};
-use crate::native::record::Record;
+use crate::native::record::{CountsOf, Record};
 use crate::native::{Format, MotionFile, NativeFile};
 
 /// Version of the dump layout, written as `rigtrip_dump`.
@@ -204,6 +207,7 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
         }
         "mot" => {
             let f: Mot = decode(file, "/file")?;
+            check_mot_counts(file, &f)?;
             f.write().map_err(|e| unwritable("/file", crate::chain(&e)))
         }
         "pac" => {
@@ -213,6 +217,7 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
         _ => {
             let f: Dmc3File = decode(file, "/file")?;
             check_dmc3_kind(obj, format, &f)?;
+            check_dmc3_counts(file, &f)?;
             dmc3::write(&f).map_err(|e| dmc3_error(&e))
         }
     }
@@ -221,7 +226,15 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
 /// Deserialises `v` (found at `at`) and refuses keys the type does not have, so that a typo
 /// cannot be silently ignored while the field it meant keeps its old value.
 fn decode<T: DeserializeOwned + Serialize>(v: &Value, at: &str) -> Result<T, DumpError> {
-    let t: T = serde_path_to_error::deserialize(v).map_err(|e| {
+    let t: T = read_at(v, at)?;
+    let canonical = serde_json::to_value(&t).map_err(|e| invalid(at, e.to_string()))?;
+    unknown_keys(v, &canonical, at)?;
+    Ok(t)
+}
+
+/// Deserialises `v` (found at `at`); an error names the pointer of the value it is about.
+fn read_at<T: DeserializeOwned>(v: &Value, at: &str) -> Result<T, DumpError> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
         let mut p = at.to_string();
         for seg in e.path().iter() {
             use serde_path_to_error::Segment;
@@ -233,10 +246,131 @@ fn decode<T: DeserializeOwned + Serialize>(v: &Value, at: &str) -> Result<T, Dum
             }
         }
         invalid(p, e.inner().to_string())
-    })?;
-    let canonical = serde_json::to_value(&t).map_err(|e| invalid(at, e.to_string()))?;
-    unknown_keys(v, &canonical, at)?;
-    Ok(t)
+    })
+}
+
+/// The counts a DMC3 dump shows, read from it as the records' dump form has them (the rest of
+/// each structure is skipped: [`decode`] read it).
+#[derive(Deserialize)]
+struct ShownDmc3 {
+    #[serde(default)]
+    container: Option<ShownContainer>,
+}
+
+#[derive(Deserialize)]
+struct ShownContainer {
+    header: CountsOf<Header>,
+    objects: Vec<ShownObject>,
+}
+
+#[derive(Deserialize)]
+struct ShownObject {
+    record: CountsOf<ObjectRecord>,
+    meshes: Vec<ShownMesh>,
+}
+
+#[derive(Deserialize)]
+struct ShownMesh {
+    record: CountsOf<MeshRecord>,
+}
+
+/// The counts a motion dump shows.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ShownMot {
+    header: CountsOf<MotHeader>,
+    track_count: u32,
+    tracks: Vec<ShownTrack>,
+}
+
+#[derive(Deserialize)]
+struct ShownTrack {
+    head: CountsOf<TrackHead>,
+}
+
+/// The container's counts as the dump shows them (`file`, read as `f`) against the lists they
+/// count: the header's object count, each object's mesh count, each mesh's vertex count against
+/// every stream its record names (a record of the other container kind is left to the
+/// writer, which refuses it by its variant). The first that disagrees is refused at the
+/// count's pointer (the stream's, for a vertex count).
+fn check_dmc3_counts(file: &Value, f: &Dmc3File) -> Result<(), DumpError> {
+    let shown: ShownDmc3 = read_at(file, "/file")?;
+    let (Some(c), Some(s)) = (&f.container, &shown.container) else {
+        return Ok(());
+    };
+    let objects = "/file/container/objects";
+    let count = s.header.0.object_count;
+    if usize::from(count) != c.objects.len() {
+        return Err(unwritable(
+            "/file/container/header/object_count",
+            format!("is {count} but {objects} holds {}", c.objects.len()),
+        ));
+    }
+    for (i, (o, so)) in c.objects.iter().zip(&s.objects).enumerate() {
+        let count = so.record.0.mesh_count;
+        if usize::from(count) != o.meshes.len() {
+            return Err(unwritable(
+                format!("{objects}/{i}/record/mesh_count"),
+                format!(
+                    "is {count} but {objects}/{i}/meshes holds {}",
+                    o.meshes.len()
+                ),
+            ));
+        }
+        for (j, (m, sm)) in o.meshes.iter().zip(&so.meshes).enumerate() {
+            if m.record.kind() != c.header.magic {
+                continue;
+            }
+            let count = sm.record.0.vertex_count;
+            let mesh = format!("{objects}/{i}/meshes/{j}");
+            for &(kind, _) in m.record.stream_slots().iter() {
+                let len = m.stream_len(kind);
+                if len != usize::from(count) {
+                    return Err(unwritable(
+                        format!("{mesh}/{}", stream_field(kind)),
+                        format!("holds {len} entries but {mesh}/record/vertex_count is {count}"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A motion's counts as the dump shows them (`file`, read as `m`) against the lists they
+/// count: the header's node count against the masks, the track count against the tracks, each
+/// track's key count against its keys. The first that disagrees is refused, named as the
+/// motion writer named it when it held the counts.
+fn check_mot_counts(file: &Value, m: &Mot) -> Result<(), DumpError> {
+    let shown: ShownMot = read_at(file, "/file")?;
+    let refuse = |problem: String| Err(unwritable("/file", problem));
+    let nodes = shown.header.0.node_count;
+    if usize::from(nodes) != m.masks.len() {
+        return refuse(format!(
+            "cannot write motion header: node count {nodes} (+0x1c), but {} masks",
+            m.masks.len()
+        ));
+    }
+    if usize::try_from(shown.track_count).ok() != Some(m.tracks.len()) {
+        return refuse(format!(
+            "cannot write motion header: track count {} and {} tracks, but the masks set {} channels",
+            shown.track_count,
+            m.tracks.len(),
+            dmc3::motion::channel_count(&m.masks)
+        ));
+    }
+    let mut at = Mot::masks_end(m.masks.len()) + m.header_tail.len() as u64 + 4;
+    for (index, ((node, channel, t), st)) in m.targets().zip(&shown.tracks).enumerate() {
+        let head = st.head.0.key_count;
+        if usize::from(head) != t.keys.len() {
+            return refuse(format!(
+                "track {index} (node {node} {channel}) at offset {at:#x}: head says {head} keys, the track holds {}",
+                t.keys.len()
+            ));
+        }
+        at += t.encoded_len();
+    }
+    Ok(())
 }
 
 /// The first key of `input` that the canonical serialisation of what was read from it lacks.
@@ -385,13 +519,8 @@ fn block_pointer(part: BlockPart) -> String {
 /// An error about no one value (holes, sizes) points at `/file` with the writer's message.
 fn dmc3_error(e: &Dmc3Error) -> DumpError {
     let whole = || unwritable("/file", crate::chain(e));
-    let objects = "/file/container/objects";
     match e {
         Dmc3Error::Inconsistent { what, problem } => match (what, problem) {
-            (_, Problem::ObjectCount { stored, objects: n }) => unwritable(
-                "/file/container/header/object_count",
-                format!("is {stored} but {objects} holds {n}"),
-            ),
             (
                 _,
                 Problem::BlockLink {
@@ -430,16 +559,6 @@ fn dmc3_error(e: &Dmc3Error) -> DumpError {
             ),
             (
                 Place::At {
-                    label: Label::Object(i),
-                    ..
-                },
-                Problem::MeshCount { stored, meshes },
-            ) => unwritable(
-                format!("{objects}/{i}/record/mesh_count"),
-                format!("is {stored} but {objects}/{i}/meshes holds {meshes}"),
-            ),
-            (
-                Place::At {
                     label: label @ Label::MeshRecord { .. },
                     ..
                 },
@@ -455,14 +574,6 @@ fn dmc3_error(e: &Dmc3Error) -> DumpError {
                             r.name(),
                             container.name()
                         ),
-                    ),
-                    Problem::StreamLength {
-                        kind,
-                        vertex_count,
-                        len,
-                    } => unwritable(
-                        format!("{mesh}/{}", stream_field(*kind)),
-                        format!("holds {len} entries but {record}/vertex_count is {vertex_count}"),
                     ),
                     Problem::ForeignStream { container, kind } => unwritable(
                         format!("{mesh}/{}", stream_field(*kind)),

@@ -51,14 +51,14 @@ pub struct MotReport {
     pub flag_18: u16,
     /// +0x1A.
     pub unknown_1a: u16,
-    /// Node count.
-    pub node_count: u16,
+    /// Node count: the number of masks.
+    pub node_count: usize,
     /// Bytes after the masks up to the header size.
     pub header_tail_len: usize,
     /// How many of them are non-zero.
     pub header_tail_nonzero: usize,
-    /// Track count word.
-    pub track_count: u32,
+    /// Track count word: the number of tracks.
+    pub track_count: usize,
     /// Bytes after the last track.
     pub tail_len: usize,
     /// Per node its mask.
@@ -262,10 +262,10 @@ pub fn mot_report(m: &Mot) -> MotReport {
         unknown_14: f32::from_bits(h.unknown_14_bits),
         flag_18: h.flag_18,
         unknown_1a: h.unknown_1a,
-        node_count: h.node_count,
+        node_count: m.masks.len(),
         header_tail_len: m.header_tail.len(),
         header_tail_nonzero: nonzero,
-        track_count: m.track_count,
+        track_count: m.tracks.len(),
         tail_len: m.tail.len(),
         nodes: m
             .masks

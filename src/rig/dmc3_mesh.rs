@@ -31,8 +31,8 @@ use super::dmc3::Dmc3Shell;
 use super::geometry::material_texture;
 use super::mesh::{IncomingMesh, Mesh as IrMesh, MeshRefusal, MeshWrite, MeshWritten};
 use super::space::Space;
+use crate::native::dmc3::container::check_counts;
 use crate::native::dmc3::container::{ContainerKind, Mesh, MeshVariant, Object};
-use crate::native::dmc3::layout::sync_counts;
 use crate::native::dmc3::strip::encode_strips;
 
 /// Writes `incoming` into the shell's container (see the module doc). `space` turns native
@@ -196,9 +196,8 @@ pub(crate) fn write_meshes(
             ));
         }
     }
-    let mut header = container.header.clone();
-    sync_counts(&mut header, &mut objects).map_err(|e| refuse("(file)", crate::chain(&e)))?;
-    container.header = header;
+    // The writer derives the counts from the lists; refuse here lists too long for them.
+    check_counts(&objects).map_err(|e| refuse("(file)", crate::chain(&e)))?;
     container.objects = objects;
     Ok(report)
 }
@@ -521,7 +520,6 @@ fn build_mesh(
             }
         }
     }
-    mesh.record.vertex_count = mesh.positions.len() as u16;
     written.vertices_after = mesh.positions.len();
     written.triangles = tris.len();
     written.strips = strips.strips;

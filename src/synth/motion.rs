@@ -91,7 +91,6 @@ fn random_track(rng: &mut Rng) -> Track {
     Track {
         head: TrackHead {
             span: span as u16,
-            key_count: n as u16,
             compression: c.number(),
             start: STARTS[rng.index(STARTS.len())],
             min_bits: random_f32(rng).to_bits(),
@@ -140,7 +139,7 @@ pub fn random_mot_struct(rng: &mut Rng, nodes: usize) -> Mot {
     } else {
         Vec::new()
     };
-    // build() sets node count, header size, magic and track count from the vectors.
+    // build() sets header size and magic from the vectors (the counts are their lengths).
     Mot::build(header, masks, header_tail, tracks, tail).unwrap_or_else(|_| empty_mot())
 }
 
@@ -153,7 +152,6 @@ fn empty_mot() -> Mot {
         },
         masks: Vec::new(),
         header_tail: vec![0; 2],
-        track_count: 0,
         tracks: Vec::new(),
         tail: Vec::new(),
     }

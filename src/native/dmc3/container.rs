@@ -5,22 +5,27 @@
 //! patterns); the accessors turn them into values (UV/4096, joint bytes/4, 5-bit weights/31,
 //! strip flags, triangles).
 //!
-//! Counts. The header's object and bone counts, each object's mesh count and each mesh's
-//! vertex count stay fields of their records, beside the lists they count: a record is its
-//! on-disk bytes, declared once (decode, encode, coverage, dump schema and the dump itself
-//! come from that declaration), and the dump prints every field. A read file cannot disagree
-//! with itself (the lists are read by the counts). Code that changes a list derives the counts
-//! from it before writing (`layout::sync_counts`; the rig's lowering sets the bone count from
-//! the block it writes). The writer refuses a count that disagrees with its list
-//! instead of picking one of the two, with a typed [`Problem`] that `build` turns into the
-//! count's JSON pointer: in a hand-edited dump either edit may be the intended one. The
+//! Counts. The header's object count, each object's mesh count and each mesh's vertex count
+//! are the lengths of lists the structs hold (objects, meshes, positions), so the structs do
+//! not hold them a second time: they are `#[derived]` fields of their records (offset,
+//! evidence class, coverage row and dump-schema fragment as declared). The reader takes them
+//! from the file, because they are what finds the lists; the writer takes them from the lists
+//! ([`header_counts`], [`Object::counts`], [`Mesh::counts`]), so no in-memory value can be
+//! written as a file that disagrees with itself. What the writer refuses instead is a list too
+//! long for its count's field ([`check_counts`]: `TooManyObjects`, `TooManyMeshes`,
+//! `TooManyVertices`) and lists that disagree with each other (a stream that does not hold one
+//! entry per position). The dump prints each count in its place ([`Counted`]) and `build`
+//! checks the counts a hand-edited dump shows against its lists, refusing one that disagrees
+//! at its JSON pointer: there either edit may be the intended one. The header's bone count is
+//! not derived: it names the node-domain block, a sibling structure that a lifted rig's shell
+//! does not hold, and is checked with the block offset as the header's link to the block. The
 //! object's vertex count (+0x02) is stored, not enforced (spec §2), and never checked.
 
 use serde::{Deserialize, Serialize};
 
 use super::{Dmc3Error, Place, Problem};
 use crate::bytes::{Bytes, Overlap, RegionMap};
-use crate::native::record::{Codec, Ctx, FieldDef, Hex, Hex32s, HexArray, Int, Record};
+use crate::native::record::{Codec, Counted, Ctx, FieldDef, Hex, Hex32s, HexArray, Int, Record};
 
 /// Size of the container header.
 pub const HEADER_LEN: u64 = Header::LEN as u64;
@@ -71,13 +76,13 @@ impl ContainerKind {
 
 crate::record! {
     /// The 0x40-byte container header.
-    pub struct Header [0x40] "containerHeader" {
+    pub struct Header [0x40] "containerHeader" counts HeaderCounts {
         0x00 magic: ContainerKind = Magic, "magic", Decoded Community,
             "magic, \"MOD \" or \"SCM \"";
         0x04 version_bits: u32 = Hex<u32>, "version", Decoded Community, "version, f32 bits";
         0x08 unknown_08: [u8; 8] = HexArray<8>, "unknown_08", Preserved PreservedUndecoded,
             "unknown";
-        0x10 object_count: u8 = Int<u8>, "object count", Decoded Community, "object count";
+        0x10 #[derived] object_count: u8 = Int<u8>, "object count", Decoded Community, "object count";
         0x11 bone_count: u8 = Int<u8>, "bone count", Decoded Community,
             "bone count = N of the node-domain block";
         0x12 texture_count: u8 = Int<u8>, "texture count", Decoded Community, "texture count";
@@ -127,8 +132,8 @@ impl Header {
 
 crate::record! {
     /// A 0x40-byte object record.
-    pub struct ObjectRecord [0x40] "objectRecord" {
-        0x00 mesh_count: u8 = Int<u8>, "mesh count", Decoded Community, "mesh count";
+    pub struct ObjectRecord [0x40] "objectRecord" counts ObjectCounts {
+        0x00 #[derived] mesh_count: u8 = Int<u8>, "mesh count", Decoded Community, "mesh count";
         0x01 unknown_01: u8 = Int<u8>, "unknown_01", Preserved PreservedUndecoded, "unknown";
         0x02 vertex_count: u16 = Int<u16>, "vertex count", Decoded Community,
             "vertex count over the object's meshes (stored, not enforced)";
@@ -205,15 +210,19 @@ impl Codec for MeshVariant {
     #[inline]
     fn get(b: &[u8], ctx: Ctx) -> Option<MeshVariant> {
         match ctx.container? {
-            ContainerKind::Mod => ModStreams::decode_slice(b, ctx).ok().map(MeshVariant::Mod),
-            ContainerKind::Scm => ScmStreams::decode_slice(b, ctx).ok().map(MeshVariant::Scm),
+            ContainerKind::Mod => ModStreams::decode_slice(b, ctx)
+                .ok()
+                .map(|(r, ())| MeshVariant::Mod(r)),
+            ContainerKind::Scm => ScmStreams::decode_slice(b, ctx)
+                .ok()
+                .map(|(r, ())| MeshVariant::Scm(r)),
         }
     }
     #[inline]
     fn put(v: &MeshVariant, b: &mut [u8]) {
         match v {
-            MeshVariant::Mod(m) => m.encode_slice(b),
-            MeshVariant::Scm(m) => m.encode_slice(b),
+            MeshVariant::Mod(m) => m.encode_slice(&(), b),
+            MeshVariant::Scm(m) => m.encode_slice(&(), b),
         }
     }
     fn schema() -> serde_json::Value {
@@ -234,8 +243,9 @@ impl Codec for MeshVariant {
 
 crate::record! {
     /// A 0x50-byte mesh record.
-    pub struct MeshRecord [0x50] "meshRecord" {
-        0x00 vertex_count: u16 = Int<u16>, "vertex count", Decoded Community, "vertex count";
+    pub struct MeshRecord [0x50] "meshRecord" counts MeshCounts {
+        0x00 #[derived] vertex_count: u16 = Int<u16>, "vertex count", Decoded Community,
+            "vertex count";
         0x02 texture_index: u16 = Int<u16>, "texture index", Decoded Community, "texture index";
         0x04 unknown_04: [u8; 12] = HexArray<12>, "unknown_04", Preserved PreservedUndecoded,
             "unknown";
@@ -379,11 +389,12 @@ impl StreamKind {
     }
 }
 
-/// A mesh: its record and its decoded streams (vertex-count entries each). MOD meshes leave
-/// `colours` empty; SCM meshes leave `bone_indices` and `weights` empty.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// A mesh: its record and its decoded streams (one entry per vertex each). MOD meshes leave
+/// `colours` empty; SCM meshes leave `bone_indices` and `weights` empty. The vertex count is
+/// the number of positions.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 pub struct Mesh {
-    /// The 0x50-byte record.
+    /// The 0x50-byte record (without its vertex count: the number of positions).
     pub record: MeshRecord,
     /// Positions, f32 bits, model (bind) space.
     #[serde(with = "crate::bytes::le_stream")]
@@ -466,9 +477,10 @@ pub fn strip_triangles(flags: &[bool]) -> Vec<[u32; 3]> {
 }
 
 impl Mesh {
-    /// Number of vertices (the record's count; the streams agree after a read).
+    /// Number of vertices: the number of positions (every stream the record names holds as
+    /// many entries in a file that was read, and in one the writer accepts).
     pub fn vertex_count(&self) -> usize {
-        self.record.vertex_count as usize
+        self.positions.len()
     }
 
     /// Positions as floats.
@@ -614,21 +626,150 @@ impl Mesh {
 }
 
 /// An object: its record and its meshes.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 pub struct Object {
-    /// The 0x40-byte record.
+    /// The 0x40-byte record (without its mesh count: the number of meshes).
     pub record: ObjectRecord,
-    /// `record.mesh_count` meshes, their records in a row at `record.mesh_offset`.
+    /// The meshes, their records in a row at `record.mesh_offset`.
     pub meshes: Vec<Mesh>,
 }
 
 /// A MOD/SCM container without its node-domain block and gaps (those live in `Dmc3File`).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 pub struct Container {
-    /// The header.
+    /// The header (without its object count: the number of objects).
     pub header: Header,
-    /// `header.object_count` objects, their records at 0x40.
+    /// The objects, their records at 0x40.
     pub objects: Vec<Object>,
+}
+
+/// The header's derived field from the objects: the object count (a u8).
+pub fn header_counts(objects: &[Object]) -> Result<HeaderCounts, Problem> {
+    Ok(HeaderCounts {
+        object_count: u8::try_from(objects.len()).map_err(|_| Problem::TooManyObjects {
+            objects: objects.len(),
+        })?,
+    })
+}
+
+impl Object {
+    /// The record's derived field from the meshes: the mesh count (a u8).
+    pub fn counts(&self) -> Result<ObjectCounts, Problem> {
+        Ok(ObjectCounts {
+            mesh_count: u8::try_from(self.meshes.len()).map_err(|_| Problem::TooManyMeshes {
+                meshes: self.meshes.len(),
+            })?,
+        })
+    }
+}
+
+impl Mesh {
+    /// The record's derived field from the streams: the vertex count (a u16), the number of
+    /// positions (every stream the record names holds as many entries; the writer checks).
+    pub fn counts(&self) -> Result<MeshCounts, Problem> {
+        Ok(MeshCounts {
+            vertex_count: u16::try_from(self.positions.len()).map_err(|_| {
+                Problem::TooManyVertices {
+                    vertices: self.positions.len(),
+                }
+            })?,
+        })
+    }
+}
+
+/// Refuses lists longer than the counts the writer derives from them can hold: more than 255
+/// objects, more than 255 meshes in an object, more than 65535 positions in a mesh. Named by
+/// the structure whose count overflows, in file order.
+pub fn check_counts(objects: &[Object]) -> Result<(), Dmc3Error> {
+    let bad = |what, problem| Dmc3Error::Inconsistent { what, problem };
+    header_counts(objects).map_err(|p| bad(Place::Header("+0x10"), p))?;
+    for (i, o) in (0..=u8::MAX).zip(objects) {
+        o.counts().map_err(|p| {
+            bad(
+                Place::At {
+                    label: Label::Object(i),
+                    offset: HEADER_LEN + OBJECT_LEN * u64::from(i),
+                },
+                p,
+            )
+        })?;
+        for (j, m) in (0..=u8::MAX).zip(&o.meshes) {
+            m.counts()
+                .map_err(|p| bad(Place::Mesh { object: i, mesh: j }, p))?;
+        }
+    }
+    Ok(())
+}
+
+/// The dump form of a mesh: its record with the vertex count in its place, then the streams.
+impl Serialize for Mesh {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename = "Mesh")]
+        struct Form<'a> {
+            record: Counted<'a, MeshRecord>,
+            #[serde(with = "crate::bytes::le_stream")]
+            positions: &'a [[u32; 3]],
+            #[serde(with = "crate::bytes::le_stream")]
+            normals: &'a [[u32; 3]],
+            #[serde(with = "crate::bytes::le_stream")]
+            uvs: &'a [[i16; 2]],
+            #[serde(with = "crate::bytes::le_stream")]
+            bone_indices: &'a [[u8; 4]],
+            #[serde(with = "crate::bytes::le_stream")]
+            weights: &'a [u16],
+            #[serde(with = "crate::bytes::le_stream")]
+            colours: &'a [[u8; 4]],
+        }
+        let counts = self.counts().map_err(serde::ser::Error::custom)?;
+        Form {
+            record: self.record.counted(counts),
+            positions: &self.positions,
+            normals: &self.normals,
+            uvs: &self.uvs,
+            bone_indices: &self.bone_indices,
+            weights: &self.weights,
+            colours: &self.colours,
+        }
+        .serialize(s)
+    }
+}
+
+/// The dump form of an object: its record with the mesh count in its place, then the meshes.
+impl Serialize for Object {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename = "Object")]
+        struct Form<'a> {
+            record: Counted<'a, ObjectRecord>,
+            meshes: &'a [Mesh],
+        }
+        let counts = self.counts().map_err(serde::ser::Error::custom)?;
+        Form {
+            record: self.record.counted(counts),
+            meshes: &self.meshes,
+        }
+        .serialize(s)
+    }
+}
+
+/// The dump form of a container: its header with the object count in its place, then the
+/// objects.
+impl Serialize for Container {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename = "Container")]
+        struct Form<'a> {
+            header: Counted<'a, Header>,
+            objects: &'a [Object],
+        }
+        let counts = header_counts(&self.objects).map_err(serde::ser::Error::custom)?;
+        Form {
+            header: self.header.counted(counts),
+            objects: &self.objects,
+        }
+        .serialize(s)
+    }
 }
 
 /// What a structure of a DMC3 file is, for messages. Readers and the writer label every claim
@@ -771,28 +912,34 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
         }
     }
     let head = b.array::<{ Header::LEN }>(Label::Header, 0)?;
-    let header = Header::decode(&head, Ctx::default()).map_err(|_| Dmc3Error::BadMagic {
-        found: [head[0], head[1], head[2], head[3]],
-    })?;
+    let (header, counts) =
+        Header::decode(&head, Ctx::default()).map_err(|_| Dmc3Error::BadMagic {
+            found: [head[0], head[1], head[2], head[3]],
+        })?;
     let magic = header.magic;
     let ctx = Ctx {
         container: Some(magic),
     };
     map.claim(0, HEADER_LEN, Label::Header);
 
-    let mut objects = Vec::with_capacity(header.object_count as usize);
-    for i in 0..header.object_count {
+    // The counts the file stores are what find its lists: the objects' records, each object's
+    // mesh records, each mesh's streams.
+    let mut objects = Vec::with_capacity(counts.object_count as usize);
+    let mut mesh_counts = Vec::with_capacity(counts.object_count as usize);
+    for i in 0..counts.object_count {
         let at = HEADER_LEN + u64::from(i) * OBJECT_LEN;
         let rec = b.array::<{ ObjectRecord::LEN }>(Label::Object(i), at)?;
         map.claim(at, OBJECT_LEN, Label::Object(i));
+        let (record, c) = ObjectRecord::decode(&rec, ctx).map_err(|e| Dmc3Error::Field {
+            what: Label::Object(i),
+            offset: at,
+            key: e.key,
+        })?;
         objects.push(Object {
-            record: ObjectRecord::decode(&rec, ctx).map_err(|e| Dmc3Error::Field {
-                what: Label::Object(i),
-                offset: at,
-                key: e.key,
-            })?,
+            record,
             meshes: Vec::new(),
         });
+        mesh_counts.push(c.mesh_count);
     }
 
     let budget = DECODE_BUDGET_FACTOR.saturating_mul(b.len());
@@ -802,8 +949,8 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
     // region map too, but only after every mesh was built: 255 objects naming the same 255
     // records made 65025 meshes (~20 MB) from a 36 KB file. Refuse them before decoding.
     let mut record_ranges: Vec<(u64, u64, u8)> = Vec::new();
-    for (i, obj) in (0..=u8::MAX).zip(objects.iter_mut()) {
-        let count = obj.record.mesh_count as u64;
+    for ((i, obj), &count) in (0..=u8::MAX).zip(objects.iter_mut()).zip(&mesh_counts) {
+        let count = u64::from(count);
         if count == 0 {
             continue;
         }
@@ -834,7 +981,7 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
             let at = first + u64::from(j) * MESH_LEN;
             let what = Label::MeshRecord { object: i, mesh: j };
             map.claim(at, MESH_LEN, what);
-            let record = MeshRecord::decode(rec, ctx).map_err(|e| Dmc3Error::Field {
+            let (record, c) = MeshRecord::decode(rec, ctx).map_err(|e| Dmc3Error::Field {
                 what,
                 offset: at,
                 key: e.key,
@@ -843,7 +990,7 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
                 record,
                 ..Mesh::default()
             };
-            let vertices = mesh.record.vertex_count;
+            let vertices = c.vertex_count;
             let vc = u64::from(vertices);
             for &(kind, off) in mesh.record.stream_slots().iter() {
                 let len = vc * kind.stride();
@@ -880,31 +1027,24 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
 }
 
 /// Places the structures of a container (`h` and `objects`), shared streams once (checked to
-/// agree), appending them to `out` in the order they are checked. Checks counts against
-/// records and record variants against the magic.
+/// agree), appending them to `out` in the order they are checked. Checks that the counts the
+/// writer derives fit their fields ([`check_counts`]), that every stream holds one entry per
+/// position, and record variants against the magic.
 pub(crate) fn layout(
     h: &Header,
     objects: &[Object],
     out: &mut Vec<Placed>,
 ) -> Result<(), Dmc3Error> {
     let bad = |what: Place, problem: Problem| Dmc3Error::Inconsistent { what, problem };
-    if h.object_count as usize != objects.len() {
-        return Err(bad(
-            Place::Header("+0x10"),
-            Problem::ObjectCount {
-                stored: h.object_count,
-                objects: objects.len(),
-            },
-        ));
-    }
+    check_counts(objects)?;
     out.push(Placed {
         offset: 0,
         len: HEADER_LEN,
         label: Label::Header,
     });
     let mut shared = StreamKeys::new();
-    // The counts were checked against the u8 header fields: (0..=u8::MAX) numbers every
-    // object, and (below) every mesh of an object.
+    // The counts fit the u8 fields: (0..=u8::MAX) numbers every object, and (below) every
+    // mesh of an object.
     for (i, obj) in (0..=u8::MAX).zip(objects) {
         let at = HEADER_LEN + u64::from(i) * OBJECT_LEN;
         out.push(Placed {
@@ -912,18 +1052,6 @@ pub(crate) fn layout(
             len: OBJECT_LEN,
             label: Label::Object(i),
         });
-        if obj.record.mesh_count as usize != obj.meshes.len() {
-            return Err(bad(
-                Place::At {
-                    label: Label::Object(i),
-                    offset: at,
-                },
-                Problem::MeshCount {
-                    stored: obj.record.mesh_count,
-                    meshes: obj.meshes.len(),
-                },
-            ));
-        }
         for (j, mesh) in (0..=u8::MAX).zip(&obj.meshes) {
             let mat = obj
                 .record
@@ -953,7 +1081,7 @@ pub(crate) fn layout(
                 len: MESH_LEN,
                 label: what,
             });
-            let vc = mesh.record.vertex_count as usize;
+            let vc = mesh.vertex_count();
             // Every kind in one order, named or not, so that the first problem a mesh has is
             // the same whichever kind of container it is in.
             let streams = mesh.record.stream_slots();
@@ -992,7 +1120,7 @@ pub(crate) fn layout(
                         },
                     ));
                 }
-                // vc is a u16 and the stride at most 12: no overflow.
+                // vc fits the u16 vertex count and the stride is at most 12: no overflow.
                 let len = vc as u64 * kind.stride();
                 if len == 0 {
                     continue;
@@ -1044,14 +1172,22 @@ pub(crate) fn encode(
             .and_then(|o| o.meshes.get(usize::from(mesh)))
             .ok_or(Dmc3Error::Unplaced(label))
     };
+    let bad = |problem| Dmc3Error::Inconsistent {
+        what: Place::Is(label),
+        problem,
+    };
     match label {
-        Label::Header => h.encode_slice(dst),
-        Label::Object(i) => objects
-            .get(usize::from(i))
-            .ok_or(Dmc3Error::Unplaced(label))?
-            .record
-            .encode_slice(dst),
-        Label::MeshRecord { object, mesh: j } => mesh(object, j)?.record.encode_slice(dst),
+        Label::Header => h.encode_slice(&header_counts(objects).map_err(bad)?, dst),
+        Label::Object(i) => {
+            let o = objects
+                .get(usize::from(i))
+                .ok_or(Dmc3Error::Unplaced(label))?;
+            o.record.encode_slice(&o.counts().map_err(bad)?, dst)
+        }
+        Label::MeshRecord { object, mesh: j } => {
+            let m = mesh(object, j)?;
+            m.record.encode_slice(&m.counts().map_err(bad)?, dst)
+        }
         Label::Stream {
             kind,
             object,

@@ -73,8 +73,8 @@ pub struct Relaid {
     pub end: u64,
 }
 
-/// Lays the container out again (see the module doc). `objects` hold their new contents
-/// (counts agreeing with the vectors) at their old offsets; `gaps` are the old gaps.
+/// Lays the container out again (see the module doc). `objects` hold their new contents at
+/// their old offsets (the counts the writer derives from them); `gaps` are the old gaps.
 pub fn relayout(
     h: &mut Header,
     objects: &mut [Object],
@@ -196,48 +196,4 @@ pub fn relayout(
     }
     out.end = pos;
     Ok(out)
-}
-
-/// Sets the counts a container stores beside its vectors from the vectors: the header's object
-/// count, each object's mesh count, each mesh's vertex count (its position stream's length).
-/// Refuses what the fields cannot hold. The object vertex count is not touched: it is stored,
-/// not enforced (spec §2), and an untouched object keeps its bits.
-pub fn sync_counts(h: &mut Header, objects: &mut [Object]) -> Result<(), Dmc3Error> {
-    let bad = |what, problem| Dmc3Error::Inconsistent { what, problem };
-    h.object_count = u8::try_from(objects.len()).map_err(|_| {
-        bad(
-            super::Place::Header("+0x10"),
-            super::Problem::TooManyObjects {
-                objects: objects.len(),
-            },
-        )
-    })?;
-    for (i, o) in objects.iter_mut().enumerate() {
-        let i8 = u8::try_from(i).unwrap_or(u8::MAX);
-        o.record.mesh_count = u8::try_from(o.meshes.len()).map_err(|_| {
-            bad(
-                super::Place::At {
-                    label: container::Label::Object(i8),
-                    offset: HEADER_LEN + OBJECT_LEN * i as u64,
-                },
-                super::Problem::TooManyMeshes {
-                    meshes: o.meshes.len(),
-                },
-            )
-        })?;
-        for (j, m) in o.meshes.iter_mut().enumerate() {
-            m.record.vertex_count = u16::try_from(m.positions.len()).map_err(|_| {
-                bad(
-                    super::Place::Mesh {
-                        object: i8,
-                        mesh: u8::try_from(j).unwrap_or(u8::MAX),
-                    },
-                    super::Problem::TooManyVertices {
-                        vertices: m.positions.len(),
-                    },
-                )
-            })?;
-        }
-    }
-    Ok(())
 }

@@ -16,8 +16,8 @@ pub mod strip;
 use serde::{Deserialize, Serialize};
 
 pub use motion::{
-    Channel, Compression, DecodedKey, EncodeError, KeyIn, Keys, Mot, MotError, MotHeader, Track,
-    TrackHead, TrackProblem,
+    Channel, Compression, DecodedKey, EncodeError, KeyIn, Keys, Mot, MotError, MotHeader,
+    MotHeaderCounts, Track, TrackHead, TrackHeadCounts, TrackProblem,
 };
 pub use pac::{Member, MemberKind, Pac, PacError, SlotEdit};
 
@@ -27,9 +27,9 @@ pub use block::{
 };
 pub use container::{
     colour_strip_flag, joint_indices, strip_triangles, uv_value, weight_strip_flag, weight_values,
-    Container, ContainerKind, Header, Label, Magic, Mesh, MeshRecord, MeshVariant, ModStreams,
-    Object, ObjectRecord, ScmStreams, StreamKind, DECODE_BUDGET_FACTOR, HEADER_LEN, MESH_LEN,
-    OBJECT_LEN,
+    Container, ContainerKind, Header, HeaderCounts, Label, Magic, Mesh, MeshCounts, MeshRecord,
+    MeshVariant, ModStreams, Object, ObjectCounts, ObjectRecord, ScmStreams, StreamKind,
+    DECODE_BUDGET_FACTOR, HEADER_LEN, MESH_LEN, OBJECT_LEN,
 };
 
 use crate::bytes::{region_mut, Claim, Gap, OutOfBounds, Overlap, RegionMap};
@@ -161,7 +161,8 @@ pub enum Dmc3Error {
     /// label it writes comes from its own layout).
     #[error("{0} is placed but the file does not hold it")]
     Unplaced(Label),
-    /// A structure to be written disagrees with itself (counts, lengths, placement).
+    /// A structure to be written disagrees with itself (lengths, placement, counts too large
+    /// for their fields).
     #[error("cannot write {what}: {problem}")]
     Inconsistent {
         /// The structure, with its offset.
@@ -211,24 +212,10 @@ pub enum LinkField {
 /// without parsing the text; the text is the writer's message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
-    /// The header's object count is not the number of objects.
-    ObjectCount {
-        /// The stored count.
-        stored: u8,
-        /// The number of objects.
-        objects: usize,
-    },
     /// More objects than the u8 object count can hold.
     TooManyObjects {
         /// The number of objects.
         objects: usize,
-    },
-    /// An object's mesh count is not its number of meshes.
-    MeshCount {
-        /// The stored count.
-        stored: u8,
-        /// The number of meshes.
-        meshes: usize,
     },
     /// More meshes than the u8 mesh count can hold.
     TooManyMeshes {
@@ -249,11 +236,11 @@ pub enum Problem {
         /// The container's kind.
         container: ContainerKind,
     },
-    /// A stream the record names does not hold vertex-count entries.
+    /// A stream the record names does not hold one entry per vertex (per position).
     StreamLength {
         /// The stream.
         kind: StreamKind,
-        /// The record's vertex count.
+        /// The vertex count: the number of positions.
         vertex_count: usize,
         /// The entries it holds.
         len: usize,
@@ -331,14 +318,8 @@ pub enum Problem {
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Problem::ObjectCount { stored, objects } => {
-                write!(f, "object count {stored} but {objects} objects")
-            }
             Problem::TooManyObjects { objects } => {
                 write!(f, "{objects} objects, but the object count is a u8")
-            }
-            Problem::MeshCount { stored, meshes } => {
-                write!(f, "mesh count {stored} but {meshes} meshes")
             }
             Problem::TooManyMeshes { meshes } => {
                 write!(f, "{meshes} meshes, but the mesh count is a u8")
@@ -360,7 +341,7 @@ impl std::fmt::Display for Problem {
                 len,
             } => write!(
                 f,
-                "vertex count {vertex_count} but the {} holds {len} entries",
+                "{vertex_count} positions but the {} holds {len} entries",
                 kind.name()
             ),
             Problem::ForeignStream { container, kind } => write!(
@@ -432,7 +413,8 @@ pub enum Place {
         /// Mesh index within the object.
         mesh: u8,
     },
-    /// `{0}`: a structure named by its label alone (the node-domain block).
+    /// `{0}`: a structure named by its label alone (the node-domain block; a record whose
+    /// count does not fit its field when it is encoded).
     Is(Label),
     /// `file`: the file as a whole.
     File,
@@ -493,8 +475,9 @@ pub fn read_block_in(data: &[u8], offset: u64, nodes: usize) -> Result<Dmc3File,
     })
 }
 
-/// Writes the file back; for an unmodified read the exact input bytes. Refuses structures
-/// that disagree (counts, lengths, header vs block) or overlap.
+/// Writes the file back; for an unmodified read the exact input bytes. The counts of lists
+/// (objects, meshes, vertices) are the lists' lengths. Refuses structures that disagree
+/// (stream lengths, header vs block), lists too long for their counts, and overlaps.
 pub fn write(file: &Dmc3File) -> Result<Vec<u8>, Dmc3Error> {
     let mut out = Vec::new();
     write_into(file, &mut out)?;

@@ -7,16 +7,19 @@
 //! after the last track (padding inside an archive). `write(read(b)) == b` for every accepted
 //! input.
 //!
-//! Counts stored next to the vectors they count are kept as read and CHECKED, never recomputed:
-//! the reader rejects a node count the header size cannot hold, a track count that is not the
-//! number of set mask bits, a span shorter than its keys, and the writer refuses a structure
-//! whose node count, header size, track count, key counts, compressions or spans disagree with
-//! its vectors. [`Track::encode`] is the one place that sets them for new data.
+//! Counts of lists are the lists' lengths: the header's node count (the masks), the track
+//! count word (the tracks) and each head's key count (the keys) are `#[derived]` record fields
+//! or computed on write, never held beside the lists. The reader takes them from the file and
+//! CHECKS them: it rejects a node count the header size cannot hold, a track count that is not
+//! the number of set mask bits and a span shorter than its keys. The writer refuses what the
+//! lists cannot be written as: a header size, compression or span that disagrees with them,
+//! tracks that are not one per set mask bit, lists too long for their counts.
+//! [`Track::encode`] is the one place that sets spans and ranges for new data.
 
 use serde::{Deserialize, Serialize};
 
 use crate::bytes::{Bytes, OutOfBounds};
-use crate::native::record::{Ctx, Hex, HexArray, Int};
+use crate::native::record::{Counted, Ctx, Hex, HexArray, Int};
 
 /// The motion magic at +0x04.
 pub const MOT_MAGIC: [u8; 4] = *b"MOT\0";
@@ -128,7 +131,7 @@ impl std::fmt::Display for Channel {
 crate::record! {
     /// The fixed 0x1E bytes of a motion header, before the masks.
     #[derive(Copy)]
-    pub struct MotHeader [0x1E] "motHeader" {
+    pub struct MotHeader [0x1E] "motHeader" counts MotHeaderCounts {
         0x00 header_size: u32 = Hex<u32>, "header size", Decoded Community,
             "header size: where the track count word sits; census: align16(0x1E + 2N)";
         0x04 magic: [u8; 4] = HexArray<4>, "magic", Decoded Community, "magic \"MOT\\0\"";
@@ -144,7 +147,7 @@ crate::record! {
             "census: 0 or 1, meaning unknown";
         0x1A unknown_1a: u16 = Int<u16>, "+0x1A", Preserved CorpusConfirmed,
             "census: 0 or the node count";
-        0x1C node_count: u16 = Int<u16>, "node count", Decoded Community,
+        0x1C #[derived] node_count: u16 = Int<u16>, "node count", Decoded Community,
             "N, node count: the masks that follow; must equal the model's node count";
     }
 }
@@ -152,10 +155,11 @@ crate::record! {
 crate::record! {
     /// The fixed 0x10 bytes every track starts with.
     #[derive(Copy)]
-    pub struct TrackHead [0x10] "motTrackHead" {
+    pub struct TrackHead [0x10] "motTrackHead" counts TrackHeadCounts {
         0x00 span: u16 = Int<u16>, "span", Decoded Community,
             "bytes from this track's start to the next track's (census: exactly the keys' end)";
-        0x02 key_count: u16 = Int<u16>, "key count", Decoded Community, "number of keys";
+        0x02 #[derived] key_count: u16 = Int<u16>, "key count", Decoded Community,
+            "number of keys";
         0x04 compression: u16 = Int<u16>, "compression", Decoded Community,
             "0 f32 linear, 1 f32 Hermite, 2 u16 linear, 3 u16 Hermite";
         0x06 start: u16 = Int<u16>, "start", Preserved CorpusConfirmed,
@@ -360,7 +364,7 @@ impl Keys {
             b.chunks_exact(R::LEN)
                 .take(n)
                 // decode_slice only fails for codecs that can reject bytes; these cannot.
-                .filter_map(|c| R::decode_slice(c, Ctx::default()).ok())
+                .filter_map(|c| R::decode_slice(c, Ctx::default()).ok().map(|(r, _)| r))
                 .collect()
         }
         match c {
@@ -382,10 +386,11 @@ impl Keys {
 }
 
 /// One keyframe track.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Track {
-    /// Span, key count, compression, start, value min and range, as on disk.
+    /// Span, compression, start, value min and range, as on disk (the key count is the number
+    /// of keys).
     pub head: TrackHead,
     /// The tangent ranges: present exactly for Hermite compressions (1 and 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -623,7 +628,6 @@ impl Track {
         Ok(Track {
             head: TrackHead {
                 span: span as u16,
-                key_count: keys.len() as u16,
                 compression: c.number(),
                 start: start_raw,
                 min_bits: min.to_bits(),
@@ -657,19 +661,22 @@ impl Track {
             .fold(0.0, f64::max)
     }
 
-    /// Checks head against keys (count, compression, span, tangents); the problem if any.
+    /// The head's derived field from the keys: the key count (a u16).
+    pub fn counts(&self) -> Result<TrackHeadCounts, TrackProblem> {
+        Ok(TrackHeadCounts {
+            key_count: u16::try_from(self.keys.len()).map_err(|_| TrackProblem::TooManyKeys {
+                keys: self.keys.len(),
+            })?,
+        })
+    }
+
+    /// Checks head against keys (compression, tangents, span); the problem if any.
     fn check(&self) -> Option<TrackProblem> {
         let c = self.keys.compression();
         if self.head.compression != c.number() {
             return Some(TrackProblem::CompressionMismatch {
                 head: self.head.compression,
                 keys: c.number(),
-            });
-        }
-        if usize::from(self.head.key_count) != self.keys.len() {
-            return Some(TrackProblem::KeyCountMismatch {
-                head: self.head.key_count,
-                keys: self.keys.len(),
             });
         }
         if self.tangents.is_some() != c.is_hermite() {
@@ -762,11 +769,9 @@ pub enum TrackProblem {
         /// Keys' compression.
         keys: u16,
     },
-    /// (write) The head's key count differs from the keys.
-    #[error("head says {head} keys, the track holds {keys}")]
-    KeyCountMismatch {
-        /// Head value.
-        head: u16,
+    /// (write) More keys than the head's u16 key count holds.
+    #[error("{keys} keys, but the key count is a u16")]
+    TooManyKeys {
         /// Keys held.
         keys: usize,
     },
@@ -789,24 +794,80 @@ pub enum TrackProblem {
 }
 
 /// A whole motion file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Mot {
-    /// The fixed header fields.
+    /// The fixed header fields (the node count is the number of masks).
     pub header: MotHeader,
-    /// Per node the 9-bit channel mask (`header.node_count` of them).
+    /// Per node the 9-bit channel mask.
     #[serde(with = "mask_list")]
     pub masks: Vec<u16>,
     /// Bytes after the masks up to the header size (PRESERVED_UNDECODED).
     #[serde(with = "crate::bytes::base64_bytes")]
     pub header_tail: Vec<u8>,
-    /// The track count word after the header (must equal the set mask bits).
-    pub track_count: u32,
-    /// The tracks in file order (see [`Mot::targets`]).
+    /// The tracks in file order (see [`Mot::targets`]): one per set mask bit; their number is
+    /// the track count word after the header.
     pub tracks: Vec<Track>,
     /// Bytes after the last track (padding inside an archive).
     #[serde(with = "crate::bytes::base64_bytes")]
     pub tail: Vec<u8>,
+}
+
+/// The dump form of a track: its head with the key count in its place.
+impl Serialize for Track {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename = "Track", rename_all = "camelCase")]
+        struct Form<'a> {
+            head: Counted<'a, TrackHead>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            tangents: Option<&'a TangentRanges>,
+            #[serde(flatten)]
+            keys: &'a Keys,
+            #[serde(with = "crate::bytes::base64_bytes")]
+            extra: &'a [u8],
+        }
+        let counts = self.counts().map_err(serde::ser::Error::custom)?;
+        Form {
+            head: self.head.counted(counts),
+            tangents: self.tangents.as_ref(),
+            keys: &self.keys,
+            extra: &self.extra,
+        }
+        .serialize(s)
+    }
+}
+
+/// The dump form of a motion: the header with the node count in its place and the track count
+/// word between the header tail and the tracks, both from the lists they count (read back,
+/// the counts are left to the reader of the dump, which checks them against the lists).
+impl Serialize for Mot {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename = "Mot", rename_all = "camelCase")]
+        struct Form<'a> {
+            header: Counted<'a, MotHeader>,
+            #[serde(with = "mask_list")]
+            masks: &'a [u16],
+            #[serde(with = "crate::bytes::base64_bytes")]
+            header_tail: &'a [u8],
+            track_count: u32,
+            tracks: &'a [Track],
+            #[serde(with = "crate::bytes::base64_bytes")]
+            tail: &'a [u8],
+        }
+        let counts = self.counts().map_err(serde::ser::Error::custom)?;
+        let track_count = self.track_count().map_err(serde::ser::Error::custom)?;
+        Form {
+            header: self.header.counted(counts),
+            masks: &self.masks,
+            header_tail: &self.header_tail,
+            track_count,
+            tracks: &self.tracks,
+            tail: &self.tail,
+        }
+        .serialize(s)
+    }
 }
 
 mod mask_list {
@@ -892,6 +953,20 @@ pub enum MotError {
     /// (write) The header disagrees with the vectors.
     #[error("cannot write motion header: {0}")]
     Inconsistent(String),
+    /// (write) More masks than the u16 node count holds.
+    #[error("cannot write motion header: {masks} masks, but the node count (+0x1c) is a u16")]
+    TooManyNodes {
+        /// Masks held.
+        masks: usize,
+    },
+    /// (write) The tracks are not one per set mask bit.
+    #[error("cannot write motion: {tracks} tracks, but the masks set {channels} channels")]
+    Tracks {
+        /// Tracks held.
+        tracks: usize,
+        /// Set mask bits.
+        channels: u64,
+    },
 }
 
 /// The (node, channel) of every set mask bit in file order (bits beyond 8 ignored).
@@ -921,20 +996,20 @@ impl Mot {
         let b = Bytes::new(data);
         let head = b.array::<{ MotHeader::LEN }>("motion header", 0)?;
         // MotHeader's codecs accept every byte pattern.
-        let header = MotHeader::decode(&head, Ctx::default())
+        let (header, counts) = MotHeader::decode(&head, Ctx::default())
             .map_err(|_| MotError::Inconsistent("motion header field cannot be decoded".into()))?;
         if header.magic != MOT_MAGIC {
             return Err(MotError::BadMagic {
                 found: header.magic,
             });
         }
-        let nodes = usize::from(header.node_count);
+        let nodes = usize::from(counts.node_count);
         let need = Mot::masks_end(nodes);
         let hsize = u64::from(header.header_size);
         if hsize < need {
             return Err(MotError::HeaderSize {
                 header_size: header.header_size,
-                nodes: header.node_count,
+                nodes: counts.node_count,
                 need,
             });
         }
@@ -983,7 +1058,6 @@ impl Mot {
             header,
             masks,
             header_tail,
-            track_count: count,
             tracks,
             tail,
         })
@@ -1000,12 +1074,7 @@ impl Mot {
     pub fn write_into(&self, out: &mut Vec<u8>) -> Result<(), MotError> {
         out.clear();
         let nodes = self.masks.len();
-        if usize::from(self.header.node_count) != nodes {
-            return Err(MotError::Inconsistent(format!(
-                "node count {} (+0x1c), but {} masks",
-                self.header.node_count, nodes
-            )));
-        }
+        let counts = self.counts()?;
         let hsize = Mot::masks_end(nodes) + self.header_tail.len() as u64;
         if u64::from(self.header.header_size) != hsize {
             return Err(MotError::Inconsistent(format!(
@@ -1026,37 +1095,39 @@ impl Mot {
             }
         }
         let expected = channel_count(&self.masks);
-        if u64::from(self.track_count) != expected || self.tracks.len() as u64 != expected {
-            return Err(MotError::Inconsistent(format!(
-                "track count {} and {} tracks, but the masks set {} channels",
-                self.track_count,
-                self.tracks.len(),
-                expected
-            )));
+        if self.tracks.len() as u64 != expected {
+            return Err(MotError::Tracks {
+                tracks: self.tracks.len(),
+                channels: expected,
+            });
         }
+        let track_count = self.track_count()?;
         let mut at = hsize + 4;
+        let mut heads = Vec::with_capacity(self.tracks.len());
         for (index, ((node, channel), t)) in mask_targets(&self.masks).zip(&self.tracks).enumerate()
         {
+            let bad = |problem| MotError::Track {
+                index,
+                node,
+                channel,
+                offset: at,
+                problem,
+            };
             if let Some(problem) = t.check() {
-                return Err(MotError::Track {
-                    index,
-                    node,
-                    channel,
-                    offset: at,
-                    problem,
-                });
+                return Err(bad(problem));
             }
+            heads.push(t.counts().map_err(bad)?);
             at += t.encoded_len();
         }
         out.reserve(at as usize + self.tail.len());
-        out.extend_from_slice(&self.header.encode());
+        out.extend_from_slice(&self.header.encode(&counts));
         for m in &self.masks {
             out.extend_from_slice(&m.to_le_bytes());
         }
         out.extend_from_slice(&self.header_tail);
-        out.extend_from_slice(&self.track_count.to_le_bytes());
-        for t in &self.tracks {
-            out.extend_from_slice(&t.head.encode());
+        out.extend_from_slice(&track_count.to_le_bytes());
+        for (t, counts) in self.tracks.iter().zip(&heads) {
+            out.extend_from_slice(&t.head.encode(counts));
             if let Some(tg) = &t.tangents {
                 out.extend_from_slice(&tg.encode());
             }
@@ -1079,9 +1150,27 @@ impl Mot {
         f32::from_bits(self.header.end_frame_bits)
     }
 
-    /// Builds a motion from tracks: header fields as given in `header` except node count and
-    /// header size, which are set from `masks` and `header_tail`; track count from the masks.
-    /// The tracks must follow [`mask_targets`] order (checked by [`Mot::write`]).
+    /// The header's derived field from the masks: the node count (a u16).
+    pub fn counts(&self) -> Result<MotHeaderCounts, MotError> {
+        Ok(MotHeaderCounts {
+            node_count: u16::try_from(self.masks.len()).map_err(|_| MotError::TooManyNodes {
+                masks: self.masks.len(),
+            })?,
+        })
+    }
+
+    /// The track count word: the number of tracks (a u32).
+    pub fn track_count(&self) -> Result<u32, MotError> {
+        u32::try_from(self.tracks.len()).map_err(|_| MotError::Tracks {
+            tracks: self.tracks.len(),
+            channels: channel_count(&self.masks),
+        })
+    }
+
+    /// Builds a motion from tracks: header fields as given in `header` except header size and
+    /// magic, which are set from `masks` and `header_tail` (the node count, track count and key
+    /// counts are the vectors' lengths). The tracks must follow [`mask_targets`] order
+    /// (checked by [`Mot::write`]).
     pub fn build(
         mut header: MotHeader,
         masks: Vec<u16>,
@@ -1089,19 +1178,17 @@ impl Mot {
         tracks: Vec<Track>,
         tail: Vec<u8>,
     ) -> Result<Mot, MotError> {
-        let nodes = u16::try_from(masks.len())
-            .map_err(|_| MotError::Inconsistent(format!("{} masks", masks.len())))?;
+        if u16::try_from(masks.len()).is_err() {
+            return Err(MotError::TooManyNodes { masks: masks.len() });
+        }
         let hsize = u32::try_from(Mot::masks_end(masks.len()) + header_tail.len() as u64)
             .map_err(|_| MotError::Inconsistent("header size over u32".into()))?;
-        header.node_count = nodes;
         header.header_size = hsize;
         header.magic = MOT_MAGIC;
-        let track_count = channel_count(&masks) as u32;
         Ok(Mot {
             header,
             masks,
             header_tail,
-            track_count,
             tracks,
             tail,
         })
@@ -1119,17 +1206,18 @@ fn read_track(b: &Bytes<'_>, at: u64) -> Result<Track, TrackProblem> {
     let raw = b
         .array::<{ TrackHead::LEN }>("track head", at)
         .map_err(|_| cut("track head", at, TrackHead::LEN as u64))?;
-    // TrackHead's codecs accept every byte pattern.
-    let head = TrackHead::decode(&raw, Ctx::default())
+    // TrackHead's codecs accept every byte pattern. Its key count is what finds the keys.
+    let (head, counts) = TrackHead::decode(&raw, Ctx::default())
         .map_err(|_| TrackProblem::UnknownCompression(u16::MAX))?;
     let c = Compression::from_u16(head.compression)
         .ok_or(TrackProblem::UnknownCompression(head.compression))?;
-    let need = c.span_for(u64::from(head.key_count));
+    let keys = counts.key_count;
+    let need = c.span_for(u64::from(keys));
     if u64::from(head.span) < need {
         return Err(TrackProblem::SpanTooShort {
             span: head.span,
             need,
-            keys: head.key_count,
+            keys,
         });
     }
     let mut pos = at + TrackHead::LEN as u64;
@@ -1142,11 +1230,11 @@ fn read_track(b: &Bytes<'_>, at: u64) -> Result<Track, TrackProblem> {
     } else {
         None
     };
-    let klen = c.key_len() * u64::from(head.key_count);
+    let klen = c.key_len() * u64::from(keys);
     let kb = b
         .slice("keys", pos, klen)
         .map_err(|_| cut("keys", pos, klen))?;
-    let keys = Keys::decode(c, kb, usize::from(head.key_count));
+    let keys = Keys::decode(c, kb, usize::from(keys));
     pos += klen;
     let end = at + u64::from(head.span);
     let extra = b

@@ -165,7 +165,6 @@ pub fn lower(m: &Motion) -> Result<(Mot, Vec<Reencoded>), MotionError> {
     if masks != mot.masks {
         mot.masks = masks;
     }
-    mot.track_count = tracks.len() as u32;
     mot.tracks = tracks;
     Ok((mot, reencoded))
 }
@@ -371,7 +370,7 @@ mod tests {
         let mut re = Vec::new();
         let after = mot_of(&f.write(&mut re).unwrap());
         assert_eq!(after.masks[1], before.masks[1] | 0x080);
-        assert_eq!(after.track_count, before.track_count + 1);
+        assert_eq!(after.tracks.len(), before.tracks.len() + 1);
         let mut old = before.tracks.iter();
         for ((node, c), t) in mask_targets(&after.masks).zip(&after.tracks) {
             if (node, c) == (1, MotChannel::Ty) {
