@@ -664,11 +664,17 @@ pub(super) fn expected_geometry(
     let Some(exported) = exported else {
         return Ok(Geometry::default());
     };
+    let doc = expected_doc(exported)?;
+    collect(&doc, &expected_instances(ids, exported, only), 0)
+}
+
+/// The export's meshes as a document the shared reader reads (accessors, views, meshes).
+fn expected_doc(exported: &Exported) -> Result<Doc<'_>, ImportError> {
     let root = &exported.root;
     let value = |r: Result<Value, serde_json::Error>| {
         r.map_err(|e| ImportError::Container(format!("re-reading the export: {e}")))
     };
-    let doc = Doc::new(
+    Ok(Doc::new(
         serde_json::Map::from_iter([
             (
                 "accessors".into(),
@@ -681,7 +687,11 @@ pub(super) fn expected_geometry(
             ("meshes".into(), value(serde_json::to_value(&root.meshes))?),
         ]),
         vec![std::borrow::Cow::Borrowed(&exported.bin)],
-    );
+    ))
+}
+
+/// The export's mesh nodes (all of them, or only the one of rig mesh `only`), proxies left out.
+fn expected_instances(ids: &Identities, exported: &Exported, only: Option<usize>) -> Vec<Instance> {
     let mut instances = Vec::new();
     for (i, info) in exported.report.meshes.iter().enumerate() {
         if only.is_some_and(|k| k != i) {
@@ -706,7 +716,81 @@ pub(super) fn expected_geometry(
             world: DMat4::IDENTITY,
         });
     }
-    collect(&doc, &instances, 0)
+    instances
+}
+
+/// The attributes [`collect`] reads.
+const READ: [&str; 8] = [
+    "POSITION",
+    "NORMAL",
+    "TEXCOORD_0",
+    "COLOR_0",
+    "JOINTS_0",
+    "WEIGHTS_0",
+    "JOINTS_1",
+    "WEIGHTS_1",
+];
+
+/// Whether [`collect`] reads the same geometry from `incoming` (in `doc`) as from `expected`
+/// (in `edoc`), judged without reading it: the same meshes node for node, each primitive of
+/// the same mode with the same attributes and indices, every accessor of the same layout and
+/// the same bytes, skin slots naming the same joints, no transform on either side. `false`
+/// when unsure (anything else): the caller then reads and compares both sides.
+fn same_source(doc: &Doc, incoming: &[Instance], edoc: &Doc, expected: &[Instance]) -> bool {
+    incoming.len() == expected.len()
+        && incoming.iter().zip(expected).all(|(i, e)| {
+            i.slots == e.slots
+                && i.world == DMat4::IDENTITY
+                && e.world == DMat4::IDENTITY
+                && match (prims(doc, i.mesh), prims(edoc, e.mesh)) {
+                    (Some(a), Some(b)) => {
+                        a.len() == b.len()
+                            && a.iter()
+                                .zip(b)
+                                .all(|(p, q)| same_primitive(doc, p, edoc, q))
+                    }
+                    _ => false,
+                }
+        })
+}
+
+/// Mesh `m`'s primitives.
+fn prims<'d>(doc: &'d Doc, m: usize) -> Option<&'d Vec<Value>> {
+    doc.doc
+        .array("meshes")
+        .get(m)?
+        .get("primitives")?
+        .as_array()
+}
+
+/// Whether two primitives give [`collect`] the same vertices and triangles (see
+/// [`same_source`]).
+fn same_primitive(doc: &Doc, p: &Value, edoc: &Doc, q: &Value) -> bool {
+    let mode = |v: &Value| v.get("mode").map_or(Some(4), Value::as_u64);
+    let index = |v: Option<&Value>| {
+        v.and_then(Value::as_u64)
+            .and_then(|x| usize::try_from(x).ok())
+    };
+    let same_acc = |a: Option<&Value>, b: Option<&Value>| match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => match (index(Some(a)), index(Some(b))) {
+            (Some(a), Some(b)) => match (doc.doc.resolve(a), edoc.doc.resolve(b)) {
+                (Ok(a), Ok(b)) => a.same_elements(&b),
+                _ => false,
+            },
+            _ => false,
+        },
+        _ => false,
+    };
+    let (Some(pa), Some(qa)) = (p.get("attributes"), q.get("attributes")) else {
+        return false;
+    };
+    mode(p) == Some(4)
+        && mode(q) == Some(4)
+        && READ
+            .iter()
+            .all(|name| same_acc(pa.get(*name), qa.get(*name)))
+        && same_acc(p.get("indices"), q.get("indices"))
 }
 
 /// The incoming triangles over the expected side's distinct `positions` (each corner snapped to
@@ -795,8 +879,6 @@ pub(crate) fn compare(
 ) -> Result<MeshReport, ImportError> {
     let incoming_key = |node: usize| influence_key(ids, node);
     let (instances, proxies) = incoming_instances(doc, graph, &incoming_key)?;
-    let incoming = collect(doc, &instances, proxies)?;
-    let expected = expected_geometry(ids, exported, None)?;
     let names = || -> Names {
         graph
             .nodes
@@ -805,6 +887,23 @@ pub(crate) fn compare(
             .map(|(i, n)| (influence_key(ids, i), n.name.clone()))
             .collect()
     };
+    let edoc = exported.map(expected_doc).transpose()?;
+    let expected_of = |edoc: &Option<Doc>| match (exported, edoc) {
+        (Some(exported), Some(edoc)) => collect(edoc, &expected_instances(ids, exported, None), 0),
+        _ => Ok(Geometry::default()),
+    };
+    // Unedited (the common case): the incoming meshes hold the very bytes the export writes, so
+    // one side read serves as both. The report is the one the sets of equal arrays give.
+    if let (Some(exported), Some(e)) = (exported, &edoc) {
+        if same_source(doc, &instances, e, &expected_instances(ids, exported, None)) {
+            if let Ok(mut both) = expected_of(&edoc) {
+                both.proxies = proxies;
+                return Ok(geometry_report(&both, &both, true, tol, &names));
+            }
+        }
+    }
+    let incoming = collect(doc, &instances, proxies)?;
+    let expected = expected_of(&edoc)?;
     Ok(compare_geometry(&incoming, &expected, tol, &names))
 }
 
@@ -835,6 +934,17 @@ pub(super) fn compare_geometry(
             .iter()
             .zip(&expected.verts)
             .all(|(a, b)| a.same_bits(b));
+    geometry_report(incoming, expected, same, tol, names)
+}
+
+/// [`compare_geometry`] once it is known whether both sides hold the same arrays (`same`).
+fn geometry_report(
+    incoming: &Geometry,
+    expected: &Geometry,
+    same: bool,
+    tol: &Tolerance,
+    names: &dyn Fn() -> Names,
+) -> MeshReport {
     let (e, unused) = distinct(expected);
     let i = if same {
         e.clone()
