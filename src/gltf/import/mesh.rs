@@ -98,18 +98,21 @@ impl Vert {
         for x in self.p {
             f(x.to_bits());
         }
-        let opt = |o: Option<&[f64]>, f: &mut dyn FnMut(u64)| match o {
-            Some(v) => {
-                f(v.len() as u64);
-                for x in v {
-                    f(x.to_bits());
+        // Generic, not a `dyn` closure: this runs for every component of every vertex.
+        fn opt<const N: usize>(o: &Option<[f64; N]>, f: &mut impl FnMut(u64)) {
+            match o {
+                Some(v) => {
+                    f(N as u64);
+                    for x in v {
+                        f(x.to_bits());
+                    }
                 }
+                None => f(u64::MAX),
             }
-            None => f(u64::MAX),
-        };
-        opt(self.n.as_ref().map(|a| a.as_slice()), f);
-        opt(self.uv.as_ref().map(|a| a.as_slice()), f);
-        opt(self.c.as_ref().map(|a| a.as_slice()), f);
+        }
+        opt(&self.n, f);
+        opt(&self.uv, f);
+        opt(&self.c, f);
         f(self.inf.len() as u64);
         for (k, w) in self.inf.iter() {
             let (a, b) = match k {
@@ -371,6 +374,8 @@ pub(super) fn collect(
                 }
             }
             let base = g.verts.len();
+            // `count` elements were read above, so the reservation is bounded by the input.
+            g.verts.reserve(count);
             for v in 0..count {
                 let p = arr::<3>(Some(&pos), v).unwrap_or_default();
                 let p = if moved {
@@ -449,6 +454,7 @@ pub(super) fn collect(
                     e.data.iter().map(|&x| x as usize).collect()
                 }
             };
+            g.tris.reserve(indices.len() / 3);
             for t in indices.chunks_exact(3) {
                 if let Some(&bad_index) = t.iter().find(|&&x| x >= count) {
                     return Err(bad(format!(
@@ -612,7 +618,8 @@ fn distinct(g: &Geometry) -> (Vec<&Vert>, usize) {
         }
     }
     let unused = used.iter().filter(|u| !**u).count();
-    let mut seen: HashSet<ByBits, Fast> = HashSet::default();
+    let mut seen: HashSet<ByBits, Fast> =
+        HashSet::with_capacity_and_hasher(g.verts.len(), Fast::default());
     let out = g
         .verts
         .iter()
