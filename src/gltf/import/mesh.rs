@@ -1056,3 +1056,105 @@ fn geometry_report(
         unused_vertices: unused,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gltf::import::edits::build;
+    use crate::gltf::import::scene::{find_scene, Found, SceneExtras};
+    use crate::gltf::{export, to_glb, ExportOptions};
+
+    /// `glb` imported up to the geometry comparison: the report `compare` gives, the one the set
+    /// comparison gives, and whether the shortcut applied. `None` for a rig without meshes.
+    fn both_ways(glb: &[u8]) -> Option<(MeshReport, MeshReport, bool)> {
+        let tol = Tolerance::from_option(None).unwrap();
+        let doc = crate::gltf::import::read::parse(glb, None).unwrap();
+        let (index, _, found) = find_scene(&doc).unwrap();
+        let ex = match found {
+            Found::Typed(ex, _, _) => *ex,
+            Found::Value(r) => SceneExtras::read(index, &r).unwrap(),
+        };
+        let scene = &doc.json()["scenes"][index];
+        let graph = Graph::read(doc.json(), scene, &doc.node_extras, Some(ex.format)).unwrap();
+        let built = build(&doc, &graph, &ex, &tol).unwrap();
+        let originals = built.rig.meshes();
+        if originals.is_empty() {
+            return None;
+        }
+        let opts = ExportOptions {
+            scale: Some(ex.space.scale),
+            names: None,
+        };
+        let exported = crate::gltf::export::export_geometry(&built.rig, &originals, &opts).unwrap();
+        let fast = compare(&doc, &graph, &built.ids, Some(&exported), &tol).unwrap();
+        let key = |node: usize| influence_key(&built.ids, node);
+        let (instances, proxies) = incoming_instances(&doc, &graph, &key).unwrap();
+        let edoc = expected_doc(&exported).unwrap();
+        let einst = expected_instances(&built.ids, &exported, None);
+        let same = same_source(&doc, &instances, &edoc, &einst);
+        let incoming = collect(&doc, &instances, proxies).unwrap();
+        let expected = expected_geometry(&built.ids, Some(&exported), None).unwrap();
+        let names = || -> Names {
+            graph
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (influence_key(&built.ids, i), n.name.clone()))
+                .collect()
+        };
+        let slow = compare_geometry(&incoming, &expected, &tol, &names);
+        Some((fast, slow, same))
+    }
+
+    /// The shortcut for unedited geometry gives the report the set comparison gives; it is
+    /// taken for every unedited export, and not once a vertex moved.
+    #[test]
+    fn unedited_geometry_reports_what_the_set_comparison_reports() {
+        let samples = crate::synth::samples().into_iter().map(|(_, b)| (b, None));
+        let random = (0..12).flat_map(crate::synth::rig_files);
+        let (mut compared, mut edited) = (0, 0);
+        for (data, format) in samples.chain(random) {
+            let Ok(native) = crate::native::NativeFile::read(format, &data) else {
+                continue;
+            };
+            let rig = crate::rig::lift(native);
+            let Ok(e) = export(&rig, &ExportOptions::default()) else {
+                continue;
+            };
+            let glb = to_glb(&e).unwrap();
+            let Some((fast, slow, same)) = both_ways(&glb) else {
+                continue;
+            };
+            assert!(same);
+            assert_eq!(fast, slow);
+            assert_eq!(fast.status, MeshStatus::Unchanged);
+            assert!(fast.expected_vertices > 0 && fast.difference_count == 0);
+            compared += 1;
+
+            // Every vertex of the first mesh 1 cm along x (their f32 x in the BIN chunk).
+            let mesh = e.report.meshes.iter().find_map(|m| m.gltf_mesh).unwrap();
+            let attrs = &e.root.meshes[mesh].primitives[0].attributes;
+            let pos = attrs
+                [&::gltf_json::validation::Checked::Valid(::gltf_json::mesh::Semantic::Positions)];
+            let acc = &e.root.accessors[pos.value()];
+            let view = acc.buffer_view.unwrap();
+            let at = e.root.buffer_views[view.value()].byte_offset.unwrap().0 as usize;
+            let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+            let mut moved = glb.clone();
+            for k in 0..acc.count.0 as usize {
+                let x = 20 + json_len + 8 + at + 12 * k;
+                let v = f32::from_le_bytes(moved[x..x + 4].try_into().unwrap()) + 0.01;
+                moved[x..x + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            let (fast, slow, same) = both_ways(&moved).unwrap();
+            assert!(!same);
+            assert_eq!(fast, slow);
+            assert!(fast.difference_count > 0, "{fast:?}");
+            edited += 1;
+        }
+        assert!(
+            compared >= 5 && edited == compared,
+            "{compared} files, {edited} edited"
+        );
+    }
+}
