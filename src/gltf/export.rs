@@ -6,6 +6,7 @@
 
 use glam::{DMat4, DQuat, DVec3};
 use serde::Serialize;
+use std::borrow::Cow;
 
 use crate::rig::extras::Native;
 use crate::rig::{JointPayload, SkeletonPayload, Source};
@@ -50,7 +51,12 @@ pub fn export_with(
     meshes: Vec<Mesh>,
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
-    export_inner(rig, meshes, &[], opts, Content::Full)
+    export_inner(rig, owned(meshes), &[], opts, Content::Full)
+}
+
+/// Meshes the export owns.
+fn owned(meshes: Vec<Mesh>) -> Vec<Cow<'static, Mesh>> {
+    meshes.into_iter().map(Cow::Owned).collect()
 }
 
 /// [`export`] with one animation per motion of `motions` on the rig's skeleton (which must be
@@ -60,7 +66,7 @@ pub fn export_animated(
     motions: &[MotionInput],
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
-    export_inner(rig, rig.meshes(), motions, opts, Content::Full)
+    export_inner(rig, owned(rig.meshes()), motions, opts, Content::Full)
 }
 
 /// [`export_with`] without what only a reader of the whole document needs: no extras (scene,
@@ -69,9 +75,10 @@ pub fn export_animated(
 /// import's geometry comparison needs only those.
 pub(crate) fn export_geometry(
     rig: &Rig,
-    meshes: Vec<Mesh>,
+    meshes: &[Mesh],
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
+    let meshes = meshes.iter().map(Cow::Borrowed).collect();
     export_inner(rig, meshes, &[], opts, Content::Geometry)
 }
 
@@ -96,7 +103,7 @@ impl Content {
 
 fn export_inner(
     rig: &Rig,
-    meshes: Vec<Mesh>,
+    meshes: Vec<Cow<'_, Mesh>>,
     motions: &[MotionInput],
     opts: &ExportOptions,
     content: Content,
@@ -205,7 +212,7 @@ fn export_inner(
     }
 
     // Geometry: the rig's meshes, then a proxy for every skeleton no mesh is skinned to.
-    let mut meshes: Vec<(Mesh, bool)> = meshes.into_iter().map(|m| (m, false)).collect();
+    let mut meshes: Vec<(Cow<Mesh>, bool)> = meshes.into_iter().map(|m| (m, false)).collect();
     for (s, sk) in rig.skeletons.iter().enumerate() {
         if content == Content::Geometry
             || skins.get(s).copied().flatten().is_none()
@@ -220,7 +227,7 @@ fn export_inner(
             }
         })?;
         if let Some(m) = proxy {
-            meshes.push((m, true));
+            meshes.push((Cow::Owned(m), true));
             if let Some(info) = report.skins.iter_mut().find(|i| i.skeleton == s) {
                 info.proxy = true;
             }
@@ -1031,7 +1038,7 @@ mod tests {
             let Ok(full) = export_with(&rig, rig.meshes(), &opts) else {
                 continue;
             };
-            let geo = export_geometry(&rig, rig.meshes(), &opts).unwrap();
+            let geo = export_geometry(&rig, &rig.meshes(), &opts).unwrap();
             let rig_meshes = |e: &Exported| -> Vec<MeshInfo> {
                 e.report
                     .meshes

@@ -63,12 +63,12 @@ pub fn skeleton_proxy(
         skeleton: Some(index),
         ..Mesh::default()
     };
-    // 8 flat triangles, 24 unshared vertices per joint.
+    // 6 shared vertices and 8 triangles per joint; no normals, so that readers shade the
+    // faces flat (glTF: flat normals when NORMAL is absent).
     let n = world.len();
-    mesh.positions.reserve_exact(24 * n);
-    mesh.normals.reserve_exact(24 * n);
-    mesh.joints.reserve_exact(24 * n);
-    mesh.weights.reserve_exact(24 * n);
+    mesh.positions.reserve_exact(6 * n);
+    mesh.joints.reserve_exact(6 * n);
+    mesh.weights.reserve_exact(6 * n);
     mesh.triangles.reserve_exact(8 * n);
     for (k, &at) in world.iter().enumerate() {
         let shape = match bone(k) {
@@ -112,30 +112,26 @@ fn octahedron(c: DVec3, r: f64) -> [DVec3; 6] {
     ]
 }
 
-/// Eight flat-shaded faces (unshared vertices), wound counter-clockwise seen from outside.
+/// Eight faces over the six corners (shared), wound counter-clockwise seen from outside.
 fn push_solid(mesh: &mut Mesh, p: &[DVec3; 6], joint: u16) {
-    let ring = [p[2], p[3], p[4], p[5]];
+    let base = mesh.positions.len() as u32;
+    mesh.positions.extend(p.iter().map(|v| v.to_array()));
+    mesh.joints.extend_from_slice(&[[joint, 0, 0, 0]; 6]);
+    mesh.weights.extend_from_slice(&[[1.0, 0.0, 0.0, 0.0]; 6]);
     // The waist centre lies inside the (convex) solid, so it tells outside from inside.
     let inside = (p[2] + p[4]) * 0.5;
     for i in 0..4 {
-        let a = ring[i];
-        let b = ring[(i + 1) % 4];
-        for apex in [p[0], p[1]] {
+        let (a, b) = (2 + i, 2 + (i + 1) % 4);
+        for apex in [0, 1] {
             let mut tri = [apex, a, b];
-            let mut n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
-            let centroid = (tri[0] + tri[1] + tri[2]) / 3.0;
+            let corner = |k: usize| p.get(tri[k]).copied().unwrap_or(DVec3::ZERO);
+            let n = (corner(1) - corner(0)).cross(corner(2) - corner(0));
+            let centroid = (corner(0) + corner(1) + corner(2)) / 3.0;
             if n.dot(centroid - inside) < 0.0 {
                 tri.swap(1, 2);
-                n = -n;
             }
-            let n = n.normalize_or_zero().to_array();
-            let base = mesh.positions.len() as u32;
-            mesh.positions.extend_from_slice(&tri.map(|v| v.to_array()));
-            mesh.normals.extend_from_slice(&[n; 3]);
-            mesh.joints.extend_from_slice(&[[joint, 0, 0, 0]; 3]);
-            mesh.weights.extend_from_slice(&[[1.0, 0.0, 0.0, 0.0]; 3]);
             mesh.triangles
-                .push([base, base.wrapping_add(1), base.wrapping_add(2)]);
+                .push(tri.map(|k| base.wrapping_add(k as u32)));
         }
     }
 }
@@ -175,10 +171,11 @@ mod tests {
         let m = skeleton_proxy(4, &sk, 1.0).unwrap().unwrap();
         assert_eq!(m.name, "s_proxy");
         assert_eq!(m.skeleton, Some(4));
-        assert_eq!(m.positions.len(), 3 * 24);
+        assert_eq!(m.positions.len(), 3 * 6);
         assert_eq!(m.triangles.len(), 3 * 8);
+        assert!(m.normals.is_empty());
         // Joint 0: head at the joint, tail at its first child (joint 1), not joint 2.
-        let j0: Vec<DVec3> = m.positions[..24]
+        let j0: Vec<DVec3> = m.positions[..6]
             .iter()
             .map(|p| DVec3::from_array(*p))
             .collect();
@@ -193,7 +190,7 @@ mod tests {
             assert!((DVec3::new(p.x, 0.0, p.z).length() - 10.0).abs() < 1e-12);
         }
         // Leaves: octahedra of radius 10% of the median bone length (100) around the joint.
-        let j1: Vec<DVec3> = m.positions[24..48]
+        let j1: Vec<DVec3> = m.positions[6..12]
             .iter()
             .map(|p| DVec3::from_array(*p))
             .collect();
@@ -202,7 +199,7 @@ mod tests {
         assert!(j1.contains(&DVec3::new(10.0, 100.0, 0.0)));
         // Rigid: every vertex of solid k is bound to joint k with weight 1.
         for (v, (j, w)) in m.joints.iter().zip(&m.weights).enumerate() {
-            assert_eq!(*j, [(v / 24) as u16, 0, 0, 0]);
+            assert_eq!(*j, [(v / 6) as u16, 0, 0, 0]);
             assert_eq!(*w, [1.0, 0.0, 0.0, 0.0]);
         }
     }
@@ -222,9 +219,15 @@ mod tests {
                     n.dot((a + b + c) / 3.0 - centre) > 0.0,
                     "solid {s} triangle {t:?}"
                 );
-                let stored = DVec3::from_array(m.normals[t[0] as usize]);
-                assert!((stored - n.normalize()).length() < 1e-12);
+                assert!(t.iter().all(|&i| (i as usize) / 6 == s), "{t:?}");
             }
+            // Closed and consistently wound: every edge once each way.
+            let edges: std::collections::BTreeSet<(u32, u32)> = m.triangles[s * 8..s * 8 + 8]
+                .iter()
+                .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])])
+                .collect();
+            assert_eq!(edges.len(), 24);
+            assert!(edges.iter().all(|&(a, b)| edges.contains(&(b, a))));
         }
     }
 

@@ -430,23 +430,27 @@ fn number(
         rewritten.push("joints after a removed one renumbered".into());
     }
 
-    let joints: Vec<Joint> = entries.iter().map(|e| e.joint.clone()).collect();
-    let keys = entries.iter().map(|e| e.key).collect();
-    let written = entries
-        .iter()
-        .map(|e| WrittenJoint {
+    // The entries taken apart, not cloned: a joint's payload is most of what it holds.
+    let n = entries.len();
+    let (mut joints, mut keys) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut written, mut reports) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for e in entries {
+        written.push(WrittenJoint {
             original: e.key.original(),
             moved: e.moved,
             recorded: e.recorded,
-        })
-        .collect();
+        });
+        keys.push(e.key);
+        reports.push(e.report);
+        joints.push(e.joint);
+    }
     let report = SkeletonReport {
         index: s,
         name: sx.name.clone(),
         joints_before: sx.joints,
         joints_after: joints.len(),
         unchanged: 0,
-        joints: entries.into_iter().map(|e| e.report).collect(),
+        joints: reports,
         removed,
         rewritten,
     };

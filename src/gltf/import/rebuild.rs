@@ -46,7 +46,7 @@ pub(crate) fn import(
             names: None,
         };
         Some(
-            crate::gltf::export::export_geometry(&built.rig, rig_meshes.clone(), &opts)
+            crate::gltf::export::export_geometry(&built.rig, &rig_meshes, &opts)
                 .map_err(ImportError::Export)?,
         )
     };

@@ -349,6 +349,40 @@ impl Acc<'_> {
         v
     }
 
+    /// Whether `self` and `other` read as the same elements, judged by their bytes: the same
+    /// component type, type, normalisation and count, no sparse substitution, and each
+    /// element's bytes (column padding included) equal. `false` when unsure.
+    pub(crate) fn same_elements(&self, other: &Acc) -> bool {
+        if self.ctype != other.ctype
+            || self.rows != other.rows
+            || self.comps != other.comps
+            || self.elem != other.elem
+            || self.normalized != other.normalized
+            || self.count != other.count
+            || self.sparse.is_some()
+            || other.sparse.is_some()
+        {
+            return false;
+        }
+        match (self.data, other.data) {
+            (None, None) => true,
+            (Some(a), Some(b)) if self.stride == self.elem && other.stride == other.elem => {
+                let n = self.count.saturating_mul(self.elem);
+                matches!((a.get(..n), b.get(..n)), (Some(x), Some(y)) if x == y)
+            }
+            (Some(a), Some(b)) => (0..self.count).all(|i| {
+                let (s, t) = (
+                    i.saturating_mul(self.stride),
+                    i.saturating_mul(other.stride),
+                );
+                let x = a.get(s..s.saturating_add(self.elem));
+                let y = b.get(t..t.saturating_add(self.elem));
+                matches!((x, y), (Some(x), Some(y)) if x == y)
+            }),
+            _ => false,
+        }
+    }
+
     fn decode_all(&self, d: &[u8], v: &mut [f64]) {
         for (i, o) in v.chunks_mut(self.comps.max(1)).enumerate() {
             self.decode(d, i * self.stride, o);
@@ -421,5 +455,40 @@ mod tests {
         assert_eq!(v[0], 1.0 / 255.0);
         assert_eq!(v[3], 0xAA as f64 / 255.0);
         assert_eq!(v[6], 3.0 / 255.0);
+    }
+
+    #[test]
+    fn same_elements_compares_the_bytes_read_not_the_layout() {
+        // Accessor 0: two VEC2 u16 elements strided 8; 1: the same packed; 2: one byte off;
+        // 3: the same bytes normalised; 4: sparse over 1.
+        let mut bin = vec![1, 0, 2, 0, 0xAA, 0xAA, 0xAA, 0xAA, 3, 0, 4, 0, 0, 0, 0, 0];
+        bin.extend_from_slice(&[1, 0, 2, 0, 3, 0, 4, 0]);
+        bin.extend_from_slice(&[1, 0, 2, 0, 3, 0, 5, 0]);
+        bin.extend_from_slice(&[1, 0, 0, 0]);
+        let bufs = vec![Some(Cow::Owned(bin))];
+        let r = root(json!({
+            "bufferViews": [
+                {"buffer": 0, "byteLength": 16, "byteStride": 8},
+                {"buffer": 0, "byteOffset": 16, "byteLength": 8},
+                {"buffer": 0, "byteOffset": 24, "byteLength": 8},
+                {"buffer": 0, "byteOffset": 32, "byteLength": 4}
+            ],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5123, "count": 2, "type": "VEC2"},
+                {"bufferView": 1, "componentType": 5123, "count": 2, "type": "VEC2"},
+                {"bufferView": 2, "componentType": 5123, "count": 2, "type": "VEC2"},
+                {"bufferView": 1, "componentType": 5123, "count": 2, "type": "VEC2", "normalized": true},
+                {"bufferView": 1, "componentType": 5123, "count": 2, "type": "VEC2",
+                 "sparse": {"count": 1, "indices": {"bufferView": 3, "componentType": 5125},
+                            "values": {"bufferView": 1}}}
+            ]
+        }));
+        let a = |i| resolve(&r, &bufs, i, 100).unwrap();
+        assert!(a(0).same_elements(&a(1)));
+        assert!(a(1).same_elements(&a(0)));
+        assert_eq!(a(0).read_all(), a(1).read_all());
+        assert!(!a(0).same_elements(&a(2)));
+        assert!(!a(1).same_elements(&a(3)));
+        assert!(!a(1).same_elements(&a(4)));
     }
 }
