@@ -116,8 +116,8 @@ fn motion_dump_edits_are_checked() {
     let mut w = v.clone();
     w["file"]["tracks"][3]["head"]["key_count"] = json!(1);
     let e = build(&w).unwrap_err();
-    assert_eq!(e.pointer(), "/file");
-    assert!(e.to_string().contains("track 3 (node 0 rx)"), "{e}");
+    assert_eq!(e.pointer(), "/file/tracks/3/head/key_count");
+    assert!(e.to_string().contains("(track 3: node 0 rx)"), "{e}");
     // A mask that is not hex is refused by pointer.
     let mut w = v.clone();
     w["file"]["masks"][0] = json!("511");
@@ -486,14 +486,17 @@ fn a_count_edited_alone_is_refused() {
     w["file"]["header"]["node_count"] = json!(masks + 1);
     assert_eq!(
         build(&w).unwrap_err().to_string(),
-        format!("/file: cannot write: cannot write motion header: node count {} (+0x1c), but {masks} masks", masks + 1)
+        format!(
+            "/file/header/node_count: cannot write: is {} but /file/masks holds {masks}",
+            masks + 1
+        )
     );
     let mut w = v.clone();
     w["file"]["trackCount"] = json!(tracks - 1);
     assert_eq!(
         build(&w).unwrap_err().to_string(),
         format!(
-            "/file: cannot write: cannot write motion header: track count {} and {tracks} tracks, but the masks set {tracks} channels",
+            "/file/trackCount: cannot write: is {} but /file/tracks holds {tracks} (the masks set {tracks} channels)",
             tracks - 1
         )
     );
@@ -501,7 +504,7 @@ fn a_count_edited_alone_is_refused() {
     w["file"]["tracks"][0]["head"]["key_count"] = json!(0);
     assert_eq!(
         build(&w).unwrap_err().to_string(),
-        "/file: cannot write: track 0 (node 0 tx) at offset 0x84: head says 0 keys, the track holds 16"
+        "/file/tracks/0/head/key_count: cannot write: is 0 but /file/tracks/0/keys holds 16 (track 0: node 0 tx)"
     );
     // A missing count is refused as any missing field.
     let mut w = v;

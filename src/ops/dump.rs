@@ -339,36 +339,39 @@ fn check_dmc3_counts(file: &Value, f: &Dmc3File) -> Result<(), DumpError> {
 
 /// A motion's counts as the dump shows them (`file`, read as `m`) against the lists they
 /// count: the header's node count against the masks, the track count against the tracks, each
-/// track's key count against its keys. The first that disagrees is refused, named as the
-/// motion writer named it when it held the counts.
+/// track's key count against its keys. The first that disagrees is refused at the count's
+/// pointer.
 fn check_mot_counts(file: &Value, m: &Mot) -> Result<(), DumpError> {
     let shown: ShownMot = read_at(file, "/file")?;
-    let refuse = |problem: String| Err(unwritable("/file", problem));
     let nodes = shown.header.0.node_count;
     if usize::from(nodes) != m.masks.len() {
-        return refuse(format!(
-            "cannot write motion header: node count {nodes} (+0x1c), but {} masks",
-            m.masks.len()
+        return Err(unwritable(
+            "/file/header/node_count",
+            format!("is {nodes} but /file/masks holds {}", m.masks.len()),
         ));
     }
     if usize::try_from(shown.track_count).ok() != Some(m.tracks.len()) {
-        return refuse(format!(
-            "cannot write motion header: track count {} and {} tracks, but the masks set {} channels",
-            shown.track_count,
-            m.tracks.len(),
-            dmc3::motion::channel_count(&m.masks)
+        return Err(unwritable(
+            "/file/trackCount",
+            format!(
+                "is {} but /file/tracks holds {} (the masks set {} channels)",
+                shown.track_count,
+                m.tracks.len(),
+                dmc3::motion::channel_count(&m.masks)
+            ),
         ));
     }
-    let mut at = Mot::masks_end(m.masks.len()) + m.header_tail.len() as u64 + 4;
     for (index, ((node, channel, t), st)) in m.targets().zip(&shown.tracks).enumerate() {
         let head = st.head.0.key_count;
         if usize::from(head) != t.keys.len() {
-            return refuse(format!(
-                "track {index} (node {node} {channel}) at offset {at:#x}: head says {head} keys, the track holds {}",
-                t.keys.len()
+            return Err(unwritable(
+                format!("/file/tracks/{index}/head/key_count"),
+                format!(
+                    "is {head} but /file/tracks/{index}/keys holds {} (track {index}: node {node} {channel})",
+                    t.keys.len()
+                ),
             ));
         }
-        at += t.encoded_len();
     }
     Ok(())
 }
