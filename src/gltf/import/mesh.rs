@@ -349,8 +349,9 @@ pub(super) fn collect(
             let attrs = prim
                 .get("attributes")
                 .ok_or_else(|| bad(format!("mesh {m} primitive {pi} has no attributes")))?;
+            let [position, normal, texcoord, color] = SINGLE;
             let pos_index = attrs
-                .get("POSITION")
+                .get(position)
                 .and_then(Value::as_u64)
                 .and_then(|x| usize::try_from(x).ok())
                 .ok_or_else(|| bad(format!("mesh {m} primitive {pi} has no POSITION")))?;
@@ -362,13 +363,13 @@ pub(super) fn collect(
                 }));
             }
             let count = pos.len();
-            let normal = attr(doc, attrs, "NORMAL", count, &[3])?;
-            let uv = attr(doc, attrs, "TEXCOORD_0", count, &[2])?;
-            let color = attr(doc, attrs, "COLOR_0", count, &[3, 4])?;
+            let normal = attr(doc, attrs, normal, count, &[3])?;
+            let uv = attr(doc, attrs, texcoord, count, &[2])?;
+            let color = attr(doc, attrs, color, count, &[3, 4])?;
             let mut sets = Vec::new();
-            for n in 0..2 {
-                let j = attr(doc, attrs, &format!("JOINTS_{n}"), count, &[4])?;
-                let w = attr(doc, attrs, &format!("WEIGHTS_{n}"), count, &[4])?;
+            for [joints, weights] in INFLUENCE_SETS {
+                let j = attr(doc, attrs, joints, count, &[4])?;
+                let w = attr(doc, attrs, weights, count, &[4])?;
                 if let (Some(j), Some(w)) = (j, w) {
                     sets.push((j, w));
                 }
@@ -726,17 +727,11 @@ fn expected_instances(ids: &Identities, exported: &Exported, only: Option<usize>
     instances
 }
 
-/// The attributes [`collect`] reads.
-const READ: [&str; 8] = [
-    "POSITION",
-    "NORMAL",
-    "TEXCOORD_0",
-    "COLOR_0",
-    "JOINTS_0",
-    "WEIGHTS_0",
-    "JOINTS_1",
-    "WEIGHTS_1",
-];
+/// The attributes [`collect`] reads, one vertex value each (the position first)...
+const SINGLE: [&str; 4] = ["POSITION", "NORMAL", "TEXCOORD_0", "COLOR_0"];
+/// ... and its influence sets, joints with weights: what [`collect`] reads is what
+/// [`same_primitive`] compares.
+const INFLUENCE_SETS: [[&str; 2]; 2] = [["JOINTS_0", "WEIGHTS_0"], ["JOINTS_1", "WEIGHTS_1"]];
 
 /// Whether [`collect`] reads the same geometry from `incoming` (in `doc`) as from `expected`
 /// (in `edoc`), judged without reading it: the same meshes node for node, each primitive of
@@ -794,8 +789,9 @@ fn same_primitive(doc: &Doc, p: &Value, edoc: &Doc, q: &Value) -> bool {
     };
     mode(p) == Some(4)
         && mode(q) == Some(4)
-        && READ
+        && SINGLE
             .iter()
+            .chain(INFLUENCE_SETS.iter().flatten())
             .all(|name| same_acc(pa.get(*name), qa.get(*name)))
         && same_acc(p.get("indices"), q.get("indices"))
 }
@@ -894,23 +890,25 @@ pub(crate) fn compare(
             .map(|(i, n)| (influence_key(ids, i), n.name.clone()))
             .collect()
     };
+    // The export's meshes as a document, and its mesh nodes: made once, for both paths.
     let edoc = exported.map(expected_doc).transpose()?;
-    let expected_of = |edoc: &Option<Doc>| match (exported, edoc) {
-        (Some(exported), Some(edoc)) => collect(edoc, &expected_instances(ids, exported, None), 0),
+    let einstances = exported.map(|x| expected_instances(ids, x, None));
+    let expected_of = || match (&edoc, &einstances) {
+        (Some(edoc), Some(einstances)) => collect(edoc, einstances, 0),
         _ => Ok(Geometry::default()),
     };
     // Unedited (the common case): the incoming meshes hold the very bytes the export writes, so
     // one side read serves as both. The report is the one the sets of equal arrays give.
-    if let (Some(exported), Some(e)) = (exported, &edoc) {
-        if same_source(doc, &instances, e, &expected_instances(ids, exported, None)) {
-            if let Ok(mut both) = expected_of(&edoc) {
+    if let (Some(e), Some(einstances)) = (&edoc, &einstances) {
+        if same_source(doc, &instances, e, einstances) {
+            if let Ok(mut both) = expected_of() {
                 both.proxies = proxies;
                 return Ok(geometry_report(&both, &both, true, tol, &names));
             }
         }
     }
     let incoming = collect(doc, &instances, proxies)?;
-    let expected = expected_of(&edoc)?;
+    let expected = expected_of()?;
     Ok(compare_geometry(&incoming, &expected, tol, &names))
 }
 
