@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::component::{self, FLOAT, UNSIGNED_BYTE};
+use super::component::{self, FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
 use super::Buffer;
 
 /// Why an accessor cannot be read.
@@ -318,19 +318,46 @@ impl Acc<'_> {
         if let Some(d) = self.data {
             // Fast paths for the common tightly laid out vectors.
             if self.elem == self.comps * self.csize && !self.normalized {
+                // Element by element: the element's bytes are taken once (a short one at the
+                // end of the data reads as zeros, as `decode` does).
+                let comps = self.comps.max(1);
+                let elems = v.chunks_mut(comps).enumerate();
+                let bytes = |i: usize, len: usize| {
+                    i.checked_mul(self.stride)
+                        .and_then(|b| d.get(b..b.checked_add(len)?))
+                };
                 match self.ctype {
                     FLOAT => {
-                        for (k, o) in v.iter_mut().enumerate() {
-                            let e = k / self.comps * self.stride + k % self.comps * 4;
-                            if let Some(s) = d.get(e..e + 4) {
-                                *o = f64::from(f32::from_le_bytes([s[0], s[1], s[2], s[3]]));
+                        for (i, o) in elems {
+                            let Some(s) = bytes(i, comps * 4) else {
+                                self.decode(d, i * self.stride, o);
+                                continue;
+                            };
+                            for (o, c) in o.iter_mut().zip(s.chunks_exact(4)) {
+                                *o = f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
                             }
                         }
                     }
                     UNSIGNED_BYTE => {
-                        for (k, o) in v.iter_mut().enumerate() {
-                            let e = k / self.comps * self.stride + k % self.comps;
-                            *o = d.get(e).map_or(0.0, |&b| f64::from(b));
+                        for (i, o) in elems {
+                            let Some(s) = bytes(i, comps) else {
+                                self.decode(d, i * self.stride, o);
+                                continue;
+                            };
+                            for (o, &b) in o.iter_mut().zip(s) {
+                                *o = f64::from(b);
+                            }
+                        }
+                    }
+                    UNSIGNED_SHORT => {
+                        for (i, o) in elems {
+                            let Some(s) = bytes(i, comps * 2) else {
+                                self.decode(d, i * self.stride, o);
+                                continue;
+                            };
+                            for (o, c) in o.iter_mut().zip(s.chunks_exact(2)) {
+                                *o = f64::from(u16::from_le_bytes([c[0], c[1]]));
+                            }
                         }
                     }
                     _ => self.decode_all(d, &mut v),
@@ -490,5 +517,43 @@ mod tests {
         assert!(!a(0).same_elements(&a(2)));
         assert!(!a(1).same_elements(&a(3)));
         assert!(!a(1).same_elements(&a(4)));
+    }
+
+    proptest::proptest! {
+        /// The fast paths of `read_all` (whole elements of tightly packed floats, bytes and
+        /// shorts) read what `get` reads component by component, for every layout.
+        #[test]
+        fn read_all_is_every_element_read_alone(
+            ct in proptest::sample::select(vec![5120u64, 5121, 5122, 5123, 5125, 5126]),
+            ty in proptest::sample::select(vec!["SCALAR", "VEC2", "VEC3", "VEC4", "MAT2"]),
+            normalized in proptest::bool::ANY,
+            count in 0usize..9,
+            pad in 0usize..3,
+            offset in 0usize..3,
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 400),
+        ) {
+            let csize = component::size(ct).unwrap();
+            let comps = match ty { "SCALAR" => 1, "VEC2" => 2, "VEC3" => 3, _ => 4 };
+            // MAT2 of bytes pads each column to 4 bytes.
+            let elem = if ty == "MAT2" && csize == 1 { 8 } else { comps * csize };
+            let stride = elem.next_multiple_of(4) + 4 * pad;
+            let normalized = normalized && !matches!(ct, 5125 | 5126);
+            let r = root(json!({
+                "bufferViews": [{"buffer": 0, "byteLength": 400, "byteStride": stride}],
+                "accessors": [{"bufferView": 0, "byteOffset": offset * csize, "componentType": ct,
+                               "count": count, "type": ty, "normalized": normalized}],
+            }));
+            let bufs = vec![Some(Cow::Owned(bytes))];
+            let a = resolve(&r, &bufs, 0, 100).unwrap();
+            let mut alone = Vec::new();
+            let mut e = vec![0.0; comps];
+            for i in 0..count {
+                proptest::prop_assert!(a.get(i, &mut e));
+                alone.extend_from_slice(&e);
+            }
+            let all: Vec<u64> = a.read_all().iter().map(|x| x.to_bits()).collect();
+            let alone: Vec<u64> = alone.iter().map(|x| x.to_bits()).collect();
+            proptest::prop_assert_eq!(all, alone);
+        }
     }
 }
