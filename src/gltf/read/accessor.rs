@@ -42,8 +42,8 @@ pub(crate) struct Acc<'a> {
     pub comps: usize,
     /// Component type code.
     pub ctype: u64,
-    /// `type` as written.
-    pub type_name: String,
+    /// `type` (one of the seven glTF names).
+    pub type_name: &'static str,
     /// Whether integer components are normalised to 0..1 / -1..1.
     pub normalized: bool,
     /// Element count.
@@ -60,7 +60,30 @@ pub(crate) struct Acc<'a> {
     sparse: Option<(Vec<usize>, &'a [u8])>,
 }
 
-fn field_u64(o: &Map<String, Value>, key: &str, what: &str) -> Result<Option<u64>, AccError> {
+/// What a message is about, formatted only when there is a message (a resolve that succeeds
+/// allocates nothing for it).
+#[derive(Clone, Copy)]
+enum What {
+    Accessor(usize),
+    View(u64),
+    Sparse(usize),
+    SparseIndices(usize),
+    SparseValues(usize),
+}
+
+impl std::fmt::Display for What {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            What::Accessor(i) => write!(f, "accessor {i}"),
+            What::View(v) => write!(f, "buffer view {v}"),
+            What::Sparse(i) => write!(f, "accessor {i} sparse"),
+            What::SparseIndices(i) => write!(f, "accessor {i} sparse indices"),
+            What::SparseValues(i) => write!(f, "accessor {i} sparse values"),
+        }
+    }
+}
+
+fn field_u64(o: &Map<String, Value>, key: &str, what: What) -> Result<Option<u64>, AccError> {
     match o.get(key) {
         None => Ok(None),
         Some(v) => v.as_u64().map(Some).ok_or_else(|| {
@@ -69,11 +92,11 @@ fn field_u64(o: &Map<String, Value>, key: &str, what: &str) -> Result<Option<u64
     }
 }
 
-fn required_u64(o: &Map<String, Value>, key: &str, what: &str) -> Result<u64, AccError> {
+fn required_u64(o: &Map<String, Value>, key: &str, what: What) -> Result<u64, AccError> {
     field_u64(o, key, what)?.ok_or_else(|| AccError::Invalid(format!("{what}: `{key}` is missing")))
 }
 
-fn to_usize(x: u64, what: &str) -> Result<usize, AccError> {
+fn to_usize(x: u64, what: What) -> Result<usize, AccError> {
     usize::try_from(x).map_err(|_| AccError::Invalid(format!("{what}: {x} is too large")))
 }
 
@@ -83,7 +106,7 @@ fn view<'a>(
     buffers: &'a [Buffer<'a>],
     v: u64,
 ) -> Result<(&'a [u8], Option<usize>), AccError> {
-    let what = format!("buffer view {v}");
+    let what = What::View(v);
     let obj = root
         .get("bufferViews")
         .and_then(Value::as_array)
@@ -95,11 +118,11 @@ fn view<'a>(
             return Err(AccError::Compressed(format!("{what} is compressed ({k})")));
         }
     }
-    let b = required_u64(obj, "buffer", &what)?;
-    let off = field_u64(obj, "byteOffset", &what)?.unwrap_or(0);
-    let len = required_u64(obj, "byteLength", &what)?;
-    let stride = field_u64(obj, "byteStride", &what)?
-        .map(|s| to_usize(s, &what))
+    let b = required_u64(obj, "buffer", what)?;
+    let off = field_u64(obj, "byteOffset", what)?.unwrap_or(0);
+    let len = required_u64(obj, "byteLength", what)?;
+    let stride = field_u64(obj, "byteStride", what)?
+        .map(|s| to_usize(s, what))
         .transpose()?;
     let data = match buffers.get(usize::try_from(b).unwrap_or(usize::MAX)) {
         None => {
@@ -128,24 +151,23 @@ pub(crate) fn resolve<'a>(
     index: usize,
     limit: usize,
 ) -> Result<Acc<'a>, AccError> {
-    let what = format!("accessor {index}");
+    let what = What::Accessor(index);
     let obj = root
         .get("accessors")
         .and_then(Value::as_array)
         .and_then(|a| a.get(index))
         .and_then(Value::as_object)
         .ok_or_else(|| AccError::Invalid(format!("{what} does not exist")))?;
-    let count = to_usize(required_u64(obj, "count", &what)?, &what)?;
-    let ctype = required_u64(obj, "componentType", &what)?;
+    let count = to_usize(required_u64(obj, "count", what)?, what)?;
+    let ctype = required_u64(obj, "componentType", what)?;
     let csize = component::size(ctype)
         .ok_or_else(|| AccError::Invalid(format!("{what}: unknown componentType {ctype}")))?;
-    let type_name = obj
+    let written = obj
         .get("type")
         .and_then(Value::as_str)
-        .ok_or_else(|| AccError::Invalid(format!("{what}: `type` is missing")))?
-        .to_string();
-    let (rows, cols) = component::shape(&type_name)
-        .ok_or_else(|| AccError::Invalid(format!("{what}: unknown type {type_name:?}")))?;
+        .ok_or_else(|| AccError::Invalid(format!("{what}: `type` is missing")))?;
+    let (type_name, rows, cols) = component::shape(written)
+        .ok_or_else(|| AccError::Invalid(format!("{what}: unknown type {written:?}")))?;
     let normalized = obj
         .get("normalized")
         .and_then(Value::as_bool)
@@ -156,9 +178,9 @@ pub(crate) fn resolve<'a>(
         rows * csize
     };
     let elem = col_stride * cols;
-    let off = to_usize(field_u64(obj, "byteOffset", &what)?.unwrap_or(0), &what)?;
+    let off = to_usize(field_u64(obj, "byteOffset", what)?.unwrap_or(0), what)?;
 
-    let (data, stride) = match field_u64(obj, "bufferView", &what)? {
+    let (data, stride) = match field_u64(obj, "bufferView", what)? {
         None => {
             if count.saturating_mul(rows * cols) > limit {
                 return Err(AccError::Invalid(format!(
@@ -190,7 +212,7 @@ pub(crate) fn resolve<'a>(
 
     let sparse = match obj.get("sparse") {
         None => None,
-        Some(s) => Some(sparse(root, buffers, s, count, elem, &what)?),
+        Some(s) => Some(sparse(root, buffers, s, count, elem, index)?),
     };
     Ok(Acc {
         comps: rows * cols,
@@ -214,21 +236,21 @@ fn sparse<'a>(
     s: &Value,
     count: usize,
     elem: usize,
-    what: &str,
+    index: usize,
 ) -> Result<(Vec<usize>, &'a [u8]), AccError> {
-    let what = format!("{what} sparse");
+    let what = What::Sparse(index);
     let s = s
         .as_object()
         .ok_or_else(|| AccError::Invalid(format!("{what} is not an object")))?;
-    let n = to_usize(required_u64(s, "count", &what)?, &what)?;
+    let n = to_usize(required_u64(s, "count", what)?, what)?;
     let part = |key: &str| {
         s.get(key)
             .and_then(Value::as_object)
             .ok_or_else(|| AccError::Invalid(format!("{what}: `{key}` is missing")))
     };
     let (idx, val) = (part("indices")?, part("values")?);
-    let iw = format!("{what} indices");
-    let ictype = required_u64(idx, "componentType", &iw)?;
+    let iw = What::SparseIndices(index);
+    let ictype = required_u64(idx, "componentType", iw)?;
     let isize = match component::size(ictype) {
         Some(size) if component::is_index(ictype) => size,
         _ => {
@@ -237,17 +259,17 @@ fn sparse<'a>(
             )))
         }
     };
-    let (ibytes, _) = view(root, buffers, required_u64(idx, "bufferView", &iw)?)?;
-    let ioff = to_usize(field_u64(idx, "byteOffset", &iw)?.unwrap_or(0), &iw)?;
+    let (ibytes, _) = view(root, buffers, required_u64(idx, "bufferView", iw)?)?;
+    let ioff = to_usize(field_u64(idx, "byteOffset", iw)?.unwrap_or(0), iw)?;
     let ibytes = ibytes.get(ioff..).unwrap_or(&[]);
     if (n as u128) * (isize as u128) > ibytes.len() as u128 {
         return Err(AccError::Invalid(format!(
             "{iw}: {n} indices do not fit in their buffer view"
         )));
     }
-    let vw = format!("{what} values");
-    let (vbytes, _) = view(root, buffers, required_u64(val, "bufferView", &vw)?)?;
-    let voff = to_usize(field_u64(val, "byteOffset", &vw)?.unwrap_or(0), &vw)?;
+    let vw = What::SparseValues(index);
+    let (vbytes, _) = view(root, buffers, required_u64(val, "bufferView", vw)?)?;
+    let voff = to_usize(field_u64(val, "byteOffset", vw)?.unwrap_or(0), vw)?;
     let vbytes = vbytes.get(voff..).unwrap_or(&[]);
     if (n as u128) * (elem as u128) > vbytes.len() as u128 {
         return Err(AccError::Invalid(format!(

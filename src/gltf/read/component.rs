@@ -44,19 +44,19 @@ pub(crate) fn is_index(ctype: u64) -> bool {
     matches!(ctype, UNSIGNED_BYTE | UNSIGNED_SHORT | UNSIGNED_INT)
 }
 
-/// (rows, columns) of an element type: `VEC3` is (3, 1), `MAT4` (4, 4).
+/// The element type's name, rows and columns: `VEC3` is ("VEC3", 3, 1), `MAT4` ("MAT4", 4, 4).
 #[inline]
-pub(crate) fn shape(type_name: &str) -> Option<(usize, usize)> {
-    match type_name {
-        "SCALAR" => Some((1, 1)),
-        "VEC2" => Some((2, 1)),
-        "VEC3" => Some((3, 1)),
-        "VEC4" => Some((4, 1)),
-        "MAT2" => Some((2, 2)),
-        "MAT3" => Some((3, 3)),
-        "MAT4" => Some((4, 4)),
-        _ => None,
-    }
+pub(crate) fn shape(type_name: &str) -> Option<(&'static str, usize, usize)> {
+    Some(match type_name {
+        "SCALAR" => ("SCALAR", 1, 1),
+        "VEC2" => ("VEC2", 2, 1),
+        "VEC3" => ("VEC3", 3, 1),
+        "VEC4" => ("VEC4", 4, 1),
+        "MAT2" => ("MAT2", 2, 2),
+        "MAT3" => ("MAT3", 3, 3),
+        "MAT4" => ("MAT4", 4, 4),
+        _ => return None,
+    })
 }
 
 /// One little-endian component at `off` of `b`, as f64 (not normalised); `None` when it is not
@@ -124,8 +124,8 @@ mod tests {
         assert_eq!(size(5124), None);
         assert_eq!(name(UNSIGNED_INT), "UNSIGNED_INT");
         assert_eq!(name(7), "component type 7");
-        assert_eq!(shape("MAT3"), Some((3, 3)));
-        assert_eq!(shape("VEC4"), Some((4, 1)));
+        assert_eq!(shape("MAT3"), Some(("MAT3", 3, 3)));
+        assert_eq!(shape("VEC4"), Some(("VEC4", 4, 1)));
         assert_eq!(shape("vec4"), None);
         assert!(is_index(UNSIGNED_BYTE) && !is_index(BYTE) && !is_index(FLOAT));
     }
