@@ -1036,6 +1036,13 @@ fn geometry_report(
             );
         }
     }
+    let expected_triangles = triangle_count(expected);
+    // The unedited shortcut passes one geometry as both sides: counted once.
+    let incoming_triangles = if std::ptr::eq(incoming, expected) {
+        expected_triangles
+    } else {
+        triangle_count(incoming)
+    };
     let status = if e.is_empty() && i.is_empty() && incoming.odd.is_empty() {
         MeshStatus::None
     } else {
@@ -1045,8 +1052,8 @@ fn geometry_report(
         status,
         expected_vertices: e.len(),
         incoming_vertices: i.len(),
-        expected_triangles: triangle_count(expected),
-        incoming_triangles: triangle_count(incoming),
+        expected_triangles,
+        incoming_triangles,
         proxies_ignored: incoming.proxies,
         differences,
         difference_count: count,
