@@ -245,9 +245,9 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     /// it; `None` for anything else (then read by [`RigFormat::source_from_json`]).
     fn source_from_str(&self, text: &str) -> Option<Source>;
     /// A skeleton payload read typed from extras JSON text (see [`RigFormat::source_from_str`]).
+    /// (A joint's payload is read typed with its node's tag, as the type of the format's
+    /// [`JointPayload`] variant: see [`RigFormat::new_joint`].)
     fn skeleton_from_str(&self, text: &str) -> Option<SkeletonPayload>;
-    /// A joint payload read typed from extras JSON text (see [`RigFormat::source_from_str`]).
-    fn joint_from_str(&self, text: &str) -> Option<JointPayload>;
 
     /// The stored placement of every joint of skeleton `s`, exactly as lowering writes it, for
     /// formats whose stored values a float transform cannot always hold (`None`: not needed,
@@ -336,10 +336,6 @@ macro_rules! payload_methods {
 
         fn skeleton_from_str(&self, text: &str) -> Option<SkeletonPayload> {
             $crate::rig::extras::from_str(text).map(SkeletonPayload::$v)
-        }
-
-        fn joint_from_str(&self, text: &str) -> Option<JointPayload> {
-            $crate::rig::extras::from_str(text).map(JointPayload::$v)
         }
 
         fn new_joint(&self) -> JointPayload {

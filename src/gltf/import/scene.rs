@@ -16,7 +16,7 @@ use super::ImportError;
 use crate::rig::extras::ExtrasError;
 use crate::rig::format::{self, RigFormat};
 use crate::rig::space::{Space, SpaceRotation};
-use crate::rig::{Rig, SkeletonPayload, Source};
+use crate::rig::{SkeletonPayload, Source};
 
 /// The extras layout version this import reads.
 const SCHEMA: usize = 1;
@@ -171,12 +171,7 @@ impl SceneExtras {
             return None;
         }
         let source = family.source_from_str(m.source.get())?;
-        let kind = Rig {
-            source: source.clone(),
-            skeletons: Vec::new(),
-        }
-        .kind();
-        if kind != m.format {
+        if family.kind(&source) != m.format {
             return None;
         }
         let mut skeletons = Vec::with_capacity(m.skeletons.len());
@@ -275,11 +270,7 @@ impl SceneExtras {
             m.get("source").unwrap_or(&Value::Null),
             &format!("{ptr}/source"),
         )?;
-        let kind = Rig {
-            source: source.clone(),
-            skeletons: Vec::new(),
-        }
-        .kind();
+        let kind = family.kind(&source);
         if kind != format {
             return Err(extras_err(
                 format!("{ptr}/format"),
