@@ -13,7 +13,7 @@ use super::read::problem_in;
 use super::{pyrepr, ImportError};
 use crate::gltf::read::doc::{First, Problem};
 use crate::gltf::read::graph::Parents;
-use crate::rig::format::RigFormat;
+use crate::rig::format::{Payloads, RigFormat};
 use crate::rig::JointPayload;
 
 /// A node's local transform as written: TRS (missing parts are identity) or a matrix.
@@ -182,23 +182,16 @@ pub(crate) fn joint_native<'v>(
 }
 
 /// A node's tag (and a joint's native payload) read typed from its extras' text in the plain
-/// form the export writes, the payload of the type `kind` is (any payload of the format, e.g. its
-/// [`RigFormat::new_joint`]); `None` for anything else (a repeated
+/// form the export writes, the payload as the format's type (`kind`: its
+/// [`RigFormat::payloads`]); `None` for anything else (a repeated
 /// key, a number as a string, a `1` for `true`, a payload not in its plain form, ...): then
 /// [`tag_of`] reads the tag and [`joint_native`] the payload, to the same result or to the
 /// error. The payload is `None` only without `kind` or without `native`.
-fn node_tag_typed(
-    raw: &RawValue,
-    kind: Option<&JointPayload>,
-) -> Option<(Tag, Option<JointPayload>)> {
+fn node_tag_typed(raw: &RawValue, kind: Option<Payloads>) -> Option<(Tag, Option<JointPayload>)> {
     use crate::rig::{dmc3::Dmc3Joint, hie::HieJoint};
     match kind {
-        Some(JointPayload::Hie(_)) => {
-            tag_typed(raw.get(), |p: HieJoint| Some(JointPayload::Hie(p)))
-        }
-        Some(JointPayload::Dmc3(_)) => {
-            tag_typed(raw.get(), |p: Dmc3Joint| Some(JointPayload::Dmc3(p)))
-        }
+        Some(Payloads::Hie) => tag_typed(raw.get(), |p: HieJoint| Some(JointPayload::Hie(p))),
+        Some(Payloads::Dmc3) => tag_typed(raw.get(), |p: Dmc3Joint| Some(JointPayload::Dmc3(p))),
         None => tag_typed(raw.get(), |_: serde::de::IgnoredAny| None),
     }
 }
@@ -428,8 +421,7 @@ impl Graph {
         // Parents node by node: the first problem in document order stops the import.
         let mut parents = Parents::new(n);
         let mut sink = First(|p: Problem<'_>| problem_in(p, list));
-        // The payload type of the format's joints (see `node_tag_typed`).
-        let kind = format.map(|f| f.new_joint());
+        let kind = format.map(|f| f.payloads());
         for (i, v) in list.iter().enumerate() {
             let Some(obj) = v.as_object() else {
                 return Err(ImportError::Node {
@@ -510,7 +502,7 @@ impl Graph {
                     .and_then(|e| e.get("KHR_lights_punctual"))
                     .is_some();
             let raw = extras.get(i).copied().flatten();
-            let (tag, payload) = match raw.and_then(|r| node_tag_typed(r, kind.as_ref())) {
+            let (tag, payload) = match raw.and_then(|r| node_tag_typed(r, kind)) {
                 Some(x) => x,
                 None => (tag_of(i, &name, v, raw)?, None),
             };
@@ -715,8 +707,7 @@ mod tests {
             let inline = tag_of(0, "x", &node, None);
             let raw: &RawValue = serde_json::from_str(extras).unwrap();
             for format in formats {
-                let kind = format.map(|f| f.new_joint());
-                let typed = node_tag_typed(raw, kind.as_ref());
+                let typed = node_tag_typed(raw, format.map(|f| f.payloads()));
                 let text = match &typed {
                     Some((tag, _)) => Ok(tag.clone()),
                     None => tag_of(0, "x", &bare, Some(raw)),
