@@ -209,7 +209,8 @@ fn tag_typed<P: serde::de::DeserializeOwned>(
     struct NodeIn<'a, P> {
         #[serde(default)]
         skeleton: Option<usize>,
-        #[serde(default)]
+        // Present means a joint, `null` included (an error then, worded by `tag_of`).
+        #[serde(default, deserialize_with = "some")]
         joint: Option<usize>,
         #[serde(default)]
         offset: Option<[i32; 3]>,
@@ -669,6 +670,10 @@ mod tests {
             r#"{"rigtrip": {"skeleton": 1, "joint": 2, "joint": 3}}"#,
             r#"{"rigtrip": {"skeleton": 1, "joint": 2}, "rigtrip": {"mesh": 1}}"#,
             r#"{"rigtrip": {"joint": 2}}"#,
+            r#"{"rigtrip": {"joint": null, "wrapper": true}}"#,
+            r#"{"rigtrip": {"skeleton": null, "joint": 1}}"#,
+            r#"{"rigtrip": {"skeleton": null, "wrapper": true}}"#,
+            r#"{"rigtrip": {"skeleton": 0, "joint": 1, "native": {}, "native": {}}}"#,
             r#"{"rigtrip": {"joint": 2, "proxy": true}}"#,
             r#"{"rigtrip": [1, 2, null, null, null]}"#,
             r#"{"rigtrip": "{'skeleton': 0, 'joint': 3, 'native': None}"}"#,
