@@ -655,7 +655,7 @@ impl<T: LeItem + Copy + Default, const N: usize> LeItem for [T; N] {
 pub mod le_stream {
     use super::LeItem;
     use base64::Engine;
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
 
     /// Serializes as base64 of the stream's bytes.
     pub fn serialize<S: Serializer, T: LeItem>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
@@ -668,10 +668,12 @@ pub mod le_stream {
 
     /// Deserializes from base64; the length must be a whole number of items.
     pub fn deserialize<'de, D: Deserializer<'de>, T: LeItem>(d: D) -> Result<Vec<T>, D::Error> {
-        let s = String::deserialize(d)?;
-        let b = base64::engine::general_purpose::STANDARD
-            .decode(s.as_bytes())
-            .map_err(serde::de::Error::custom)?;
+        // The text borrowed where the input allows (no copy of it), as `base64_bytes` does.
+        let b = super::with_str(d, |s| {
+            base64::engine::general_purpose::STANDARD
+                .decode(s.as_bytes())
+                .map_err(serde::de::Error::custom)
+        })?;
         if b.len() % T::SIZE != 0 {
             return Err(serde::de::Error::custom(format!(
                 "{} bytes is not a whole number of {}-byte items",

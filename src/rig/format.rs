@@ -245,9 +245,9 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     /// it; `None` for anything else (then read by [`RigFormat::source_from_json`]).
     fn source_from_str(&self, text: &str) -> Option<Source>;
     /// A skeleton payload read typed from extras JSON text (see [`RigFormat::source_from_str`]).
+    /// (A joint's payload is read typed with its node's tag, as the type of the format's
+    /// [`JointPayload`] variant: see [`RigFormat::new_joint`].)
     fn skeleton_from_str(&self, text: &str) -> Option<SkeletonPayload>;
-    /// A joint payload read typed from extras JSON text (see [`RigFormat::source_from_str`]).
-    fn joint_from_str(&self, text: &str) -> Option<JointPayload>;
 
     /// The stored placement of every joint of skeleton `s`, exactly as lowering writes it, for
     /// formats whose stored values a float transform cannot always hold (`None`: not needed,
@@ -255,6 +255,8 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     fn placements(&self, s: usize, skeleton: &Skeleton) -> Option<Vec<Placement>>;
     /// The payload of a joint added in the glTF.
     fn new_joint(&self) -> JointPayload;
+    /// Which variant the format's payloads are (for reading them typed).
+    fn payloads(&self) -> Payloads;
     /// The local translation and rotation a joint's payload holds (its rest pose as read), for
     /// formats whose payload keeps the whole transform; `None` otherwise.
     fn payload_transform(&self, payload: &JointPayload) -> Option<(DVec3, DQuat)> {
@@ -301,9 +303,19 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     fn recomputed(&self, rig: &Rig, native: &NativeFile, written: &Written) -> Vec<Recomputed>;
 }
 
+/// Which variant of [`Source`], [`SkeletonPayload`] and [`JointPayload`] a format's payloads
+/// are: for typed reads that must know the payload type before they meet the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Payloads {
+    /// [`Source::Hie`], [`SkeletonPayload::Hie`], [`JointPayload::Hie`].
+    Hie,
+    /// [`Source::Dmc3`], [`SkeletonPayload::Dmc3`], [`JointPayload::Dmc3`].
+    Dmc3,
+}
+
 /// The methods of a [`RigFormat`] impl that only wrap the format's payload types in its variant
 /// `$v` of [`Source`], [`SkeletonPayload`] and [`JointPayload`]: the payloads back from extras
-/// JSON, and an added joint's default payload.
+/// JSON, an added joint's default payload, and which variant they are.
 macro_rules! payload_methods {
     ($v:ident) => {
         fn source_from_json(
@@ -338,12 +350,12 @@ macro_rules! payload_methods {
             $crate::rig::extras::from_str(text).map(SkeletonPayload::$v)
         }
 
-        fn joint_from_str(&self, text: &str) -> Option<JointPayload> {
-            $crate::rig::extras::from_str(text).map(JointPayload::$v)
-        }
-
         fn new_joint(&self) -> JointPayload {
             JointPayload::$v(Default::default())
+        }
+
+        fn payloads(&self) -> $crate::rig::format::Payloads {
+            $crate::rig::format::Payloads::$v
         }
     };
 }

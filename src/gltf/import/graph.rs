@@ -13,7 +13,7 @@ use super::read::problem_in;
 use super::{pyrepr, ImportError};
 use crate::gltf::read::doc::{First, Problem};
 use crate::gltf::read::graph::Parents;
-use crate::rig::format::RigFormat;
+use crate::rig::format::{Payloads, RigFormat};
 use crate::rig::JointPayload;
 
 /// A node's local transform as written: TRS (missing parts are identity) or a matrix.
@@ -113,6 +113,20 @@ pub(crate) struct Node {
     pub payload: Option<JointPayload>,
 }
 
+/// The members of a node [`Graph::read`] reads.
+#[derive(Default)]
+struct Members<'v> {
+    name: Option<&'v Value>,
+    matrix: Option<&'v Value>,
+    translation: Option<&'v Value>,
+    rotation: Option<&'v Value>,
+    scale: Option<&'v Value>,
+    mesh: Option<&'v Value>,
+    skin: Option<&'v Value>,
+    camera: Option<&'v Value>,
+    extensions: Option<&'v Value>,
+}
+
 /// All nodes with their parents and world matrices; only nodes reachable from the scene count.
 #[derive(Debug, Clone)]
 pub(crate) struct Graph {
@@ -167,35 +181,80 @@ pub(crate) fn joint_native<'v>(
     }
 }
 
-/// A joint's tag and native payload read typed from its extras' text, in the plain form the
-/// export writes; `None` for anything else (read by [`tag_of`] then). The payload is `None`
-/// when only it is not plain (read by [`joint_native`] then).
-fn joint_tag_typed(
-    raw: &RawValue,
-    format: Option<&dyn RigFormat>,
+/// A node's tag (and a joint's native payload) read typed from its extras' text in the plain
+/// form the export writes, the payload as the format's type (`kind`: its
+/// [`RigFormat::payloads`]); `None` for anything else (a repeated
+/// key, a number as a string, a `1` for `true`, a payload not in its plain form, ...): then
+/// [`tag_of`] reads the tag and [`joint_native`] the payload, to the same result or to the
+/// error. The payload is `None` only without `kind` or without `native`.
+fn node_tag_typed(raw: &RawValue, kind: Option<Payloads>) -> Option<(Tag, Option<JointPayload>)> {
+    use crate::rig::{dmc3::Dmc3Joint, hie::HieJoint};
+    match kind {
+        Some(Payloads::Hie) => tag_typed(raw.get(), |p: HieJoint| Some(JointPayload::Hie(p))),
+        Some(Payloads::Dmc3) => tag_typed(raw.get(), |p: Dmc3Joint| Some(JointPayload::Dmc3(p))),
+        None => tag_typed(raw.get(), |_: serde::de::IgnoredAny| None),
+    }
+}
+
+/// [`node_tag_typed`] with the payload type `P`, wrapped by `wrap`.
+fn tag_typed<P: serde::de::DeserializeOwned>(
+    text: &str,
+    wrap: fn(P) -> Option<JointPayload>,
 ) -> Option<(Tag, Option<JointPayload>)> {
+    /// `extras.rigtrip` of any node the export writes. `tag_of` reads the keys it names
+    /// only, in this order: `joint` (then `skeleton`, `offset`, `depth`, `native`), `proxy`,
+    /// `wrapper`, `placeholder`, `mesh`.
     #[derive(Deserialize)]
-    struct JointIn<'a> {
-        skeleton: usize,
-        joint: usize,
+    #[serde(bound = "P: serde::de::DeserializeOwned")]
+    struct NodeIn<'a, P> {
+        #[serde(default)]
+        skeleton: Option<usize>,
+        // Present means a joint, `null` included (an error then, worded by `tag_of`).
+        #[serde(default, deserialize_with = "some")]
+        joint: Option<usize>,
         #[serde(default)]
         offset: Option<[i32; 3]>,
         #[serde(default)]
         depth: Option<u16>,
+        #[serde(default, deserialize_with = "some")]
+        native: Option<P>,
+        #[serde(default)]
+        proxy: Option<bool>,
+        #[serde(default)]
+        wrapper: Option<bool>,
+        #[serde(default)]
+        placeholder: Option<bool>,
         #[serde(borrow, default, deserialize_with = "typed::present")]
-        native: Option<&'a RawValue>,
+        mesh: Option<&'a RawValue>,
     }
-    let j = typed::object::<typed::Extras<JointIn>>(raw.get())?.rigtrip?;
-    let payload = j
-        .native
-        .zip(format)
-        .and_then(|(n, f)| f.joint_from_str(n.get()));
-    let tag = Tag::Joint {
-        skeleton: j.skeleton,
-        joint: j.joint,
-        native: j.native.is_some(),
-        offset: j.offset,
-        depth: j.depth,
+    /// A present value, `null` included (read as `P`, which refuses `null`).
+    fn some<'de, D: serde::Deserializer<'de>, P: Deserialize<'de>>(
+        d: D,
+    ) -> Result<Option<P>, D::Error> {
+        P::deserialize(d).map(Some)
+    }
+    let Some(n) = typed::object::<typed::Extras<NodeIn<P>>>(text)?.rigtrip else {
+        return Some((Tag::None, None));
+    };
+    let tag = match (n.joint, n.skeleton) {
+        (Some(joint), Some(skeleton)) => Tag::Joint {
+            skeleton,
+            joint,
+            native: n.native.is_some(),
+            offset: n.offset,
+            depth: n.depth,
+        },
+        // A joint without its skeleton is an error, worded by `tag_of`.
+        (Some(_), None) => return None,
+        (None, _) if n.proxy == Some(true) => Tag::Proxy,
+        (None, _) if n.wrapper == Some(true) => Tag::Wrapper,
+        (None, _) if n.placeholder == Some(true) => Tag::Placeholder,
+        (None, _) if n.mesh.is_some() => Tag::Mesh,
+        (None, _) => Tag::None,
+    };
+    let payload = match tag {
+        Tag::Joint { .. } => n.native.and_then(wrap),
+        _ => None,
     };
     Some((tag, payload))
 }
@@ -363,30 +422,48 @@ impl Graph {
         // Parents node by node: the first problem in document order stops the import.
         let mut parents = Parents::new(n);
         let mut sink = First(|p: Problem<'_>| problem_in(p, list));
+        let kind = format.map(|f| f.payloads());
         for (i, v) in list.iter().enumerate() {
-            let name = v
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
+            let Some(obj) = v.as_object() else {
+                return Err(ImportError::Node {
+                    node: i,
+                    name: String::new(),
+                    problem: "is not an object".into(),
+                });
+            };
+            // The members read here, in one pass over the node's map.
+            let mut f = Members::default();
+            for (k, x) in obj {
+                let slot = match k.as_str() {
+                    "name" => &mut f.name,
+                    "matrix" => &mut f.matrix,
+                    "translation" => &mut f.translation,
+                    "rotation" => &mut f.rotation,
+                    "scale" => &mut f.scale,
+                    "mesh" => &mut f.mesh,
+                    "skin" => &mut f.skin,
+                    "camera" => &mut f.camera,
+                    "extensions" => &mut f.extensions,
+                    _ => continue,
+                };
+                *slot = Some(x);
+            }
+            let name = f.name.and_then(Value::as_str).unwrap_or("").to_string();
             let bad = |problem: String| ImportError::Node {
                 node: i,
                 name: name.clone(),
                 problem,
             };
-            if !v.is_object() {
-                return Err(bad("is not an object".into()));
-            }
             let children = parents.take(i, v, &mut sink)?;
-            let local = if let Some(m) = v.get("matrix") {
+            let local = if let Some(m) = f.matrix {
                 let a = numbers::<16>(m, i, &name, "matrix")?;
                 Trs::from_mat(DMat4::from_cols_array(&a))
             } else {
-                let t = match v.get("translation") {
+                let t = match f.translation {
                     Some(x) => DVec3::from_array(numbers::<3>(x, i, &name, "translation")?),
                     None => DVec3::ZERO,
                 };
-                let r = match v.get("rotation") {
+                let r = match f.rotation {
                     Some(x) => {
                         let q = numbers::<4>(x, i, &name, "rotation")?;
                         let q = DQuat::from_xyzw(q[0], q[1], q[2], q[3]);
@@ -402,7 +479,7 @@ impl Graph {
                     }
                     None => DQuat::IDENTITY,
                 };
-                let s = match v.get("scale") {
+                let s = match f.scale {
                     Some(x) => DVec3::from_array(numbers::<3>(x, i, &name, "scale")?),
                     None => DVec3::ONE,
                 };
@@ -413,20 +490,20 @@ impl Graph {
                     from_matrix: None,
                 }
             };
-            let mesh = match v.get("mesh") {
+            let mesh = match f.mesh {
                 None => None,
                 Some(x) => Some(index(x).ok_or_else(|| bad("`mesh` is not an index".into()))?),
             };
-            let skin = match v.get("skin") {
+            let skin = match f.skin {
                 None => None,
                 Some(x) => Some(index(x).ok_or_else(|| bad("`skin` is not an index".into()))?),
             };
-            let other = v.get("camera").is_some()
-                || v.get("extensions")
+            let other = f.camera.is_some()
+                || f.extensions
                     .and_then(|e| e.get("KHR_lights_punctual"))
                     .is_some();
             let raw = extras.get(i).copied().flatten();
-            let (tag, payload) = match raw.and_then(|r| joint_tag_typed(r, format)) {
+            let (tag, payload) = match raw.and_then(|r| node_tag_typed(r, kind)) {
                 Some(x) => x,
                 None => (tag_of(i, &name, v, raw)?, None),
             };
@@ -573,39 +650,84 @@ mod tests {
 
     #[test]
     fn tags_read_from_text_are_the_tags_read_from_values() {
+        use crate::rig::format::by_name;
         let bare = json!({});
-        for extras in [
+        let hie = r#"{"unknown_00":5,"runtime":"00000000000000000000000000000000","unknown_20":"0x00000001","model":"0x0000000b"}"#;
+        let dmc3 = r#"{"record":{"tx_bits":"0xc25cff1a","ty_bits":"0x41c4c555","tz_bits":"0x423c5bbd","magnitude_bits":"0x42994ba4","rx_bits":"0x4037d913","ry_bits":"0xc02ec583","rz_bits":"0x3f306b0c","w_bits":"0x80000000"},"group":139}"#;
+        let with = |native: &str| {
+            format!(r#"{{"rigtrip": {{"skeleton": 1, "joint": 2, "native": {native}}}}}"#)
+        };
+        let mut texts: Vec<String> = [
             r#"{"rigtrip": {"skeleton": 1, "joint": 2, "native": {"group": 3}}}"#,
             r#"{"rigtrip": {"skeleton": 1, "joint": 2, "native": null}}"#,
             r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, -2, 3], "depth": 4}}"#,
             r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": null, "depth": null}}"#,
             r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, 2]}}"#,
+            r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, 2, 3, 4]}}"#,
             r#"{"rigtrip": {"skeleton": 1, "joint": 2, "offset": [1, 2, 3000000000]}}"#,
             r#"{"rigtrip": {"skeleton": 1, "joint": 2, "depth": 70000}}"#,
             r#"{"rigtrip": {"skeleton": "1", "joint": 2.0}}"#,
             r#"{"rigtrip": {"skeleton": 1, "joint": 2, "joint": 3}}"#,
             r#"{"rigtrip": {"skeleton": 1, "joint": 2}, "rigtrip": {"mesh": 1}}"#,
             r#"{"rigtrip": {"joint": 2}}"#,
+            r#"{"rigtrip": {"joint": null, "wrapper": true}}"#,
+            r#"{"rigtrip": {"skeleton": null, "joint": 1}}"#,
+            r#"{"rigtrip": {"skeleton": null, "wrapper": true}}"#,
+            r#"{"rigtrip": {"skeleton": 0, "joint": 1, "native": {}, "native": {}}}"#,
+            r#"{"rigtrip": {"joint": 2, "proxy": true}}"#,
             r#"{"rigtrip": [1, 2, null, null, null]}"#,
             r#"{"rigtrip": "{'skeleton': 0, 'joint': 3, 'native': None}"}"#,
             r#"{"rigtrip": {"proxy": 1}}"#,
+            r#"{"rigtrip": {"proxy": true, "skeleton": 8}}"#,
+            r#"{"rigtrip": {"proxy": false, "wrapper": true, "mesh": 0}}"#,
             r#"{"rigtrip": {"wrapper": true, "skeleton": 0}}"#,
+            r#"{"rigtrip": {"wrapper": 1.0, "placeholder": true}}"#,
+            r#"{"rigtrip": {"wrapper": null, "placeholder": null, "mesh": 3}}"#,
             r#"{"rigtrip": {"mesh": null}}"#,
+            r#"{"rigtrip": {"skeleton": "x", "mesh": 2}}"#,
+            r#"{"rigtrip": {}}"#,
             r#"{"rigtrip": null}"#,
             r#"{"other": 1}"#,
             r#"[{"rigtrip": {"skeleton": 1, "joint": 2}}]"#,
             r#"5"#,
-        ] {
+        ]
+        .map(String::from)
+        .to_vec();
+        // Each payload plain, with a number as a string, and with a hex value Blender would
+        // not write.
+        for (native, number) in [(hie, r#""unknown_00":5"#), (dmc3, r#""group":139"#)] {
+            texts.push(with(native));
+            let (key, value) = number.split_once(':').unwrap();
+            texts.push(with(&native.replacen(
+                number,
+                &format!("{key}:\"{value}\""),
+                1,
+            )));
+            texts.push(with(&native.replacen("0x", "0X", 1)));
+        }
+        let formats = [None, by_name("hie"), by_name("mod")];
+        let mut payloads = 0;
+        for extras in &texts {
             let node = json!({"extras": serde_json::from_str::<Value>(extras).unwrap()});
             let inline = tag_of(0, "x", &node, None);
             let raw: &RawValue = serde_json::from_str(extras).unwrap();
-            let typed = joint_tag_typed(raw, None);
-            let text = match typed {
-                Some((tag, _)) => Ok(tag),
-                None => tag_of(0, "x", &bare, Some(raw)),
-            };
-            assert_eq!(text, inline, "{extras}");
+            for format in formats {
+                let typed = node_tag_typed(raw, format.map(|f| f.payloads()));
+                let text = match &typed {
+                    Some((tag, _)) => Ok(tag.clone()),
+                    None => tag_of(0, "x", &bare, Some(raw)),
+                };
+                assert_eq!(text, inline, "{extras}");
+                // A payload read typed is the one the value reader reads.
+                let Some((_, Some(p))) = typed else { continue };
+                let doc = json!({"nodes": [node]});
+                let v = joint_native(doc.as_object().unwrap(), None, 0);
+                let back = format.unwrap().joint_from_json(&v.unwrap(), "/n").unwrap();
+                assert_eq!(p, back, "{extras}");
+                payloads += 1;
+            }
         }
+        assert_eq!(payloads, 2);
     }
 
     #[test]

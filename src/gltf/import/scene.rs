@@ -6,17 +6,19 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::fmt;
 
 use super::graph::{int_of, rigtrip_of, short};
 use super::lazy::typed;
 use super::read::Doc;
 use super::ImportError;
 use crate::rig::extras::ExtrasError;
-use crate::rig::format::{self, RigFormat};
+use crate::rig::format::{self, Payloads, RigFormat};
 use crate::rig::space::{Space, SpaceRotation};
-use crate::rig::{Rig, SkeletonPayload, Source};
+use crate::rig::{SkeletonPayload, Source};
 
 /// The extras layout version this import reads.
 const SCHEMA: usize = 1;
@@ -117,20 +119,104 @@ pub(crate) fn find_scene<'v>(doc: &'v Doc) -> Result<(usize, &'v Value, Found<'v
     })
 }
 
-/// `scene.extras.rigtrip` in the form the export writes it, read typed (see [`SceneExtras::typed`]).
-#[derive(Deserialize)]
+/// `scene.extras.rigtrip` in the form the export writes it, read typed (see [`SceneExtras::typed`]):
+/// what the derived reader of these fields reads (every field once, unknown ones skipped), the
+/// source read as the type of the format named before it (the export writes `format` first),
+/// or kept as text when none was.
 struct SceneIn<'a> {
     schema: usize,
-    #[serde(borrow)]
     format: &'a str,
-    #[serde(borrow, deserialize_with = "typed::object_field")]
     space: SpaceIn<'a>,
-    #[serde(borrow)]
-    source: &'a RawValue,
-    #[serde(borrow)]
+    source: SourceIn<'a>,
     skeletons: Vec<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "typed::present")]
     motions: Option<&'a RawValue>,
+}
+
+/// `scene.extras.rigtrip.source` as read: typed, or as text for want of a known format before it.
+// One per document, moved once: a box would cost more than the size difference.
+#[allow(clippy::large_enum_variant)]
+enum SourceIn<'a> {
+    /// Read as the source of the format named before it.
+    Read(Source),
+    /// Its text.
+    Text(&'a RawValue),
+}
+
+impl<'de> Deserialize<'de> for SceneIn<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(SceneVisitor)
+    }
+}
+
+/// The visitor of [`SceneIn`].
+struct SceneVisitor;
+
+/// [`SpaceIn`] read from an object only.
+struct SpaceObject<'a>(SpaceIn<'a>);
+
+impl<'de> Deserialize<'de> for SpaceObject<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        typed::object_field(d).map(SpaceObject)
+    }
+}
+
+/// A source read as `format`'s type.
+struct SourceSeed(Payloads);
+
+impl<'de> DeserializeSeed<'de> for SourceSeed {
+    type Value = Source;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Source, D::Error> {
+        match self.0 {
+            Payloads::Hie => crate::rig::hie::HieShell::deserialize(d).map(Source::Hie),
+            Payloads::Dmc3 => crate::rig::dmc3::Dmc3Shell::deserialize(d).map(Source::Dmc3),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for SceneVisitor {
+    type Value = SceneIn<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("rigtrip's scene extras")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SceneIn<'de>, A::Error> {
+        fn once<T, E: de::Error>(slot: &mut Option<T>, v: T, key: &'static str) -> Result<(), E> {
+            match slot.replace(v) {
+                None => Ok(()),
+                Some(_) => Err(E::duplicate_field(key)),
+            }
+        }
+        let (mut schema, mut format, mut space, mut source) = (None, None, None, None);
+        let (mut skeletons, mut motions) = (None, None);
+        while let Some(key) = map.next_key::<&'de str>()? {
+            match key {
+                "schema" => once(&mut schema, map.next_value::<usize>()?, "schema")?,
+                "format" => once(&mut format, map.next_value::<&'de str>()?, "format")?,
+                "space" => once(&mut space, map.next_value::<SpaceObject>()?.0, "space")?,
+                "source" => {
+                    let payloads = format.and_then(format::by_name).map(|f| f.payloads());
+                    let v = match payloads {
+                        Some(p) => SourceIn::Read(map.next_value_seed(SourceSeed(p))?),
+                        None => SourceIn::Text(map.next_value()?),
+                    };
+                    once(&mut source, v, "source")?
+                }
+                "skeletons" => once(&mut skeletons, map.next_value()?, "skeletons")?,
+                "motions" => once(&mut motions, map.next_value()?, "motions")?,
+                _ => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        let missing = |key| move || de::Error::missing_field(key);
+        Ok(SceneIn {
+            schema: schema.ok_or_else(missing("schema"))?,
+            format: format.ok_or_else(missing("format"))?,
+            space: space.ok_or_else(missing("space"))?,
+            source: source.ok_or_else(missing("source"))?,
+            skeletons: skeletons.ok_or_else(missing("skeletons"))?,
+            motions,
+        })
+    }
 }
 
 /// `scene.extras.rigtrip.space`, typed.
@@ -170,13 +256,11 @@ impl SceneExtras {
         {
             return None;
         }
-        let source = family.source_from_str(m.source.get())?;
-        let kind = Rig {
-            source: source.clone(),
-            skeletons: Vec::new(),
-        }
-        .kind();
-        if kind != m.format {
+        let source = match m.source {
+            SourceIn::Read(source) => source,
+            SourceIn::Text(text) => family.source_from_str(text.get())?,
+        };
+        if family.kind(&source) != m.format {
             return None;
         }
         let mut skeletons = Vec::with_capacity(m.skeletons.len());
@@ -275,11 +359,7 @@ impl SceneExtras {
             m.get("source").unwrap_or(&Value::Null),
             &format!("{ptr}/source"),
         )?;
-        let kind = Rig {
-            source: source.clone(),
-            skeletons: Vec::new(),
-        }
-        .kind();
+        let kind = family.kind(&source);
         if kind != format {
             return Err(extras_err(
                 format!("{ptr}/format"),
@@ -348,11 +428,31 @@ mod tests {
                 let m = typed::object::<typed::Extras<SceneIn>>(raw.get())
                     .and_then(|x| x.rigtrip)
                     .unwrap();
+                assert!(matches!(m.source, SourceIn::Read(_)));
                 let (t, motions) = SceneExtras::typed(m).unwrap();
                 let v: Value = serde_json::from_str(raw.get()).unwrap();
                 let r = SceneExtras::read(0, &v["rigtrip"]).unwrap();
                 assert_eq!(format!("{t:?}"), format!("{r:?}"));
                 assert!(!motions);
+                // The format after the source: the source is kept as text, read the same.
+                let name = format!(r#""format":"{}","#, t.kind);
+                let moved = raw.get().replacen(&name, "", 1);
+                let moved = format!(
+                    "{},{}}}}}",
+                    &moved[..moved.len() - 2],
+                    &name[..name.len() - 1]
+                );
+                let m = typed::object::<typed::Extras<SceneIn>>(&moved)
+                    .and_then(|x| x.rigtrip)
+                    .unwrap();
+                assert!(matches!(m.source, SourceIn::Text(_)));
+                let (t2, _) = SceneExtras::typed(m).unwrap();
+                assert_eq!(format!("{t2:?}"), format!("{r:?}"));
+                // A repeated member is left to the value reader.
+                let twice = raw.get().replacen(&name, &format!("{name}{name}"), 1);
+                assert!(typed::object::<typed::Extras<SceneIn>>(&twice)
+                    .and_then(|x| x.rigtrip)
+                    .is_none());
                 // What Blender may rewrite is left to the value reader.
                 let text = raw.get().replacen("\"schema\":1", "\"schema\":\"1\"", 1);
                 assert_ne!(text, raw.get());
