@@ -589,9 +589,13 @@ pub mod base64_bytes {
     use base64::Engine;
     use serde::{Deserializer, Serializer};
 
-    /// Serializes as base64.
+    /// Serializes as base64 (formatted straight into the serializer's output: `collect_str`
+    /// gives the text `serialize_str` of the encoded string gives).
     pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+        s.collect_str(&base64::display::Base64Display::new(
+            bytes,
+            &base64::engine::general_purpose::STANDARD,
+        ))
     }
 
     /// Deserializes from base64.
@@ -663,7 +667,7 @@ pub mod le_stream {
         for x in v {
             x.put(&mut out);
         }
-        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(out))
+        super::base64_bytes::serialize(&out, s)
     }
 
     /// Deserializes from base64; the length must be a whole number of items.
