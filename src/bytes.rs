@@ -423,12 +423,25 @@ pub mod hex_bytes {
 
     /// Lowercase hex of `bytes`.
     pub fn encode(bytes: &[u8]) -> String {
-        let mut s = String::with_capacity(bytes.len() * 2);
-        for &b in bytes {
-            s.push(super::HEX[(b >> 4) as usize] as char);
-            s.push(super::HEX[(b & 15) as usize] as char);
+        Hex(bytes).to_string()
+    }
+
+    /// `bytes` as lowercase hex when formatted, without building a `String` first.
+    pub struct Hex<'a>(pub &'a [u8]);
+
+    impl std::fmt::Display for Hex<'_> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            let mut buf = [0u8; 128];
+            for chunk in self.0.chunks(buf.len() / 2) {
+                for (o, &b) in buf.chunks_exact_mut(2).zip(chunk) {
+                    o[0] = super::HEX[(b >> 4) as usize];
+                    o[1] = super::HEX[(b & 15) as usize];
+                }
+                let text = buf.get(..chunk.len() * 2).unwrap_or_default();
+                f.write_str(std::str::from_utf8(text).map_err(|_| std::fmt::Error)?)?;
+            }
+            Ok(())
         }
-        s
     }
 
     /// Parses lowercase or uppercase hex.
@@ -444,15 +457,16 @@ pub mod hex_bytes {
                 _ => Err(format!("not a hex digit: {:?}", c as char)),
             }
         };
-        s.as_bytes()
-            .chunks(2)
-            .map(|p| Ok(nib(p[0])? << 4 | nib(p[1])?))
-            .collect()
+        let mut out = Vec::with_capacity(s.len() / 2);
+        for p in s.as_bytes().chunks_exact(2) {
+            out.push(nib(p[0])? << 4 | nib(p[1])?);
+        }
+        Ok(out)
     }
 
     /// Serializes as hex.
     pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&encode(bytes))
+        s.collect_str(&Hex(bytes))
     }
 
     /// Deserializes from hex.
@@ -692,6 +706,36 @@ pub mod le_stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Hex of any length (the formatter works in chunks of 64 bytes) is two lowercase
+        /// digits a byte, serialises as that string, and decodes back; decoding takes either
+        /// case and names the first character that is not a digit.
+        #[test]
+        fn hex_bytes_round_trip(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+            let want: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            proptest::prop_assert_eq!(&hex_bytes::encode(&bytes), &want);
+            let mut ser = serde_json::Serializer::new(Vec::new());
+            hex_bytes::serialize(&bytes, &mut ser).unwrap();
+            proptest::prop_assert_eq!(ser.into_inner(), format!("{want:?}").into_bytes());
+            proptest::prop_assert_eq!(&hex_bytes::decode(&want).unwrap(), &bytes);
+            proptest::prop_assert_eq!(&hex_bytes::decode(&want.to_uppercase()).unwrap(), &bytes);
+        }
+    }
+
+    #[test]
+    fn hex_bytes_refusals() {
+        assert_eq!(
+            hex_bytes::decode("abc").unwrap_err(),
+            "hex string of odd length 3"
+        );
+        assert_eq!(hex_bytes::decode("0g").unwrap_err(), "not a hex digit: 'g'");
+        assert_eq!(
+            hex_bytes::decode("x0zz").unwrap_err(),
+            "not a hex digit: 'x'"
+        );
+        assert_eq!(hex_bytes::decode("").unwrap(), Vec::<u8>::new());
+    }
 
     #[test]
     fn hex_on_the_stack_is_what_format_writes() {
