@@ -336,10 +336,19 @@ impl Acc<'_> {
     /// Every element, flattened (`count * comps` values).
     pub(crate) fn read_all(&self) -> Vec<f64> {
         let n = self.count.saturating_mul(self.comps);
-        let mut v = match self.packed() {
-            Some(v) => v,
-            None => self.unpacked(n),
+        let fast = match self.ctype {
+            FLOAT => self.tight(n, |c: [u8; 4]| f64::from(f32::from_le_bytes(c))),
+            UNSIGNED_BYTE => self.tight(n, |c: [u8; 1]| f64::from(c[0])),
+            UNSIGNED_SHORT => self.tight(n, |c: [u8; 2]| f64::from(u16::from_le_bytes(c))),
+            _ => None,
         };
+        let mut v = fast.unwrap_or_else(|| {
+            let mut v = vec![0.0; n];
+            if let Some(d) = self.data {
+                self.decode_all(d, &mut v);
+            }
+            v
+        });
         if let Some((idx, vals)) = &self.sparse {
             for (k, &i) in idx.iter().enumerate() {
                 if let Some(o) = v.get_mut(i * self.comps..(i + 1) * self.comps) {
@@ -350,84 +359,34 @@ impl Acc<'_> {
         v
     }
 
-    /// [`Acc::read_all`]'s values before sparse substitution when the elements are packed
-    /// back to back (no stride gap, no column padding, not normalised) floats, bytes or shorts
-    /// and all there: decoded in one pass, without zeroing first.
-    fn packed(&self) -> Option<Vec<f64>> {
+    /// [`Acc::read_all`]'s `n` values before sparse substitution, for components of `N` bytes
+    /// that `dec` decodes, when the elements have no column padding and are not normalised:
+    /// packed back to back, in one pass without zeroing first; strided, element by element (a
+    /// short one at the end of the data reads as zeros, as [`Acc::decode`] does). `None` for
+    /// any other layout.
+    fn tight<const N: usize>(&self, n: usize, dec: impl Fn([u8; N]) -> f64) -> Option<Vec<f64>> {
         let d = self.data?;
-        if self.normalized || self.stride != self.elem || self.elem != self.comps * self.csize {
+        if self.normalized || self.elem != self.comps * N {
             return None;
         }
-        let all = d.get(..self.count.checked_mul(self.elem)?)?;
-        Some(match self.ctype {
-            FLOAT => all
-                .chunks_exact(4)
-                .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
-                .collect(),
-            UNSIGNED_BYTE => all.iter().map(|&b| f64::from(b)).collect(),
-            UNSIGNED_SHORT => all
-                .chunks_exact(2)
-                .map(|c| f64::from(u16::from_le_bytes([c[0], c[1]])))
-                .collect(),
-            _ => return None,
-        })
-    }
-
-    /// [`Acc::read_all`]'s `n` values before sparse substitution, element by element.
-    fn unpacked(&self, n: usize) -> Vec<f64> {
-        let mut v = vec![0.0; n];
-        if let Some(d) = self.data {
-            // Fast paths for the common tightly laid out vectors.
-            if self.elem == self.comps * self.csize && !self.normalized {
-                // Element by element: the element's bytes are taken once (a short one at the
-                // end of the data reads as zeros, as `decode` does).
-                let comps = self.comps.max(1);
-                let elems = v.chunks_mut(comps).enumerate();
-                let bytes = |i: usize, len: usize| {
-                    i.checked_mul(self.stride)
-                        .and_then(|b| d.get(b..b.checked_add(len)?))
-                };
-                match self.ctype {
-                    FLOAT => {
-                        for (i, o) in elems {
-                            let Some(s) = bytes(i, comps * 4) else {
-                                self.decode(d, i * self.stride, o);
-                                continue;
-                            };
-                            for (o, c) in o.iter_mut().zip(s.chunks_exact(4)) {
-                                *o = f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
-                            }
-                        }
-                    }
-                    UNSIGNED_BYTE => {
-                        for (i, o) in elems {
-                            let Some(s) = bytes(i, comps) else {
-                                self.decode(d, i * self.stride, o);
-                                continue;
-                            };
-                            for (o, &b) in o.iter_mut().zip(s) {
-                                *o = f64::from(b);
-                            }
-                        }
-                    }
-                    UNSIGNED_SHORT => {
-                        for (i, o) in elems {
-                            let Some(s) = bytes(i, comps * 2) else {
-                                self.decode(d, i * self.stride, o);
-                                continue;
-                            };
-                            for (o, c) in o.iter_mut().zip(s.chunks_exact(2)) {
-                                *o = f64::from(u16::from_le_bytes([c[0], c[1]]));
-                            }
-                        }
-                    }
-                    _ => self.decode_all(d, &mut v),
-                }
-            } else {
-                self.decode_all(d, &mut v);
+        let one = |c: &[u8]| <[u8; N]>::try_from(c).map_or(0.0, &dec);
+        if self.stride == self.elem {
+            if let Some(all) = d.get(..self.count.checked_mul(self.elem)?) {
+                return Some(all.chunks_exact(N).map(one).collect());
             }
         }
-        v
+        let mut v = vec![0.0; n];
+        for (i, o) in v.chunks_mut(self.comps.max(1)).enumerate() {
+            let b = i.checked_mul(self.stride);
+            match b.and_then(|b| d.get(b..b.checked_add(self.elem)?)) {
+                Some(s) => o
+                    .iter_mut()
+                    .zip(s.chunks_exact(N))
+                    .for_each(|(o, c)| *o = one(c)),
+                None => self.decode(d, i * self.stride, o),
+            }
+        }
+        Some(v)
     }
 
     /// Whether `self` and `other` read as the same elements, judged by their bytes: the same
