@@ -165,6 +165,13 @@ pub(crate) struct NameSet {
 }
 
 impl NameSet {
+    /// A set with room for `n` names before it grows.
+    pub(crate) fn with_capacity(n: usize) -> NameSet {
+        NameSet {
+            used: HashSet::with_capacity(n),
+        }
+    }
+
     /// A unique fitting name for `wanted` (`fallback()` when `wanted` is empty); records a
     /// [`Renamed`] when the result differs from `wanted`.
     pub(crate) fn claim(

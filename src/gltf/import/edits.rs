@@ -10,6 +10,7 @@ use glam::{DMat4, DQuat, DVec3};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::fast::Fast;
 use super::graph::{joint_native, Graph, Trs};
 use super::joints::{Identities, JointKey, JointNode};
 use super::matching::classify;
@@ -468,12 +469,10 @@ fn number(
 }
 
 /// Each entry's position by its key.
-fn key_index(entries: &[Entry]) -> HashMap<JointKey, usize> {
-    entries
-        .iter()
-        .enumerate()
-        .map(|(x, e)| (e.key, x))
-        .collect()
+fn key_index(entries: &[Entry]) -> HashMap<JointKey, usize, Fast> {
+    let mut index = HashMap::with_capacity_and_hasher(entries.len(), Fast::default());
+    index.extend(entries.iter().enumerate().map(|(x, e)| (e.key, x)));
+    index
 }
 
 fn describe(k: Option<JointKey>, graph: &Graph) -> String {

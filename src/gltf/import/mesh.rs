@@ -10,11 +10,12 @@
 
 use crate::gltf::DataError;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 use glam::{DMat4, DVec3};
 use serde_json::Value;
 
+use super::fast::Fast;
 use super::graph::{Graph, Tag};
 use super::joints::{Identities, JointKey};
 use super::read::{Doc, Elements};
@@ -486,41 +487,10 @@ impl std::hash::Hash for ByBits<'_> {
     }
 }
 
-/// Hash sets and maps over our own numbers (not attacker-chosen strings): see [`CellHasher`].
-type Fast = BuildHasherDefault<CellHasher>;
-
 /// Position grid for neighbour search.
 pub(super) struct Grid {
     h: f64,
-    cells: HashMap<[i64; 3], Vec<usize>, BuildHasherDefault<CellHasher>>,
-}
-
-/// A multiplicative hasher for grid cells: the keys are our own integers, not attacker-chosen
-/// strings, and SipHash was a fifth of `verify`'s glTF leg (27 look-ups a vertex).
-#[derive(Default)]
-struct CellHasher(u64);
-
-impl Hasher for CellHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.0 =
-                (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
+    cells: HashMap<[i64; 3], Vec<usize>, Fast>,
 }
 
 impl Grid {
@@ -534,8 +504,7 @@ impl Grid {
     }
 
     pub(super) fn new(h: f64, points: impl Iterator<Item = (usize, [f64; 3])>) -> Grid {
-        let mut cells: HashMap<[i64; 3], Vec<usize>, BuildHasherDefault<CellHasher>> =
-            HashMap::default();
+        let mut cells: HashMap<[i64; 3], Vec<usize>, Fast> = HashMap::default();
         for (i, p) in points {
             cells.entry(Grid::cell(h, &p)).or_default().push(i);
         }

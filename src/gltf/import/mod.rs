@@ -17,6 +17,7 @@
 //!   [`ImportOptions::ignore_mesh_edits`] keeps the original streams.
 
 mod edits;
+mod fast;
 mod graph;
 mod guard;
 mod joints;
