@@ -433,15 +433,22 @@ pub mod hex_bytes {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             let mut buf = [0u8; 128];
             for chunk in self.0.chunks(buf.len() / 2) {
-                for (o, &b) in buf.chunks_exact_mut(2).zip(chunk) {
-                    o[0] = super::HEX[(b >> 4) as usize];
-                    o[1] = super::HEX[(b & 15) as usize];
-                }
-                let text = buf.get(..chunk.len() * 2).unwrap_or_default();
-                f.write_str(std::str::from_utf8(text).map_err(|_| std::fmt::Error)?)?;
+                f.write_str(encode_into(chunk, &mut buf))?;
             }
             Ok(())
         }
+    }
+
+    /// Writes the lowercase hex of `bytes` into the start of `out` and returns it; as much as
+    /// fits when `out` is shorter than twice `bytes`.
+    pub fn encode_into<'o>(bytes: &[u8], out: &'o mut [u8]) -> &'o str {
+        let n = bytes.len().min(out.len() / 2);
+        for (o, &b) in out.chunks_exact_mut(2).zip(bytes) {
+            o[0] = super::HEX[(b >> 4) as usize];
+            o[1] = super::HEX[(b & 15) as usize];
+        }
+        // Only ASCII digits were written.
+        std::str::from_utf8(out.get(..2 * n).unwrap_or_default()).unwrap_or_default()
     }
 
     /// Parses lowercase or uppercase hex.
@@ -449,6 +456,14 @@ pub mod hex_bytes {
         if !s.len().is_multiple_of(2) {
             return Err(format!("hex string of odd length {}", s.len()));
         }
+        let mut out = vec![0u8; s.len() / 2];
+        decode_into(s, &mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes the even-length hex `s` into `out` (one byte per two digits, as many as both
+    /// hold), naming the first character that is not a hex digit.
+    pub fn decode_into(s: &str, out: &mut [u8]) -> Result<(), String> {
         let nib = |c: u8| -> Result<u8, String> {
             match c {
                 b'0'..=b'9' => Ok(c - b'0'),
@@ -457,11 +472,10 @@ pub mod hex_bytes {
                 _ => Err(format!("not a hex digit: {:?}", c as char)),
             }
         };
-        let mut out = Vec::with_capacity(s.len() / 2);
-        for p in s.as_bytes().chunks_exact(2) {
-            out.push(nib(p[0])? << 4 | nib(p[1])?);
+        for (o, p) in out.iter_mut().zip(s.as_bytes().chunks_exact(2)) {
+            *o = nib(p[0])? << 4 | nib(p[1])?;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Serializes as hex.
@@ -580,21 +594,31 @@ pub mod hex_u32s_vec {
 pub mod hex_array {
     use serde::{Deserializer, Serializer};
 
-    /// Serializes as hex.
+    /// Serializes as hex (arrays of up to 64 bytes formatted on the stack).
     pub fn serialize<S: Serializer, const N: usize>(v: &[u8; N], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&super::hex_bytes::encode(v))
+        let mut buf = [0u8; 128];
+        match buf.get_mut(..2 * N) {
+            Some(out) => s.serialize_str(super::hex_bytes::encode_into(v, out)),
+            None => s.serialize_str(&super::hex_bytes::encode(v)),
+        }
     }
 
     /// Deserializes from hex of exactly N bytes.
     pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
         d: D,
     ) -> Result<[u8; N], D::Error> {
-        let v = super::with_str(d, |s| {
-            super::hex_bytes::decode(s).map_err(serde::de::Error::custom)
-        })?;
-        let n = v.len();
-        v.try_into()
-            .map_err(|_| serde::de::Error::custom(format!("{n} bytes, expected {N}")))
+        super::with_str(d, |s| {
+            let mut out = [0u8; N];
+            if s.len() == 2 * N {
+                // The right length: decoded in place (a bad digit is worded as `decode` words it).
+                super::hex_bytes::decode_into(s, &mut out).map_err(serde::de::Error::custom)?;
+                return Ok(out);
+            }
+            let n = super::hex_bytes::decode(s)
+                .map_err(serde::de::Error::custom)?
+                .len();
+            Err(serde::de::Error::custom(format!("{n} bytes, expected {N}")))
+        })
     }
 }
 
@@ -603,14 +627,31 @@ pub mod base64_bytes {
     use base64::Engine;
     use serde::{Deserializer, Serializer};
 
-    /// Serializes as base64 (formatted straight into the serializer's output: `collect_str`
-    /// gives the text `serialize_str` of the encoded string gives).
+    /// Serializes as base64. Long blobs (vertex streams: most of a model's scene extras) are
+    /// encoded into one string and handed to the serializer as a JSON fragment
+    /// ([`RawValue`](serde_json::value::RawValue)): `serde_json` copies it as it stands instead of
+    /// looking at every byte for something to escape (base64 has nothing to escape, and the
+    /// fragment's own check reads eight bytes at a time). Short ones are formatted straight into
+    /// the output. Every serializer here is `serde_json`'s (text, pretty text, `to_value`), and
+    /// each writes the same string either way (`tests::base64_writes_one_string_every_way`).
     pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&base64::display::Base64Display::new(
-            bytes,
-            &base64::engine::general_purpose::STANDARD,
-        ))
+        let engine = &base64::engine::general_purpose::STANDARD;
+        if bytes.len() < FRAGMENT_FROM {
+            return s.collect_str(&base64::display::Base64Display::new(bytes, engine));
+        }
+        let encoded = base64::encoded_len(bytes.len(), true).unwrap_or(0);
+        let mut text = String::with_capacity(encoded.saturating_add(2));
+        text.push('"');
+        engine.encode_string(bytes, &mut text);
+        text.push('"');
+        let fragment =
+            serde_json::value::RawValue::from_string(text).map_err(serde::ser::Error::custom)?;
+        serde::Serialize::serialize(&fragment, s)
     }
+
+    /// Blobs of at least this many bytes go out as a fragment (below it, the fragment's
+    /// allocation and check cost more than the escape scan they save).
+    const FRAGMENT_FROM: usize = 64;
 
     /// Deserializes from base64.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
@@ -721,6 +762,90 @@ mod tests {
             proptest::prop_assert_eq!(&hex_bytes::decode(&want).unwrap(), &bytes);
             proptest::prop_assert_eq!(&hex_bytes::decode(&want.to_uppercase()).unwrap(), &bytes);
         }
+    }
+
+    proptest::proptest! {
+        /// Base64 blobs on either side of the fragment threshold: compact and pretty text and
+        /// `to_value` all give the one JSON string of the encoding, which reads back.
+        #[test]
+        fn base64_writes_one_string_every_way(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200)
+        ) {
+            use base64::Engine;
+            #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+            struct Blob {
+                #[serde(with = "base64_bytes")]
+                b: Vec<u8>,
+            }
+            let want = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            let blob = Blob { b: bytes };
+            let compact = serde_json::to_string(&blob).unwrap();
+            proptest::prop_assert_eq!(&compact, &format!("{{\"b\":\"{want}\"}}"));
+            proptest::prop_assert_eq!(
+                serde_json::to_string_pretty(&blob).unwrap(),
+                format!("{{\n  \"b\": \"{want}\"\n}}")
+            );
+            proptest::prop_assert_eq!(
+                serde_json::to_value(&blob).unwrap(),
+                serde_json::json!({ "b": want })
+            );
+            proptest::prop_assert_eq!(serde_json::from_str::<Blob>(&compact).unwrap(), blob);
+        }
+
+        /// Fixed-size hex arrays: the digits `hex_bytes` writes, read back; a string of the
+        /// wrong length or with a bad digit is refused as before.
+        #[test]
+        fn hex_arrays_round_trip(a in proptest::array::uniform16(proptest::num::u8::ANY)) {
+            #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+            struct A {
+                #[serde(with = "hex_array")]
+                a: [u8; 16],
+            }
+            let text = serde_json::to_string(&A { a }).unwrap();
+            proptest::prop_assert_eq!(&text, &format!("{{\"a\":\"{}\"}}", hex_bytes::encode(&a)));
+            proptest::prop_assert_eq!(serde_json::from_str::<A>(&text).unwrap(), A { a });
+            let upper = text.to_uppercase().replace("\"A\"", "\"a\"");
+            proptest::prop_assert_eq!(serde_json::from_str::<A>(&upper).unwrap(), A { a });
+        }
+    }
+
+    #[test]
+    fn hex_array_refusals() {
+        #[derive(serde::Deserialize, Debug)]
+        struct A {
+            #[allow(dead_code)]
+            #[serde(with = "hex_array")]
+            a: [u8; 2],
+        }
+        let err = |t: &str| serde_json::from_str::<A>(t).unwrap_err().to_string();
+        assert_eq!(
+            err(r#"{"a":"00112233"}"#),
+            "4 bytes, expected 2 at line 1 column 16"
+        );
+        assert_eq!(
+            err(r#"{"a":"001"}"#),
+            "hex string of odd length 3 at line 1 column 11"
+        );
+        assert_eq!(
+            err(r#"{"a":"0g11"}"#),
+            "not a hex digit: 'g' at line 1 column 12"
+        );
+        assert_eq!(
+            err(r#"{"a":"0g"}"#),
+            "not a hex digit: 'g' at line 1 column 10"
+        );
+    }
+
+    #[test]
+    fn hex_into_a_short_buffer_writes_what_fits() {
+        let mut out = [0u8; 5];
+        assert_eq!(
+            hex_bytes::encode_into(&[0xab, 0xcd, 0xef], &mut out),
+            "abcd"
+        );
+        let mut back = [0u8; 2];
+        hex_bytes::decode_into("abcdef", &mut back).unwrap();
+        assert_eq!(back, [0xab, 0xcd]);
     }
 
     #[test]
