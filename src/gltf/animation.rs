@@ -80,7 +80,6 @@ pub(crate) fn write_motions(
     motions: &[MotionInput],
     space: Space,
 ) -> Result<(Vec<AnimationInfo>, Vec<MotionFileTag>), ExportError> {
-    use base64::Engine as _;
     let mut infos = Vec::new();
     let mut tags = Vec::new();
     if motions.is_empty() {
@@ -140,7 +139,7 @@ pub(crate) fn write_motions(
         }
         tags.push(MotionFileTag {
             file: input.file_name.clone(),
-            data: base64::engine::general_purpose::STANDARD.encode(&input.bytes),
+            data: crate::bytes::b64::encode(&input.bytes),
             animations,
         });
     }

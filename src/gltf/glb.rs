@@ -4,7 +4,6 @@
 //! to say (the linter reports and goes on, import and gait stop): this file gives the facts.
 
 use ::gltf_json as json;
-use base64::Engine as _;
 use json::mesh::Semantic;
 use json::validation::Checked;
 use serde_json::Value;
@@ -320,7 +319,7 @@ fn json_size(root: &json::Root, object: u64, item: u64, chr: u64) -> Option<u64>
 pub fn to_gltf(e: &Exported) -> Result<Vec<u8>, GlbError> {
     let mut root = e.root.clone();
     if let Some(buffer) = root.buffers.first_mut() {
-        let data = base64::engine::general_purpose::STANDARD.encode(&e.bin);
+        let data = crate::bytes::b64::encode(&e.bin);
         buffer.uri = Some(format!("data:application/octet-stream;base64,{data}"));
     }
     let mut out = serde_json::to_vec_pretty(&root).map_err(GlbError::Json)?;

@@ -13,7 +13,6 @@
 
 use std::collections::BTreeMap;
 
-use base64::Engine as _;
 use glam::{DMat4, DQuat, DVec3};
 use serde::Serialize;
 use serde_json::Value;
@@ -211,8 +210,7 @@ pub(crate) fn import(
             .get("data")
             .and_then(Value::as_str)
             .ok_or_else(|| extras_err(format!("{p}/data"), "missing or not a string"))?;
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(data.trim())
+        let bytes = crate::bytes::b64::decode(data.trim().as_bytes())
             .map_err(|e| extras_err(format!("{p}/data"), format!("not base64: {e}")))?;
         let mut mf = crate::rig::motion::read_file(&bytes).map_err(|e| {
             extras_err(

@@ -8,7 +8,6 @@ use std::borrow::Cow;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
-use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use super::doc::{Problem, Sink};
@@ -146,9 +145,7 @@ pub(crate) fn fetch(
         } else {
             payload
         };
-        return base64::engine::general_purpose::STANDARD
-            .decode(payload)
-            .map_err(UriProblem::Base64);
+        return crate::bytes::b64::decode(payload.as_bytes()).map_err(UriProblem::Base64);
     }
     let path = match policy.schemes {
         Schemes::NoRemote if uri.contains("://") => return Err(UriProblem::Remote),
