@@ -622,8 +622,10 @@ pub mod hex_array {
     }
 }
 
-/// Standard base64 (RFC 4648 alphabet, padded), the one codec of every blob rigtrip writes or
-/// reads: extras, vertex streams, `data:` URIs. The work is done by `base64-simd` (a vertex
+/// Standard base64 (RFC 4648 alphabet, padded): the codec of the blobs rigtrip writes and reads
+/// (extras, vertex streams, `data:` URIs, motion files; `base64_bytes` formats blobs under 64
+/// bytes in place with the `base64` crate's formatter, the same text). The work is done by
+/// `base64-simd` (a vertex
 /// stream's few KB encode and decode 6-8x faster than with the `base64` crate: a tenth of a
 /// model's `verify`), and every result is the one the `base64` crate gives:
 /// - encoding: the same text (a property test compares them);
@@ -825,8 +827,8 @@ mod tests {
             proptest::prop_assert_eq!(serde_json::from_str::<Blob>(&compact).unwrap(), blob);
         }
 
-        /// Fixed-size hex arrays: the digits `hex_bytes` writes, read back; a string of the
-        /// wrong length or with a bad digit is refused as before.
+        /// Fixed-size hex arrays: the digits `hex_bytes` writes, read back in either case
+        /// (refusals: `hex_array_refusals`).
         #[test]
         fn hex_arrays_round_trip(a in proptest::array::uniform16(proptest::num::u8::ANY)) {
             #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
