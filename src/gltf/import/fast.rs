@@ -1,7 +1,8 @@
-//! The hasher of the import's maps and sets keyed by our own numbers (node and joint indices,
-//! grid cells, bit patterns): never by strings, so a crafted file cannot aim collisions at it.
-//! SipHash was a fifth of `verify`'s glTF leg when the grid used it (27 look-ups a vertex), and
-//! a few percent more in the joint maps.
+//! The hasher of the import's maps and sets keyed by numbers (node and joint indices, grid
+//! cells, vertex bit patterns), never by strings. It is not keyed: a file crafted so that many
+//! grid cells or vertices hash alike slows its own comparison down (quadratic at worst in that
+//! file's vertices), nothing more. SipHash was a fifth of `verify`'s glTF leg when the grid used
+//! it (27 look-ups a vertex), and a few percent more in the joint maps.
 
 use std::hash::{BuildHasherDefault, Hasher};
 
