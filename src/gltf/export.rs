@@ -128,8 +128,10 @@ fn export_inner(
 
     // Joint names first, so that the names asked for win over wrapper and mesh node names.
     let requested = names::requested(rig, opts.names.as_ref(), &mut report.names_missing)?;
+    // Room for every name the export gives out: the joints, a wrapper and a proxy at most a
+    // skeleton, a node a mesh, and the placeholder of an empty scene.
     let joints: usize = rig.skeletons.iter().map(|sk| sk.joints.len()).sum();
-    let mut nameset = NameSet::with_capacity(joints + 2 * rig.skeletons.len() + 8);
+    let mut nameset = NameSet::with_capacity(joints + 2 * rig.skeletons.len() + meshes.len() + 1);
     let mut joint_names: Vec<Vec<String>> = Vec::with_capacity(rig.skeletons.len());
     for (sk, req) in rig.skeletons.iter().zip(&requested) {
         let names = req
