@@ -314,9 +314,48 @@ pub(super) fn collect(
     instances: &[Instance],
     proxies: usize,
 ) -> Result<Geometry, ImportError> {
-    let mut g = Geometry {
+    read_primitives(doc, instances, proxies).map(Primitives::geometry)
+}
+
+/// One triangle primitive of an instance, its attributes read and checked: what its vertices
+/// are built from ([`Primitive::vert`]).
+struct Primitive<'i> {
+    /// The instance it belongs to (its skin slots and world matrix).
+    inst: &'i Instance,
+    /// Whether the instance's world matrix moves it (not the identity).
+    moved: bool,
+    /// Number of vertices.
+    count: usize,
+    pos: Elements,
+    normal: Option<Elements>,
+    uv: Option<Elements>,
+    color: Option<Elements>,
+    /// Joints with weights, per influence set present.
+    sets: Vec<(Elements, Elements)>,
+}
+
+/// The primitives of some instances, read and checked, and their triangles: [`collect`]'s
+/// geometry without its vertices built yet (indices in `tris` count the primitives' vertices
+/// in order).
+struct Primitives<'i> {
+    prims: Vec<Primitive<'i>>,
+    tris: Vec<[usize; 3]>,
+    proxies: usize,
+    odd: Vec<String>,
+}
+
+/// Reads and checks the triangle primitives of `instances` (every accessor, every index), in
+/// the order [`collect`] reads them, with its errors.
+fn read_primitives<'i>(
+    doc: &Doc,
+    instances: &'i [Instance],
+    proxies: usize,
+) -> Result<Primitives<'i>, ImportError> {
+    let mut out = Primitives {
+        prims: Vec::new(),
+        tris: Vec::new(),
         proxies,
-        ..Geometry::default()
+        odd: Vec::new(),
     };
     let meshes: &[Value] = doc
         .json()
@@ -324,8 +363,9 @@ pub(super) fn collect(
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[]);
+    let mut base = 0usize;
     for inst in instances {
-        let (i, m, world) = (inst.node, inst.mesh, inst.world);
+        let (i, m) = (inst.node, inst.mesh);
         let bad = |problem: String| ImportError::Node {
             node: i,
             name: inst.name.clone(),
@@ -334,7 +374,6 @@ pub(super) fn collect(
         let mesh = meshes
             .get(m)
             .ok_or_else(|| bad(format!("mesh {m} does not exist")))?;
-        let moved = world != DMat4::IDENTITY;
         let prims = mesh
             .get("primitives")
             .and_then(Value::as_array)
@@ -342,7 +381,7 @@ pub(super) fn collect(
         for (pi, prim) in prims.iter().enumerate() {
             let mode = prim.get("mode").and_then(Value::as_u64).unwrap_or(4);
             if mode != 4 {
-                g.odd.push(format!(
+                out.odd.push(format!(
                     "mesh {m} primitive {pi} has mode {mode}, not triangles"
                 ));
                 continue;
@@ -375,66 +414,6 @@ pub(super) fn collect(
                     sets.push((j, w));
                 }
             }
-            let base = g.verts.len();
-            // `count` elements were read above, so the reservation is bounded by the input.
-            g.verts.reserve(count);
-            for v in 0..count {
-                let p = arr::<3>(Some(&pos), v).unwrap_or_default();
-                let p = if moved {
-                    world.transform_point3(DVec3::from_array(p)).to_array()
-                } else {
-                    p
-                };
-                let n = arr::<3>(normal.as_ref(), v).map(|n| {
-                    if moved {
-                        world
-                            .transform_vector3(DVec3::from_array(n))
-                            .normalize_or_zero()
-                            .to_array()
-                    } else {
-                        n
-                    }
-                });
-                let c = color.as_ref().map(|e| {
-                    let s = e.get(v);
-                    [
-                        s.first().copied().unwrap_or(0.0),
-                        s.get(1).copied().unwrap_or(0.0),
-                        s.get(2).copied().unwrap_or(0.0),
-                        s.get(3).copied().unwrap_or(1.0),
-                    ]
-                });
-                let mut inf = Infs::default();
-                for (j, w) in &sets {
-                    for (&slot, &weight) in j.get(v).iter().zip(w.get(v)) {
-                        if !(weight.is_finite() && weight > 0.0) {
-                            continue;
-                        }
-                        let k = match inst.slots.as_ref().and_then(|s| s.get(slot as usize)) {
-                            Some(&k) => k,
-                            None => InfKey::Stray(usize::MAX - slot as usize),
-                        };
-                        match inf.iter_mut().find(|e| e.0 == k) {
-                            Some(e) => e.1 += weight,
-                            None => inf.push((k, weight)),
-                        }
-                    }
-                }
-                let total: f64 = inf.iter().map(|e| e.1).sum();
-                if total > 0.0 {
-                    for e in inf.iter_mut() {
-                        e.1 /= total;
-                    }
-                }
-                inf.sort_by_key(|a| a.0);
-                g.verts.push(Vert {
-                    p,
-                    n,
-                    uv: arr::<2>(uv.as_ref(), v),
-                    c,
-                    inf,
-                });
-            }
             let indices: Vec<usize> = match prim.get("indices") {
                 None => (0..count).collect(),
                 Some(x) => {
@@ -456,18 +435,170 @@ pub(super) fn collect(
                     e.data.iter().map(|&x| x as usize).collect()
                 }
             };
-            g.tris.reserve(indices.len() / 3);
+            out.tris.reserve(indices.len() / 3);
             for t in indices.chunks_exact(3) {
                 if let Some(&bad_index) = t.iter().find(|&&x| x >= count) {
                     return Err(bad(format!(
                         "mesh {m} primitive {pi}: index {bad_index}, but there are {count} vertices"
                     )));
                 }
-                g.tris.push([base + t[0], base + t[1], base + t[2]]);
+                out.tris.push([base + t[0], base + t[1], base + t[2]]);
             }
+            base += count;
+            out.prims.push(Primitive {
+                inst,
+                moved: inst.world != DMat4::IDENTITY,
+                count,
+                pos,
+                normal,
+                uv,
+                color,
+                sets,
+            });
         }
     }
-    Ok(g)
+    Ok(out)
+}
+
+impl Primitive<'_> {
+    /// Vertex `v`'s position (in world space for a moved instance).
+    fn position(&self, v: usize) -> [f64; 3] {
+        let p = arr::<3>(Some(&self.pos), v).unwrap_or_default();
+        if self.moved {
+            self.inst
+                .world
+                .transform_point3(DVec3::from_array(p))
+                .to_array()
+        } else {
+            p
+        }
+    }
+
+    /// Vertex `v`, built from the attributes.
+    fn vert(&self, v: usize) -> Vert {
+        let (world, moved) = (self.inst.world, self.moved);
+        let n = arr::<3>(self.normal.as_ref(), v).map(|n| {
+            if moved {
+                world
+                    .transform_vector3(DVec3::from_array(n))
+                    .normalize_or_zero()
+                    .to_array()
+            } else {
+                n
+            }
+        });
+        let c = self.color.as_ref().map(|e| {
+            let s = e.get(v);
+            [
+                s.first().copied().unwrap_or(0.0),
+                s.get(1).copied().unwrap_or(0.0),
+                s.get(2).copied().unwrap_or(0.0),
+                s.get(3).copied().unwrap_or(1.0),
+            ]
+        });
+        let mut inf = Infs::default();
+        for (j, w) in &self.sets {
+            for (&slot, &weight) in j.get(v).iter().zip(w.get(v)) {
+                if !(weight.is_finite() && weight > 0.0) {
+                    continue;
+                }
+                let k = match self.inst.slots.as_ref().and_then(|s| s.get(slot as usize)) {
+                    Some(&k) => k,
+                    None => InfKey::Stray(usize::MAX - slot as usize),
+                };
+                match inf.iter_mut().find(|e| e.0 == k) {
+                    Some(e) => e.1 += weight,
+                    None => inf.push((k, weight)),
+                }
+            }
+        }
+        let total: f64 = inf.iter().map(|e| e.1).sum();
+        if total > 0.0 {
+            for e in inf.iter_mut() {
+                e.1 /= total;
+            }
+        }
+        inf.sort_by_key(|a| a.0);
+        Vert {
+            p: self.position(v),
+            n,
+            uv: arr::<2>(self.uv.as_ref(), v),
+            c,
+            inf,
+        }
+    }
+}
+
+impl Primitives<'_> {
+    /// Every vertex built: the geometry.
+    fn geometry(self) -> Geometry {
+        let mut verts = Vec::with_capacity(self.prims.iter().map(|p| p.count).sum());
+        for p in &self.prims {
+            verts.extend((0..p.count).map(|v| p.vert(v)));
+        }
+        Geometry {
+            verts,
+            tris: self.tris,
+            proxies: self.proxies,
+            odd: self.odd,
+        }
+    }
+
+    /// Every vertex's position, in order.
+    fn positions(&self) -> Vec<[f64; 3]> {
+        let mut out = Vec::with_capacity(self.prims.iter().map(|p| p.count).sum());
+        for p in &self.prims {
+            out.extend((0..p.count).map(|v| p.position(v)));
+        }
+        out
+    }
+
+    /// What [`geometry_report`] says of the geometry compared with itself (unedited), counted
+    /// without building every vertex: two vertices can be the same only at the same position
+    /// (bit for bit), so only those sharing a position with another used vertex are built and
+    /// compared.
+    fn unedited_report(&self) -> MeshReport {
+        let positions = self.positions();
+        let (used, unused) = used_vertices(&self.tris, positions.len());
+        let key = |p: &[f64; 3]| p.map(f64::to_bits);
+        let mut at: HashMap<[u64; 3], u32, Fast> =
+            HashMap::with_capacity_and_hasher(positions.len(), Fast::default());
+        for (p, _) in positions.iter().zip(&used).filter(|(_, u)| **u) {
+            let n = at.entry(key(p)).or_insert(0);
+            *n = n.saturating_add(1);
+        }
+        let mut vertices = 0usize;
+        let mut shared: Vec<Vert> = Vec::new();
+        let mut v0 = 0usize;
+        for p in &self.prims {
+            for v in 0..p.count {
+                let g = v0 + v;
+                if !used.get(g).copied().unwrap_or(false) {
+                    continue;
+                }
+                match positions.get(g).and_then(|q| at.get(&key(q))) {
+                    Some(1) => vertices += 1,
+                    _ => shared.push(p.vert(v)),
+                }
+            }
+            v0 += p.count;
+        }
+        let mut seen: HashSet<ByBits, Fast> =
+            HashSet::with_capacity_and_hasher(shared.len(), Fast::default());
+        vertices += shared.iter().filter(|v| seen.insert(ByBits(v))).count();
+        let triangles = triangles_at(&self.tris, |c| positions.get(c).map(key));
+        let mut notes = Notes::default();
+        for o in &self.odd {
+            notes.note(o.clone());
+        }
+        let sides = Sides {
+            vertices: (vertices, vertices),
+            triangles: (triangles, triangles),
+            unused,
+            proxies: self.proxies,
+        };
+        sides.report(notes, self.odd.is_empty())
+    }
 }
 
 /// A vertex keyed by its bits, for sets of distinct vertices.
@@ -577,17 +708,7 @@ pub(super) fn close_shape(a: &Vert, b: &Vert, tol: &Tolerance) -> bool {
 /// tools) keeps only vertices that belong to a face, and drops triangles that repeat a vertex.
 /// Also returns how many vertices no triangle uses.
 fn distinct(g: &Geometry) -> (Vec<&Vert>, usize) {
-    let mut used = vec![false; g.verts.len()];
-    for t in &g.tris {
-        if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] {
-            for &c in t {
-                if let Some(u) = used.get_mut(c) {
-                    *u = true;
-                }
-            }
-        }
-    }
-    let unused = used.iter().filter(|u| !**u).count();
+    let (used, unused) = used_vertices(&g.tris, g.verts.len());
     let mut seen: HashSet<ByBits, Fast> =
         HashSet::with_capacity_and_hasher(g.verts.len(), Fast::default());
     let out = g
@@ -600,13 +721,33 @@ fn distinct(g: &Geometry) -> (Vec<&Vert>, usize) {
     (out, unused)
 }
 
+/// Which of `n` vertices a triangle with three different corners uses, and how many none
+/// does.
+fn used_vertices(tris: &[[usize; 3]], n: usize) -> (Vec<bool>, usize) {
+    let mut used = vec![false; n];
+    for t in tris {
+        if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] {
+            for &c in t {
+                if let Some(u) = used.get_mut(c) {
+                    *u = true;
+                }
+            }
+        }
+    }
+    let unused = used.iter().filter(|u| !**u).count();
+    (used, unused)
+}
+
 /// The triangles of a geometry whose three corners are at three different positions: every
 /// one counts, also where two meshes hold the same triangle (the comparison's sets would
 /// count those once).
 fn triangle_count(g: &Geometry) -> usize {
-    let at = |c: usize| g.verts.get(c).map(|v| v.p.map(f64::to_bits));
-    g.tris
-        .iter()
+    triangles_at(&g.tris, |c| g.verts.get(c).map(|v| v.p.map(f64::to_bits)))
+}
+
+/// [`triangle_count`] over the positions' bits `at` gives for each vertex.
+fn triangles_at(tris: &[[usize; 3]], at: impl Fn(usize) -> Option<[u64; 3]>) -> usize {
+    tris.iter()
         .filter(|t| match (at(t[0]), at(t[1]), at(t[2])) {
             (Some(a), Some(b), Some(c)) => a != b && b != c && a != c,
             _ => false,
@@ -867,12 +1008,12 @@ pub(crate) fn compare(
         _ => Ok(Geometry::default()),
     };
     // Unedited (the common case): the incoming meshes hold the very bytes the export writes, so
-    // one side read serves as both. The report is the one the sets of equal arrays give.
+    // one side read serves as both. The report is the one the sets of equal arrays give,
+    // counted without building the vertices no other one shares a position with.
     if let (Some(e), Some(einstances)) = (&edoc, &einstances) {
         if same_source(doc, &instances, e, einstances) {
-            if let Ok(mut both) = expected_of() {
-                both.proxies = proxies;
-                return Ok(geometry_report(&both, &both, true, tol, &names));
+            if let Ok(both) = read_primitives(e, einstances, proxies) {
+                return Ok(both.unedited_report());
             }
         }
     }
@@ -925,16 +1066,9 @@ fn geometry_report(
     } else {
         distinct(incoming).0
     };
-    let mut differences = Vec::new();
-    let mut count = 0usize;
-    let mut note = |d: String, differences: &mut Vec<String>| {
-        count += 1;
-        if differences.len() < SHOWN {
-            differences.push(d);
-        }
-    };
+    let mut notes = Notes::default();
     for o in &incoming.odd {
-        note(o.clone(), &mut differences);
+        notes.note(o.clone());
     }
     // Equal arrays have no differences to look for: the sets below would be equal too.
     if !same {
@@ -948,7 +1082,7 @@ fn geometry_report(
         let h = 2.0 * tol.translation_at(max_r);
         let h = if h.is_finite() && h > 0.0 { h } else { 1.0 };
         for d in vertex_differences(&e, &i, h, tol, &names()) {
-            note(d, &mut differences);
+            notes.note(d);
         }
 
         // Triangles over the expected side's distinct positions.
@@ -973,61 +1107,86 @@ fn geometry_report(
         let (itris, unplaced) = incoming_triangles(incoming, &positions, h, tol);
         let at = |k: usize| positions.get(k).map(blender_point).unwrap_or_default();
         if unplaced > 0 {
-            note(
-                format!("{unplaced} triangles use vertices that are not in the original geometry"),
-                &mut differences,
-            );
+            notes.note(format!(
+                "{unplaced} triangles use vertices that are not in the original geometry"
+            ));
         }
         let mut extra: Vec<&[usize; 3]> = itris.difference(&etris).collect();
         extra.sort();
         for t in extra {
-            note(
-                format!(
-                    "triangle {} {} {} is not in the original geometry",
-                    at(t[0]),
-                    at(t[1]),
-                    at(t[2])
-                ),
-                &mut differences,
-            );
+            notes.note(format!(
+                "triangle {} {} {} is not in the original geometry",
+                at(t[0]),
+                at(t[1]),
+                at(t[2])
+            ));
         }
         let mut missing: Vec<&[usize; 3]> = etris.difference(&itris).collect();
         missing.sort();
         for t in missing {
-            note(
-                format!(
-                    "original triangle {} {} {} is missing",
-                    at(t[0]),
-                    at(t[1]),
-                    at(t[2])
-                ),
-                &mut differences,
-            );
+            notes.note(format!(
+                "original triangle {} {} {} is missing",
+                at(t[0]),
+                at(t[1]),
+                at(t[2])
+            ));
         }
     }
-    let expected_triangles = triangle_count(expected);
-    // The unedited shortcut passes one geometry as both sides: counted once.
-    let incoming_triangles = if std::ptr::eq(incoming, expected) {
-        expected_triangles
-    } else {
-        triangle_count(incoming)
+    let sides = Sides {
+        vertices: (e.len(), i.len()),
+        triangles: (triangle_count(expected), triangle_count(incoming)),
+        unused,
+        proxies: incoming.proxies,
     };
-    let status = if e.is_empty() && i.is_empty() && incoming.odd.is_empty() {
-        MeshStatus::None
-    } else {
-        MeshStatus::Unchanged
-    };
-    MeshReport {
-        status,
-        expected_vertices: e.len(),
-        incoming_vertices: i.len(),
-        expected_triangles,
-        incoming_triangles,
-        proxies_ignored: incoming.proxies,
-        differences,
-        difference_count: count,
-        written: None,
-        unused_vertices: unused,
+    sides.report(notes, incoming.odd.is_empty())
+}
+
+/// Differences: the first [`SHOWN`] spelled out, all of them counted.
+#[derive(Default)]
+struct Notes {
+    shown: Vec<String>,
+    count: usize,
+}
+
+impl Notes {
+    fn note(&mut self, d: String) {
+        self.count += 1;
+        if self.shown.len() < SHOWN {
+            self.shown.push(d);
+        }
+    }
+}
+
+/// What a comparison counted: distinct vertices and triangles (expected side, incoming side),
+/// unused original vertices and ignored proxies.
+struct Sides {
+    vertices: (usize, usize),
+    triangles: (usize, usize),
+    unused: usize,
+    proxies: usize,
+}
+
+impl Sides {
+    /// The report, with the differences found (`no_odd`: the incoming side has no primitive
+    /// that could not be compared).
+    fn report(self, notes: Notes, no_odd: bool) -> MeshReport {
+        let status = if self.vertices == (0, 0) && no_odd {
+            MeshStatus::None
+        } else {
+            MeshStatus::Unchanged
+        };
+        MeshReport {
+            status,
+            expected_vertices: self.vertices.0,
+            incoming_vertices: self.vertices.1,
+            expected_triangles: self.triangles.0,
+            incoming_triangles: self.triangles.1,
+            proxies_ignored: self.proxies,
+            differences: notes.shown,
+            difference_count: notes.count,
+            written: None,
+            unused_vertices: self.unused,
+        }
     }
 }
 
@@ -1078,6 +1237,161 @@ mod tests {
         };
         let slow = compare_geometry(&incoming, &expected, &tol, &names);
         Some((fast, slow, same))
+    }
+
+    /// A small deterministic generator (xorshift), for documents built by hand below.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+            from[self.below(from.len())]
+        }
+    }
+
+    /// A document of triangle primitives whose vertices often share a position (drawn from a
+    /// few, among them -0.0 and NaNs), with normals, UVs, colours and influences drawn from a
+    /// few values too (so that equal and unequal vertices at one position both occur),
+    /// degenerate triangles, unused vertices, a primitive that is not triangles, and instances
+    /// moved by a world matrix (one flattening an axis, so that positions meet after it) or
+    /// skinned through slots.
+    fn random_geometry(seed: u64) -> (Doc<'static>, Vec<Instance>) {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let xs = [
+            0.0f32,
+            -0.0,
+            1.5,
+            -2.25,
+            f32::NAN,
+            f32::from_bits(0x7fc0_0001),
+        ];
+        let (mut bin, mut views, mut accessors) = (Vec::<u8>::new(), Vec::new(), Vec::new());
+        let mut add = |bytes: Vec<u8>, ctype: u32, kind: &str, count: usize| {
+            views.push(serde_json::json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()}));
+            bin.extend(bytes);
+            accessors.push(serde_json::json!({"bufferView": views.len() - 1, "componentType": ctype, "type": kind, "count": count}));
+            accessors.len() - 1
+        };
+        let floats = |v: Vec<f32>| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let mut meshes = Vec::new();
+        let mut instances = Vec::new();
+        for m in 0..1 + rng.below(3) {
+            let mut prims = Vec::new();
+            for _ in 0..1 + rng.below(2) {
+                let n = 1 + rng.below(12);
+                let pos: Vec<f32> = (0..3 * n).map(|_| rng.pick(&xs)).collect();
+                let mut attrs = serde_json::Map::new();
+                attrs.insert("POSITION".into(), add(floats(pos), 5126, "VEC3", n).into());
+                if rng.below(3) > 0 {
+                    let v: Vec<f32> = (0..3 * n).map(|_| rng.pick(&[0.0, 1.0, -1.0])).collect();
+                    attrs.insert("NORMAL".into(), add(floats(v), 5126, "VEC3", n).into());
+                }
+                if rng.below(2) > 0 {
+                    let v: Vec<f32> = (0..2 * n).map(|_| rng.pick(&[0.0, 0.5])).collect();
+                    attrs.insert("TEXCOORD_0".into(), add(floats(v), 5126, "VEC2", n).into());
+                }
+                if rng.below(4) == 0 {
+                    let v: Vec<f32> = (0..4 * n).map(|_| rng.pick(&[0.0, 1.0])).collect();
+                    attrs.insert("COLOR_0".into(), add(floats(v), 5126, "VEC4", n).into());
+                }
+                for set in 0..rng.below(3) {
+                    let j: Vec<u8> = (0..4 * n)
+                        .flat_map(|_| (rng.below(5) as u16).to_le_bytes())
+                        .collect();
+                    let w: Vec<f32> = (0..4 * n)
+                        .map(|_| rng.pick(&[0.0, 0.25, 0.5, 1.0, -1.0]))
+                        .collect();
+                    let (jn, wn) = (format!("JOINTS_{set}"), format!("WEIGHTS_{set}"));
+                    attrs.insert(jn, add(j, 5123, "VEC4", n).into());
+                    attrs.insert(wn, add(floats(w), 5126, "VEC4", n).into());
+                }
+                let corners: Vec<u8> = (0..3 * rng.below(10))
+                    .flat_map(|_| (rng.below(n) as u32).to_le_bytes())
+                    .collect();
+                let count = corners.len() / 4;
+                let mut prim = serde_json::json!({"attributes": attrs});
+                if rng.below(4) > 0 {
+                    prim["indices"] = add(corners, 5125, "SCALAR", count).into();
+                }
+                if rng.below(12) == 0 {
+                    prim["mode"] = 1.into();
+                }
+                prims.push(prim);
+            }
+            meshes.push(serde_json::json!({ "primitives": prims }));
+            let world = match rng.below(3) {
+                0 => DMat4::from_scale(glam::DVec3::new(1.0, 0.0, 2.0)),
+                1 => DMat4::from_translation(glam::DVec3::new(0.5, 0.0, 0.0)),
+                _ => DMat4::IDENTITY,
+            };
+            let slots = (world == DMat4::IDENTITY && rng.below(2) == 0).then(|| {
+                (0..rng.below(5))
+                    .map(|k| InfKey::Joint(0, JointKey::Old(k % 3)))
+                    .collect()
+            });
+            instances.push(Instance {
+                node: m,
+                name: format!("n{m}"),
+                mesh: m,
+                slots,
+                world,
+            });
+        }
+        let root = serde_json::Map::from_iter([
+            ("accessors".to_string(), Value::from(accessors)),
+            ("bufferViews".to_string(), Value::from(views)),
+            ("meshes".to_string(), Value::from(meshes)),
+        ]);
+        (
+            Doc::new(root, vec![std::borrow::Cow::Owned(bin)]),
+            instances,
+        )
+    }
+
+    /// The unedited report counted without building every vertex is the one the geometry with
+    /// every vertex built gives against itself, on geometry where positions are shared by equal
+    /// and by different vertices (both seen, as are NaN positions and moved instances).
+    #[test]
+    fn unedited_counts_are_those_of_the_built_geometry() {
+        let tol = Tolerance::from_option(None).unwrap();
+        let (mut shared_equal, mut shared_different, mut odd) = (0, 0, 0);
+        for seed in 0..400 {
+            let (doc, instances) = random_geometry(seed);
+            let proxies = (seed % 3) as usize;
+            let g = collect(&doc, &instances, proxies).unwrap();
+            let slow = geometry_report(&g, &g, true, &tol, &Names::default);
+            let fast = read_primitives(&doc, &instances, proxies)
+                .unwrap()
+                .unedited_report();
+            assert_eq!(fast, slow, "seed {seed}");
+            // What the seed exercised: used vertices at one position, equal or not.
+            let (used, _) = used_vertices(&g.tris, g.verts.len());
+            let mut at: HashMap<[u64; 3], Vec<&Vert>> = HashMap::new();
+            for (v, _) in g.verts.iter().zip(&used).filter(|(_, u)| **u) {
+                at.entry(v.p.map(f64::to_bits)).or_default().push(v);
+            }
+            for vs in at.values().filter(|vs| vs.len() > 1) {
+                if vs.iter().skip(1).any(|v| v.same_bits(vs[0])) {
+                    shared_equal += 1;
+                }
+                if vs.iter().skip(1).any(|v| !v.same_bits(vs[0])) {
+                    shared_different += 1;
+                }
+            }
+            odd += usize::from(!g.odd.is_empty());
+        }
+        assert!(
+            shared_equal > 15 && shared_different > 300 && odd > 40,
+            "{shared_equal} {shared_different} {odd}"
+        );
     }
 
     /// The shortcut for unedited geometry gives the report the set comparison gives; it is
