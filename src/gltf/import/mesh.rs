@@ -532,6 +532,8 @@ impl Primitive<'_> {
 impl Primitives<'_> {
     /// Every vertex built: the geometry.
     fn geometry(self) -> Geometry {
+        // Every count is that of an accessor read in full, so the reservation is bounded by
+        // the input.
         let mut verts = Vec::with_capacity(self.prims.iter().map(|p| p.count).sum());
         for p in &self.prims {
             verts.extend((0..p.count).map(|v| p.vert(v)));
