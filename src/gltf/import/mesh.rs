@@ -589,10 +589,7 @@ impl Primitives<'_> {
             HashSet::with_capacity_and_hasher(shared.len(), Fast::default());
         vertices += shared.iter().filter(|v| seen.insert(ByBits(v))).count();
         let triangles = triangles_at(&self.tris, |c| positions.get(c).map(key));
-        let mut notes = Notes::default();
-        for o in &self.odd {
-            notes.note(o.clone());
-        }
+        let notes = Notes::of(&self.odd);
         let sides = Sides {
             vertices: (vertices, vertices),
             triangles: (triangles, triangles),
@@ -1003,24 +1000,24 @@ pub(crate) fn compare(
             .collect()
     };
     // The export's meshes as a document, and its mesh nodes: made once, for both paths.
-    let edoc = exported.map(expected_doc).transpose()?;
-    let einstances = exported.map(|x| expected_instances(ids, x, None));
-    let expected_of = || match (&edoc, &einstances) {
-        (Some(edoc), Some(einstances)) => collect(edoc, einstances, 0),
-        _ => Ok(Geometry::default()),
-    };
+    let export = exported
+        .map(|x| expected_doc(x).map(|edoc| (edoc, expected_instances(ids, x, None))))
+        .transpose()?;
     // Unedited (the common case): the incoming meshes hold the very bytes the export writes, so
     // one side read serves as both. The report is the one the sets of equal arrays give,
     // counted without building the vertices no other one shares a position with.
-    if let (Some(e), Some(einstances)) = (&edoc, &einstances) {
-        if same_source(doc, &instances, e, einstances) {
-            if let Ok(both) = read_primitives(e, einstances, proxies) {
+    if let Some((edoc, einstances)) = &export {
+        if same_source(doc, &instances, edoc, einstances) {
+            if let Ok(both) = read_primitives(edoc, einstances, proxies) {
                 return Ok(both.unedited_report());
             }
         }
     }
     let incoming = collect(doc, &instances, proxies)?;
-    let expected = expected_of()?;
+    let expected = match &export {
+        Some((edoc, einstances)) => collect(edoc, einstances, 0)?,
+        None => Geometry::default(),
+    };
     Ok(compare_geometry(&incoming, &expected, tol, &names))
 }
 
@@ -1068,10 +1065,7 @@ fn geometry_report(
     } else {
         distinct(incoming).0
     };
-    let mut notes = Notes::default();
-    for o in &incoming.odd {
-        notes.note(o.clone());
-    }
+    let mut notes = Notes::of(&incoming.odd);
     // Equal arrays have no differences to look for: the sets below would be equal too.
     if !same {
         let max_r = expected
@@ -1151,6 +1145,15 @@ struct Notes {
 }
 
 impl Notes {
+    /// Notes starting with the primitives that could not be compared (`odd`).
+    fn of(odd: &[String]) -> Notes {
+        let mut notes = Notes::default();
+        for o in odd {
+            notes.note(o.clone());
+        }
+        notes
+    }
+
     fn note(&mut self, d: String) {
         self.count += 1;
         if self.shown.len() < SHOWN {
