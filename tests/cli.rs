@@ -210,3 +210,24 @@ fn export_never_clobbers_and_refuses_gate_failures() {
         "no output left behind on failure"
     );
 }
+
+/// The shipped binary parses JSON numbers as the tests do. Test builds get serde_json's
+/// `float_roundtrip` from a dev-dependency (jsonschema) whatever the library asks for, so only
+/// the dependency graph without dev-dependencies shows whether the binary has it too.
+#[test]
+fn the_binary_reads_json_floats_as_the_tests_do() {
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "--offline", "-e", "normal,features", "-i", "serde_json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "cargo tree: {}", text(&out.stderr));
+    let tree = text(&out.stdout);
+    assert!(
+        tree.contains(r#"serde_json feature "float_roundtrip""#),
+        "serde_json without float_roundtrip in the binary's build:\n{tree}"
+    );
+    // The same decimal reads to the same double in this process (the tests' build).
+    let x: f64 = serde_json::from_str("4.055474706295447e-187").unwrap();
+    assert_eq!(x, "4.055474706295447e-187".parse::<f64>().unwrap());
+}
