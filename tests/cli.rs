@@ -217,7 +217,14 @@ fn export_never_clobbers_and_refuses_gate_failures() {
 #[test]
 fn the_binary_reads_json_floats_as_the_tests_do() {
     let out = Command::new(env!("CARGO"))
-        .args(["tree", "--offline", "-e", "normal,features", "-i", "serde_json"])
+        .args([
+            "tree",
+            "--offline",
+            "-e",
+            "normal,features",
+            "-i",
+            "serde_json",
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
