@@ -1244,24 +1244,6 @@ mod tests {
         Some((fast, slow, same))
     }
 
-    /// A small deterministic generator (xorshift), for documents built by hand below.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-        fn pick<T: Copy>(&mut self, from: &[T]) -> T {
-            from[self.below(from.len())]
-        }
-    }
-
     /// A document of triangle primitives whose vertices often share a position (drawn from a
     /// few, among them -0.0 and NaNs), with normals, UVs, colours and influences drawn from a
     /// few values too (so that equal and unequal vertices at one position both occur),
@@ -1269,7 +1251,11 @@ mod tests {
     /// moved by a world matrix (one flattening an axis, so that positions meet after it) or
     /// skinned through slots.
     fn random_geometry(seed: u64) -> (Doc<'static>, Vec<Instance>) {
-        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        use crate::synth::rng::Rng;
+        fn pick<T: Copy>(rng: &mut Rng, from: &[T]) -> T {
+            from[rng.index(from.len())]
+        }
+        let mut rng = Rng::new(seed);
         let xs = [
             0.0f32,
             -0.0,
@@ -1288,57 +1274,59 @@ mod tests {
         let floats = |v: Vec<f32>| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
         let mut meshes = Vec::new();
         let mut instances = Vec::new();
-        for m in 0..1 + rng.below(3) {
+        for m in 0..1 + rng.index(3) {
             let mut prims = Vec::new();
-            for _ in 0..1 + rng.below(2) {
-                let n = 1 + rng.below(12);
-                let pos: Vec<f32> = (0..3 * n).map(|_| rng.pick(&xs)).collect();
+            for _ in 0..1 + rng.index(2) {
+                let n = 1 + rng.index(12);
+                let pos: Vec<f32> = (0..3 * n).map(|_| pick(&mut rng, &xs)).collect();
                 let mut attrs = serde_json::Map::new();
                 attrs.insert("POSITION".into(), add(floats(pos), 5126, "VEC3", n).into());
-                if rng.below(3) > 0 {
-                    let v: Vec<f32> = (0..3 * n).map(|_| rng.pick(&[0.0, 1.0, -1.0])).collect();
+                if rng.index(3) > 0 {
+                    let v: Vec<f32> = (0..3 * n)
+                        .map(|_| pick(&mut rng, &[0.0, 1.0, -1.0]))
+                        .collect();
                     attrs.insert("NORMAL".into(), add(floats(v), 5126, "VEC3", n).into());
                 }
-                if rng.below(2) > 0 {
-                    let v: Vec<f32> = (0..2 * n).map(|_| rng.pick(&[0.0, 0.5])).collect();
+                if rng.index(2) > 0 {
+                    let v: Vec<f32> = (0..2 * n).map(|_| pick(&mut rng, &[0.0, 0.5])).collect();
                     attrs.insert("TEXCOORD_0".into(), add(floats(v), 5126, "VEC2", n).into());
                 }
-                if rng.below(4) == 0 {
-                    let v: Vec<f32> = (0..4 * n).map(|_| rng.pick(&[0.0, 1.0])).collect();
+                if rng.index(4) == 0 {
+                    let v: Vec<f32> = (0..4 * n).map(|_| pick(&mut rng, &[0.0, 1.0])).collect();
                     attrs.insert("COLOR_0".into(), add(floats(v), 5126, "VEC4", n).into());
                 }
-                for set in 0..rng.below(3) {
+                for set in 0..rng.index(3) {
                     let j: Vec<u8> = (0..4 * n)
-                        .flat_map(|_| (rng.below(5) as u16).to_le_bytes())
+                        .flat_map(|_| (rng.index(5) as u16).to_le_bytes())
                         .collect();
                     let w: Vec<f32> = (0..4 * n)
-                        .map(|_| rng.pick(&[0.0, 0.25, 0.5, 1.0, -1.0]))
+                        .map(|_| pick(&mut rng, &[0.0, 0.25, 0.5, 1.0, -1.0]))
                         .collect();
                     let (jn, wn) = (format!("JOINTS_{set}"), format!("WEIGHTS_{set}"));
                     attrs.insert(jn, add(j, 5123, "VEC4", n).into());
                     attrs.insert(wn, add(floats(w), 5126, "VEC4", n).into());
                 }
-                let corners: Vec<u8> = (0..3 * rng.below(10))
-                    .flat_map(|_| (rng.below(n) as u32).to_le_bytes())
+                let corners: Vec<u8> = (0..3 * rng.index(10))
+                    .flat_map(|_| (rng.index(n) as u32).to_le_bytes())
                     .collect();
                 let count = corners.len() / 4;
                 let mut prim = serde_json::json!({"attributes": attrs});
-                if rng.below(4) > 0 {
+                if rng.index(4) > 0 {
                     prim["indices"] = add(corners, 5125, "SCALAR", count).into();
                 }
-                if rng.below(12) == 0 {
+                if rng.index(12) == 0 {
                     prim["mode"] = 1.into();
                 }
                 prims.push(prim);
             }
             meshes.push(serde_json::json!({ "primitives": prims }));
-            let world = match rng.below(3) {
+            let world = match rng.index(3) {
                 0 => DMat4::from_scale(glam::DVec3::new(1.0, 0.0, 2.0)),
                 1 => DMat4::from_translation(glam::DVec3::new(0.5, 0.0, 0.0)),
                 _ => DMat4::IDENTITY,
             };
-            let slots = (world == DMat4::IDENTITY && rng.below(2) == 0).then(|| {
-                (0..rng.below(5))
+            let slots = (world == DMat4::IDENTITY && rng.index(2) == 0).then(|| {
+                (0..rng.index(5))
                     .map(|k| InfKey::Joint(0, JointKey::Old(k % 3)))
                     .collect()
             });
