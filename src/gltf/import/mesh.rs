@@ -529,17 +529,22 @@ impl Primitive<'_> {
     }
 }
 
-impl Primitives<'_> {
-    /// Every vertex built: the geometry.
-    fn geometry(self) -> Geometry {
+impl<'i> Primitives<'i> {
+    /// `f` of every vertex (its primitive, its index there), in order.
+    fn per_vertex<T>(&self, f: impl Fn(&Primitive<'i>, usize) -> T) -> Vec<T> {
         // Every count is that of an accessor read in full, so the reservation is bounded by
         // the input.
-        let mut verts = Vec::with_capacity(self.prims.iter().map(|p| p.count).sum());
+        let mut out = Vec::with_capacity(self.prims.iter().map(|p| p.count).sum());
         for p in &self.prims {
-            verts.extend((0..p.count).map(|v| p.vert(v)));
+            out.extend((0..p.count).map(|v| f(p, v)));
         }
+        out
+    }
+
+    /// Every vertex built: the geometry.
+    fn geometry(self) -> Geometry {
         Geometry {
-            verts,
+            verts: self.per_vertex(Primitive::vert),
             tris: self.tris,
             proxies: self.proxies,
             odd: self.odd,
@@ -548,11 +553,7 @@ impl Primitives<'_> {
 
     /// Every vertex's position, in order.
     fn positions(&self) -> Vec<[f64; 3]> {
-        let mut out = Vec::with_capacity(self.prims.iter().map(|p| p.count).sum());
-        for p in &self.prims {
-            out.extend((0..p.count).map(|v| p.position(v)));
-        }
-        out
+        self.per_vertex(Primitive::position)
     }
 
     /// What [`geometry_report`] says of the geometry compared with itself (unedited), counted
