@@ -82,6 +82,13 @@ fn every_command_json_validates_against_its_schema() {
         let v = check(&dir, "inspect", &["inspect", "--json", f], 0);
         assert_eq!(v["path"], f);
         assert_eq!(v["skeletons"][0]["gate"], "ok");
+        // A model's objects and meshes; none in a HIE table.
+        let meshes = v["objects"].as_array().map_or(0, |o| {
+            o.iter()
+                .map(|x| x["meshes"].as_array().unwrap().len())
+                .sum()
+        });
+        assert_eq!(meshes, if f == "m.mod" { 3 } else { 0 }, "{f}");
         check(&dir, "coverage", &["inspect", "--coverage", "--json", f], 0);
     }
     check(
@@ -158,6 +165,7 @@ fn every_command_json_validates_against_its_schema() {
             "m.mod",
             "--motions",
             "m.mot",
+            "--motions",
             "m.pac",
             "-o",
             "anim.glb",
@@ -189,6 +197,63 @@ fn every_command_json_validates_against_its_schema() {
             std::fs::read(dir.join(f)).unwrap()
         );
     }
+
+    // Motions that do not fit: one carried (another node count), one warned about by joint.
+    let model_rig = rigtrip::ops::load(None, &model).unwrap();
+    let rest = rigtrip::synth::motion::model_rest(&model_rig);
+    std::fs::write(
+        dir.join("odd.pac"),
+        rigtrip::synth::motion::pac_with_foreign_member(3, &rest, 31),
+    )
+    .unwrap();
+    let big = rigtrip::synth::motion::scaled_rest(&rest, 2.0);
+    std::fs::write(
+        dir.join("big.mot"),
+        rigtrip::synth::motion::motion_for_model(4, &big)
+            .write()
+            .unwrap(),
+    )
+    .unwrap();
+    let v = check(
+        &dir,
+        "export",
+        &[
+            "export",
+            "--json",
+            "m.mod",
+            "--motions",
+            "odd.pac",
+            "--motions",
+            "big.mot",
+            "-o",
+            "odd.glb",
+        ],
+        0,
+    );
+    assert_eq!(v["carried_motions"][0]["name"], "odd_01");
+    assert_eq!(v["carried_motions"][0]["slots"], serde_json::json!([1]));
+    assert_eq!(v["motion_misfits"][0]["name"], "big");
+    assert_eq!(v["motion_misfits"][0]["joints"][0]["joint"], 0);
+    std::fs::create_dir(dir.join("odd")).unwrap();
+    let v = check(
+        &dir,
+        "import",
+        &[
+            "import",
+            "--json",
+            "odd.glb",
+            "-o",
+            "odd.mod",
+            "--motions-out",
+            "odd",
+        ],
+        0,
+    );
+    assert_eq!(v["motions"][0]["motions"][1]["status"], "carried");
+    assert_eq!(
+        std::fs::read(dir.join("odd/odd.pac")).unwrap(),
+        std::fs::read(dir.join("odd.pac")).unwrap()
+    );
 
     check(&dir, "lint", &["lint", "--json", "x.glb"], 0);
     let v = check(

@@ -351,6 +351,14 @@ pub fn verify_candidate(format: Option<Format>, c: &Candidate, legs: Legs) -> Fi
                     && !named_like_rig(&c.path)
                 {
                     Verdict::Skipped
+                } else if format.is_none() && detected.is_none() && !motion {
+                    // Nothing recognised it: why, said for its name.
+                    let e =
+                        crate::native::ReadError::from(crate::native::diagnose::unrecognised(data))
+                            .named(&c.path);
+                    Verdict::Rejected {
+                        message: crate::chain(&e),
+                    }
                 } else {
                     verify_bytes_legs(format.or(detected), data, legs)
                 }
