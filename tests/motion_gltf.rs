@@ -589,18 +589,10 @@ fn export_names_carried_motions_and_misfits_in_text_and_takes_folders() {
         .unwrap();
     std::fs::write(dir.join("motions/boss.MOT"), &other).unwrap();
     std::fs::write(dir.join("motions/notes.txt"), b"not a motion").unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .args(["export", "--motions", "motions", "h.mod", "-o", "h.glb"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
+    let text = rigtrip_in(
+        &dir,
+        &["export", "--motions", "motions", "h.mod", "-o", "h.glb"],
     );
-    let text = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("wrote h.glb ("), "{text}");
     assert_eq!(lines[1].split(':').next(), Some("animation boss"));
@@ -619,16 +611,9 @@ fn export_names_carried_motions_and_misfits_in_text_and_takes_folders() {
     assert!(lines[6].ends_with(" at rest (x0.5)"), "{text}");
     assert_eq!(lines.len(), 7, "{text}");
     // And back: the archive byte for byte.
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .args(["import", "h.glb", "-o", "back.mod", "--motions-out", "out"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
+    rigtrip_in(
+        &dir,
+        &["import", "h.glb", "-o", "back.mod", "--motions-out", "out"],
     );
     assert_eq!(std::fs::read(dir.join("out/pl000_00_5.pac")).unwrap(), pac);
     assert_eq!(std::fs::read(dir.join("out/boss.MOT")).unwrap(), other);
@@ -721,8 +706,17 @@ fn an_edited_rotation_changes_only_its_joints_tracks_and_a_deleted_animation_emp
 // Blender (ignored by default; run with --include-ignored)
 
 fn rigtrip(args: &[&std::ffi::OsStr]) -> String {
+    rigtrip_in(std::path::Path::new("."), args)
+}
+
+/// [`rigtrip`] run in `dir`.
+fn rigtrip_in<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
+    dir: &std::path::Path,
+    args: &[S],
+) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
         .args(args)
+        .current_dir(dir)
         .output()
         .unwrap();
     assert!(
