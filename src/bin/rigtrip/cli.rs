@@ -268,7 +268,8 @@ struct ImportArgs {
     #[arg(long)]
     ignore_mesh_edits: bool,
     /// Write the motion files the glTF carries (from `export --motions`) into this folder
-    /// (created if missing), under their original names, rebuilt from its animations.
+    /// (created if missing), under their original names, rebuilt from its animations (a motion
+    /// the export carried without one, because it does not fit the model, as it was).
     #[arg(long, value_name = "DIR")]
     motions_out: Option<PathBuf>,
     /// Print the import report as JSON.
