@@ -202,25 +202,13 @@ pub(crate) fn write_motions(
                     continue;
                 }
             };
-            // The space's rotation is its own inverse: glTF's up (+Y) in native space.
-            let up = space.direction(glam::DVec3::Y);
-            let misfits = crate::rig::motion::fit::misfits(m, skeleton, &rest, up);
-            if !misfits.is_empty() {
+            let joints = joint_misfits(m, skeleton, &rest, space);
+            if !joints.is_empty() {
                 out.misfits.push(MotionMisfit {
                     name: name.clone(),
                     file: input.file_name.clone(),
                     slots: slotted.slots.clone(),
-                    joints: misfits
-                        .into_iter()
-                        .map(|misfit| JointMisfitInfo {
-                            name: skeleton
-                                .joints
-                                .get(misfit.joint)
-                                .map(|j| j.name.clone())
-                                .unwrap_or_default(),
-                            misfit,
-                        })
-                        .collect(),
+                    joints,
                 });
             }
             out.animations.push(AnimationInfo {
@@ -237,6 +225,29 @@ pub(crate) fn write_motions(
         });
     }
     Ok(out)
+}
+
+/// The joints of `skeleton` (rest channels `rest`) that `m` shows to belong to another
+/// skeleton, with their names.
+fn joint_misfits(
+    m: &Motion,
+    skeleton: &crate::rig::Skeleton,
+    rest: &[RestChannels],
+    space: Space,
+) -> Vec<JointMisfitInfo> {
+    // The space's rotation is its own inverse: glTF's up (+Y) in native space.
+    let up = space.direction(glam::DVec3::Y);
+    crate::rig::motion::fit::misfits(m, skeleton, rest, up)
+        .into_iter()
+        .map(|misfit| JointMisfitInfo {
+            name: skeleton
+                .joints
+                .get(misfit.joint)
+                .map(|j| j.name.clone())
+                .unwrap_or_default(),
+            misfit,
+        })
+        .collect()
 }
 
 /// Samples at their times as written (`frame / 60` in f32), those that would not come later

@@ -484,19 +484,7 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
     // Without --names, the names file beside the input (what `import` writes) when there is one.
     let names_file = a.names.clone().or_else(|| names_beside(input));
     let names = names_file.as_deref().map(read_names).transpose()?;
-    let motion_paths = motion_files(&a.motions)?;
-    let mut motions = Vec::with_capacity(motion_paths.len());
-    for p in &motion_paths {
-        let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
-        let name = p
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        motions.push(
-            rigtrip::gltf::MotionInput::read(&name, bytes)
-                .with_context(|| format!("{}", p.display()))?,
-        );
-    }
+    let motions = read_motions(&a.motions)?;
     ops::output::check_target(&a.output, a.force, Some(input))?;
     let data = std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
     let done = export_one(
@@ -585,6 +573,24 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// Reads the motion files `--motions` names (see [`motion_files`]).
+fn read_motions(paths: &[PathBuf]) -> Result<Vec<rigtrip::gltf::MotionInput>> {
+    let paths = motion_files(paths)?;
+    let mut motions = Vec::with_capacity(paths.len());
+    for p in &paths {
+        let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        motions.push(
+            rigtrip::gltf::MotionInput::read(&name, bytes)
+                .with_context(|| format!("{}", p.display()))?,
+        );
+    }
+    Ok(motions)
+}
+
 /// The motion files `--motions` names: each path a file, or a folder standing for every `.mot`
 /// and `.pac` directly in it (sorted); each file once.
 fn motion_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
@@ -653,18 +659,25 @@ fn print_motion_fit(out: &mut impl Write, r: &rigtrip::gltf::ExportReport) -> Re
         )?;
         for j in &m.joints {
             let what = if j.misfit.root {
-                "root, along its rest offset"
+                "root height"
             } else {
                 "bone length"
             };
+            // A joint at its parent's place has no length to compare by.
+            let ratio = match j.misfit.rest {
+                r if r != 0.0 => format!(
+                    " (x{})",
+                    units::value((j.misfit.ratio() * 100.0).round() / 100.0)
+                ),
+                _ => String::new(),
+            };
             writeln!(
                 out,
-                "  joint {} {} ({what}): {} in the motion, {} at rest (x{})",
+                "  joint {} {} ({what}): {} in the motion, {} at rest{ratio}",
                 j.misfit.joint,
                 j.name,
                 length(j.misfit.motion),
-                length(j.misfit.rest),
-                units::value((j.misfit.ratio() * 100.0).round() / 100.0)
+                length(j.misfit.rest)
             )?;
         }
     }
