@@ -399,6 +399,39 @@ fn generated_motions_on_generated_models_come_back_exactly() {
     }
 }
 
+#[test]
+fn archives_with_a_member_of_another_node_count_come_back_exactly_on_generated_models() {
+    for seed in 0..12u64 {
+        let model = model(seed);
+        let rest = rest(&model);
+        // Another node count, 1..=40, never the model's.
+        let other = 1 + (rest.len() + 1 + seed as usize * 7) % 40;
+        let other = if other == rest.len() {
+            other % 40 + 1
+        } else {
+            other
+        };
+        let pac = synth::motion::pac_with_foreign_member(seed, &rest, other);
+        let (glb, report) = export_report(&model, &[("a.pac", pac.clone())]);
+        assert_eq!(report.animations.len(), 2, "seed {seed}");
+        assert_eq!(
+            report.carried_motions[0].reason,
+            format!(
+                "the motion animates {other} nodes, the model has {}",
+                rest.len()
+            ),
+            "seed {seed}"
+        );
+        let (back, motions, _) = import(&glb);
+        assert_eq!(back, model, "seed {seed}");
+        assert_eq!(
+            motions,
+            vec![("a.pac".to_string(), Some(pac))],
+            "seed {seed}"
+        );
+    }
+}
+
 /// Exports `model` with `motions` and returns the GLB and the export report.
 fn export_report(
     model: &[u8],
@@ -855,7 +888,7 @@ fn broken_motion_records_are_refused_with_their_place() {
     let model = sample_model();
     let glb = export_glb(&model, &[("walk.mot", synth::motion::sample_mot())]).unwrap();
     let (json, bin) = split(&glb);
-    let cases: [(&str, Value, &str); 5] = [
+    let cases: [(&str, Value, &str); 7] = [
         (
             "file",
             json!("../walk.mot"),
@@ -880,6 +913,16 @@ fn broken_motion_records_are_refused_with_their_place() {
             "animations",
             json!("walk"),
             "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/animations: missing, or not 1 names",
+        ),
+        (
+            "carried",
+            json!([1]),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/carried: not a list of motion indices below 1",
+        ),
+        (
+            "carried",
+            json!("0"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/carried: not a list of motion indices below 1",
         ),
     ];
     for (key, value, want) in cases {
