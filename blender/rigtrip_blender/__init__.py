@@ -236,8 +236,9 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
         try:
             glb = os.path.join(tmp, "rig.glb")
             args = ["export", source, "-o", glb, "--json"]
-            if motions:
-                args += ["--motions", *motions]
+            for motion in motions:
+                # One path per --motions: a path never swallows the next argument.
+                args += ["--motions", motion]
             if self.file_format != "AUTO":
                 args += ["--format", self.file_format]
             if block_at:

@@ -19,12 +19,15 @@ const EXIT_BAD_INPUT: i32 = 2;
 #[command(
     name = "rigtrip",
     version,
-    about = "Lossless round trips of game rigs (DMC3 MOD/SCM/EFM, PlayStation DBnnHIE.BIN) to glTF 2.0 and back",
+    about = "Lossless round trips of game rigs (DMC3 MOD/SCM/EFM and MOT/PAC motions, PlayStation DBnnHIE.BIN) to glTF 2.0 and back",
     long_about = "rigtrip reads reverse-engineered game rig formats exactly (every byte, unknown fields \
 included), lifts them into a format-neutral skeleton, and writes them back byte for byte.\n\n\
-Formats: DBnnHIE.BIN hierarchy tables (PlayStation), DMC3 .mod/.scm containers, and a DMC3 \
-node-domain block at a given offset inside any file (.efm and others, --block-at/--nodes).\n\n\
-Exit codes: 0 ok, 1 a check failed (a file did not come back identical), 2 bad input or usage.",
+Formats: DBnnHIE.BIN hierarchy tables (PlayStation), DMC3 .mod/.scm containers, a DMC3 \
+node-domain block at a given offset inside any file (.efm and others, --block-at/--nodes), and \
+DMC3 .mot motions and .pac motion archives (inspect, verify, dump/build; glTF animations with \
+their model: export --motions, import --motions-out).\n\n\
+Exit codes: 0 ok, 1 a check failed (verify: a file did not come back identical; lint: an \
+error finding; gait: a slot the loader needs is MISSING), 2 bad input or usage.",
     after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip verify samples/\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json"
 )]
 struct Cli {
@@ -40,19 +43,24 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Show what a file holds: skeletons, joint trees, the spatial gate, undecoded fields.
+    /// Show what a file holds: skeletons, joint trees, the spatial gate, undecoded fields; DMC3
+    /// models their objects and meshes (vertices, triangles, texture, joints used); motions and
+    /// archives their tracks.
     #[command(
         after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip inspect --json samples/dmc3_humanoid.mod\n  rigtrip inspect --block-at 0x35 --nodes 8 samples/dmc3_effect.efm\n  rigtrip inspect --coverage samples/dmc3_humanoid.mod"
     )]
     Inspect(InspectArgs),
-    /// Check that every file comes back byte for byte (native -> rig -> native).
+    /// Check that every file comes back byte for byte, on both legs by default: native -> rig ->
+    /// native, and native -> glTF -> native.
     #[command(
-        after_help = "Prints one line per file and a summary `N identical, M differ, K rejected`.\n\
+        after_help = "Prints one line per file and a summary `N identical, M differ, K rejected`, \
+with the files skipped as not rig files counted (-v names them).\n\
 Exit 0 if all identical, 1 if any differ (a rigtrip bug: please report it), 2 if any was rejected.\n\n\
 Examples:\n  rigtrip verify samples/\n  rigtrip verify -q --json path/to/dump > report.json\n  rigtrip verify --format hie DB*.BIN"
     )]
     Verify(VerifyArgs),
-    /// Turn rig files into skinned glTF 2.0 (.glb or .gltf) that carry everything needed to rebuild them.
+    /// Turn rig files into skinned glTF 2.0 (.glb or .gltf) that carry everything needed to rebuild
+    /// them; with --motions, the model's motions as animations.
     #[command(
         after_help = "The space conversion is baked in: DMC3 centimetres x0.01, HIE units x0.001 \
 and 180 degrees about X (Y down to glTF's Y up). In Blender, import with the default settings; \
@@ -64,6 +72,8 @@ named after it (x.mod -> DIR/x.mod.glb), one line per file and a summary. Exit 0
 exported, 2 if any was rejected.\n\n\
 Examples:\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json\n  \
 rigtrip export samples/dmc3_humanoid.mod -o humanoid.gltf\n  \
+rigtrip export samples/dmc3_humanoid.mod --motions samples/dmc3_humanoid.pac --motions walk.mot -o anim.glb\n  \
+rigtrip export pl000.mod --motions motions/ -o pl000.glb\n  \
 rigtrip export --block-at 0x35 --nodes 8 samples/dmc3_effect.efm -o effect.glb\n  \
 rigtrip export samples/ -o exported/"
     )]
@@ -93,7 +103,8 @@ error finding (warnings do not fail).\n\n\
 Examples:\n  rigtrip lint character.glb\n  rigtrip lint --json exports/*.glb > findings.json"
     )]
     Lint(LintArgs),
-    /// Write the whole native structure as diffable JSON (lossless: `build` gives the file back).
+    /// Write the whole native structure (rigs, motions, archives) as diffable JSON (lossless:
+    /// `build` gives the file back).
     #[command(
         after_help = "Unknown fields and raw bit patterns are 0x-hex, blobs base64; keys come in a fixed \
 order and each small record sits on one line, so two dumps diff cleanly in git.\n\n\
@@ -195,10 +206,13 @@ struct ExportArgs {
     /// Metres per native unit (default: DMC3 0.01, HIE 0.001); must be > 0.
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
     scale: Option<f64>,
-    /// Motion files (DMC3 .mot) or archives (.pac) to add as animations, one per motion, named
-    /// after the file (`walk.mot` -> `walk`) or the archive and slot (`pl000.pac` slot 3 ->
-    /// `pl000_03`).
-    #[arg(long, value_name = "FILE", num_args = 1..)]
+    /// A motion file (DMC3 .mot) or archive (.pac), or a folder (every .mot and .pac directly in
+    /// it), whose motions become animations, one per motion, named after the file (`walk.mot`
+    /// -> `walk`) or the archive and slot (`pl000.pac` slot 3 -> `pl000_03`). One path per
+    /// --motions; repeat it for more (`--motions a.pac --motions walk.mot`). A motion that
+    /// cannot go on the model is named and carried as it is; one whose translations show
+    /// another skeleton is warned about, joint by joint.
+    #[arg(long, value_name = "FILE|DIR")]
     motions: Vec<PathBuf>,
     /// Overwrite OUT if it exists.
     #[arg(long)]
@@ -254,7 +268,8 @@ struct ImportArgs {
     #[arg(long)]
     ignore_mesh_edits: bool,
     /// Write the motion files the glTF carries (from `export --motions`) into this folder
-    /// (created if missing), under their original names, rebuilt from its animations.
+    /// (created if missing), under their original names, rebuilt from its animations (a motion
+    /// the export carried without one, because it does not fit the model, as it was).
     #[arg(long, value_name = "DIR")]
     motions_out: Option<PathBuf>,
     /// Print the import report as JSON.
@@ -398,7 +413,7 @@ fn dispatch(cli: &Cli) -> Result<i32> {
         Command::Gait(a) => gait_cmd(a),
         Command::Import(a) => import_cmd(cli, a),
         Command::Lint(a) => lint_cmd(cli, a),
-        Command::Dump(a) => dump_cmd(a),
+        Command::Dump(a) => dump_cmd(cli, a),
         Command::Build(a) => build_cmd(cli, a),
     }
 }
@@ -429,6 +444,7 @@ fn inspect(a: &InspectArgs) -> Result<i32> {
         }
     }
     let file = NativeFile::read(a.format.format(), &data)
+        .map_err(|e| e.named(&a.file))
         .with_context(|| format!("{}", a.file.display()))?;
     let mut out = std::io::stdout().lock();
     if a.coverage {
@@ -468,18 +484,7 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
     // Without --names, the names file beside the input (what `import` writes) when there is one.
     let names_file = a.names.clone().or_else(|| names_beside(input));
     let names = names_file.as_deref().map(read_names).transpose()?;
-    let mut motions = Vec::with_capacity(a.motions.len());
-    for p in &a.motions {
-        let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
-        let name = p
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        motions.push(
-            rigtrip::gltf::MotionInput::read(&name, bytes)
-                .with_context(|| format!("{}", p.display()))?,
-        );
-    }
+    let motions = read_motions(&a.motions)?;
     ops::output::check_target(&a.output, a.force, Some(input))?;
     let data = std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
     let done = export_one(
@@ -538,6 +543,7 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
                 an.name, an.tracks, an.channels, an.last_frame
             )?;
         }
+        print_motion_fit(&mut out, r)?;
         let notes = [
             (
                 r.zero_weight_vertices.len(),
@@ -565,6 +571,117 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// Reads the motion files `--motions` names (see [`motion_files`]).
+fn read_motions(paths: &[PathBuf]) -> Result<Vec<rigtrip::gltf::MotionInput>> {
+    let paths = motion_files(paths)?;
+    let mut motions = Vec::with_capacity(paths.len());
+    for p in &paths {
+        let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        motions.push(
+            rigtrip::gltf::MotionInput::read(&name, bytes)
+                .with_context(|| format!("{}", p.display()))?,
+        );
+    }
+    Ok(motions)
+}
+
+/// The motion files `--motions` names: each path a file, or a folder standing for every `.mot`
+/// and `.pac` directly in it (sorted); each file once.
+fn motion_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out: Vec<PathBuf> = Vec::with_capacity(paths.len());
+    for p in paths {
+        if !p.is_dir() {
+            if !out.contains(p) {
+                out.push(p.clone());
+            }
+            continue;
+        }
+        let mut inside = Vec::new();
+        for e in std::fs::read_dir(p).with_context(|| format!("cannot list {}", p.display()))? {
+            let path = e
+                .with_context(|| format!("cannot list {}", p.display()))?
+                .path();
+            let ext = path
+                .extension()
+                .map(|x| x.to_string_lossy().to_ascii_lowercase());
+            if matches!(ext.as_deref(), Some("mot" | "pac")) && path.is_file() {
+                inside.push(path);
+            }
+        }
+        if inside.is_empty() {
+            bail!(
+                "--motions {}: no .mot or .pac file in the folder",
+                p.display()
+            );
+        }
+        inside.sort();
+        for f in inside {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The motions an export carried without an animation, and the warnings about motions made
+/// for another skeleton, as text.
+fn print_motion_fit(out: &mut impl Write, r: &rigtrip::gltf::ExportReport) -> Result<()> {
+    let slot = |slots: &[usize]| match slots.first() {
+        Some(s) => format!(" slot {s}"),
+        None => String::new(),
+    };
+    for c in &r.carried_motions {
+        writeln!(
+            out,
+            "motion {} ({}{}): not on this model: {}; carried as it is (import --motions-out writes it back)",
+            c.name,
+            c.file,
+            slot(&c.slots),
+            c.reason
+        )?;
+    }
+    let length = |x: f64| units::length(x * r.space.scale);
+    for m in &r.motion_misfits {
+        writeln!(
+            out,
+            "warning: motion {} ({}{}) looks made for another skeleton: {} joint(s) do not fit",
+            m.name,
+            m.file,
+            slot(&m.slots),
+            m.joints.len()
+        )?;
+        for j in &m.joints {
+            let what = if j.misfit.root {
+                "root height"
+            } else {
+                "bone length"
+            };
+            // A joint at its parent's place has no length to compare by.
+            let ratio = match j.misfit.rest {
+                r if r != 0.0 => format!(
+                    " (x{})",
+                    units::value((j.misfit.ratio() * 100.0).round() / 100.0)
+                ),
+                _ => String::new(),
+            };
+            writeln!(
+                out,
+                "  joint {} {} ({what}): {} in the motion, {} at rest{ratio}",
+                j.misfit.joint,
+                j.name,
+                length(j.misfit.motion),
+                length(j.misfit.rest)
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// `glb` or `gltf`, from an output path's extension.
@@ -610,7 +727,9 @@ fn export_one(
             input.display()
         );
     }
-    let file = NativeFile::read(format, data).with_context(|| format!("{}", input.display()))?;
+    let file = NativeFile::read(format, data)
+        .map_err(|e| e.named(input))
+        .with_context(|| format!("{}", input.display()))?;
     let kind = file.kind();
     let rig = rigtrip::rig::lift(file);
     let opts = rigtrip::gltf::ExportOptions {
@@ -830,7 +949,7 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
             summary.exported, summary.rejected
         )?;
         if summary.skipped > 0 {
-            write!(out, ", {} skipped (not rig files)", summary.skipped)?;
+            write!(out, ", {}", skipped_note(cli, summary.skipped))?;
         }
         writeln!(out)?;
     }
@@ -993,7 +1112,7 @@ fn native_hint(data: &[u8]) -> Option<String> {
     ))
 }
 
-fn dump_cmd(a: &DumpArgs) -> Result<i32> {
+fn dump_cmd(cli: &Cli, a: &DumpArgs) -> Result<i32> {
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     let motion = match a.format.format() {
@@ -1007,8 +1126,9 @@ fn dump_cmd(a: &DumpArgs) -> Result<i32> {
         }
         None => {
             let format = a.format.format().or_else(|| rigtrip::native::detect(&data));
-            let file =
-                NativeFile::read(format, &data).with_context(|| format!("{}", a.file.display()))?;
+            let file = NativeFile::read(format, &data)
+                .map_err(|e| e.named(&a.file))
+                .with_context(|| format!("{}", a.file.display()))?;
             let Some(format) = format else {
                 bail!(
                     "{}: not a recognised format; use --format",
@@ -1020,7 +1140,17 @@ fn dump_cmd(a: &DumpArgs) -> Result<i32> {
     };
     let text = ops::dump::render(&value);
     match &a.output {
-        Some(p) => ops::output::write_atomic(p, text.as_bytes(), a.force, Some(&a.file))?,
+        Some(p) => {
+            ops::output::write_atomic(p, text.as_bytes(), a.force, Some(&a.file))?;
+            if !cli.quiet {
+                writeln!(
+                    std::io::stdout().lock(),
+                    "wrote {} ({} bytes)",
+                    p.display(),
+                    text.len()
+                )?;
+            }
+        }
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
     }
     Ok(0)
@@ -1152,12 +1282,21 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
             summary.identical, summary.differ, summary.rejected
         )?;
         if summary.skipped > 0 {
-            write!(out, ", {} skipped (not rig files)", summary.skipped)?;
+            write!(out, ", {}", skipped_note(cli, summary.skipped))?;
         }
         writeln!(out)?;
     }
     out.flush()?;
     Ok(summary.exit_code())
+}
+
+/// The summary's count of files skipped as not rig files, saying that -v names them.
+fn skipped_note(cli: &Cli, skipped: usize) -> String {
+    if cli.verbose {
+        format!("{skipped} skipped (not rig files)")
+    } else {
+        format!("{skipped} skipped (not rig files; -v names them)")
+    }
 }
 
 /// Files verified in parallel before their lines are printed.
