@@ -269,6 +269,49 @@ def motion_files(text):
     return unique
 
 
+def motion_targets(sources, target, overwrite=False):
+    """Where the export writes each motion file read (`sources`): beside `target`, the exported
+    native file, under its own name; with `overwrite`, over the file it was read from. A list of
+    (source, destination) pairs.
+
+    Raises RigtripError, before anything is written, when a destination would rewrite an input
+    without `overwrite` (the model is exported into the folder the motions came from), when two
+    sources share a name, or when a motion file would land on `target` itself.
+    """
+    pairs = []
+    taken = {}
+    out = _same_path_key(target)
+    for source in sources:
+        base = os.path.basename(source)
+        dest = source if overwrite else os.path.join(os.path.dirname(target), base)
+        key = _same_path_key(dest)
+        if key == out:
+            raise RigtripError(
+                f"the motion file {base} would be written over the exported file {target}: "
+                "give the exported file another name"
+            )
+        if key in taken:
+            raise RigtripError(
+                f"the motion files {taken[key]} and {source} share the name {base}, and only "
+                "one of them can be written beside the exported file: rename one"
+            )
+        taken[key] = source
+        if not overwrite and key == _same_path_key(source):
+            raise RigtripError(
+                f"the motion file {base} would be written over the file it was read from "
+                f"({source}): export into another folder (edited motions are written beside the "
+                "exported file), or tick Overwrite the motion files read"
+            )
+        pairs.append((source, dest))
+    return pairs
+
+
+def _same_path_key(path):
+    """A key equal for two paths naming the same file (symbolic links and case folding
+    resolved as the system does)."""
+    return os.path.normcase(os.path.realpath(os.path.abspath(path)))
+
+
 def names_path(native_path):
     """The joint names file kept beside a native file: `DB22HIE.BIN` -> `DB22HIE.names.json`."""
     folder, base = os.path.split(native_path)

@@ -11,10 +11,19 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         rename that bone to NEW, export OUT, import OUT again through the add-on
     addon_test.py mesh NATIVE OUT KEEP
         move a vertex of the first rig mesh 10 cm up, export with Keep original meshes = KEEP (0/1)
-    addon_test.py motions NATIVE OUT MOTIONS [BONE_JOINT ANIMATION DELETE]
+    addon_test.py motions NATIVE OUT MOTIONS OVERWRITE [BONE_JOINT ANIMATION DELETE]
         import NATIVE with MOTIONS (the add-on's Motions text) and export OUT with the motions
-        written back; with the optional edits, key a rotation of joint BONE_JOINT (skeleton 0)
-        at frame 10 of action ANIMATION and delete action DELETE first
+        written (beside OUT; over the files read with OVERWRITE 1); with the optional edits,
+        key a rotation of joint BONE_JOINT (skeleton 0) at frame 10 of action ANIMATION and
+        delete action DELETE first
+    addon_test.py modder NATIVE OUT MOTIONS KEY_JOINT ANIMATION SWORD_JOINT STRAY_JOINT
+        import NATIVE with MOTIONS; add a mesh `sword` (in the rig's collection) weighted 1.0 to
+        joint SWORD_JOINT and a mesh `stray` in another collection weighted 1.0 to STRAY_JOINT,
+        both parented to the armature with an Armature modifier, as a modder does; key a
+        rotation of KEY_JOINT at frame 10 of ANIMATION; export OUT (in another folder)
+    addon_test.py headless NATIVE
+        import NATIVE inside `with rigtrip_blender.registered()`, then register the add-on and
+        end without unregistering (the process must still exit)
     addon_test.py missing NATIVE
         what the user is told when the rigtrip program cannot be found
     addon_test.py install WORKDIR NATIVE
@@ -85,6 +94,58 @@ def roundtrip_edits():
     return module
 
 
+def add_box(name, arm, bone, collection):
+    """A 4 cm box NAME at BONE's head in `collection`, parented to the armature with an
+    Armature modifier, every vertex weighted 1.0 to BONE."""
+    head = arm.matrix_world @ arm.data.bones[bone].head_local
+    h = 0.02
+    corners = [(x, y, z) for x in (-h, h) for y in (-h, h) for z in (-h, h)]
+    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata([tuple(head[i] + c[i] for i in range(3)) for c in corners], [], faces)
+    mesh.update()
+    obj = bpy.data.objects.new(name, mesh)
+    collection.objects.link(obj)
+    obj.parent = arm
+    obj.matrix_parent_inverse = arm.matrix_world.inverted()
+    obj.modifiers.new("Armature", "ARMATURE").object = arm
+    obj.vertex_groups.new(name=bone).add(list(range(len(mesh.vertices))), 1.0, "REPLACE")
+    return obj
+
+
+def modder(native, out, motions, key_joint, animation, sword_joint, stray_joint):
+    """A modder's session: new meshes under their own names, one outside the rig's collection,
+    a keyed motion, the model exported into another folder."""
+    coll = import_rig(native, motions=motions)
+    arm, sword_bone = bone_of(coll, 0, sword_joint)
+    _, stray_bone = bone_of(coll, 0, stray_joint)
+    add_box("sword", arm, sword_bone, coll)
+    props = bpy.data.collections.new("props")
+    bpy.context.scene.collection.children.link(props)
+    stray = add_box("stray", arm, stray_bone, props)
+    _, key_bone = bone_of(coll, 0, key_joint)
+    roundtrip_edits().key_rotation(animation, key_bone, 10.0, Vector((0.3, 0.2, 0.1)))
+    error = export_rig(out)
+    result(error=error, source_files=listing(native), files=listing(out),
+           stray_in=sorted(c.name for c in stray.users_collection),
+           bones=[sword_bone, stray_bone, key_bone])
+    return 0
+
+
+def headless(native):
+    """The add-on from a script with bpy as a module: the context manager, then a register()
+    left standing (the add-on unregisters itself at exit, or the process would hang)."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    with rigtrip_blender.registered():
+        inside = rigtrip_blender.is_registered()
+        import_rig(native)
+    after = rigtrip_blender.is_registered()
+    rigtrip_blender.register()
+    result(inside=inside, after=after, again=rigtrip_blender.is_registered(),
+           objects=len(bpy.data.objects))
+    return 0
+
+
 def listing(path):
     return sorted(os.listdir(os.path.dirname(os.path.abspath(path))))
 
@@ -95,6 +156,12 @@ def main(args):
         return missing(args[1])
     if mode == "install":
         return install(args[1], args[2])
+    if mode == "headless":
+        return headless(args[1])
+    if mode == "modder":
+        fresh()
+        return modder(args[1], args[2], args[3], int(args[4]), args[5], int(args[6]),
+                      int(args[7]))
     fresh()
     native, out = args[1], args[2]
     if mode == "roundtrip":
@@ -109,14 +176,14 @@ def main(args):
         coll = import_rig(native, motions=args[3])
         actions = sorted(a.name for a in bpy.data.actions)
         bone = None
-        if len(args) > 4:
-            _, bone = bone_of(coll, 0, int(args[4]))
+        if len(args) > 5:
+            _, bone = bone_of(coll, 0, int(args[5]))
             edits = roundtrip_edits()
-            edits.key_rotation(args[5], bone, 10.0, Vector((0.3, 0.2, 0.1)))
-            edits.delete_animation(args[6])
-        error = export_rig(out)
+            edits.key_rotation(args[6], bone, 10.0, Vector((0.3, 0.2, 0.1)))
+            edits.delete_animation(args[7])
+        error = export_rig(out, overwrite_motions=args[4] == "1")
         result(bone=bone, actions=actions, state=dict(coll[rigtrip_blender.STATE]),
-               error=error, files=listing(out))
+               error=error, files=listing(out), source_files=listing(native))
         return 0
     coll = import_rig(native)
     if mode == "mesh":
@@ -228,14 +295,5 @@ def install(workdir, native):
     return 0
 
 
-def run(argv):
-    try:
-        return main(argv)
-    finally:
-        # bpy as a module hangs at exit while Python-registered classes remain.
-        if hasattr(bpy.types, "IMPORT_SCENE_OT_rigtrip"):
-            rigtrip_blender.unregister()
-
-
 if __name__ == "__main__":
-    sys.exit(run(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]))
+    sys.exit(main(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]))
