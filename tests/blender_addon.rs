@@ -846,6 +846,22 @@ fn a_modders_new_meshes_and_keyed_motion_land_and_no_input_is_rewritten() {
 
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn objects_deforming_with_the_rig_that_cannot_be_written_are_refused_by_name() {
+    let dir = case_dir("unexportable");
+    let input = write(&dir, "x.mod", &rigtrip::synth::dmc3::sample_mod());
+    let out = dir.join("out.mod");
+    let got = driver(&["unexportable", &input, out.to_str().unwrap()]);
+    assert_eq!(
+        got["error"],
+        "Error: mesh cape deforms with 2 armatures (mod, other rig): a glTF mesh has one skin; \
+         keep only the rig's armature as parent and Armature modifier; rope (curve) deforms \
+         with the rig but is not a mesh: convert it (Object > Convert > Mesh) or unbind it\n"
+    );
+    assert_eq!(files(&got), set(&["x.mod"]));
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn a_script_that_leaves_the_add_on_registered_still_exits() {
     let dir = case_dir("headless");
     let input = write(&dir, "x.mod", &rigtrip::synth::dmc3::sample_mod());

@@ -208,16 +208,9 @@ def import_info(report):
     if m:
         lines.append(f"meshes: {status}")
     for w in (m.get("written") or {}).get("meshes", []):
-        if w.get("change") == "removed":
-            what = "removed"
-        elif w.get("change") == "texture":
-            what = "texture {} -> {}".format(*w["texture"])
-        else:
-            what = (
-                f"{w['change']}: {w['vertices_before']} -> {w['vertices_after']} stored "
-                f"vertices, {w['triangles']} triangles"
-            )
-        lines.append(f"  mesh {w['name']} ({w['native']}): {what}")
+        lines.append(f"  mesh {w['name']} ({w['native']}): {written_mesh(w)}")
+    for x in m.get("ignored") or []:
+        lines.append(f"  NOT USED: node {x.get('node')} ({x.get('name')}): {x.get('reason')}")
     for note in (m.get("written") or {}).get("notes", []):
         lines.append(f"  {note}")
     for f in report.get("motions") or []:
@@ -232,6 +225,39 @@ def import_info(report):
     for note in report.get("notes", []):
         lines.append(f"note: {note}")
     return lines
+
+
+def written_mesh(w):
+    """What writing one mesh back did (an entry of the import report's `meshes.written.meshes`),
+    as the text of one Info line."""
+    if w.get("change") == "removed":
+        parts = ["removed"]
+    elif w.get("change") == "texture":
+        parts = []
+    else:
+        parts = [
+            f"{w['change']}: {w['vertices_before']} -> {w['vertices_after']} stored "
+            f"vertices, {w['triangles']} triangles"
+        ]
+    if w.get("texture"):
+        parts.append("texture {} -> {}".format(*w["texture"]))
+    if w.get("lost_weight"):
+        dropped = w.get("influences_dropped")
+        parts.append(
+            f"{w['lost_weight']} vertices had more than three influences: "
+            + (f"{dropped} of the smallest" if dropped else "the smallest")
+            + " dropped, the rest renormalised"
+        )
+    if w.get("weight_error") is not None:
+        parts.append(f"weights as 5-bit n/31: largest weight error {w['weight_error']:.6g}")
+    if w.get("object_from") is not None:
+        parts.append(f"in a new object, its record copied from object {w['object_from']}")
+    if w.get("degenerate_triangles"):
+        parts.append(
+            f"{w['degenerate_triangles']} triangles dropped (two corners are the same stored "
+            "vertex)"
+        )
+    return "; ".join(parts)
 
 
 #: Extensions of the motion files `rigtrip export --motions` takes.

@@ -21,6 +21,9 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         joint SWORD_JOINT and a mesh `stray` in another collection weighted 1.0 to STRAY_JOINT,
         both parented to the armature with an Armature modifier, as a modder does; key a
         rotation of KEY_JOINT at frame 10 of ANIMATION; export OUT (in another folder)
+    addon_test.py unexportable NATIVE OUT
+        bind a curve `rope` to the rig's armature (parent) and a mesh `cape` to it and to a
+        second armature (Armature modifiers), then export OUT (refused, naming both)
     addon_test.py headless NATIVE
         import NATIVE inside `with rigtrip_blender.registered()`, then register the add-on and
         end without unregistering (the process must still exit)
@@ -132,6 +135,22 @@ def modder(native, out, motions, key_joint, animation, sword_joint, stray_joint)
     return 0
 
 
+def unexportable(native, out):
+    """Objects that deform with the rig but cannot be written: the export names them."""
+    coll = import_rig(native)
+    arm, bone = bone_of(coll, 0, 0)
+    curve = bpy.data.objects.new("rope", bpy.data.curves.new("rope", "CURVE"))
+    coll.objects.link(curve)
+    curve.parent = arm
+    other = bpy.data.objects.new("other rig", bpy.data.armatures.new("other rig"))
+    bpy.context.scene.collection.objects.link(other)
+    cape = add_box("cape", arm, bone, bpy.context.scene.collection)
+    cape.modifiers.new("Armature.001", "ARMATURE").object = other
+    error = export_rig(out)
+    result(error=error, files=listing(out))
+    return 0
+
+
 def headless(native):
     """The add-on from a script with bpy as a module: the context manager, then a register()
     left standing (the add-on unregisters itself at exit, or the process would hang)."""
@@ -158,6 +177,9 @@ def main(args):
         return install(args[1], args[2])
     if mode == "headless":
         return headless(args[1])
+    if mode == "unexportable":
+        fresh()
+        return unexportable(args[1], args[2])
     if mode == "modder":
         fresh()
         return modder(args[1], args[2], args[3], int(args[4]), args[5], int(args[6]),
