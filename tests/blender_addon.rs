@@ -11,10 +11,9 @@
 mod common;
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use glam::{DMat4, DVec3};
 use rigtrip::native::{Format, NativeFile};
@@ -35,46 +34,6 @@ fn case_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs `cmd` to its end and returns its output; panics when it has not ended within `limit`
-/// (after killing it), so that a hang fails the test instead of stalling CI.
-fn output_within(mut cmd: Command, limit: Duration) -> Output {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = pipe.read_to_end(&mut buf);
-            buf
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().unwrap()));
-    let stderr = drain(Box::new(child.stderr.take().unwrap()));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "{cmd:?} did not end within {limit:?}\n{}\n{}",
-                String::from_utf8_lossy(&stdout.join().unwrap()),
-                String::from_utf8_lossy(&stderr.join().unwrap())
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    Output {
-        status,
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
-    }
-}
-
 /// Runs the add-on test driver with `args` (within `limit`); returns its RESULT object and the
 /// lines the operators reported to the Info area (`Info: ...` in a background Blender).
 fn driver_within(args: &[&str], limit: Duration) -> (Value, Vec<String>) {
@@ -82,7 +41,7 @@ fn driver_within(args: &[&str], limit: Duration) -> (Value, Vec<String>) {
     cmd.arg(repo().join("blender/tests/addon_test.py"))
         .args(args)
         .env("RIGTRIP_BIN", env!("CARGO_BIN_EXE_rigtrip"));
-    let out = output_within(cmd, limit);
+    let out = common::output_within(&mut cmd, limit);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT "));
     let info = stdout
@@ -542,6 +501,11 @@ fn motions_are_written_beside_the_export_and_over_the_files_read_only_when_asked
         m
     };
     let read = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
+    let export = |input: &str, out: &Path, given: &str, overwrite: &str, edits: &[&str]| {
+        let mut args = vec!["motions", input, out.to_str().unwrap(), given, overwrite];
+        args.extend(edits);
+        driver(&args)
+    };
     let inputs = set(&["humanoid.mod", "pl000.pac", "walk.mot"]);
     let unchanged = |dir: &Path| {
         assert!(read(dir, "humanoid.mod") == model, "humanoid.mod differs");
@@ -556,13 +520,7 @@ fn motions_are_written_beside_the_export_and_over_the_files_read_only_when_asked
     let elsewhere = dir.join("out");
     std::fs::create_dir(&elsewhere).unwrap();
     let out = elsewhere.join("out.mod");
-    let got = driver(&[
-        "motions",
-        &input,
-        out.to_str().unwrap(),
-        dir.to_str().unwrap(),
-        "0",
-    ]);
+    let got = export(&input, &out, dir.to_str().unwrap(), "0", &[]);
     assert_eq!(got["error"], Value::Null);
     assert_eq!(
         got["actions"],
@@ -592,13 +550,7 @@ fn motions_are_written_beside_the_export_and_over_the_files_read_only_when_asked
     let dir = case_dir("motions_refused");
     let input = put(&dir);
     let out = dir.join("out.mod");
-    let got = driver(&[
-        "motions",
-        &input,
-        out.to_str().unwrap(),
-        dir.to_str().unwrap(),
-        "0",
-    ]);
+    let got = export(&input, &out, dir.to_str().unwrap(), "0", &[]);
     let pac_path = dir.join("pl000.pac");
     assert_eq!(
         got["error"],
@@ -625,16 +577,7 @@ fn motions_are_written_beside_the_export_and_over_the_files_read_only_when_asked
         dir.join("walk.mot").display(),
         dir.join("pl000.pac").display()
     );
-    let got = driver(&[
-        "motions",
-        &input,
-        out.to_str().unwrap(),
-        &named,
-        "1",
-        "5",
-        "walk",
-        &gone,
-    ]);
+    let got = export(&input, &out, &named, "1", &["5", "walk", &gone]);
     assert_eq!(got["error"], Value::Null);
     assert_eq!(
         files(&got),
