@@ -214,6 +214,106 @@ impl Doc {
             .collect()
     }
 
+    /// Appends an accessor over new bytes in the buffer (a view of its own): `ty` its type,
+    /// `ctype` its component type, `count` elements.
+    fn push_accessor(&mut self, bytes: &[u8], ty: &str, ctype: u64, count: usize) -> usize {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let view = self.v["bufferViews"].as_array().unwrap().len();
+        self.v["bufferViews"].as_array_mut().unwrap().push(json!({
+            "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()
+        }));
+        self.bin.extend_from_slice(bytes);
+        let accessors = self.v["accessors"].as_array_mut().unwrap();
+        accessors.push(json!({
+            "bufferView": view, "componentType": ctype, "type": ty, "count": count
+        }));
+        accessors.len() - 1
+    }
+
+    /// Adds a scene root node `name` with a 4 cm box mesh (8 corners, 12 triangles) around
+    /// `at` (metres), skinned through `skin` (when given) with every vertex's influences
+    /// `(slot, weight)` (up to eight: JOINTS_1/WEIGHTS_1 past four). Returns the corners.
+    fn add_box(
+        &mut self,
+        name: &str,
+        at: [f64; 3],
+        skin: Option<usize>,
+        inf: &[(u8, f32)],
+    ) -> Vec<[f32; 3]> {
+        let h = 0.02;
+        let mut corners = Vec::new();
+        for x in [-h, h] {
+            for y in [-h, h] {
+                for z in [-h, h] {
+                    corners.push([(at[0] + x) as f32, (at[1] + y) as f32, (at[2] + z) as f32]);
+                }
+            }
+        }
+        let pos: Vec<u8> = corners
+            .iter()
+            .flatten()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let pos = self.push_accessor(&pos, "VEC3", 5126, 8);
+        let (lo, hi) = (corners[0], corners[7]);
+        self.v["accessors"][pos]["min"] = json!(lo);
+        self.v["accessors"][pos]["max"] = json!(hi);
+        let quads = [
+            [0, 1, 3, 2],
+            [4, 6, 7, 5],
+            [0, 4, 5, 1],
+            [2, 3, 7, 6],
+            [0, 2, 6, 4],
+            [1, 5, 7, 3],
+        ];
+        let idx: Vec<u8> = quads
+            .iter()
+            .flat_map(|q| [q[0], q[1], q[2], q[0], q[2], q[3]])
+            .flat_map(|i: u16| i.to_le_bytes())
+            .collect();
+        let idx = self.push_accessor(&idx, "SCALAR", 5123, 36);
+        let mut attributes = json!({ "POSITION": pos });
+        for (set, chunk) in inf.chunks(4).enumerate() {
+            let mut j = [0u8; 4];
+            let mut w = [0f32; 4];
+            for (k, (slot, weight)) in chunk.iter().enumerate() {
+                j[k] = *slot;
+                w[k] = *weight;
+            }
+            let js: Vec<u8> = (0..8).flat_map(|_| j).collect();
+            let ws: Vec<u8> = (0..8).flat_map(|_| w).flat_map(f32::to_le_bytes).collect();
+            attributes[format!("JOINTS_{set}")] = json!(self.push_accessor(&js, "VEC4", 5121, 8));
+            attributes[format!("WEIGHTS_{set}")] = json!(self.push_accessor(&ws, "VEC4", 5126, 8));
+        }
+        let meshes = self.v["meshes"].as_array_mut().unwrap();
+        meshes.push(json!({"primitives": [{"attributes": attributes, "indices": idx}]}));
+        let mesh = meshes.len() - 1;
+        let mut node = json!({"name": name, "mesh": mesh});
+        if let Some(s) = skin {
+            node["skin"] = json!(s);
+        }
+        let nodes = self.v["nodes"].as_array_mut().unwrap();
+        nodes.push(node);
+        let n = nodes.len() - 1;
+        self.v["scenes"][0]["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!(n));
+        corners
+    }
+
+    /// The node of native joint `j` (its extras).
+    fn joint_node(&self, j: usize) -> usize {
+        self.v["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|n| n["extras"]["rigtrip"]["joint"] == j)
+            .unwrap()
+    }
+
     fn add_material(&mut self, name: &str) -> usize {
         if self.v.get("materials").is_none() {
             self.v["materials"] = json!([]);
@@ -1002,4 +1102,170 @@ fn only_texture_materials_change_the_texture() {
         .filter(|&i| data[i] != got.bytes[i])
         .collect();
     assert_eq!(changed.len(), 1, "{changed:?}");
+}
+
+/// A mesh added in the glTF, named anything, lands with its weights mapped through its own
+/// skin's joint list (here a second skin listing the joints in reverse, as Blender reorders
+/// them): in a new object after the last (its record's undecoded fields the last object's),
+/// or in object I when named `objectI_...`; more than three influences are cut and reported
+/// with the largest weight error. Checked through the independent reader.
+#[test]
+fn new_meshes_land_with_their_weights() {
+    let mut glbs = Vec::new();
+    let mut tried = 0;
+    for (label, data) in files().into_iter().filter(|(_, d)| &d[0..4] == b"MOD ") {
+        let before = reader::read(&data);
+        if before.bones < 6 {
+            continue;
+        }
+        tried += 1;
+        let mut d = Doc::export(&data);
+        let j = usize::from(before.bones) - 2;
+        let mut skin = d.v["skins"][0].clone();
+        skin["joints"].as_array_mut().unwrap().reverse();
+        skin.as_object_mut().unwrap().remove("inverseBindMatrices");
+        let joints: Vec<u64> = skin["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        let slot_of = |j: usize, d: &Doc| {
+            let n = d.joint_node(j) as u64;
+            joints.iter().position(|&x| x == n).unwrap() as u8
+        };
+        let slot = slot_of(j, &d);
+        d.v["skins"].as_array_mut().unwrap().push(skin);
+        let own = d.v["skins"].as_array().unwrap().len() - 1;
+        let sword = d.add_box("sword", [0.1, 1.0, 0.05], Some(own), &[(slot, 1.0)]);
+        // Five influences on object 0: the two smallest dropped.
+        let five: Vec<(u8, f32)> = [(1, 0.4), (2, 0.2), (3, 0.2), (4, 0.1), (5, 0.1)]
+            .iter()
+            .map(|&(k, w)| (slot_of(k, &d), w))
+            .collect();
+        d.add_box("object0_belt", [-0.1, 0.5, 0.0], Some(own), &five);
+        let got = import(&d.bytes(), &label);
+        let after = reader::read(&got.bytes);
+        let text = got.report.render_text();
+        let n = before.objects.len();
+        assert_eq!(after.objects.len(), n + 1, "{label}: a new object\n{text}");
+
+        // The sword: the new object's only mesh, every vertex on joint j alone.
+        let new = &after.objects[n];
+        assert_eq!(new.meshes.len(), 1, "{label}");
+        let m = &new.meshes[0];
+        let tris = m.triangles();
+        assert_eq!(tris.len(), 12, "{label}");
+        for v in 0..m.positions.len() {
+            assert_eq!(m.influences(v), vec![(j as u8, 31)], "{label}: vertex {v}");
+            let p = m.position(v);
+            assert!(
+                sword.iter().any(|c| close(
+                    [p[0] as f64, p[1] as f64, p[2] as f64],
+                    c.map(|x| x * 100.0),
+                    1e-3
+                )),
+                "{label}: vertex {p:?} is no corner"
+            );
+        }
+        let last = &before.objects[n - 1].record_rest;
+        assert_eq!(new.record_rest[4..8], last[4..8], "{label}: unknown_04");
+        assert_eq!(
+            new.record_rest[0x10..0x30],
+            last[0x10..0x30],
+            "{label}: flags, unknown_14"
+        );
+        assert_eq!(new.record_rest[0], 1, "{label}: mesh count");
+
+        // The belt: object 0's new last mesh, the three largest influences as 15:8:8.
+        let k = before.objects[0].meshes.len();
+        let belt = &after.objects[0].meshes[k];
+        for v in 0..belt.positions.len() {
+            assert_eq!(
+                belt.influences(v),
+                vec![(1, 15), (2, 8), (3, 8)],
+                "{label}: belt {v}"
+            );
+        }
+        let w = got.report.meshes.written.as_ref().unwrap();
+        let line = |name: &str| w.meshes.iter().find(|m| m.name == name).unwrap();
+        let (s, b) = (line("sword"), line("object0_belt"));
+        assert_eq!(
+            (s.change.as_str(), s.native.clone()),
+            ("added", format!("object {n} mesh 0"))
+        );
+        assert_eq!(s.object_from, Some(n - 1));
+        assert_eq!(
+            (s.lost_weight, s.influences_dropped, s.weight_error),
+            (0, 0, Some(0.0))
+        );
+        assert_eq!(b.native, format!("object 0 mesh {k}"));
+        assert_eq!(b.object_from, None);
+        // 8 corners with five influences, two dropped each (their weight 0.1 is the largest
+        // error: 15/31 is 0.084 off 0.4).
+        assert_eq!((b.lost_weight, b.influences_dropped), (8, 16));
+        let e = b.weight_error.unwrap();
+        assert!((e - 0.1).abs() < 1e-6, "{label}: weight error {e}");
+        assert!(
+            text.contains(&format!("mesh sword (object {n} mesh 0): added")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "object {n} is new (for mesh sword): its record's undecoded fields are object {}'s",
+                n - 1
+            )),
+            "{text}"
+        );
+        common_checks(&label, &before, &after, &[(0, k)], &got, &mut glbs);
+    }
+    assert!(tried >= 5, "only {tried} files");
+}
+
+/// Nodes with geometry the import does not use (not skinned to the rig, skinned to another
+/// armature) are named in the report; the file is written as if they were not there.
+#[test]
+fn unused_geometry_is_named() {
+    let data = rigtrip::synth::dmc3::sample_mod();
+    let mut d = Doc::export(&data);
+    d.add_box("prop", [0.0, 1.0, 0.0], None, &[]);
+    let n = d.v["nodes"].as_array().unwrap().len();
+    d.v["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "other_root"}));
+    d.v["skins"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"joints": [n]}));
+    let other = d.v["skins"].as_array().unwrap().len() - 1;
+    d.add_box("other_body", [0.0, 1.0, 0.0], Some(other), &[(0, 1.0)]);
+    let got = import(&d.bytes(), "unused");
+    assert!(got.bytes == data, "nothing else changed");
+    assert_eq!(got.report.meshes.status, MeshStatus::Unchanged);
+    let names: Vec<(&str, &str)> = got
+        .report
+        .meshes
+        .ignored
+        .iter()
+        .map(|x| (x.name.as_str(), x.reason.as_str()))
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert_eq!(names[0].0, "prop");
+    assert!(
+        names[0].1.starts_with("not skinned to the rig"),
+        "{names:?}"
+    );
+    assert_eq!(names[1].0, "other_body");
+    assert!(
+        names[1]
+            .1
+            .starts_with("skinned to another armature (skin 1"),
+        "{names:?}"
+    );
+    let text = got.report.render_text();
+    assert!(text.contains("  NOT USED: node "), "{text}");
+    assert!(text.contains("(prop): not skinned to the rig"), "{text}");
+    let json = serde_json::to_value(&got.report).unwrap();
+    assert_eq!(json["meshes"]["ignored"][1]["name"], "other_body");
 }

@@ -14,8 +14,11 @@
 //!   block skins nothing: bytes 1..3 and the weights are zero); SCM colours to 8 bits, the
 //!   flag byte's other bits as most original vertices had them.
 //! - A new mesh joins object I when its node name starts with `objectI_` (Blender names a copy
-//!   `objectI_meshJ.001`); its record starts as a copy of the mesh it was copied from (or the
-//!   object's first mesh), so the undecoded fields are ones the file already uses.
+//!   `objectI_meshJ.001`), else the object of the mesh it was copied from (its node extras name
+//!   it), else a new object appended after the last, whose record is a copy of the last
+//!   original object's (the header's object count follows the list). Its mesh record starts
+//!   as a copy of the mesh it was copied from (or the object's first mesh, or the file's),
+//!   so the undecoded fields are ones the file already uses.
 //! - Edited objects get their vertex count (the sum of their meshes') and bounding sphere
 //!   (centroid of the vertices and the largest distance from it, rounded up) recomputed;
 //!   untouched objects keep their bits.
@@ -119,7 +122,7 @@ pub(crate) fn write_meshes(
                     written.native = native;
                     written.change = "edited".into();
                     written.vertices_before = mesh.vertex_count();
-                    written.lost_weight += inc.dropped_influences;
+                    written.add_dropped(inc.dropped);
                     if texture != mesh.record.texture_index {
                         written.texture = Some((mesh.record.texture_index, texture));
                     }
@@ -133,25 +136,34 @@ pub(crate) fn write_meshes(
             meshes,
         });
     }
+    let last_object = container.objects.len().checked_sub(1);
     for inc in incoming.iter().filter(|i| i.original.is_none()) {
-        let o = object_of(&inc.name)
-            .filter(|&o| o < objects.len())
-            .ok_or_else(|| {
-                refuse(
-                    &inc.name,
-                    format!(
-                        "a new mesh joins object I when its node name starts with objectI_ (this file has objects 0 to {}); rename it",
-                        objects.len().saturating_sub(1)
-                    ),
-                )
-            })?;
         let g = inc
             .geometry
             .as_ref()
             .ok_or_else(|| refuse(&inc.name, "a new mesh without geometry".into()))?;
-        let template = inc
-            .like
-            .and_then(original)
+        let like = inc.like.and_then(original);
+        // The object its name names, else the one of the mesh it was copied from, else a new
+        // one after the last, its record a copy of the last original object's.
+        let named = object_of(&inc.name).filter(|&o| o < objects.len());
+        let mut created = false;
+        let o = match named.or_else(|| inc.like.and_then(|k| flat.get(k)).map(|p| p.0)) {
+            Some(o) => o,
+            None => {
+                created = true;
+                let record = last_object
+                    .and_then(|t| container.objects.get(t))
+                    .map(|x| x.record.clone())
+                    .unwrap_or_default();
+                objects.push(Object {
+                    record,
+                    meshes: Vec::new(),
+                });
+                touched.push(true);
+                objects.len() - 1
+            }
+        };
+        let template = like
             .or_else(|| objects.get(o).and_then(|x| x.meshes.first()))
             .or_else(|| container.objects.get(o).and_then(|x| x.meshes.first()))
             .or_else(|| (0..flat.len()).find_map(original))
@@ -164,7 +176,20 @@ pub(crate) fn write_meshes(
         let j = objects.get(o).map_or(0, |x| x.meshes.len());
         written.native = format!("object {o} mesh {j}");
         written.change = "added".into();
-        written.lost_weight += inc.dropped_influences;
+        written.add_dropped(inc.dropped);
+        if created {
+            written.object_from = last_object;
+            report.notes.push(match last_object {
+                Some(t) => format!(
+                    "object {o} is new (for mesh {}): its record's undecoded fields are object {t}'s",
+                    inc.name
+                ),
+                None => format!(
+                    "object {o} is new (for mesh {}): the file had no object to copy, its record's undecoded fields are zero",
+                    inc.name
+                ),
+            });
+        }
         report.meshes.push(written);
         if let (Some(obj), Some(t)) = (objects.get_mut(o), touched.get_mut(o)) {
             obj.meshes.push(built);
@@ -433,11 +458,18 @@ fn build_mesh(
                             )));
                         }
                         inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                        let mut error = written.weight_error.unwrap_or(0.0);
                         if inf.len() > 3 {
                             written.lost_weight += 1;
+                            written.influences_dropped += inf.len() - 3;
+                            error = inf.iter().skip(3).map(|e| e.1).fold(error, f64::max);
                             inf.truncate(3);
                         }
                         let w31 = weights_31(&inf.iter().map(|e| e.1).collect::<Vec<_>>());
+                        for ((_, given), stored) in inf.iter().zip(w31) {
+                            error = error.max((f64::from(stored) / 31.0 - given).abs());
+                        }
+                        written.weight_error = Some(error);
                         let mut quad = [byte0, 0, 0, 0];
                         let mut weight = 0u16;
                         for (s, ((j, _), w)) in inf.iter().zip(w31).enumerate() {

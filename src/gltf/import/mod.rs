@@ -25,6 +25,8 @@ mod lazy;
 mod matching;
 mod mesh;
 mod meshback;
+pub mod onto;
+pub use mesh::Ignored;
 pub mod motions;
 mod pyrepr;
 mod read;
@@ -217,6 +219,8 @@ pub enum MeshStatus {
     EditedIgnored,
     /// The geometry was edited and written back (see [`MeshReport::written`]).
     Written,
+    /// `import --onto`: the template's meshes replaced by the glTF's.
+    Replaced,
 }
 
 /// The geometry comparison.
@@ -241,6 +245,10 @@ pub struct MeshReport {
     pub differences: Vec<String>,
     /// How many differences there are in all.
     pub difference_count: usize,
+    /// glTF nodes with geometry that the import does not use (not skinned to the rig, of
+    /// another armature, outside the scene), each with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<Ignored>,
     /// What writing the meshes back did (status `written`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub written: Option<crate::rig::mesh::MeshWrite>,
@@ -414,6 +422,12 @@ pub enum ImportError {
         #[source]
         source: Box<crate::rig::motion::MotionError>,
     },
+    /// `import --onto`: the template, the joint map or the glTF cannot be used together.
+    #[error("{0}")]
+    Onto(String),
+    /// `import --onto`: joints with weights that match no template joint.
+    #[error("{0}")]
+    Unmatched(onto::UnmatchedJoints),
     /// The rebuilt rig could not be exported for the geometry comparison.
     #[error("the rebuilt rig cannot be exported for the mesh comparison")]
     Export(#[source] ExportError),
@@ -463,8 +477,19 @@ fn written_line(x: &crate::rig::mesh::MeshWritten) -> String {
     }
     if x.lost_weight > 0 {
         parts.push(format!(
-            "{} vertices had more than three influences: the smallest dropped, the rest renormalised",
-            x.lost_weight
+            "{} vertices had more than three influences: {} of the smallest dropped, the rest renormalised",
+            x.lost_weight, x.influences_dropped
+        ));
+    }
+    if let Some(e) = x.weight_error {
+        parts.push(format!(
+            "weights as 5-bit n/31: largest weight error {}",
+            crate::units::value(e)
+        ));
+    }
+    if let Some(t) = x.object_from {
+        parts.push(format!(
+            "in a new object, its record copied from object {t}"
         ));
     }
     if x.degenerate_triangles > 0 {
@@ -555,6 +580,7 @@ impl ImportReport {
                 "EDITED, ignored (--ignore-mesh-edits): original streams kept"
             }
             MeshStatus::Written => "EDITED, written back",
+            MeshStatus::Replaced => "REPLACED by the glTF's (template's: expected)",
         };
         line(format!(
             "meshes: {status} ({} vertices and {} triangles expected, {} and {} found, {} proxies ignored)",
@@ -577,6 +603,12 @@ impl ImportReport {
             line(format!(
                 "  ... {} more differences",
                 m.difference_count - m.differences.len()
+            ));
+        }
+        for x in &m.ignored {
+            line(format!(
+                "  NOT USED: node {} ({}): {}",
+                x.node, x.name, x.reason
             ));
         }
         if let Some(w) = &m.written {
