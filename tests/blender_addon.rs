@@ -747,12 +747,46 @@ fn a_modders_new_meshes_and_keyed_motion_land_and_no_input_is_rewritten() {
         common::assert_only_rotations_of(key, &mot, &std::fs::read(dst.join("walk.mot")).unwrap());
     // The mesh outside the rig's collection was taken along, named, and left where it was.
     assert_eq!(got["stray_in"], serde_json::json!(["props"]));
+    let has = |line: &str| info.iter().any(|l| l == line);
     assert!(
-        info.contains(
-            &"exported 1 mesh(es) deforming with the rig from outside its collection \
-              pl000.mod: stray"
-                .to_string()
+        has(
+            "exported 1 mesh(es) deforming with the rig from outside its collection \
+             pl000.mod: stray"
         ),
+        "{info:#?}"
+    );
+    // rigtrip's report in the Info area: each new mesh in a new object after the last, with
+    // its weights exact in 5 bits; the mesh bound to nothing named as not used; the motion
+    // file written beside the model.
+    let objects = match NativeFile::read(Some(Format::Dmc3), &model).unwrap() {
+        NativeFile::Dmc3(f) => f.container.unwrap().objects.len(),
+        NativeFile::Hie(_) => unreachable!(),
+    };
+    for (i, name) in ["stray", "sword"].into_iter().enumerate() {
+        let line = format!(
+            "  mesh {name} (object {} mesh 0): added: 0 -> 24 stored vertices, 12 triangles; \
+             weights as 5-bit n/31: largest weight error 0; in a new object, its record copied \
+             from object {}",
+            objects + i,
+            objects - 1
+        );
+        assert!(has(&line), "{line}\n{info:#?}");
+    }
+    assert!(
+        info.iter().any(|l| l.starts_with("  NOT USED: node ")
+            && l.ends_with(
+                " (decal): not skinned to the rig; give it an Armature modifier on the rig's \
+                 armature (Blender: parent with Armature Deform) and weights"
+            )),
+        "{info:#?}"
+    );
+    let edited = std::fs::read(dst.join("walk.mot")).unwrap();
+    assert!(
+        has(&format!(
+            "wrote {} ({} bytes)",
+            dst.join("walk.mot").display(),
+            edited.len()
+        )),
         "{info:#?}"
     );
 

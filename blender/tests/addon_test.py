@@ -19,7 +19,8 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
     addon_test.py modder NATIVE OUT MOTIONS KEY_JOINT ANIMATION SWORD_JOINT STRAY_JOINT
         import NATIVE with MOTIONS; add a mesh `sword` (in the rig's collection) weighted 1.0 to
         joint SWORD_JOINT and a mesh `stray` in another collection weighted 1.0 to STRAY_JOINT,
-        both parented to the armature with an Armature modifier, as a modder does; key a
+        both parented to the armature with an Armature modifier, as a modder does, and a mesh
+        `decal` bound to nothing in the rig's collection; key a
         rotation of KEY_JOINT at frame 10 of ANIMATION; export OUT (in another folder)
     addon_test.py unexportable NATIVE OUT
         bind a curve `rope` to the rig's armature (parent) and a mesh `cape` to it and to a
@@ -97,22 +98,15 @@ def roundtrip_edits():
     return module
 
 
-def add_box(name, arm, bone, collection):
-    """A 4 cm box NAME at BONE's head in `collection`, parented to the armature with an
-    Armature modifier, every vertex weighted 1.0 to BONE."""
-    head = arm.matrix_world @ arm.data.bones[bone].head_local
-    h = 0.02
-    corners = [(x, y, z) for x in (-h, h) for y in (-h, h) for z in (-h, h)]
-    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata([tuple(head[i] + c[i] for i in range(3)) for c in corners], [], faces)
-    mesh.update()
-    obj = bpy.data.objects.new(name, mesh)
-    collection.objects.link(obj)
-    obj.parent = arm
-    obj.matrix_parent_inverse = arm.matrix_world.inverted()
-    obj.modifiers.new("Armature", "ARMATURE").object = arm
-    obj.vertex_groups.new(name=bone).add(list(range(len(mesh.vertices))), 1.0, "REPLACE")
+def add_mesh(name, bone, collection=None):
+    """A new mesh NAME weighted 1.0 to BONE, parented to its armature with an Armature modifier
+    (tools/blender-roundtrip.py's --add-mesh), moved into `collection` when given."""
+    roundtrip_edits().add_mesh(name, bone)
+    obj = bpy.data.objects[name]
+    if collection is not None:
+        for c in list(obj.users_collection):
+            c.objects.unlink(obj)
+        collection.objects.link(obj)
     return obj
 
 
@@ -120,12 +114,16 @@ def modder(native, out, motions, key_joint, animation, sword_joint, stray_joint)
     """A modder's session: new meshes under their own names, one outside the rig's collection,
     a keyed motion, the model exported into another folder."""
     coll = import_rig(native, motions=motions)
-    arm, sword_bone = bone_of(coll, 0, sword_joint)
+    _, sword_bone = bone_of(coll, 0, sword_joint)
     _, stray_bone = bone_of(coll, 0, stray_joint)
-    add_box("sword", arm, sword_bone, coll)
+    add_mesh("sword", sword_bone)
     props = bpy.data.collections.new("props")
     bpy.context.scene.collection.children.link(props)
-    stray = add_box("stray", arm, stray_bone, props)
+    stray = add_mesh("stray", stray_bone, props)
+    # A mesh bound to nothing, in the rig's collection: exported, not used, named in the report.
+    decal = bpy.data.meshes.new("decal")
+    decal.from_pydata([(0, 0, 0), (0.1, 0, 0), (0, 0.1, 0)], [], [(0, 1, 2)])
+    coll.objects.link(bpy.data.objects.new("decal", decal))
     _, key_bone = bone_of(coll, 0, key_joint)
     roundtrip_edits().key_rotation(animation, key_bone, 10.0, Vector((0.3, 0.2, 0.1)))
     error = export_rig(out)
@@ -144,7 +142,7 @@ def unexportable(native, out):
     curve.parent = arm
     other = bpy.data.objects.new("other rig", bpy.data.armatures.new("other rig"))
     bpy.context.scene.collection.objects.link(other)
-    cape = add_box("cape", arm, bone, bpy.context.scene.collection)
+    cape = add_mesh("cape", bone, bpy.context.scene.collection)
     cape.modifiers.new("Armature.001", "ARMATURE").object = other
     error = export_rig(out)
     result(error=error, files=listing(out))
