@@ -492,10 +492,11 @@ def _write_glb(glb, coll, animated, animations):
         raise runner.RigtripError("Blender's glTF exporter failed")
 
 
-#: Object types with geometry that can deform with an armature but that the round trip does
-#: not write as a skinned mesh: one that deforms with the rig is refused by name.
+#: Object types with geometry of their own that can deform with an armature but that the round
+#: trip does not write as a skinned mesh: one that deforms with the rig is refused by name. (A
+#: lattice only deforms other objects: it is left alone.)
 NOT_MESHES = {"CURVE", "SURFACE", "FONT", "META", "CURVES", "POINTCLOUD", "VOLUME",
-              "GREASEPENCIL", "GPENCIL", "LATTICE"}
+              "GREASEPENCIL", "GPENCIL"}
 
 
 def _armatures_of(obj):
