@@ -588,6 +588,41 @@ fn motions_are_written_beside_the_export_and_over_the_files_read_only_when_asked
     common::assert_member_deleted(&pac, &read(&dir, "pl000.pac"), &slots);
 }
 
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn motion_files_go_beside_the_export_unless_two_share_a_name_or_one_is_the_export() {
+    let targets = |target: &str, overwrite: &str, sources: &[&str]| {
+        let mut args = vec!["targets", target, overwrite];
+        args.extend(sources);
+        driver(&args)
+    };
+    let got = targets("/m/pl000.mod", "0", &["/a/walk.mot", "/b/pl000.pac"]);
+    assert_eq!(
+        got["pairs"],
+        serde_json::json!([
+            ["/a/walk.mot", "/m/walk.mot"],
+            ["/b/pl000.pac", "/m/pl000.pac"]
+        ])
+    );
+    let got = targets("/a/pl000.mod", "1", &["/a/walk.mot"]);
+    assert_eq!(
+        got["pairs"],
+        serde_json::json!([["/a/walk.mot", "/a/walk.mot"]])
+    );
+    let got = targets("/m/pl000.mod", "0", &["/a/walk.mot", "/b/walk.mot"]);
+    assert_eq!(
+        got["error"],
+        "the motion files /a/walk.mot and /b/walk.mot share the name walk.mot, and only one of \
+         them can be written beside the exported file: rename one"
+    );
+    let got = targets("/m/walk.mot", "0", &["/a/walk.mot"]);
+    assert_eq!(
+        got["error"],
+        "the motion file walk.mot would be written over the exported file /m/walk.mot: give \
+         the exported file another name"
+    );
+}
+
 fn string_set(v: &Value) -> BTreeSet<String> {
     v.as_array()
         .unwrap()

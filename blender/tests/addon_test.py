@@ -25,6 +25,9 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
     addon_test.py unexportable NATIVE OUT
         bind a curve `rope` to the rig's armature (parent) and a mesh `cape` to it and to a
         second armature (Armature modifiers), then export OUT (refused, naming both)
+    addon_test.py targets TARGET OVERWRITE SOURCE...
+        where the export would write each motion file SOURCE for the exported file TARGET
+        (runner.motion_targets), or the error it refuses with
     addon_test.py headless NATIVE
         import NATIVE inside `with rigtrip_blender.registered()`, then register the add-on and
         end without unregistering (the process must still exit)
@@ -175,6 +178,13 @@ def main(args):
         return install(args[1], args[2])
     if mode == "headless":
         return headless(args[1])
+    if mode == "targets":
+        try:
+            pairs = runner.motion_targets(args[3:], args[1], overwrite=args[2] == "1")
+            result(pairs=pairs, error=None)
+        except runner.RigtripError as e:
+            result(pairs=None, error=str(e))
+        return 0
     if mode == "unexportable":
         fresh()
         return unexportable(args[1], args[2])
