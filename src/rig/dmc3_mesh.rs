@@ -151,10 +151,16 @@ pub(crate) fn write_meshes(
             Some(o) => o,
             None => {
                 created = true;
+                // Undecoded fields are never made up: they come from an object of the file.
                 let record = last_object
                     .and_then(|t| container.objects.get(t))
                     .map(|x| x.record.clone())
-                    .unwrap_or_default();
+                    .ok_or_else(|| {
+                        refuse(
+                            &inc.name,
+                            "it needs a new object, but the file has none whose record (undecoded fields) it could copy".into(),
+                        )
+                    })?;
                 objects.push(Object {
                     record,
                     meshes: Vec::new(),
@@ -179,16 +185,11 @@ pub(crate) fn write_meshes(
         written.add_dropped(inc.dropped);
         if created {
             written.object_from = last_object;
-            report.notes.push(match last_object {
-                Some(t) => format!(
-                    "object {o} is new (for mesh {}): its record's undecoded fields are object {t}'s",
-                    inc.name
-                ),
-                None => format!(
-                    "object {o} is new (for mesh {}): the file had no object to copy, its record's undecoded fields are zero",
-                    inc.name
-                ),
-            });
+            report.notes.push(format!(
+                "object {o} is new (for mesh {}): its record's undecoded fields are object {}'s",
+                inc.name,
+                last_object.unwrap_or_default()
+            ));
         }
         report.meshes.push(written);
         if let (Some(obj), Some(t)) = (objects.get_mut(o), touched.get_mut(o)) {

@@ -362,7 +362,7 @@ pub enum ImportError {
         problem: String,
     },
     /// The glTF carries no rigtrip data at all.
-    #[error("this glTF carries no rigtrip data (scene and node extras); it was exported without custom properties. Export it again with them: in Blender, File > Export > glTF 2.0 > Include > Custom Properties")]
+    #[error("this glTF carries no rigtrip data (scene and node extras); it was exported without custom properties. Export it again with them: in Blender, File > Export > glTF 2.0 > Include > Custom Properties; or put its meshes onto a native file with import --onto TEMPLATE")]
     NoExtras,
     /// The nodes carry rigtrip data but the scene lost its own.
     #[error("the joints carry rigtrip data but no scene does (scene.extras.rigtrip holds the file itself); export the whole scene with custom properties (Blender: File > Export > glTF 2.0 > Include > Custom Properties)")]
@@ -523,13 +523,15 @@ impl ImportReport {
             degrees(self.tolerance.rotation_rad),
             value(self.tolerance.scale)
         ));
-        line(format!(
+        // Onto a template nothing is compared with an original: no noise to restore.
+        let replaced = self.meshes.status == MeshStatus::Replaced;
+        (!replaced).then(|| line(format!(
             "noise restored to the original bits: up to {}, {}, scale {} ({:.0}% of the tolerance at most)",
             length(self.noise.translation_m),
             degrees(self.noise.rotation_rad),
             value(self.noise.scale),
             100.0 * self.noise.closest
-        ));
+        )));
         for s in &self.skeletons {
             line(format!(
                 "skeleton {} ({}): {} joints -> {}, {} unchanged",
@@ -580,14 +582,21 @@ impl ImportReport {
                 "EDITED, ignored (--ignore-mesh-edits): original streams kept"
             }
             MeshStatus::Written => "EDITED, written back",
-            MeshStatus::Replaced => "REPLACED by the glTF's (template's: expected)",
+            MeshStatus::Replaced => "REPLACED by the glTF's",
         };
-        line(format!(
-            "meshes: {status} ({} vertices and {} triangles expected, {} and {} found, {} proxies ignored)",
+        let (a, b, c, d) = (
             m.expected_vertices,
             m.expected_triangles,
             m.incoming_vertices,
             m.incoming_triangles,
+        );
+        let counts = if m.status == MeshStatus::Replaced {
+            format!("the template had {a} vertices and {b} triangles, the glTF has {c} and {d}")
+        } else {
+            format!("{a} vertices and {b} triangles expected, {c} and {d} found")
+        };
+        line(format!(
+            "meshes: {status} ({counts}, {} proxies ignored)",
             m.proxies_ignored
         ));
         if m.unused_vertices > 0 {

@@ -56,7 +56,8 @@ pub enum MapTarget {
     Index(usize),
 }
 
-/// `--joint-map FILE.json`: `{"glTF joint name": "template joint name" or index, ...}`.
+/// `--joint-map FILE.json`: `{"glTF joint name": "template joint name" or index, ...}`; a key
+/// `#N` names glTF node N (for unnamed joints).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct JointMap(pub BTreeMap<String, MapTarget>);
 
@@ -106,7 +107,15 @@ pub struct Unmatched {
 
 impl std::fmt::Display for Unmatched {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?} (node {})", self.name, self.node)?;
+        if self.name.is_empty() {
+            write!(
+                f,
+                "node {} (unnamed: map it as \"#{}\")",
+                self.node, self.node
+            )?;
+        } else {
+            write!(f, "{:?} (node {})", self.name, self.node)?;
+        }
         let mut hints = Vec::new();
         if !self.closest_names.is_empty() {
             hints.push(format!("closest names: {}", self.closest_names.join(", ")));
@@ -336,7 +345,8 @@ fn match_joints(
         let Some(n) = graph.nodes.get(node) else {
             continue;
         };
-        let target = match map.and_then(|m| m.0.get(&n.name)) {
+        let entry = map.and_then(|m| m.0.get(&n.name).or_else(|| m.0.get(&format!("#{node}"))));
+        let target = match entry {
             Some(t) => resolve(t),
             None => by_name.get(&n.name).copied(),
         };
@@ -646,7 +656,7 @@ fn matched_notes(
         matched += 1;
         targets.insert((j.skeleton, j.key));
         let name = graph.nodes.get(i).map(|n| n.name.as_str()).unwrap_or("");
-        if map.is_some_and(|m| m.0.contains_key(name)) {
+        if map.is_some_and(|m| m.0.contains_key(name) || m.0.contains_key(&format!("#{i}"))) {
             mapped += 1;
         }
     }
