@@ -16,6 +16,9 @@ written, in its collection or not; one that cannot be is refused by name. A refu
 becomes an error naming the joint; rigtrip's report goes to the Info area. Joint names chosen in
 Blender are kept in `<name>.names.json` beside the native file (`rigtrip import` writes it beside
 its output; the add-on moves it beside the target) and read back on the next import.
+
+With "Onto template", export writes the active armature and the meshes deforming with it, a rig
+made or imported elsewhere, onto a native file of the game (`rigtrip import --onto`).
 """
 
 import atexit
@@ -347,6 +350,22 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         "the exported file (off: a motion file read is never rewritten)",
         default=False,
     )
+    onto: StringProperty(
+        name="Onto template",
+        description="Write a rig made or imported elsewhere onto this native file, its game "
+        "skeleton (rigtrip import --onto): the active armature's meshes replace the "
+        "template's, joints matched by name; everything else comes from the template. Empty: "
+        "write the rig imported with rigtrip",
+        subtype="FILE_PATH",
+        default="",
+    )
+    joint_map: StringProperty(
+        name="Joint map",
+        description="With Onto template: a JSON file mapping this rig's joint names to the "
+        'template\'s joints, by name or native index ({"Hips": "mod_0", "Spine": 1})',
+        subtype="FILE_PATH",
+        default="",
+    )
     write_names: BoolProperty(
         name="Save joint names",
         description="Keep the joint names in NAME.names.json beside the file (when they are not "
@@ -376,11 +395,13 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         if not self.filepath:
             raise runner.RigtripError("no file to write given")
         target = os.path.abspath(bpy.path.abspath(self.filepath))
-        coll = find_rig(context, self.rig)
-        binary = _binary(context)
         if context.mode != "OBJECT":
             # Edit-mode changes reach the armature only when edit mode is left.
             bpy.ops.object.mode_set(mode="OBJECT")
+        if self.onto:
+            return self._export_onto(context, target)
+        coll = find_rig(context, self.rig)
+        binary = _binary(context)
         strays = meshes_outside(context.scene, coll)
         # A rig with motions shows an animated pose: its rest pose is the edit-mode skeleton.
         animated = bool(coll[STATE].get("motions"))
@@ -392,7 +413,7 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         try:
             glb = os.path.join(tmp, "edited.glb")
             with _linked(coll, strays):
-                _write_glb(glb, coll, animated=animated, animations=bool(motions))
+                _write_glb(glb, coll, rest_pose=animated, animations=bool(motions))
             report = self._run_import(binary, glb, stage, os.path.join(tmp, "motions"), motions)
             written = stage.commit()
         finally:
@@ -409,6 +430,43 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         for path in written:
             what = "joint names kept in" if path == stage.names_file else "wrote"
             self.report({"INFO"}, f"{what} {path} ({os.path.getsize(path)} bytes)")
+        return {"FINISHED"}
+
+    def _export_onto(self, context, target):
+        """Writes the active armature and the meshes deforming with it onto the template file
+        (`rigtrip import --onto`)."""
+        template = os.path.abspath(bpy.path.abspath(self.onto))
+        if not os.path.isfile(template):
+            raise runner.RigtripError(f"the template {template} is not a file")
+        binary = _binary(context)
+        arm = armature_for(context)
+        meshes = deforming_meshes(context.scene, {arm})
+        if not meshes:
+            raise runner.RigtripError(f"no mesh deforms with the armature {arm.name}")
+        tmp = tempfile.mkdtemp(prefix="rigtrip-")
+        stage = _Stage(target)
+        coll = bpy.data.collections.new("rigtrip onto template")
+        try:
+            glb = os.path.join(tmp, "scene.glb")
+            with _linked(coll, [arm, *meshes]):
+                _write_glb(glb, coll, rest_pose=True, animations=False)
+            args = ["import", glb, "--onto", template, "-o", stage.model, "--json", "--force"]
+            if self.joint_map:
+                args += ["--joint-map", os.path.abspath(bpy.path.abspath(self.joint_map))]
+            report = runner.run(binary, args, hide=[glb, stage.model])
+            written = stage.commit()
+        finally:
+            bpy.data.collections.remove(coll)
+            shutil.rmtree(tmp, ignore_errors=True)
+            stage.clean()
+        self.report(
+            {"INFO"},
+            f"armature {arm.name} with {len(meshes)} mesh(es) onto {template}: "
+            + ", ".join(o.name for o in meshes),
+        )
+        _report_lines(self, runner.import_info(report))
+        for path in written:
+            self.report({"INFO"}, f"wrote {path} ({os.path.getsize(path)} bytes)")
         return {"FINISHED"}
 
     def _run_import(self, binary, glb, stage, motions_dir, motions):
@@ -481,10 +539,11 @@ class _Stage:
                 os.remove(step)
 
 
-def _write_glb(glb, coll, animated, animations):
-    """Writes the rig's collection with Blender's glTF exporter, with the round trip's settings
-    (and its animations when `animations`)."""
-    settings = dict(GLTF_EXPORT, **(GLTF_EXPORT_MOTIONS if animated else {}))
+def _write_glb(glb, coll, rest_pose, animations):
+    """Writes the rig's collection with Blender's glTF exporter, with the round trip's settings:
+    the edit-mode skeleton as the rest pose when `rest_pose` (else the pose shown), its
+    animations when `animations`."""
+    settings = dict(GLTF_EXPORT, **(GLTF_EXPORT_MOTIONS if rest_pose else {}))
     settings["export_animations"] = animations
     settings = _supported(bpy.ops.export_scene.gltf, settings)
     result = bpy.ops.export_scene.gltf(filepath=glb, collection=coll.name, **settings)
@@ -517,8 +576,13 @@ def meshes_outside(scene, coll):
     takes them along. Raises RigtripError naming every object that deforms with the rig and
     cannot be written (not a mesh, or bound to a second armature)."""
     armatures = {o for o in coll.all_objects if o.type == "ARMATURE"}
-    inside = set(coll.all_objects)
-    outside, refused = [], []
+    return deforming_meshes(scene, armatures, inside=set(coll.all_objects))
+
+
+def deforming_meshes(scene, armatures, inside=frozenset()):
+    """The meshes of `scene` not in `inside` that deform with one of `armatures`, by name;
+    raises RigtripError naming every object that deforms with them and cannot be written."""
+    found, refused = [], []
     for obj in scene.objects:
         arms = _armatures_of(obj)
         if not armatures.intersection(arms):
@@ -536,10 +600,27 @@ def meshes_outside(scene, coll):
                 "Armature modifier"
             )
         elif obj.type == "MESH" and obj not in inside:
-            outside.append(obj)
+            found.append(obj)
     if refused:
         raise runner.RigtripError("; ".join(refused))
-    return sorted(outside, key=lambda o: o.name)
+    return sorted(found, key=lambda o: o.name)
+
+
+def armature_for(context):
+    """The armature to write onto a template: the active object if it is one, else the one
+    the active object deforms with, else the only armature in the scene."""
+    active = context.view_layer.objects.active
+    if active is not None and active.type == "ARMATURE":
+        return active
+    if active is not None and len(_armatures_of(active)) == 1:
+        return _armatures_of(active)[0]
+    armatures = [o for o in context.scene.objects if o.type == "ARMATURE"]
+    if len(armatures) == 1:
+        return armatures[0]
+    raise runner.RigtripError(
+        f"{len(armatures)} armatures in this scene: make the one to write onto the template "
+        "(or a mesh bound to it) the active object"
+    )
 
 
 class _linked:

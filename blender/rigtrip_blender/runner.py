@@ -204,6 +204,7 @@ def import_info(report):
         "unchanged": "unchanged, original streams kept",
         "edited-ignored": "EDITED, ignored: original streams kept",
         "written": "EDITED, written back",
+        "replaced": "REPLACED by the glTF's (onto the template)",
     }.get(m.get("status"), m.get("status"))
     if m:
         lines.append(f"meshes: {status}")

@@ -28,6 +28,10 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
     addon_test.py targets TARGET OVERWRITE SOURCE...
         where the export would write each motion file SOURCE for the exported file TARGET
         (runner.motion_targets), or the error it refuses with
+    addon_test.py onto TEMPLATE OUT JOINT
+        a rig from elsewhere: TEMPLATE's glTF (rigtrip export) loaded with Blender's own glTF
+        importer, every custom property and mesh removed, a mesh `body` weighted 1.0 to joint
+        JOINT added; exported OUT through the add-on with Onto template = TEMPLATE
     addon_test.py headless NATIVE
         import NATIVE inside `with rigtrip_blender.registered()`, then register the add-on and
         end without unregistering (the process must still exit)
@@ -152,6 +156,29 @@ def unexportable(native, out):
     return 0
 
 
+def onto(template, out, joint):
+    """A body from elsewhere on the template's skeleton, written through the add-on."""
+    glb = out + ".source.glb"
+    runner.run(runner.find_binary(), ["export", template, "-o", glb, "--force"])
+    assert bpy.ops.import_scene.gltf(filepath=glb) == {"FINISHED"}
+    os.remove(glb)
+    for obj in list(bpy.data.objects):
+        if obj.type == "MESH":
+            bpy.data.objects.remove(obj)
+    owners = [bpy.context.scene, *bpy.data.objects, *bpy.data.armatures, *bpy.data.collections]
+    owners += [b for a in bpy.data.armatures for b in a.bones]
+    for owner in owners:
+        for key in list(owner.keys()):
+            del owner[key]
+    (arm,) = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+    bone = next(b.name for b in arm.data.bones if b.name.endswith(f"_{joint}"))
+    add_mesh("body", bone)
+    bpy.context.view_layer.objects.active = bpy.data.objects["body"]
+    error = export_rig(out, onto=template)
+    result(error=error, bone=bone, files=listing(out))
+    return 0
+
+
 def headless(native):
     """The add-on from a script with bpy as a module: the context manager, then a register()
     left standing (the add-on unregisters itself at exit, or the process would hang)."""
@@ -185,6 +212,9 @@ def main(args):
         except runner.RigtripError as e:
             result(pairs=None, error=str(e))
         return 0
+    if mode == "onto":
+        fresh()
+        return onto(args[1], args[2], int(args[3]))
     if mode == "unexportable":
         fresh()
         return unexportable(args[1], args[2])
