@@ -62,6 +62,17 @@ pub(crate) fn write_meshes(
         };
     };
     let kind = container.header.magic;
+    let textures = container.header.texture_count;
+    // A texture index past the header's count names no texture of the archive's PTX (the
+    // count mirrors it): written as asked, and said.
+    let past = |name: &str, t: u16| {
+        (t >= u16::from(textures)).then(|| {
+            format!(
+                "mesh {name}: texture index {t}, but the header counts {textures} textures (0 to {}); the game's texture bundle likely has no texture {t}",
+                i32::from(textures) - 1
+            )
+        })
+    };
     // The original meshes in the order the lift lists them (object by object).
     let flat: Vec<(usize, usize)> = container
         .objects
@@ -95,6 +106,9 @@ pub(crate) fn write_meshes(
                 continue;
             };
             let texture = texture_of(inc, mesh.record.texture_index)?;
+            if texture != mesh.record.texture_index {
+                report.notes.extend(past(&inc.name, texture));
+            }
             match &inc.geometry {
                 None => {
                     let mut kept = mesh.clone();
@@ -176,6 +190,7 @@ pub(crate) fn write_meshes(
             .cloned()
             .unwrap_or_else(|| empty_mesh(kind));
         let texture = texture_of(inc, template.record.texture_index)?;
+        report.notes.extend(past(&inc.name, texture));
         let (mut built, mut written) =
             build_mesh(kind, &template, &template, g, &inc.origin, &inc.name, cx)?;
         built.record.texture_index = texture;

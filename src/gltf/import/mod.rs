@@ -14,7 +14,11 @@
 //! - Geometry is compared with what the export writes for the rebuilt rig, as sets of distinct
 //!   vertices and triangles (Blender splits, merges and reorders both); edited, deleted, added
 //!   meshes and changed materials are written back by the format (`meshback`), unless
-//!   [`ImportOptions::ignore_mesh_edits`] keeps the original streams.
+//!   [`ImportOptions::ignore_mesh_edits`] keeps the original streams. A new mesh hangs on the
+//!   skeleton of its own skin's joints; mesh nodes that are not the rig's (not skinned to it,
+//!   of another armature, outside the scene) are named in the report ([`Ignored`]).
+//! - [`onto`]: a glTF without rigtrip data onto a native template, its skinned meshes written
+//!   as new meshes by the same path.
 
 mod edits;
 mod fast;

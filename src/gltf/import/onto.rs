@@ -191,20 +191,25 @@ pub fn import_onto(
     let ids = match_joints(&doc, &graph, &rig, &names, opts.joint_map.as_ref())?;
     let key = |node: usize| super::mesh::influence_key(&ids, node);
     let found = incoming_instances(&doc, &graph, &key, true)?;
-    refuse_unmatched(&doc, &graph, &rig, &names, &ids, &found, space)?;
+    let mut geometry = found
+        .instances
+        .iter()
+        .map(|inst| collect(&doc, std::slice::from_ref(inst), 0))
+        .collect::<Result<Vec<Geometry>, ImportError>>()?;
+    refuse_unmatched(&doc, &graph, &rig, &names, &ids, &found, &geometry, space)?;
     if found.instances.is_empty() {
         return Err(ImportError::Onto(nothing_to_import(&found)));
     }
     let before = rig.meshes();
+    let rest = template_rest(&rig, space);
     let mut incoming = Vec::with_capacity(found.instances.len());
     let (mut vertices, mut triangles) = (0, 0);
-    for inst in &found.instances {
-        let mut g = collect(&doc, std::slice::from_ref(inst), 0)?;
-        retarget(&doc, &graph, &rig, inst, space, &mut g)?;
+    for (inst, g) in found.instances.iter().zip(&mut geometry) {
+        retarget(&doc, &graph, &rest, inst, g)?;
         vertices += g.verts.len();
         triangles += g.tris.len();
         let (mesh, origin, dropped) = native_geometry(
-            &g,
+            g,
             None,
             skin_skeleton(inst),
             &ids,
@@ -380,7 +385,8 @@ fn skin_joint_nodes(doc: &Doc, graph: &Graph) -> Vec<usize> {
 }
 
 /// Refuses the joints that carry a weight in a skinned mesh node but match no template joint,
-/// each with the closest template joints.
+/// each with the closest template joints (`geometry`: that of `found`'s instances).
+#[allow(clippy::too_many_arguments)]
 fn refuse_unmatched(
     doc: &Doc,
     graph: &Graph,
@@ -388,6 +394,7 @@ fn refuse_unmatched(
     names: &[Vec<String>],
     ids: &Identities,
     found: &Incoming,
+    geometry: &[Geometry],
     space: Space,
 ) -> Result<(), ImportError> {
     let key = |node: usize| super::mesh::influence_key(ids, node);
@@ -410,8 +417,11 @@ fn refuse_unmatched(
     }
     let mut stray: Vec<usize> = Vec::new();
     let mut seen = HashSet::new();
-    for inst in found.instances.iter().chain(&all) {
-        let g = collect(doc, std::slice::from_ref(inst), 0)?;
+    let others = all
+        .iter()
+        .map(|inst| collect(doc, std::slice::from_ref(inst), 0))
+        .collect::<Result<Vec<Geometry>, ImportError>>()?;
+    for g in geometry.iter().chain(&others) {
         for v in &g.verts {
             for (k, _) in v.inf.iter() {
                 if let InfKey::Stray(n) = k {
@@ -513,20 +523,18 @@ fn template_rest(rig: &Rig, space: Space) -> Vec<Vec<DMat4>> {
 }
 
 /// Moves each vertex of a skinned instance to where its skin draws it on the template's rest
-/// pose: `Σ w · template joint world · inverse bind` (the glTF's inverse bind matrices,
-/// identity when it has none).
+/// pose (`rest`, from [`template_rest`]): `Σ w · template joint world · inverse bind` (the
+/// glTF's inverse bind matrices, identity when it has none).
 fn retarget(
     doc: &Doc,
     graph: &Graph,
-    rig: &Rig,
+    rest: &[Vec<DMat4>],
     inst: &Instance,
-    space: Space,
     g: &mut Geometry,
 ) -> Result<(), ImportError> {
     let Some(slots) = &inst.slots else {
         return Ok(());
     };
-    let rest = template_rest(rig, space);
     let skin = graph
         .nodes
         .get(inst.node)
