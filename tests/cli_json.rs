@@ -200,6 +200,51 @@ fn every_command_json_validates_against_its_schema() {
         );
     }
 
+    // Onto a template: a third-party rig refused naming its joints, then mapped onto it.
+    let figure = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/sample-assets/RiggedFigure.gltf"
+    );
+    let v = check(
+        &dir,
+        "error",
+        &[
+            "import", "--json", figure, "--onto", "m.mod", "-o", "onto.mod",
+        ],
+        2,
+    );
+    assert!(v["message"]
+        .as_str()
+        .unwrap()
+        .contains("\"torso_joint_1\" (node 2)"));
+    let map: Vec<String> = (1..=3)
+        .map(|k| format!("\"torso_joint_{k}\": 0"))
+        .chain(["neck_joint_1", "neck_joint_2"].map(|n| format!("\"{n}\": 1")))
+        .chain(["arm", "leg"].iter().flat_map(|limb| {
+            ["L", "R"].iter().flat_map(move |side| {
+                (1..=5).map(move |k| format!("\"{limb}_joint_{side}_{k}\": 2"))
+            })
+        }))
+        .collect();
+    std::fs::write(dir.join("map.json"), format!("{{{}}}", map.join(", "))).unwrap();
+    let v = check(
+        &dir,
+        "import",
+        &[
+            "import",
+            "--json",
+            figure,
+            "--onto",
+            "m.mod",
+            "--joint-map",
+            "map.json",
+            "-o",
+            "onto.mod",
+        ],
+        0,
+    );
+    assert_eq!(v["meshes"]["status"], "replaced");
+
     check(&dir, "lint", &["lint", "--json", "x.glb"], 0);
     let v = check(
         &dir,

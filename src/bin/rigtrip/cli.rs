@@ -84,14 +84,20 @@ rigtrip export samples/ -o exported/"
 identity rigtrip stored in their extras (then by name); values within --tolerance of what export \
 wrote get their original bits back (DCC tools add float noise). Moved and rotated joints, \
 renames, reparenting, added leaf joints and unreferenced removals are written; so are mesh \
-edits (DMC3: moved vertices, repainted weights, deleted meshes, copies named objectI_..., \
-texture_N materials). Anything the native format cannot hold is refused, naming the joint, \
-mesh or field. The glTF's joint names are kept in OUT's stem + .names.json beside OUT when \
-they are not the defaults (export reads them from there). In Blender, export with \
+edits (DMC3: moved vertices, repainted weights, deleted meshes, texture_N materials, new \
+meshes skinned to the rig under any name: into object I when named objectI_..., else the \
+object of the mesh they were copied from, else a new object). Mesh nodes the import does not \
+use are named in the report. Anything the native format cannot hold is refused, naming the \
+joint, mesh or field. The glTF's joint names are kept in OUT's stem + .names.json beside OUT \
+when they are not the defaults (export reads them from there). In Blender, export with \
 \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
+--onto TEMPLATE takes a glTF without rigtrip data (made elsewhere, or exported without custom \
+properties): its skinned meshes replace the template's, joints matched by name (the template's \
+names file, rigtrip's default names, or --joint-map), everything else comes from the template.\n\n\
 Examples:\n  rigtrip import edited.glb -o DB22HIE.BIN\n  \
 rigtrip import edited.gltf -o humanoid.mod --json > report.json\n  \
-rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force"
+rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force\n  \
+rigtrip import body.glb --onto pl000.mod -o pl000_body.mod --joint-map joints.json"
     )]
     Import(ImportArgs),
     /// Diagnose the skin contract of any glTF/GLB: IBMs, bind vs rest, JOINTS/WEIGHTS, names.
@@ -270,8 +276,16 @@ struct ImportArgs {
     /// Write the motion files the glTF carries (from `export --motions`) into this folder
     /// (created if missing), under their original names, rebuilt from its animations (a motion
     /// the export carried without one, because it does not fit the model, as it was).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "onto")]
     motions_out: Option<PathBuf>,
+    /// Put a glTF without rigtrip data onto this native file: its skinned meshes replace the
+    /// template's, everything else (header, skeleton, undecoded fields) is the template's.
+    #[arg(long, value_name = "TEMPLATE", conflicts_with = "ignore_mesh_edits")]
+    onto: Option<PathBuf>,
+    /// With --onto: a JSON object mapping the glTF's joint names to template joints, by name
+    /// or native index: {"Hips": "mod_0", "Spine": 1}.
+    #[arg(long, value_name = "FILE.json", requires = "onto")]
+    joint_map: Option<PathBuf>,
     /// Print the import report as JSON.
     #[arg(long)]
     json: bool,
@@ -1031,8 +1045,14 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
         Some(p) if p.as_os_str().is_empty() => Some(std::path::Path::new(".")),
         p => p,
     };
-    let imported = import::import_slice(&data, base, &opts)
-        .with_context(|| format!("{}", a.file.display()))?;
+    let imported = match &a.onto {
+        None => import::import_slice(&data, base, &opts),
+        Some(t) => {
+            ops::output::check_target(&a.output, a.force, Some(t))?;
+            import::onto::import_onto(&data, base, read_template(t)?, &onto_options(a, t)?)
+        }
+    }
+    .with_context(|| format!("{}", a.file.display()))?;
     let mut motion_paths = Vec::new();
     if let Some(dir) = &a.motions_out {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -1090,6 +1110,33 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// The native template of `import --onto`.
+fn read_template(t: &Path) -> Result<rigtrip::native::NativeFile> {
+    let bytes = std::fs::read(t).with_context(|| format!("cannot read {}", t.display()))?;
+    rigtrip::native::NativeFile::read(None, &bytes)
+        .with_context(|| format!("--onto {}", t.display()))
+}
+
+/// What `import --onto` is told: the tolerance, the template's names file (beside it, when
+/// there is one) and `--joint-map`.
+fn onto_options(a: &ImportArgs, t: &Path) -> Result<rigtrip::gltf::import::onto::OntoOptions> {
+    use rigtrip::gltf::import::onto::{JointMap, OntoOptions};
+    let names = names_beside(t).as_deref().map(read_names).transpose()?;
+    let joint_map = match &a.joint_map {
+        None => None,
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            Some(JointMap::from_json(&text).with_context(|| format!("{}", p.display()))?)
+        }
+    };
+    Ok(OntoOptions {
+        tolerance: a.tolerance,
+        names,
+        joint_map,
+    })
 }
 
 /// Refuses an empty file or a native rig given to a glTF command, saying which command reads it.
