@@ -25,6 +25,7 @@ use crate::native::dmc3::motion::{
     KeyF32, KeyF32Hermite, KeyU16, KeyU16Hermite, Mot, MotHeader, TangentRanges, TrackHead,
 };
 use crate::native::dmc3::pac::Pac;
+use crate::native::dmc3::texture::{DdsHeader, Descriptor, Ptx, Texture};
 use crate::native::dmc3::{
     self, BlockHeader, BlockPart, BlockRels, ContainerKind, Dmc3Error, Dmc3File, Header, Label,
     LinkField, MeshRecord, ModStreams, NodeTransform, ObjectRecord, Place, Problem, ScmStreams,
@@ -130,6 +131,8 @@ pub fn dump_motion(file: &MotionFile) -> Value {
     let v = match file {
         MotionFile::Mot(x) => to_value(x),
         MotionFile::Pac(x) => to_value(x),
+        MotionFile::Ptx(x) => to_value(x),
+        MotionFile::Tm2(x) => to_value(x),
     };
     m.insert("file".into(), v);
     Value::Object(m)
@@ -180,13 +183,13 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
         None => return Err(invalid("", "missing \"format\"")),
     };
     let allowed: &[&str] = match format {
-        "hie" | "mod" | "scm" | "mot" | "pac" => &["rigtrip_dump", "format", "file"],
+        "hie" | "mod" | "scm" | "mot" | "pac" | "ptx" | "tm2" => &["rigtrip_dump", "format", "file"],
         "block" => &["rigtrip_dump", "format", "offset", "nodes", "file"],
         other => {
             return Err(invalid(
                 "/format",
                 format!(
-                    "unknown format {other:?}: expected \"hie\", \"mod\", \"scm\", \"block\", \"mot\" or \"pac\""
+                    "unknown format {other:?}: expected \"hie\", \"mod\", \"scm\", \"block\", \"mot\", \"pac\", \"ptx\" or \"tm2\""
                 ),
             ))
         }
@@ -213,6 +216,14 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
         "pac" => {
             let f: Pac = decode(file, "/file")?;
             f.write().map_err(|e| unwritable("/file", crate::chain(&e)))
+        }
+        "ptx" => {
+            let f: Ptx = decode(file, "/file")?;
+            f.write().map_err(|e| unwritable("/file", crate::chain(&e)))
+        }
+        "tm2" => {
+            let f: Texture = decode(file, "/file")?;
+            Ok(f.write())
         }
         _ => {
             let f: Dmc3File = decode(file, "/file")?;
@@ -746,7 +757,9 @@ pub fn schema() -> Value {
                     "scm",
                     "block",
                     "mot",
-                    "pac"
+                    "pac",
+                    "ptx",
+                    "tm2"
                 ]
             },
             "offset": {
@@ -767,6 +780,8 @@ pub fn schema() -> Value {
             whole("scm", "scmFile"),
             whole("mot", "motFile"),
             whole("pac", "pacFile"),
+            whole("ptx", "ptxFile"),
+            whole("tm2", "textureEntry"),
             {
                 "if": {
                     "properties": {
@@ -1370,6 +1385,35 @@ fn motion_defs(defs: &mut Map<String, Value>) {
                                 {
                                     "type": "object",
                                     "additionalProperties": false,
+                                    "required": ["model"],
+                                    "properties": { "model": {
+                                        "anyOf": [
+                                            { "$ref": "#/$defs/modFile" },
+                                            { "$ref": "#/$defs/scmFile" }
+                                        ]
+                                    } }
+                                },
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
+                                    "required": ["ptx"],
+                                    "properties": { "ptx": { "$ref": "#/$defs/ptxFile" } }
+                                },
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
+                                    "required": ["texture"],
+                                    "properties": { "texture": { "$ref": "#/$defs/textureEntry" } }
+                                },
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
+                                    "required": ["archive"],
+                                    "properties": { "archive": { "$ref": "#/$defs/pacFile" } }
+                                },
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
                                     "required": ["opaque"],
                                     "properties": { "opaque": { "$ref": "#/$defs/base64" } }
                                 }
@@ -1380,6 +1424,7 @@ fn motion_defs(defs: &mut Map<String, Value>) {
             }
         }
     }));
+    texture_defs(defs);
     let records = [
         (MotHeader::SCHEMA_NAME, MotHeader::schema()),
         (TrackHead::SCHEMA_NAME, TrackHead::schema()),
@@ -1390,6 +1435,51 @@ fn motion_defs(defs: &mut Map<String, Value>) {
         (KeyU16Hermite::SCHEMA_NAME, KeyU16Hermite::schema()),
     ];
     for (name, schema) in records {
+        defs.insert(name.into(), schema);
+    }
+}
+
+/// The dump schema of PTX bundles and gfxTexture entries.
+fn texture_defs(defs: &mut Map<String, Value>) {
+    defs.insert("textureEntry".into(), json!({
+        "description": "One gfxTexture entry: descriptor, DDS header, the whole mip levels the header describes (top level first), the bytes after them (sector padding in a bundle).",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["descriptor", "dds", "chain", "padding"],
+        "properties": {
+            "descriptor": { "$ref": "#/$defs/gfxDescriptor" },
+            "dds": { "$ref": "#/$defs/ddsHeader" },
+            "chain": {
+                "description": "The mip chain's bytes (BC1: 8 bytes per 4x4 block, BC3: 16).",
+                "$ref": "#/$defs/base64"
+            },
+            "padding": {
+                "description": "PRESERVED_UNDECODED: bytes after the chain.",
+                "$ref": "#/$defs/base64"
+            }
+        }
+    }));
+    defs.insert("ptxFile".into(), json!({
+        "description": "A PTX bundle: the texture count and the span of each texture in 0x800-byte sectors are written from the textures (each must write a whole number of sectors), so the dump holds the textures only.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["tablePadding", "textures", "tail"],
+        "properties": {
+            "tablePadding": {
+                "description": "PRESERVED_UNDECODED: bytes from the span table to the first sector boundary.",
+                "$ref": "#/$defs/base64"
+            },
+            "textures": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/textureEntry" } },
+            "tail": {
+                "description": "PRESERVED_UNDECODED: bytes after the last texture.",
+                "$ref": "#/$defs/base64"
+            }
+        }
+    }));
+    for (name, schema) in [
+        (Descriptor::SCHEMA_NAME, Descriptor::schema()),
+        (DdsHeader::SCHEMA_NAME, DdsHeader::schema()),
+    ] {
         defs.insert(name.into(), schema);
     }
 }

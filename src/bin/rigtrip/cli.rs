@@ -407,7 +407,7 @@ fn inspect(a: &InspectArgs) -> Result<i32> {
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     if a.format.format().is_none() {
-        if let Some(m) = MotionFile::detect_read(&data) {
+        if let Some(m) = MotionFile::detect_read_named(&a.file, &data) {
             let file = m.with_context(|| format!("{}", a.file.display()))?;
             let mut out = std::io::stdout().lock();
             if a.coverage {
@@ -603,12 +603,10 @@ fn export_one(
     names: Option<rigtrip::gltf::Names>,
     motions: &[rigtrip::gltf::MotionInput],
 ) -> Result<Exported> {
-    if format.is_none() && rigtrip::native::detect_motion(data).is_some() {
-        bail!(
-            "{}: a motion, not a rig: export it with the model it animates (rigtrip export MODEL --motions {} -o OUT.glb)",
-            input.display(),
-            input.display()
-        );
+    if format.is_none() {
+        if let Some(m) = rigtrip::native::detect_motion_named(input, data) {
+            bail!("{}", not_a_rig(input, m, data));
+        }
     }
     let file = NativeFile::read(format, data).with_context(|| format!("{}", input.display()))?;
     let kind = file.kind();
@@ -981,6 +979,25 @@ fn not_native(path: &Path, data: &[u8]) -> Result<()> {
     }
 }
 
+/// Why `export` refuses a non-rig file, and what to do instead.
+fn not_a_rig(input: &Path, m: rigtrip::native::MotionFormat, data: &[u8]) -> String {
+    use rigtrip::native::MotionFormat;
+    let p = input.display();
+    let character = m == MotionFormat::Pac
+        && rigtrip::native::dmc3::Pac::read(data).is_ok_and(|a| a.has_model());
+    match m {
+        MotionFormat::Pac if character => format!(
+            "{p}: a character archive (models and textures), not a motion archive: exporting an archive is not supported yet; `rigtrip inspect {p}` lists its members, `rigtrip dump {p}` holds each model's structure"
+        ),
+        MotionFormat::Ptx | MotionFormat::Tm2 => format!(
+            "{p}: a texture, not a rig: textures have no glTF export yet; `rigtrip inspect {p}` shows its levels and headers"
+        ),
+        _ => format!(
+            "{p}: a motion, not a rig: export it with the model it animates (rigtrip export MODEL --motions {p} -o OUT.glb)"
+        ),
+    }
+}
+
 /// For bytes a glTF command cannot take: an empty file, or a native rig (and which command
 /// reads it).
 fn native_hint(data: &[u8]) -> Option<String> {
@@ -997,7 +1014,7 @@ fn dump_cmd(a: &DumpArgs) -> Result<i32> {
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     let motion = match a.format.format() {
-        None => MotionFile::detect_read(&data),
+        None => MotionFile::detect_read_named(&a.file, &data),
         Some(_) => None,
     };
     let value = match motion {
