@@ -42,7 +42,11 @@ struct Cli {
 enum Command {
     /// Show what a file holds: skeletons, joint trees, the spatial gate, undecoded fields.
     #[command(
-        after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip inspect --json samples/dmc3_humanoid.mod\n  rigtrip inspect --block-at 0x35 --nodes 8 samples/dmc3_effect.efm\n  rigtrip inspect --coverage samples/dmc3_humanoid.mod"
+        after_help = "Motions, archives and textures (.mot, .pac, .ptx, .tm2) are recognised by content \
+(a texture whose DDS header was zeroed by its name): an archive lists its slots and members, each \
+member read by its own magic (PTX textures, MOD/SCM models, motions, nested archives); a texture \
+lists its mip levels and every header field that differs from the canonical form.\n\n\
+Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip inspect --json samples/dmc3_humanoid.mod\n  rigtrip inspect --block-at 0x35 --nodes 8 samples/dmc3_effect.efm\n  rigtrip inspect --coverage samples/dmc3_humanoid.mod\n  rigtrip inspect samples/dmc3_character.pac"
     )]
     Inspect(InspectArgs),
     /// Check that every file comes back byte for byte (native -> rig -> native).

@@ -72,7 +72,7 @@ crate::record! {
     /// The DDS magic and its 124-byte header (Microsoft's published DDS layout). The game is
     /// reported to ignore the pitch/linear size; retail values of it are inconsistent.
     pub struct DdsHeader [0x80] "ddsHeader" {
-        0x00 magic: [u8; 4] = HexArray<4>, "DDS magic", Decoded StructuralConfirmed, "\"DDS \"";
+        0x00 magic: [u8; 4] = HexArray<4>, "magic", Decoded StructuralConfirmed, "\"DDS \"";
         0x04 size: u32 = Hex<u32>, "header size", Decoded StructuralConfirmed, "124";
         0x08 flags: u32 = Hex<u32>, "flags", Decoded Community, "canonical 0x000A1007";
         0x0C height: u32 = Hex<u32>, "height", Decoded StructuralConfirmed, "height in pixels";
