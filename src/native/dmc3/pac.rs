@@ -564,6 +564,46 @@ mod tests {
     }
 
     #[test]
+    fn nested_archives_are_read_to_a_bounded_depth() {
+        // Ten archives, each the one member of the one before, around "abcd".
+        let mut b = b"abcd".to_vec();
+        for _ in 0..10 {
+            b = bytes(&[12], &[], &[&b]);
+        }
+        let p = Pac::read(&b).unwrap();
+        assert_eq!(p.write().unwrap(), b);
+        let mut depth = 0;
+        let mut at = &p;
+        while let MemberKind::Archive(inner) = &at.members[0].kind {
+            depth += 1;
+            at = inner;
+        }
+        assert_eq!(depth, MAX_NESTING);
+        assert_eq!(at.members[0].kind.name(), "pac?");
+    }
+
+    #[test]
+    fn members_are_told_apart_by_their_magic() {
+        let texture = {
+            let mut t = vec![0u8; 0xF0];
+            t[0x70..0x74].copy_from_slice(b"DDS ");
+            t
+        };
+        let b = bytes(
+            &[0x14, 0x1C, 0x24],
+            &[],
+            &[b"SHW\0abcd", b"EFM 1234", &texture],
+        );
+        let p = Pac::read(&b).unwrap();
+        let names: Vec<_> = p.members.iter().map(|m| m.kind.name()).collect();
+        assert_eq!(names, vec!["shw", "efm", "tm2"]);
+        // Slot names only name; the archive has no model.
+        assert!(!p.has_model());
+        assert_eq!(slot_name(8), Some("shadow"));
+        assert_eq!(p.write().unwrap(), b);
+    }
+
+    #[test]
     fn offsets_inside_table_or_past_end_are_rejected() {
         let b = bytes(&[0x08], &[], &[b"abcd"]);
         assert!(matches!(
