@@ -299,6 +299,37 @@ fn verify_descends_into_the_model_member() {
     assert!(!q.has_model());
 }
 
+/// Every generated character archive verifies: its own bytes, and its model member as a loose
+/// model on both legs (a random model may fail the spatial gate: its glTF leg is skipped, never
+/// different).
+#[test]
+fn generated_character_archives_verify() {
+    for seed in 0..12 {
+        let data = synth::random_character_pac(seed);
+        match verify_bytes(None, &data) {
+            Verdict::Identical {
+                kind: "pac", gltf, ..
+            } => {
+                assert!(
+                    matches!(gltf, GltfLeg::Identical | GltfLeg::Skipped(_)),
+                    "seed {seed}: {gltf:?}"
+                )
+            }
+            v => panic!("seed {seed}: {v:?}"),
+        }
+    }
+    for seed in 0..12 {
+        let data = synth::random_ptx(seed);
+        assert!(
+            matches!(
+                verify_bytes(None, &data),
+                Verdict::Identical { kind: "ptx", .. }
+            ),
+            "seed {seed}"
+        );
+    }
+}
+
 #[test]
 fn ptx_rejections_name_the_field() {
     let data = synth::sample_ptx();
