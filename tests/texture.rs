@@ -399,3 +399,29 @@ fn coverage_of_a_character_archive_covers_every_byte() {
         Some((model_at + 0x12, model_at + 0x13, "container header"))
     );
 }
+
+/// A dump's counts are checked in archive members as in loose files: a model member's object
+/// count and a motion member's track count that disagree with their lists are refused at
+/// their pointers.
+#[test]
+fn build_checks_the_counts_inside_archive_members() {
+    use rigtrip::ops::dump::{build, dump_motion};
+    let data = synth::sample_character_pac();
+    let mut v = dump_motion(&MotionFile::Pac(Pac::read(&data).unwrap()));
+    assert_eq!(build(&v).unwrap(), data);
+    let model = &mut v["file"]["members"][1]["kind"]["model"];
+    model["container"]["header"]["object_count"] = 3.into();
+    assert_eq!(
+        build(&v).unwrap_err().to_string(),
+        "/file/members/1/kind/model/container/header/object_count: cannot write: is 3 but \
+         /file/members/1/kind/model/container/objects holds 2"
+    );
+    let data = rigtrip::synth::motion::sample_pac();
+    let mut v = dump_motion(&MotionFile::Pac(Pac::read(&data).unwrap()));
+    v["file"]["members"][0]["kind"]["mot"]["trackCount"] = 1.into();
+    let e = build(&v).unwrap_err().to_string();
+    assert!(
+        e.starts_with("/file/members/0/kind/mot/trackCount: cannot write: is 1 but /file/members/0/kind/mot/tracks holds "),
+        "{e}"
+    );
+}

@@ -24,7 +24,7 @@ use serde_json::{json, Map, Value};
 use crate::native::dmc3::motion::{
     KeyF32, KeyF32Hermite, KeyU16, KeyU16Hermite, Mot, MotHeader, TangentRanges, TrackHead,
 };
-use crate::native::dmc3::pac::Pac;
+use crate::native::dmc3::pac::{MemberKind, Pac};
 use crate::native::dmc3::texture::{DdsHeader, Descriptor, Ptx, Texture};
 use crate::native::dmc3::{
     self, BlockHeader, BlockPart, BlockRels, ContainerKind, Dmc3Error, Dmc3File, Header, Label,
@@ -210,11 +210,12 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
         }
         "mot" => {
             let f: Mot = decode(file, "/file")?;
-            check_mot_counts(file, &f)?;
+            check_mot_counts(file, &f, "/file")?;
             f.write().map_err(|e| unwritable("/file", crate::chain(&e)))
         }
         "pac" => {
             let f: Pac = decode(file, "/file")?;
+            check_pac_counts(file, &f, "/file")?;
             f.write().map_err(|e| unwritable("/file", crate::chain(&e)))
         }
         "ptx" => {
@@ -228,7 +229,7 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
         _ => {
             let f: Dmc3File = decode(file, "/file")?;
             check_dmc3_kind(obj, format, &f)?;
-            check_dmc3_counts(file, &f)?;
+            check_dmc3_counts(file, &f, "/file")?;
             dmc3::write(&f).map_err(|e| dmc3_error(&e))
         }
     }
@@ -304,16 +305,16 @@ struct ShownTrack {
 /// every stream its record names (a record of the other container kind is left to the
 /// writer, which refuses it by its variant). The first that disagrees is refused at the
 /// count's pointer (the stream's, for a vertex count).
-fn check_dmc3_counts(file: &Value, f: &Dmc3File) -> Result<(), DumpError> {
-    let shown: ShownDmc3 = read_at(file, "/file")?;
+fn check_dmc3_counts(file: &Value, f: &Dmc3File, at: &str) -> Result<(), DumpError> {
+    let shown: ShownDmc3 = read_at(file, at)?;
     let (Some(c), Some(s)) = (&f.container, &shown.container) else {
         return Ok(());
     };
-    let objects = "/file/container/objects";
+    let objects = &format!("{at}/container/objects");
     let count = s.header.0.object_count;
     if usize::from(count) != c.objects.len() {
         return Err(unwritable(
-            "/file/container/header/object_count",
+            format!("{at}/container/header/object_count"),
             format!("is {count} but {objects} holds {}", c.objects.len()),
         ));
     }
@@ -352,20 +353,20 @@ fn check_dmc3_counts(file: &Value, f: &Dmc3File) -> Result<(), DumpError> {
 /// count: the header's node count against the masks, the track count against the tracks, each
 /// track's key count against its keys. The first that disagrees is refused at the count's
 /// pointer.
-fn check_mot_counts(file: &Value, m: &Mot) -> Result<(), DumpError> {
-    let shown: ShownMot = read_at(file, "/file")?;
+fn check_mot_counts(file: &Value, m: &Mot, at: &str) -> Result<(), DumpError> {
+    let shown: ShownMot = read_at(file, at)?;
     let nodes = shown.header.0.node_count;
     if usize::from(nodes) != m.masks.len() {
         return Err(unwritable(
-            "/file/header/node_count",
-            format!("is {nodes} but /file/masks holds {}", m.masks.len()),
+            format!("{at}/header/node_count"),
+            format!("is {nodes} but {at}/masks holds {}", m.masks.len()),
         ));
     }
     if usize::try_from(shown.track_count).ok() != Some(m.tracks.len()) {
         return Err(unwritable(
-            "/file/trackCount",
+            format!("{at}/trackCount"),
             format!(
-                "is {} but /file/tracks holds {} (the masks set {} channels)",
+                "is {} but {at}/tracks holds {} (the masks set {} channels)",
                 shown.track_count,
                 m.tracks.len(),
                 dmc3::motion::channel_count(&m.masks)
@@ -376,12 +377,28 @@ fn check_mot_counts(file: &Value, m: &Mot) -> Result<(), DumpError> {
         let head = st.head.0.key_count;
         if usize::from(head) != t.keys.len() {
             return Err(unwritable(
-                format!("/file/tracks/{index}/head/key_count"),
+                format!("{at}/tracks/{index}/head/key_count"),
                 format!(
-                    "is {head} but /file/tracks/{index}/keys holds {} (track {index}: node {node} {channel})",
+                    "is {head} but {at}/tracks/{index}/keys holds {} (track {index}: node {node} {channel})",
                     t.keys.len()
                 ),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// The counts shown in an archive's members (at `at`): each motion and model member's as in
+/// a loose file's dump, nested archives included.
+fn check_pac_counts(file: &Value, p: &Pac, at: &str) -> Result<(), DumpError> {
+    for (i, m) in p.members.iter().enumerate() {
+        let kind = &file["members"][i]["kind"];
+        let ptr = |k: &str| format!("{at}/members/{i}/kind/{k}");
+        match &m.kind {
+            MemberKind::Mot(mot) => check_mot_counts(&kind["mot"], mot, &ptr("mot"))?,
+            MemberKind::Model(f) => check_dmc3_counts(&kind["model"], f, &ptr("model"))?,
+            MemberKind::Archive(a) => check_pac_counts(&kind["archive"], a, &ptr("archive"))?,
+            _ => {}
         }
     }
     Ok(())
