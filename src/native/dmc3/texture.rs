@@ -697,6 +697,25 @@ mod tests {
     }
 
     #[test]
+    fn hostile_counts_and_sizes_are_refused_or_bounded() {
+        // A count whose table cannot fit, and one whose table fits but whose texture cannot.
+        let b = u32::MAX.to_le_bytes();
+        assert!(matches!(Ptx::read(&b), Err(TextureError::OutOfBounds(_))));
+        let mut b = 1000u32.to_le_bytes().to_vec();
+        b.extend(std::iter::repeat_n(1u8, 4000));
+        assert!(!looks_like_ptx(&b));
+        assert!(matches!(Ptx::read(&b), Err(TextureError::OutOfBounds(_))));
+        // A DDS header claiming 2^32-1 square with 32 levels: no level fits, nothing overflows.
+        let mut e = entry(0, 0, 64);
+        e[0x70 + 0x0C..0x70 + 0x14].copy_from_slice(&[0xFF; 8]);
+        e[0x70 + 0x1C..0x70 + 0x20].copy_from_slice(&u32::MAX.to_le_bytes());
+        let t = Texture::read(&e).unwrap();
+        assert_eq!((t.chain.len(), t.padding.len()), (0, 64));
+        assert_eq!(t.geometry().unwrap().full_chain(), 32);
+        assert_eq!(t.write(), e);
+    }
+
+    #[test]
     fn bundle_round_trip_and_spans() {
         let mut b = vec![0u8; 0x800];
         b[0..4].copy_from_slice(&2u32.to_le_bytes());
