@@ -51,7 +51,7 @@ pub fn export_with(
     meshes: Vec<Mesh>,
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
-    export_inner(rig, owned(meshes), &[], opts, Content::Full)
+    export_inner(rig, owned(meshes), &[], &[], opts, Content::Full)
 }
 
 /// Meshes the export owns.
@@ -66,7 +66,25 @@ pub fn export_animated(
     motions: &[MotionInput],
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
-    export_inner(rig, owned(rig.meshes()), motions, opts, Content::Full)
+    export_inner(rig, owned(rig.meshes()), motions, &[], opts, Content::Full)
+}
+
+/// [`export_animated`] with one image per texture of `images` (see [`super::texture`]): the
+/// material the format names after a texture index shows that texture.
+pub fn export_textured(
+    rig: &Rig,
+    motions: &[MotionInput],
+    images: &[super::texture::TextureImage],
+    opts: &ExportOptions,
+) -> Result<Exported, ExportError> {
+    export_inner(
+        rig,
+        owned(rig.meshes()),
+        motions,
+        images,
+        opts,
+        Content::Full,
+    )
 }
 
 /// [`export_with`] without what only a reader of the whole document needs: no extras (scene,
@@ -79,7 +97,7 @@ pub(crate) fn export_geometry(
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
     let meshes = meshes.iter().map(Cow::Borrowed).collect();
-    export_inner(rig, meshes, &[], opts, Content::Geometry)
+    export_inner(rig, meshes, &[], &[], opts, Content::Geometry)
 }
 
 /// What [`export_inner`] writes.
@@ -105,6 +123,7 @@ fn export_inner(
     rig: &Rig,
     meshes: Vec<Cow<'_, Mesh>>,
     motions: &[MotionInput],
+    images: &[super::texture::TextureImage],
     opts: &ExportOptions,
     content: Content,
 ) -> Result<Exported, ExportError> {
@@ -283,6 +302,8 @@ fn export_inner(
         scene_nodes.push(node);
     }
 
+    let format = rig.source.format();
+    report.textures = super::texture::attach(&mut b, images, |i| format.material_for_index(i));
     let written = animation::write_motions(&mut b, rig, &joint_nodes, motions, space)?;
     report.animations = written.animations;
     report.carried_motions = written.carried;

@@ -1,0 +1,99 @@
+//! A character archive as `export` sees it: the body model, its textures, and the textures of a
+//! loose `.ptx` bundle or `.tm2` entry (`export MODEL --textures FILE`).
+//!
+//! The body is the `MOD ` member of slot 1 (the player-archive slot map's body) when that slot
+//! holds one, else the first `MOD ` member by slot; the textures are the PTX member of slot 0
+//! when it holds one, else the first PTX member by slot. Members are recognised by their own
+//! bytes ([`Member::classify`]); the slot only chooses between members of the same kind.
+
+use crate::gltf::texture::{texture_image, TextureImage, TextureImageError};
+use crate::native::dmc3::pac::{Member, MemberKind, Pac};
+use crate::native::dmc3::texture::{self, Ptx, Texture};
+use crate::native::dmc3::Dmc3File;
+
+/// The slot the player-archive slot map gives the body.
+pub const BODY_SLOT: usize = 1;
+/// The slot it gives the texture bundle.
+pub const TEXTURES_SLOT: usize = 0;
+
+/// What `export` takes from an archive.
+#[derive(Debug, Clone)]
+pub struct Character<'a> {
+    /// The body model's member.
+    pub body: &'a Member,
+    /// The model itself.
+    pub model: &'a Dmc3File,
+    /// The texture bundle's member, when the archive has one.
+    pub textures: Option<(&'a Member, &'a Ptx)>,
+}
+
+/// The member of `pac` whose kind `pick` accepts: the one in `preferred` first, else the first
+/// by slot.
+fn member_by<'a, T>(
+    pac: &'a Pac,
+    preferred: usize,
+    pick: impl Fn(&'a MemberKind) -> Option<T>,
+) -> Option<(&'a Member, T)> {
+    let mut slots: Vec<(usize, &Member)> = pac
+        .members
+        .iter()
+        .flat_map(|m| m.slots.iter().map(move |&s| (s, m)))
+        .collect();
+    slots.sort_by_key(|&(s, _)| (s != preferred, s));
+    slots
+        .into_iter()
+        .find_map(|(_, m)| pick(&m.kind).map(|t| (m, t)))
+}
+
+/// The body model and textures of `pac`, `None` when it holds no `MOD ` member.
+pub fn character(pac: &Pac) -> Option<Character<'_>> {
+    let (body, model) = member_by(pac, BODY_SLOT, |k| match k {
+        MemberKind::Model(f) if f.kind() == "mod" => Some(&**f),
+        _ => None,
+    })?;
+    let textures = member_by(pac, TEXTURES_SLOT, |k| match k {
+        MemberKind::Ptx(p) => Some(&**p),
+        _ => None,
+    });
+    Some(Character {
+        body,
+        model,
+        textures,
+    })
+}
+
+/// Why a loose texture file was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TexturesError {
+    /// Neither a PTX bundle nor a gfxTexture entry.
+    #[error("neither a PTX texture bundle nor a gfxTexture entry (a descriptor, then \"DDS \" at +0x70)")]
+    NotTextures,
+    /// A bundle or entry that does not read.
+    #[error(transparent)]
+    Texture(#[from] texture::TextureError),
+}
+
+/// The textures of a loose file: a PTX bundle's, or a single gfxTexture entry (index 0).
+pub fn loose_textures(data: &[u8]) -> Result<Vec<Texture>, TexturesError> {
+    if texture::looks_like_texture(data) {
+        Ok(vec![Texture::read(data)?])
+    } else if texture::looks_like_ptx(data) {
+        Ok(Ptx::read(data)?.textures)
+    } else {
+        Err(TexturesError::NotTextures)
+    }
+}
+
+/// Each texture as an image; a texture without pixels to decode is an error of its own, the
+/// others still come.
+pub fn images(textures: &[Texture]) -> (Vec<TextureImage>, Vec<TextureImageError>) {
+    let mut ok = Vec::with_capacity(textures.len());
+    let mut failed = Vec::new();
+    for (i, t) in textures.iter().enumerate() {
+        match texture_image(i, t) {
+            Ok(img) => ok.push(img),
+            Err(e) => failed.push(e),
+        }
+    }
+    (ok, failed)
+}
