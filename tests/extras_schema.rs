@@ -159,3 +159,48 @@ fn motion_extras_follow_the_schema() {
         assert!(!v.is_valid(&json!({ "scene": bad })), "{key}");
     }
 }
+
+#[test]
+fn archive_extras_follow_the_schema() {
+    use rigtrip::gltf::archive::ArchiveTag;
+    use rigtrip::native::dmc3::Pac;
+    let v = validator();
+    let pac = Pac::read(&rigtrip::synth::texture::sample_character_pac()).unwrap();
+    let c = rigtrip::ops::character::character(&pac).unwrap();
+    let (ptx_member, ptx) = c.textures.unwrap();
+    let tag = ArchiveTag::of(&pac, c.body.offset, Some(ptx_member.offset)).unwrap();
+    let (images, failed) = rigtrip::ops::character::images(&ptx.textures);
+    assert!(failed.is_empty());
+    let rig = rigtrip::rig::lift(rigtrip::native::NativeFile::Dmc3(c.model.clone()));
+    let e =
+        rigtrip::gltf::export_textured(&rig, &[], &images, Some(&tag), &ExportOptions::default())
+            .unwrap();
+    let scene = extras(&e.root.scenes[0].extras).unwrap();
+    assert_no_null(&scene, "scene");
+    let roles: Vec<&str> = scene["archive"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["textures", "model", "bytes"]);
+    // Nothing of a texture rides in extras: the textures member holds its count and tail only.
+    assert_eq!(
+        scene["archive"]["members"][0],
+        json!({"role": "textures", "offset": 0x50, "slots": [0], "count": 2, "tail": ""})
+    );
+    let errors: Vec<String> = v
+        .iter_errors(&json!({ "scene": scene }))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    for (key, value) in [
+        ("role", json!("ptx")),
+        ("offset", json!(-1)),
+        ("count", json!(null)),
+    ] {
+        let mut bad = scene.clone();
+        bad["archive"]["members"][0][key] = value;
+        assert!(!v.is_valid(&json!({ "scene": bad })), "{key}");
+    }
+}

@@ -7,6 +7,7 @@
 //! joint scales when the conversion sits on a node above the joints).
 
 pub mod animation;
+pub mod archive;
 pub(crate) mod buffer;
 mod export;
 pub(crate) mod glb;

@@ -781,14 +781,14 @@ fn export_one(
     motions: &[rigtrip::gltf::MotionInput],
     textures: Option<Vec<rigtrip::native::dmc3::texture::Texture>>,
 ) -> Result<Exported> {
-    let (file, textures, kind) = match archive_parts(input, data, format)? {
-        Some((file, t)) => (file, t.or(textures), "pac"),
+    let (file, textures, tag, kind) = match archive_parts(input, data, format)? {
+        Some((file, t, tag)) => (file, t.or(textures), Some(tag), "pac"),
         None => {
             let file = NativeFile::read(format, data)
                 .map_err(|e| e.named(input))
                 .with_context(|| format!("{}", input.display()))?;
             let kind = file.kind();
-            (file, textures, kind)
+            (file, textures, None, kind)
         }
     };
     let (images, failed) = ops::character::images(textures.as_deref().unwrap_or_default());
@@ -803,7 +803,7 @@ fn export_one(
         scale: a.scale,
         names,
     };
-    let exported = rigtrip::gltf::export_textured(&rig, motions, &images, &opts)
+    let exported = rigtrip::gltf::export_textured(&rig, motions, &images, tag.as_ref(), &opts)
         .with_context(|| format!("{}", input.display()))?;
     let bytes = if ext == "glb" {
         rigtrip::gltf::to_glb(&exported)
@@ -819,11 +819,13 @@ fn export_one(
     })
 }
 
-/// A character archive's body model and textures; `None` for any other file. Refuses a motion
-/// or texture file with what to do instead (unless `format` forces a reading).
+/// A character archive's body model, textures and what the glTF must carry to rebuild it;
+/// `None` for any other file. Refuses a motion or texture file with what to do instead (unless
+/// `format` forces a reading).
 type Parts = (
     NativeFile,
     Option<Vec<rigtrip::native::dmc3::texture::Texture>>,
+    rigtrip::gltf::archive::ArchiveTag,
 );
 fn archive_parts(input: &Path, data: &[u8], format: Option<Format>) -> Result<Option<Parts>> {
     if format.is_some() {
@@ -836,11 +838,20 @@ fn archive_parts(input: &Path, data: &[u8], format: Option<Format>) -> Result<Op
         rigtrip::native::MotionFormat::Pac => rigtrip::native::dmc3::Pac::read(data).ok(),
         _ => None,
     };
-    let Some(c) = pac.as_ref().and_then(ops::character::character) else {
+    let Some((pac, c)) = pac
+        .as_ref()
+        .and_then(|p| ops::character::character(p).map(|c| (p, c)))
+    else {
         bail!("{}", not_a_rig(input, m, data));
     };
+    let tag = rigtrip::gltf::archive::ArchiveTag::of(
+        pac,
+        c.body.offset,
+        c.textures.map(|(m, _)| m.offset),
+    )
+    .with_context(|| format!("{}", input.display()))?;
     let textures = c.textures.map(|(_, p)| p.textures.clone());
-    Ok(Some((NativeFile::Dmc3(c.model.clone()), textures)))
+    Ok(Some((NativeFile::Dmc3(c.model.clone()), textures, tag)))
 }
 
 /// The names file beside a rig file (its stem + `.names.json`, what `import` writes), when
