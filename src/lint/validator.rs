@@ -29,9 +29,8 @@ pub enum Place {
 pub struct ValidatorCode {
     /// The validator's code, e.g. `SKIN_NO_COMMON_ROOT`.
     pub code: &'static str,
-    /// Lint finding codes, one of which reports the message's situation at its place (the
-    /// same JSON pointer; for a primitive's `JOINTS_n`/`WEIGHTS_n`, any set of that
-    /// primitive). Empty: lint leaves the code to the validator.
+    /// Lint finding codes, one of which reports the message's situation at its [`Place`].
+    /// Empty: lint leaves the code to the validator.
     pub lint: &'static [&'static str],
     /// Where lint covers it: JSON pointer patterns, `*` standing for one segment. Empty:
     /// everywhere. Messages elsewhere are left to the validator.
@@ -358,3 +357,57 @@ pub const VALIDATOR_CODES: &[ValidatorCode] = &[
         "extensions are the validator's, except noticing compressed data",
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::Severity;
+
+    fn finding(code: &'static str, pointer: &str) -> Finding {
+        Finding {
+            severity: Severity::Error,
+            code,
+            pointer: pointer.to_string(),
+            message: String::new(),
+        }
+    }
+
+    #[test]
+    fn pointer_patterns_match_whole_segments() {
+        assert!(pointer_matches("/skins/*/joints/*", "/skins/0/joints/12"));
+        assert!(!pointer_matches("/skins/*/joints/*", "/skins/0/joints"));
+        assert!(!pointer_matches("/skins/*/joints", "/skins/0/joints/1"));
+        assert!(!pointer_matches("/nodes/*/skin", "/nodes/0/skins"));
+    }
+
+    #[test]
+    fn places() {
+        let sums = validator_code("ACCESSOR_WEIGHTS_NON_NORMALIZED").unwrap();
+        let prim = "/meshes/0/primitives/1/attributes";
+        let f = finding("weights-not-normalized", &format!("{prim}/WEIGHTS_0"));
+        assert!(sums.reported_by(&format!("{prim}/WEIGHTS_1"), &f));
+        assert!(!sums.reported_by("/meshes/0/primitives/0/attributes/WEIGHTS_1", &f));
+        assert!(!sums.reported_by(
+            &format!("{prim}/WEIGHTS_1"),
+            &finding("weights-invalid", &format!("{prim}/WEIGHTS_0"))
+        ));
+        // One inside the other, at a segment boundary.
+        let dep = validator_code("NODE_SKIN_WITH_NON_SKINNED_MESH").unwrap();
+        let f = finding("node-skin-without-joints", "/nodes/1/skin");
+        assert!(dep.reported_by("/nodes/1", &f));
+        assert!(!dep.reported_by(
+            "/nodes/10",
+            &finding("node-skin-without-joints", "/nodes/1")
+        ));
+        assert!(!dep.reported_by("/nodes/2", &f));
+        // The same object; anywhere.
+        let ibm = validator_code("ACCESSOR_INVALID_IBM").unwrap();
+        let f = finding("ibm-not-invertible", "/skins/0/joints/3");
+        assert!(ibm.reported_by("/skins/0/inverseBindMatrices", &f));
+        assert!(!ibm.reported_by("/skins/1/inverseBindMatrices", &f));
+        let unused = validator_code("UNUSED_OBJECT").unwrap();
+        assert!(!unused.covers("/nodes/0"));
+        let scoped = validator_code("EMPTY_ENTITY").unwrap();
+        assert!(scoped.covers("/skins/0/joints") && !scoped.covers("/nodes"));
+    }
+}
