@@ -44,10 +44,11 @@ fn main() {
     // Export of one model with 100 motions.
     let model = synth::dmc3::sample_mod();
     let rig = rigtrip::ops::load(None, &model).expect("the sample model reads");
-    let nodes = rig.skeletons[0].joints.len();
+    let rest = synth::motion::model_rest(&rig);
+    let nodes = rest.len();
     let files: Vec<(String, Vec<u8>)> = (0..100u64)
         .map(|s| {
-            let b = synth::motion::motion_for_model(1000 + s, nodes)
+            let b = synth::motion::motion_for_model(1000 + s, &rest)
                 .write()
                 .expect("generated motions write");
             (format!("m{s:03}.mot"), b)
@@ -84,9 +85,10 @@ fn main() {
 
     // Verify of many motions.
     let count = env("RIGTRIP_BENCH_MOTIONS", 1000);
+    let rest = synth::motion::chain_rest(24);
     let corpus: Vec<Vec<u8>> = (0..count as u64)
         .map(|s| {
-            synth::motion::motion_for_model(s, 24)
+            synth::motion::motion_for_model(s, &rest)
                 .write()
                 .expect("generated motions write")
         })

@@ -35,7 +35,7 @@ fn verify_samples_all_identical() {
          identical  scm   samples/dmc3_stage.scm\n\
          identical  ptx   samples/dmc3_textures.ptx\n\
          \x20          note: glTF leg skipped: a texture alone has no glTF form (yet)\n\
-         7 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"
+         7 identical, 0 differ, 0 rejected, 4 skipped (not rig files; -v names them)\n"
     );
     let o = rigtrip(&[
         "verify",
@@ -81,7 +81,7 @@ fn verify_mixed_folder_reports_each_and_exits_2() {
     );
     assert_eq!(
         lines[4],
-        "2 identical, 0 differ, 1 rejected, 1 skipped (not rig files)"
+        "2 identical, 0 differ, 1 rejected, 1 skipped (not rig files; -v names them)"
     );
     assert!(!text(&o.stderr).contains("panicked"));
 }
@@ -240,4 +240,203 @@ fn the_binary_reads_json_floats_as_the_tests_do() {
     // The same decimal reads to the same double in this process (the tests' build).
     let x: f64 = serde_json::from_str("4.055474706295447e-187").unwrap();
     assert_eq!(x, "4.055474706295447e-187".parse::<f64>().unwrap());
+}
+
+#[test]
+fn help_says_what_the_commands_do_now() {
+    let o = rigtrip(&["--help"]);
+    let help = text(&o.stdout);
+    for want in [
+        "DMC3 .mot motions and .pac motion archives",
+        "lint: an error finding; gait: a slot the loader needs is MISSING",
+    ] {
+        assert!(help.contains(want), "{want}: {help}");
+    }
+    let o = rigtrip(&["verify", "--help"]);
+    assert!(
+        text(&o.stdout).contains("on both legs by default"),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = rigtrip(&["export", "--help"]);
+    let help = text(&o.stdout);
+    assert!(help.contains("One path per --motions"), "{help}");
+    assert!(help.contains("--motions <FILE|DIR>"), "{help}");
+}
+
+#[test]
+fn motions_take_one_path_each_and_never_swallow_the_model() {
+    let out = tmp("swallow.glb");
+    let _ = std::fs::remove_file(&out);
+    // The model after --motions is the model, not a motion.
+    let o = rigtrip(&[
+        "export",
+        "--motions",
+        "samples/dmc3_humanoid.pac",
+        "samples/dmc3_humanoid.mod",
+        "--motions",
+        "samples/dmc3_humanoid.mot",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let lines: Vec<String> = text(&o.stdout).lines().map(str::to_string).collect();
+    let animations: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("animation "))
+        .filter_map(|l| l.split(':').next())
+        .collect();
+    assert_eq!(
+        animations,
+        // In the order given: the archive's slots, then the lone motion.
+        [
+            "dmc3_humanoid_00",
+            "dmc3_humanoid_01",
+            "dmc3_humanoid_04",
+            "dmc3_humanoid"
+        ]
+    );
+    // A folder without motion files is refused by name.
+    let empty = tmp("no_motions");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = rigtrip(&[
+        "export",
+        "samples/dmc3_humanoid.mod",
+        "--motions",
+        empty.to_str().unwrap(),
+        "-o",
+        tmp("none.glb").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "rigtrip: error: --motions {}: no .mot or .pac file in the folder\n",
+            empty.display()
+        )
+    );
+}
+
+#[test]
+fn inspect_lists_objects_and_meshes() {
+    let o = rigtrip(&["inspect", "samples/dmc3_humanoid.mod"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = text(&o.stdout);
+    let tail: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.ends_with(" object(s), 3 mesh(es)"))
+        .collect();
+    assert_eq!(tail.len(), 6, "{out}");
+    assert_eq!(tail[0], "2 object(s), 3 mesh(es)");
+    assert!(
+        tail[1].starts_with("  object 0: 2 mesh(es), vertex count "),
+        "{out}"
+    );
+    let o = rigtrip(&["inspect", "--json", "samples/dmc3_humanoid.mod"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Checked against the native reader itself.
+    let data =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/dmc3_humanoid.mod"))
+            .unwrap();
+    let rigtrip::native::NativeFile::Dmc3(file) =
+        rigtrip::native::NativeFile::read(None, &data).unwrap()
+    else {
+        panic!("not DMC3")
+    };
+    let objects = &file.container.unwrap().objects;
+    assert_eq!(v["objects"].as_array().unwrap().len(), objects.len());
+    for (o, obj) in objects.iter().enumerate() {
+        let jo = &v["objects"][o];
+        assert_eq!(jo["vertex_count"], obj.record.vertex_count);
+        for (m, mesh) in obj.meshes.iter().enumerate() {
+            let jm = &jo["meshes"][m];
+            assert_eq!(jm["name"], format!("object{o}_mesh{m}"));
+            assert_eq!(jm["vertices"], mesh.positions.len());
+            assert_eq!(jm["triangles"], mesh.triangles().len());
+            assert_eq!(jm["texture"], mesh.record.texture_index);
+            let mut used: Vec<u64> = Vec::new();
+            for (b, w) in mesh.bone_indices.iter().zip(&mesh.weights) {
+                // Bytes 1..3 are joint × 4; the weight's three 5-bit fields go with them.
+                for k in 0..3 {
+                    if (w >> (5 * k)) & 31 != 0 {
+                        used.push(u64::from(b[k + 1] / 4));
+                    }
+                }
+            }
+            used.sort();
+            used.dedup();
+            assert_eq!(jm["joints"], serde_json::json!(used), "object {o} mesh {m}");
+            assert!(!used.is_empty());
+        }
+    }
+    // SCM: meshes without joints.
+    let o = rigtrip(&["inspect", "--json", "samples/dmc3_stage.scm"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["objects"][0]["meshes"][0]["joints"],
+        serde_json::json!([])
+    );
+}
+
+#[test]
+fn dump_says_what_it_wrote_and_verify_names_skipped_files_with_v() {
+    let out = tmp("dump.json");
+    let _ = std::fs::remove_file(&out);
+    let o = rigtrip(&["dump", "samples/DB22HIE.BIN", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let len = std::fs::metadata(&out).unwrap().len();
+    assert_eq!(
+        text(&o.stdout),
+        format!("wrote {} ({len} bytes)\n", out.display())
+    );
+    let o = rigtrip(&[
+        "-q",
+        "dump",
+        "samples/DB22HIE.BIN",
+        "-o",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
+    assert_eq!((o.status.code(), text(&o.stdout)), (Some(0), String::new()));
+    let o = rigtrip(&["verify", "-v", "--legs", "native", "samples/"]);
+    let out = text(&o.stdout);
+    let skipped: Vec<&str> = out.lines().filter(|l| l.starts_with("skipped")).collect();
+    assert_eq!(skipped.len(), 4, "{out}");
+    assert!(skipped[0].ends_with(": not a rig file"), "{out}");
+    assert!(
+        out.ends_with("5 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_file_named_mod_without_its_magic_says_so_and_how_to_read_a_block() {
+    let path = tmp("random.mod");
+    std::fs::write(&path, [0x5Au8; 300]).unwrap();
+    let want = "named .mod but not a DMC3 container: no \"MOD \" or \"SCM \" magic at offset 0x0. If it holds a DMC3 node-domain block (a skeleton inside another file, as .efm files do), read it with --block-at OFFSET --nodes N (the block's offset and node count); a format is forced with --format hie|dmc3";
+    let p = path.to_str().unwrap();
+    for cmd in ["inspect", "dump"] {
+        let o = rigtrip(&[cmd, p]);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(
+            text(&o.stderr),
+            format!("rigtrip: error: {p}: {want}\n"),
+            "{cmd}"
+        );
+    }
+    let o = rigtrip(&["verify", p]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stdout),
+        format!("rejected   -     {p}: {want}\n0 identical, 0 differ, 1 rejected\n")
+    );
+    // Another name keeps the general hint.
+    let other = tmp("random.bin");
+    std::fs::write(&other, [0x5Au8; 300]).unwrap();
+    let o = rigtrip(&["inspect", other.to_str().unwrap()]);
+    assert!(
+        text(&o.stderr).contains("not a recognised format"),
+        "{}",
+        text(&o.stderr)
+    );
 }

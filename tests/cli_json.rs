@@ -82,6 +82,13 @@ fn every_command_json_validates_against_its_schema() {
         let v = check(&dir, "inspect", &["inspect", "--json", f], 0);
         assert_eq!(v["path"], f);
         assert_eq!(v["skeletons"][0]["gate"], "ok");
+        // A model's objects and meshes; none in a HIE table.
+        let meshes = v["objects"].as_array().map_or(0, |o| {
+            o.iter()
+                .map(|x| x["meshes"].as_array().unwrap().len())
+                .sum()
+        });
+        assert_eq!(meshes, if f == "m.mod" { 3 } else { 0 }, "{f}");
         check(&dir, "coverage", &["inspect", "--coverage", "--json", f], 0);
     }
     check(
@@ -208,24 +215,26 @@ fn every_command_json_validates_against_its_schema() {
     assert_eq!(v["bytes"], db22.len());
     assert_eq!(std::fs::read(dir.join("back.BIN")).unwrap(), db22);
 
-    // With motions: the animations in the export report, the rebuilt files in the import's.
-    let v = check(
-        &dir,
-        "export",
-        &[
-            "export",
-            "--json",
-            "m.mod",
-            "--motions",
-            "m.mot",
-            "m.pac",
-            "-o",
-            "anim.glb",
-        ],
-        0,
-    );
+    // With motions: the animations in the export report, the rebuilt files in the import's;
+    // an archive with a member of another node count (carried) and a motion made for a
+    // skeleton twice the size (warned about by joint).
+    let rest = rigtrip::synth::motion::model_rest(&rigtrip::ops::load(None, &model).unwrap());
+    let odd = rigtrip::synth::motion::pac_with_foreign_member(3, &rest, 31);
+    std::fs::write(dir.join("odd.pac"), odd).unwrap();
+    let big = rigtrip::synth::motion::scaled_rest(&rest, 2.0);
+    let big = rigtrip::synth::motion::motion_for_model(4, &big);
+    std::fs::write(dir.join("big.mot"), big.write().unwrap()).unwrap();
+    let mut args = vec!["export", "--json", "m.mod", "-o", "anim.glb"];
+    for m in ["m.mot", "m.pac", "odd.pac", "big.mot"] {
+        args.extend(["--motions", m]);
+    }
+    let v = check(&dir, "export", &args, 0);
     assert_eq!(v["animations"][0]["name"], "m");
     assert_eq!(v["animations"][1]["file"], "m.pac");
+    assert_eq!(v["carried_motions"][0]["name"], "odd_01");
+    assert_eq!(v["carried_motions"][0]["slots"], serde_json::json!([1]));
+    assert_eq!(v["motion_misfits"][0]["name"], "big");
+    assert_eq!(v["motion_misfits"][0]["joints"][0]["joint"], 0);
     std::fs::create_dir(dir.join("motions")).unwrap();
     let v = check(
         &dir,
@@ -243,12 +252,58 @@ fn every_command_json_validates_against_its_schema() {
     );
     assert_eq!(v["motions"][0]["file"], "m.mot");
     assert_eq!(v["motions"][1]["motions"][0]["status"], "unchanged");
-    for f in ["m.mot", "m.pac"] {
+    assert_eq!(v["motions"][2]["motions"][1]["status"], "carried");
+    for f in ["m.mot", "m.pac", "odd.pac", "big.mot"] {
         assert_eq!(
             std::fs::read(dir.join("motions").join(f)).unwrap(),
             std::fs::read(dir.join(f)).unwrap()
         );
     }
+
+    // Onto a template: a third-party rig refused naming its joints, then mapped onto it.
+    let figure = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/sample-assets/RiggedFigure.gltf"
+    );
+    let v = check(
+        &dir,
+        "error",
+        &[
+            "import", "--json", figure, "--onto", "m.mod", "-o", "onto.mod",
+        ],
+        2,
+    );
+    assert!(v["message"]
+        .as_str()
+        .unwrap()
+        .contains("\"torso_joint_1\" (node 2)"));
+    let map: Vec<String> = (1..=3)
+        .map(|k| format!("\"torso_joint_{k}\": 0"))
+        .chain(["neck_joint_1", "neck_joint_2"].map(|n| format!("\"{n}\": 1")))
+        .chain(["arm", "leg"].iter().flat_map(|limb| {
+            ["L", "R"].iter().flat_map(move |side| {
+                (1..=5).map(move |k| format!("\"{limb}_joint_{side}_{k}\": 2"))
+            })
+        }))
+        .collect();
+    std::fs::write(dir.join("map.json"), format!("{{{}}}", map.join(", "))).unwrap();
+    let v = check(
+        &dir,
+        "import",
+        &[
+            "import",
+            "--json",
+            figure,
+            "--onto",
+            "m.mod",
+            "--joint-map",
+            "map.json",
+            "-o",
+            "onto.mod",
+        ],
+        0,
+    );
+    assert_eq!(v["meshes"]["status"], "replaced");
 
     check(&dir, "lint", &["lint", "--json", "x.glb"], 0);
     let v = check(

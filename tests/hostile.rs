@@ -6,10 +6,12 @@
 //! The big mutation run is `cargo test --release --test hostile -- --ignored --nocapture
 //! mutation_big` (`RIGTRIP_MUTANTS` mutants, default 20000).
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rigtrip::bytes::{OutOfBounds, Overlap};
@@ -1260,38 +1262,18 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Runs the binary with a deadline; a hang or a signal fails the test.
 fn run_bin(args: &[&str], deadline: Duration) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let err = child.stderr.take().unwrap();
-    let read_all = |mut r: Box<dyn std::io::Read + Send>| {
-        std::thread::spawn(move || {
-            let mut s = Vec::new();
-            let _ = r.read_to_end(&mut s);
-            String::from_utf8_lossy(&s).into_owned()
-        })
-    };
-    let (out, err) = (read_all(Box::new(out)), read_all(Box::new(err)));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > deadline {
-            let _ = child.kill();
-            panic!("rigtrip {args:?} hung for {deadline:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let (out, err) = (out.join().unwrap(), err.join().unwrap());
-    match status.code() {
-        Some(c) => (c, out, err),
-        None => panic!("rigtrip {args:?} died by a signal: {status:?}\n{err}"),
+    let out = common::output_within(
+        Command::new(env!("CARGO_BIN_EXE_rigtrip")).args(args),
+        deadline,
+    );
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    match out.status.code() {
+        Some(c) => (c, text(&out.stdout), text(&out.stderr)),
+        None => panic!(
+            "rigtrip {args:?} died by a signal: {:?}\n{}",
+            out.status,
+            text(&out.stderr)
+        ),
     }
 }
 

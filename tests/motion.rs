@@ -378,7 +378,7 @@ proptest! {
 
     #[test]
     fn model_motions_round_trip_and_are_clean(seed in any::<u64>(), nodes in 1usize..40) {
-        let m = synth::motion_for_model(seed, nodes);
+        let m = synth::motion_for_model(seed, &synth::chain_rest(nodes));
         let data = m.write().unwrap();
         prop_assert_eq!(Mot::read(&data).unwrap(), m.clone());
         prop_assert_eq!(m.masks.len(), nodes);

@@ -3,7 +3,8 @@
 //! Hermite, Euler and hierarchy code, reading the native keys and the GLB's samplers itself,
 //! CUBICSPLINE included) at every frame within 1 mm; the Khronos validator; import back byte
 //! for byte; an edited rotation changing only its joint's tracks; a deleted animation leaving
-//! its slot empty; a motion of the wrong node count refused by name.
+//! its slot empty; a motion of the wrong node count named and carried back byte for byte; a
+//! motion of another skeleton warned about by joint.
 
 mod common;
 
@@ -55,6 +56,11 @@ fn model(i: u64) -> Vec<u8> {
             })
         })
         .unwrap()
+}
+
+/// The nodes of `model` as the motion generator takes them.
+fn rest(model: &[u8]) -> Vec<synth::motion::NodeRest> {
+    synth::motion::model_rest(&rigtrip::ops::load(None, model).unwrap())
 }
 
 fn node_count(model: &[u8]) -> usize {
@@ -294,8 +300,7 @@ fn animations_put_every_joint_within_a_millimetre_of_the_native_curves_at_every_
     let mut worst = 0.0f64;
     for seed in 0..6u64 {
         let model = model(seed);
-        let n = node_count(&model);
-        let mot = synth::motion::motion_for_model(seed, n);
+        let mot = synth::motion::motion_for_model(seed, &rest(&model));
         let bytes = mot.write().unwrap();
         let glb = export_glb(&model, &[("m.mot", bytes)]).unwrap();
         let last = f32::from_bits(mot.header.end_frame_bits) as u32;
@@ -380,8 +385,7 @@ fn export_validates_and_imports_back_byte_for_byte() {
 fn generated_motions_on_generated_models_come_back_exactly() {
     for seed in 0..20u64 {
         let model = model(seed);
-        let n = node_count(&model);
-        let mot = synth::motion::motion_for_model(seed + 100, n)
+        let mot = synth::motion::motion_for_model(seed + 100, &rest(&model))
             .write()
             .unwrap();
         let glb = export_glb(&model, &[("x.mot", mot.clone())]).unwrap();
@@ -396,18 +400,257 @@ fn generated_motions_on_generated_models_come_back_exactly() {
 }
 
 #[test]
-fn a_motion_of_another_node_count_is_refused_by_name() {
+fn archives_with_a_member_of_another_node_count_come_back_exactly_on_generated_models() {
+    for seed in 0..12u64 {
+        let model = model(seed);
+        let rest = rest(&model);
+        // Another node count, 1..=40, never the model's.
+        let other = 1 + (rest.len() + 1 + seed as usize * 7) % 40;
+        let other = if other == rest.len() {
+            other % 40 + 1
+        } else {
+            other
+        };
+        let pac = synth::motion::pac_with_foreign_member(seed, &rest, other);
+        let (glb, report) = export_report(&model, &[("a.pac", pac.clone())]);
+        assert_eq!(report.animations.len(), 2, "seed {seed}");
+        assert_eq!(
+            report.carried_motions[0].reason,
+            format!(
+                "the motion animates {other} nodes, the model has {}",
+                rest.len()
+            ),
+            "seed {seed}"
+        );
+        let (back, motions, _) = import(&glb);
+        assert_eq!(back, model, "seed {seed}");
+        assert_eq!(
+            motions,
+            vec![("a.pac".to_string(), Some(pac))],
+            "seed {seed}"
+        );
+    }
+}
+
+/// Exports `model` with `motions` and returns the GLB and the export report.
+fn export_report(
+    model: &[u8],
+    motions: &[(&str, Vec<u8>)],
+) -> (Vec<u8>, rigtrip::gltf::ExportReport) {
+    let rig = rigtrip::ops::load(None, model).unwrap();
+    let inputs: Vec<MotionInput> = motions
+        .iter()
+        .map(|(n, b)| MotionInput::read(n, b.clone()).unwrap())
+        .collect();
+    let e = export_animated(&rig, &inputs, &ExportOptions::default()).unwrap();
+    (to_glb(&e).unwrap(), e.report)
+}
+
+#[test]
+fn an_archive_member_of_another_node_count_is_named_carried_and_comes_back_byte_for_byte() {
+    // The real set's case: one member animates 31 nodes where the model has 24 (here 49).
     let model = sample_model();
     let n = node_count(&model);
-    let mot = synth::motion::motion_for_model(3, n + 1).write().unwrap();
-    let e = export_glb(&model, &[("run.mot", mot)]).unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        format!(
-            "motion run: the motion animates {} nodes, the model has {n}",
-            n + 1
-        )
+    assert_eq!(n, 49);
+    let pac = synth::motion::pac_with_foreign_member(7, &rest(&model), 31);
+    let mot = synth::motion::sample_mot();
+    let (glb, report) = export_report(
+        &model,
+        &[("pl000_00_5.pac", pac.clone()), ("walk.mot", mot.clone())],
     );
+    let names: Vec<&str> = report.animations.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["pl000_00_5_00", "pl000_00_5_02", "walk"]);
+    assert_eq!(
+        serde_json::to_value(&report.carried_motions).unwrap(),
+        json!([{
+            "name": "pl000_00_5_01",
+            "file": "pl000_00_5.pac",
+            "slots": [1],
+            "reason": "the motion animates 31 nodes, the model has 49"
+        }])
+    );
+    let path = tmp("carried.glb");
+    std::fs::write(&path, &glb).unwrap();
+    common::validate(&[path]);
+    let g = gltf::Gltf::from_slice(&glb).unwrap();
+    assert_eq!(g.animations().count(), 3);
+    let (back, motions, report) = import(&glb);
+    assert_eq!(back, model);
+    assert_eq!(
+        motions,
+        vec![
+            ("pl000_00_5.pac".to_string(), Some(pac)),
+            ("walk.mot".to_string(), Some(mot))
+        ]
+    );
+    let statuses: Vec<Value> = report.motions[0]
+        .motions
+        .iter()
+        .map(|m| json!([m.animation, m.status]))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            json!(["pl000_00_5_00", "unchanged"]),
+            json!(["pl000_00_5_01", "carried"]),
+            json!(["pl000_00_5_02", "unchanged"])
+        ]
+    );
+    let mut text = Vec::new();
+    report.motions[0].render_text(0.01, &mut |l| text.push(l));
+    assert_eq!(
+        text,
+        [
+            "motion file pl000_00_5.pac (".to_string()
+                + &report.motions[0].bytes.unwrap().to_string()
+                + " bytes): 2 unchanged, 0 edited, 0 deleted, 1 carried (noise up to 0% of the tolerance)",
+            "  pl000_00_5_01 (slot 1): carried as it was (it had no animation: it does not fit the model)".into()
+        ]
+    );
+}
+
+#[test]
+fn a_carried_motion_stays_carried_when_an_animation_takes_its_name() {
+    // An animation named like the carried motion (made in Blender, say) is not that motion.
+    let model = sample_model();
+    let pac = synth::motion::pac_with_foreign_member(8, &rest(&model), 31);
+    let (glb, _) = export_report(&model, &[("p.pac", pac.clone())]);
+    let (mut json, bin) = split(&glb);
+    let first = json["animations"][0].clone();
+    let mut copy = first.clone();
+    copy["name"] = json!("p_01");
+    json["animations"].as_array_mut().unwrap().push(copy);
+    let (_, motions, report) = import(&join(&json, &bin));
+    assert_eq!(motions, vec![("p.pac".to_string(), Some(pac))]);
+    assert_eq!(report.motions[0].motions[1].animation, "p_01");
+    assert_eq!(
+        serde_json::to_value(&report.motions[0].motions[1].status).unwrap(),
+        "carried"
+    );
+}
+
+#[test]
+fn a_motion_of_another_skeleton_is_warned_about_by_joint_and_the_models_own_are_not() {
+    let model = sample_model();
+    let rig = rigtrip::ops::load(None, &model).unwrap();
+    let own = rest(&model);
+    // The generator's translation tracks sit on node 0; here it is a bone, not the root.
+    let node0 = &rig.skeletons[0].joints[0];
+    assert!(node0.parent.is_some());
+    let length = node0.translation.length();
+    let (_, report) = export_report(
+        &model,
+        &[
+            ("walk.mot", synth::motion::sample_mot()),
+            ("pl.pac", synth::motion::sample_pac()),
+        ],
+    );
+    assert_eq!(report.animations.len(), 4);
+    assert_eq!(report.motion_misfits, []);
+    for factor in [0.5, 2.0] {
+        let other = synth::motion::motion_for_model(9, &synth::motion::scaled_rest(&own, factor))
+            .write()
+            .unwrap();
+        let (_, report) = export_report(&model, &[("boss.mot", other)]);
+        assert_eq!(report.carried_motions, []);
+        let [m] = report.motion_misfits.as_slice() else {
+            panic!("{:?}", report.motion_misfits)
+        };
+        assert_eq!((m.name.as_str(), m.file.as_str()), ("boss", "boss.mot"));
+        let [j] = m.joints.as_slice() else {
+            panic!("{:?}", m.joints)
+        };
+        assert_eq!((j.misfit.joint, j.misfit.root), (0, false));
+        assert_eq!(j.name, node0.name);
+        assert_eq!(j.misfit.rest, length);
+        // Each axis within 2% of the offset's length of the scaled offset: the length too.
+        let r = j.misfit.ratio();
+        assert!((r - factor).abs() <= 0.02 * factor * 3f64.sqrt(), "{r}");
+    }
+    // Generated models with their own motions: no warning.
+    for seed in 0..10u64 {
+        let generated = self::model(seed);
+        let mot = synth::motion::motion_for_model(seed, &rest(&generated))
+            .write()
+            .unwrap();
+        let (_, report) = export_report(&generated, &[("m.mot", mot)]);
+        assert_eq!(report.motion_misfits, [], "seed {seed}");
+    }
+}
+
+#[test]
+fn root_motion_at_another_height_is_warned_about_and_travel_is_not() {
+    use rigtrip::rig::motion::fit::misfits;
+    // A chain of 3 whose root stands 100 units up (Y); root motion travels ±300 in X and Z.
+    let rig = rigtrip::rig::motion::bare_rig(3).unwrap();
+    let mut own = synth::motion::model_rest(&rig);
+    own[0].offset = [0.0, 100.0, 0.0];
+    let mut skeleton = rig.skeletons[0].clone();
+    skeleton.joints[0].translation = glam::DVec3::new(0.0, 100.0, 0.0);
+    let rest = {
+        let mut r = rigtrip::rig::motion::rest_channels(&rig, 0);
+        r[0][1] = 100.0;
+        r
+    };
+    let motion = |r: &[synth::motion::NodeRest]| {
+        let b = synth::motion::motion_for_model(5, r).write().unwrap();
+        read_file(&b).unwrap().motions.remove(0).motion.unwrap()
+    };
+    assert_eq!(misfits(&motion(&own), &skeleton, &rest, glam::DVec3::Y), []);
+    let small = motion(&synth::motion::scaled_rest(&own, 0.5));
+    let found = misfits(&small, &skeleton, &rest, glam::DVec3::Y);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (found[0].joint, found[0].root, found[0].rest),
+        (0, true, 100.0)
+    );
+    assert!((found[0].motion - 50.0).abs() <= 5.0, "{found:?}");
+    // Seen with another up axis, the same root's height is 0: nothing to compare.
+    assert_eq!(misfits(&small, &skeleton, &rest, glam::DVec3::Z), []);
+}
+
+#[test]
+fn export_names_carried_motions_and_misfits_in_text_and_takes_folders() {
+    let dir = fresh("cli_fit");
+    let model = sample_model();
+    std::fs::write(dir.join("h.mod"), &model).unwrap();
+    std::fs::create_dir(dir.join("motions")).unwrap();
+    let pac = synth::motion::pac_with_foreign_member(7, &rest(&model), 31);
+    std::fs::write(dir.join("motions/pl000_00_5.pac"), &pac).unwrap();
+    let other = synth::motion::motion_for_model(9, &synth::motion::scaled_rest(&rest(&model), 0.5))
+        .write()
+        .unwrap();
+    std::fs::write(dir.join("motions/boss.MOT"), &other).unwrap();
+    std::fs::write(dir.join("motions/notes.txt"), b"not a motion").unwrap();
+    let text = rigtrip_in(
+        &dir,
+        &["export", "--motions", "motions", "h.mod", "-o", "h.glb"],
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("wrote h.glb ("), "{text}");
+    assert_eq!(lines[1].split(':').next(), Some("animation boss"));
+    assert_eq!(lines[2].split(':').next(), Some("animation pl000_00_5_00"));
+    assert_eq!(lines[3].split(':').next(), Some("animation pl000_00_5_02"));
+    assert_eq!(
+        lines[4],
+        "motion pl000_00_5_01 (pl000_00_5.pac slot 1): not on this model: the motion animates 31 nodes, the model has 49; carried as it is (import --motions-out writes it back)"
+    );
+    assert_eq!(
+        lines[5],
+        "warning: motion boss (boss.MOT) looks made for another skeleton: 1 joint(s) do not fit"
+    );
+    assert!(lines[6].starts_with("  joint 0 "), "{text}");
+    assert!(lines[6].contains(" (bone length): "), "{text}");
+    assert!(lines[6].ends_with(" at rest (x0.5)"), "{text}");
+    assert_eq!(lines.len(), 7, "{text}");
+    // And back: the archive byte for byte.
+    rigtrip_in(
+        &dir,
+        &["import", "h.glb", "-o", "back.mod", "--motions-out", "out"],
+    );
+    assert_eq!(std::fs::read(dir.join("out/pl000_00_5.pac")).unwrap(), pac);
+    assert_eq!(std::fs::read(dir.join("out/boss.MOT")).unwrap(), other);
+    assert_eq!(std::fs::read(dir.join("back.mod")).unwrap(), model);
 }
 
 /// The GLB's JSON and binary chunk.
@@ -496,8 +739,17 @@ fn an_edited_rotation_changes_only_its_joints_tracks_and_a_deleted_animation_emp
 // Blender (ignored by default; run with --include-ignored)
 
 fn rigtrip(args: &[&std::ffi::OsStr]) -> String {
+    rigtrip_in(std::path::Path::new("."), args)
+}
+
+/// [`rigtrip`] run in `dir`.
+fn rigtrip_in<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
+    dir: &std::path::Path,
+    args: &[S],
+) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
         .args(args)
+        .current_dir(dir)
         .output()
         .unwrap();
     assert!(
@@ -522,8 +774,9 @@ fn fresh(name: &str) -> std::path::PathBuf {
 fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
     let dir = fresh("blender");
     let model = sample_model();
-    let n = node_count(&model);
-    let mot = synth::motion::motion_for_model(41, n).write().unwrap();
+    let mot = synth::motion::motion_for_model(41, &rest(&model))
+        .write()
+        .unwrap();
     let pac = synth::motion::sample_pac();
     let p = Pac::read(&pac).unwrap();
     assert!(p.empty_slots().count() > 0, "the archive has an empty slot");
@@ -538,6 +791,7 @@ fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
         &os(&dir.join("h.mod")),
         "--motions".as_ref(),
         &os(&dir.join("walk.mot")),
+        "--motions".as_ref(),
         &os(&dir.join("pl000.pac")),
         "-o".as_ref(),
         &os(&glb),
@@ -598,7 +852,7 @@ fn verify_runs_the_gltf_leg_of_motions_on_a_bare_skeleton() {
     let mut identical = 0;
     let mut skipped = Vec::new();
     let clean = (0..20u64).map(|s| {
-        synth::motion::motion_for_model(s, 1 + s as usize * 7)
+        synth::motion::motion_for_model(s, &synth::motion::chain_rest(1 + s as usize * 7))
             .write()
             .unwrap()
     });
@@ -634,7 +888,7 @@ fn broken_motion_records_are_refused_with_their_place() {
     let model = sample_model();
     let glb = export_glb(&model, &[("walk.mot", synth::motion::sample_mot())]).unwrap();
     let (json, bin) = split(&glb);
-    let cases: [(&str, Value, &str); 5] = [
+    let cases: [(&str, Value, &str); 7] = [
         (
             "file",
             json!("../walk.mot"),
@@ -660,6 +914,16 @@ fn broken_motion_records_are_refused_with_their_place() {
             json!("walk"),
             "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/animations: missing, or not 1 names",
         ),
+        (
+            "carried",
+            json!([1]),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/carried: not a list of motion indices below 1",
+        ),
+        (
+            "carried",
+            json!("0"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/carried: not a list of motion indices below 1",
+        ),
     ];
     for (key, value, want) in cases {
         let mut bad = json.clone();
@@ -678,10 +942,10 @@ fn broken_motion_records_are_refused_with_their_place() {
 }
 
 #[test]
-fn a_motion_that_would_need_too_many_keys_is_refused() {
+fn a_motion_that_would_need_too_many_keys_is_carried() {
     use rigtrip::native::dmc3::motion::{Compression, KeyIn, Track};
     // 256 nodes, each rotating over the whole 15-bit frame range: 256 × 32,768 samples.
-    let mut mot = synth::motion::motion_for_model(1, 256);
+    let mut mot = synth::motion::motion_for_model(1, &synth::motion::chain_rest(256));
     let key = |frame: u16, value: f32| KeyIn {
         frame,
         flag: false,
@@ -698,10 +962,15 @@ fn a_motion_that_would_need_too_many_keys_is_refused() {
     let bytes = mot.write().unwrap();
     let input = MotionInput::read("long.mot", bytes.clone()).unwrap();
     let rig = rigtrip::rig::motion::bare_rig(256).unwrap();
-    let e = export_animated(&rig, &[input], &ExportOptions::default()).unwrap_err();
+    let e = export_animated(&rig, &[input], &ExportOptions::default()).unwrap();
+    assert_eq!(e.report.animations, []);
     assert_eq!(
-        e.to_string(),
-        "motion long: it needs more than 2097152 animation keys (one per frame where a channel moves)"
+        serde_json::to_value(&e.report.carried_motions).unwrap(),
+        json!([{
+            "name": "long",
+            "file": "long.mot",
+            "reason": "it needs more than 2097152 animation keys (one per frame where a channel moves)"
+        }])
     );
     match rigtrip::ops::verify::verify_bytes(None, &bytes) {
         rigtrip::ops::verify::Verdict::Identical {

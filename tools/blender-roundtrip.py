@@ -19,6 +19,11 @@ EDIT, applied in the order given:
                            give every face of NAME the material MATERIAL (if missing, made as a
                            copy of NAME's material)
     --add-bone PARENT NAME add a bone NAME under PARENT, from PARENT's tail 5 cm up
+    --add-mesh NAME BONE   add a new mesh object NAME (a 4 cm box at BONE's head, 8 vertices,
+                           12 triangles) as a modder does: parented to the armature with an
+                           Armature modifier, every vertex weighted 1.0 to BONE
+    --plain                export without custom properties (a glTF with no rigtrip data, as
+                           Blender's exporter writes at its defaults; for `import --onto`)
     --key-rotation ANIMATION BONE FRAME RX RY RZ
                            in the action ANIMATION (an imported glTF animation), turn the
                            bone's pose rotation at scene frame FRAME by the Euler angles
@@ -28,7 +33,7 @@ EDIT, applied in the order given:
                            delete the action ANIMATION
 
 IN is imported with the glTF importer's default settings. OUT is exported with
-"Include > Custom Properties" on (export_extras), everything else at Blender's defaults;
+"Include > Custom Properties" on (export_extras; off with --plain), everything else at Blender's defaults;
 OUT's extension picks the form: .glb binary, .gltf JSON with a separate .bin.
 Exit status: 0 written, 2 bad arguments or an unknown bone.
 """
@@ -61,6 +66,8 @@ def parse_edits(words):
             "--duplicate-object": 1,
             "--set-material": 2,
             "--add-bone": 2,
+            "--add-mesh": 2,
+            "--plain": 0,
             "--key-rotation": 6,
             "--delete-animation": 1,
         }.get(op)
@@ -223,6 +230,35 @@ def add_bone(parent, name):
     bpy.ops.object.mode_set(mode="OBJECT")
 
 
+def add_mesh(name, bone):
+    """Adds a box NAME at BONE's head, parented to the armature, weighted 1.0 to BONE."""
+    arm = armature_with(bone)
+    head = arm.matrix_world @ arm.data.bones[bone].head_local
+    h = 0.02
+    corners = [(x, y, z) for x in (-h, h) for y in (-h, h) for z in (-h, h)]
+    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata([tuple(head[i] + c[i] for i in range(3)) for c in corners], [], faces)
+    mesh.update()
+    obj = bpy.data.objects.new(name, mesh)
+    for c in arm.users_collection:
+        c.objects.link(obj)
+    obj.parent = arm
+    obj.matrix_parent_inverse = arm.matrix_world.inverted()
+    modifier = obj.modifiers.new("Armature", "ARMATURE")
+    modifier.object = arm
+    group = obj.vertex_groups.new(name=bone)
+    group.add([v.index for v in mesh.vertices], 1.0, "REPLACE")
+
+
+def plain():
+    """Marks the export as one without custom properties (see main)."""
+    global CUSTOM_PROPERTIES
+    CUSTOM_PROPERTIES = False
+
+
+CUSTOM_PROPERTIES = True
+
 EDITS = {
     "--move": move,
     "--rename": rename,
@@ -232,6 +268,8 @@ EDITS = {
     "--duplicate-object": duplicate_object,
     "--set-material": set_material,
     "--add-bone": add_bone,
+    "--add-mesh": add_mesh,
+    "--plain": plain,
     "--key-rotation": key_rotation,
     "--delete-animation": delete_animation,
 }
@@ -256,7 +294,7 @@ def main(argv):
         print(f"blender-roundtrip: {e}", file=sys.stderr)
         return 2
     form = "GLB" if dst.lower().endswith(".glb") else "GLTF_SEPARATE"
-    bpy.ops.export_scene.gltf(filepath=dst, export_format=form, export_extras=True)
+    bpy.ops.export_scene.gltf(filepath=dst, export_format=form, export_extras=CUSTOM_PROPERTIES)
     return 0
 
 

@@ -9,13 +9,20 @@ files).
 
 Export writes that collection with Blender's glTF exporter, with the settings a lossless round
 trip needs (custom properties on, the pose shown as the rest pose), runs `rigtrip import --json`
-into a temporary file beside the target, and only on success moves it into place (with the motion
-files, rebuilt from the animations, back where they came from). A refused edit
+into a temporary file beside the target, and only on success moves it into place, with the motion
+files rebuilt from the animations beside it (under the names of the files read; over those files
+only with "Overwrite the motion files read"). Every mesh that deforms with the rig's armature is
+written, in its collection or not; one that cannot be is refused by name. A refused edit
 becomes an error naming the joint; rigtrip's report goes to the Info area. Joint names chosen in
 Blender are kept in `<name>.names.json` beside the native file (`rigtrip import` writes it beside
 its output; the add-on moves it beside the target) and read back on the next import.
+
+With "Onto template", export writes the active armature and the meshes deforming with it, a rig
+made or imported elsewhere, onto a native file of the game (`rigtrip import --onto`).
 """
 
+import atexit
+import contextlib
 import os
 import shutil
 import tempfile
@@ -236,8 +243,9 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
         try:
             glb = os.path.join(tmp, "rig.glb")
             args = ["export", source, "-o", glb, "--json"]
-            if motions:
-                args += ["--motions", *motions]
+            for motion in motions:
+                # One path per --motions: a path never swallows the next argument.
+                args += ["--motions", motion]
             if self.file_format != "AUTO":
                 args += ["--format", self.file_format]
             if block_at:
@@ -331,10 +339,33 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
     )
     write_motions: BoolProperty(
         name="Write motions",
-        description="For a rig imported with motions: write its animations back into the motion "
-        "files they came from (rigtrip import --motions-out; unedited tracks keep their bytes, "
-        "a deleted animation empties its archive slot). Off: the motion files are left alone",
+        description="For a rig imported with motions: write its animations as motion files "
+        "beside the exported file, under the names of the files read (rigtrip import "
+        "--motions-out; unedited tracks keep their bytes, a deleted animation empties its "
+        "archive slot). Off: no motion file is written",
         default=True,
+    )
+    overwrite_motions: BoolProperty(
+        name="Overwrite the motion files read",
+        description="Write the motions over the files they were read from instead of beside "
+        "the exported file (off: a motion file read is never rewritten)",
+        default=False,
+    )
+    onto: StringProperty(
+        name="Onto template",
+        description="Write a rig made or imported elsewhere onto this native file, its game "
+        "skeleton (rigtrip import --onto): the active armature's meshes replace the "
+        "template's, joints matched by name; everything else comes from the template. Empty: "
+        "write the rig imported with rigtrip",
+        subtype="FILE_PATH",
+        default="",
+    )
+    joint_map: StringProperty(
+        name="Joint map",
+        description="With Onto template: a JSON file mapping this rig's joint names to the "
+        'template\'s joints, by name or native index ({"Hips": "mod_0", "Spine": 1})',
+        subtype="FILE_PATH",
+        default="",
     )
     write_names: BoolProperty(
         name="Save joint names",
@@ -365,84 +396,250 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         if not self.filepath:
             raise runner.RigtripError("no file to write given")
         target = os.path.abspath(bpy.path.abspath(self.filepath))
-        coll = find_rig(context, self.rig)
-        binary = _binary(context)
         if context.mode != "OBJECT":
             # Edit-mode changes reach the armature only when edit mode is left.
             bpy.ops.object.mode_set(mode="OBJECT")
-
+        if self.onto:
+            return self._export_onto(context, target)
+        coll = find_rig(context, self.rig)
+        binary = _binary(context)
+        strays = meshes_outside(context.scene, coll)
         # A rig with motions shows an animated pose: its rest pose is the edit-mode skeleton.
         animated = bool(coll[STATE].get("motions"))
-        motions = list(coll[STATE].get("motions") or []) if self.write_motions else []
+        read = list(coll[STATE].get("motions") or []) if self.write_motions else []
+        motions = runner.motion_targets(read, target, overwrite=self.overwrite_motions)
+
         tmp = tempfile.mkdtemp(prefix="rigtrip-")
-        folder, base = os.path.split(target)
-        tag = uuid.uuid4().hex[:12]
-        staged = os.path.join(folder, f".{base}.rigtrip-{tag}.tmp")
-        staged_motions = []
-        written_motions = []
+        stage = _Stage(target)
         try:
             glb = os.path.join(tmp, "edited.glb")
-            settings = dict(GLTF_EXPORT, **(GLTF_EXPORT_MOTIONS if animated else {}))
-            settings["export_animations"] = bool(motions)
-            settings = _supported(bpy.ops.export_scene.gltf, settings)
-            result = bpy.ops.export_scene.gltf(filepath=glb, collection=coll.name, **settings)
-            if "FINISHED" not in result or not os.path.isfile(glb):
-                raise runner.RigtripError("Blender's glTF exporter failed")
-            # rigtrip keeps the joint names beside its output (when they are not the defaults,
-            # or a names file is there already): give it the target's, take them back after.
-            staged_names = runner.names_path(staged)
-            names_file = runner.names_path(target)
-            if self.write_names and os.path.isfile(names_file):
-                shutil.copyfile(names_file, staged_names)
-            args = ["import", glb, "-o", staged, "--json", "--force"]
-            if self.keep_meshes:
-                args.append("--ignore-mesh-edits")
-            if self.tolerance > 0:
-                args += ["--tolerance", repr(self.tolerance)]
-            motions_dir = os.path.join(tmp, "motions")
-            if motions:
-                args += ["--motions-out", motions_dir]
-            try:
-                report = runner.run(binary, args, hide=[glb, staged, motions_dir + os.sep])
-            except runner.RigtripError as e:
-                # rigtrip names its command-line flag; here it is an export option.
-                raise runner.RigtripError(
-                    str(e).replace("pass --ignore-mesh-edits", "turn on Keep original meshes")
-                ) from e
-            # Each motion file rigtrip wrote goes back where it came from: staged beside it
-            # first, so that nothing is replaced unless every file could be staged.
-            for source in motions:
-                made = os.path.join(motions_dir, os.path.basename(source))
-                if not os.path.isfile(made):
-                    raise runner.RigtripError(
-                        f"rigtrip wrote no {os.path.basename(source)} (was its animation data "
-                        "removed from the scene's custom properties?)"
-                    )
-                mfolder, mbase = os.path.split(source)
-                step = os.path.join(mfolder, f".{mbase}.rigtrip-{tag}.tmp")
-                shutil.copyfile(made, step)
-                staged_motions.append((step, source))
-            os.replace(staged, target)
-            for step, source in staged_motions:
-                os.replace(step, source)
-                written_motions.append(source)
-            kept_names = self.write_names and os.path.isfile(staged_names)
-            if kept_names:
-                os.replace(staged_names, names_file)
+            with _linked(coll, strays):
+                _write_glb(glb, coll, rest_pose=animated, animations=bool(motions))
+            report = self._run_import(binary, glb, stage, os.path.join(tmp, "motions"), motions)
+            written = stage.commit()
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-            leftovers = [staged, runner.names_path(staged), *(s for s, _ in staged_motions)]
-            for leftover in leftovers:
-                if os.path.exists(leftover):
-                    os.remove(leftover)
+            stage.clean()
 
+        if strays:
+            self.report(
+                {"INFO"},
+                f"exported {len(strays)} mesh(es) deforming with the rig from outside its "
+                f"collection {coll.name}: " + ", ".join(o.name for o in strays),
+            )
         _report_lines(self, runner.import_info(report))
-        if kept_names:
-            self.report({"INFO"}, f"joint names kept in {names_file}")
-        self.report({"INFO"}, f"wrote {target} ({os.path.getsize(target)} bytes)")
-        for source in written_motions:
-            self.report({"INFO"}, f"wrote {source} ({os.path.getsize(source)} bytes)")
+        for path in written:
+            what = "joint names kept in" if path == stage.names_file else "wrote"
+            self.report({"INFO"}, f"{what} {path} ({os.path.getsize(path)} bytes)")
         return {"FINISHED"}
+
+    def _export_onto(self, context, target):
+        """Writes the active armature and the meshes deforming with it onto the template file
+        (`rigtrip import --onto`)."""
+        template = os.path.abspath(bpy.path.abspath(self.onto))
+        if not os.path.isfile(template):
+            raise runner.RigtripError(f"the template {template} is not a file")
+        binary = _binary(context)
+        arm = armature_for(context)
+        meshes = deforming_meshes(context.scene, {arm})
+        if not meshes:
+            raise runner.RigtripError(f"no mesh deforms with the armature {arm.name}")
+        tmp = tempfile.mkdtemp(prefix="rigtrip-")
+        stage = _Stage(target)
+        coll = bpy.data.collections.new("rigtrip onto template")
+        try:
+            glb = os.path.join(tmp, "scene.glb")
+            with _linked(coll, [arm, *meshes]):
+                _write_glb(glb, coll, rest_pose=True, animations=False)
+            args = ["import", glb, "--onto", template, "-o", stage.model, "--json", "--force"]
+            if self.joint_map:
+                args += ["--joint-map", os.path.abspath(bpy.path.abspath(self.joint_map))]
+            report = runner.run(binary, args, hide=[glb, stage.model])
+            written = stage.commit()
+        finally:
+            bpy.data.collections.remove(coll)
+            shutil.rmtree(tmp, ignore_errors=True)
+            stage.clean()
+        self.report(
+            {"INFO"},
+            f"armature {arm.name} with {len(meshes)} mesh(es) onto {template}: "
+            + ", ".join(o.name for o in meshes),
+        )
+        _report_lines(self, runner.import_info(report))
+        for path in written:
+            self.report({"INFO"}, f"wrote {path} ({os.path.getsize(path)} bytes)")
+        return {"FINISHED"}
+
+    def _run_import(self, binary, glb, stage, motions_dir, motions):
+        """Runs `rigtrip import` on `glb` into the staged model, and stages each motion file it
+        rebuilt beside its destination. Returns rigtrip's report."""
+        # rigtrip keeps the joint names beside its output (when they are not the defaults, or
+        # a names file is there already): give it the target's, take them back after.
+        if self.write_names and os.path.isfile(stage.names_file):
+            shutil.copyfile(stage.names_file, runner.names_path(stage.model))
+        args = ["import", glb, "-o", stage.model, "--json", "--force"]
+        if self.keep_meshes:
+            args.append("--ignore-mesh-edits")
+        if self.tolerance > 0:
+            args += ["--tolerance", repr(self.tolerance)]
+        if motions:
+            args += ["--motions-out", motions_dir]
+        try:
+            report = runner.run(binary, args, hide=[glb, stage.model, motions_dir + os.sep])
+        except runner.RigtripError as e:
+            # rigtrip names its command-line flag; here it is an export option.
+            raise runner.RigtripError(
+                str(e).replace("pass --ignore-mesh-edits", "turn on Keep original meshes")
+            ) from e
+        for source, dest in motions:
+            made = os.path.join(motions_dir, os.path.basename(source))
+            if not os.path.isfile(made):
+                raise runner.RigtripError(
+                    f"rigtrip wrote no {os.path.basename(source)} (was its animation data "
+                    "removed from the scene's custom properties?)"
+                )
+            stage.add(made, dest)
+        stage.keep_names = self.write_names
+        return report
+
+
+class _Stage:
+    """The files of one export, staged beside their destinations (same folder, so that the
+    final rename is atomic) and moved into place only once every one of them is ready; what is
+    left of them on failure is removed."""
+
+    def __init__(self, target):
+        folder, base = os.path.split(target)
+        self.tag = uuid.uuid4().hex[:12]
+        self.target = target
+        self.model = os.path.join(folder, f".{base}.rigtrip-{self.tag}.tmp")
+        self.names_file = runner.names_path(target)
+        self.keep_names = False
+        self.others = []
+
+    def add(self, made, dest):
+        """Copies `made` beside `dest`, to replace it at commit."""
+        folder, base = os.path.split(dest)
+        step = os.path.join(folder, f".{base}.rigtrip-{self.tag}.tmp")
+        self.others.append((step, dest))
+        shutil.copyfile(made, step)
+
+    def commit(self):
+        """Moves every staged file into place; returns the paths written."""
+        moves = [(self.model, self.target), *self.others]
+        staged_names = runner.names_path(self.model)
+        if self.keep_names and os.path.isfile(staged_names):
+            moves.append((staged_names, self.names_file))
+        for step, dest in moves:
+            os.replace(step, dest)
+        return [dest for _, dest in moves]
+
+    def clean(self):
+        for step in [self.model, runner.names_path(self.model), *(s for s, _ in self.others)]:
+            if os.path.exists(step):
+                os.remove(step)
+
+
+def _write_glb(glb, coll, rest_pose, animations):
+    """Writes the rig's collection with Blender's glTF exporter, with the round trip's settings:
+    the edit-mode skeleton as the rest pose when `rest_pose` (else the pose shown), its
+    animations when `animations`."""
+    settings = dict(GLTF_EXPORT, **(GLTF_EXPORT_MOTIONS if rest_pose else {}))
+    settings["export_animations"] = animations
+    settings = _supported(bpy.ops.export_scene.gltf, settings)
+    result = bpy.ops.export_scene.gltf(filepath=glb, collection=coll.name, **settings)
+    if "FINISHED" not in result or not os.path.isfile(glb):
+        raise runner.RigtripError("Blender's glTF exporter failed")
+
+
+#: Object types with geometry of their own that can deform with an armature but that the round
+#: trip does not write as a skinned mesh: one that deforms with the rig is refused by name. (A
+#: lattice only deforms other objects: it is left alone.)
+NOT_MESHES = {"CURVE", "SURFACE", "FONT", "META", "CURVES", "POINTCLOUD", "VOLUME",
+              "GREASEPENCIL", "GPENCIL"}
+
+
+def _armatures_of(obj):
+    """The armature objects `obj` deforms with: its parent when that is an armature, and the
+    object of each Armature modifier; each once."""
+    found = []
+    if obj.parent is not None and obj.parent.type == "ARMATURE":
+        found.append(obj.parent)
+    for modifier in obj.modifiers:
+        if modifier.type == "ARMATURE" and modifier.object is not None:
+            found.append(modifier.object)
+    return list(dict.fromkeys(found))
+
+
+def meshes_outside(scene, coll):
+    """The meshes of `scene` that deform with an armature of the rig's collection `coll`
+    (parented to it, or with an Armature modifier on it) but are not in `coll`: the export
+    takes them along. Raises RigtripError naming every object that deforms with the rig and
+    cannot be written (not a mesh, or bound to a second armature)."""
+    armatures = {o for o in coll.all_objects if o.type == "ARMATURE"}
+    return deforming_meshes(scene, armatures, inside=set(coll.all_objects))
+
+
+def deforming_meshes(scene, armatures, inside=frozenset()):
+    """The meshes of `scene` not in `inside` that deform with one of `armatures`, by name;
+    raises RigtripError naming every object that deforms with them and cannot be written."""
+    found, refused = [], []
+    for obj in scene.objects:
+        arms = _armatures_of(obj)
+        if not armatures.intersection(arms):
+            continue
+        if obj.type in NOT_MESHES:
+            refused.append(
+                f"{obj.name} ({obj.type.lower()}) deforms with the rig but is not a mesh: "
+                "convert it (Object > Convert > Mesh) or unbind it"
+            )
+        elif obj.type == "MESH" and len(arms) > 1:
+            refused.append(
+                f"mesh {obj.name} deforms with {len(arms)} armatures ("
+                + ", ".join(a.name for a in arms)
+                + "): a glTF mesh has one skin; keep only the rig's armature as parent and "
+                "Armature modifier"
+            )
+        elif obj.type == "MESH" and obj not in inside:
+            found.append(obj)
+    if refused:
+        raise runner.RigtripError("; ".join(refused))
+    return sorted(found, key=lambda o: o.name)
+
+
+def armature_for(context):
+    """The armature to write onto a template: the active object if it is one, else the one
+    the active object deforms with, else the only armature in the scene."""
+    active = context.view_layer.objects.active
+    if active is not None and active.type == "ARMATURE":
+        return active
+    if active is not None and len(_armatures_of(active)) == 1:
+        return _armatures_of(active)[0]
+    armatures = [o for o in context.scene.objects if o.type == "ARMATURE"]
+    if len(armatures) == 1:
+        return armatures[0]
+    raise runner.RigtripError(
+        f"{len(armatures)} armatures in this scene: make the one to write onto the template "
+        "(or a mesh bound to it) the active object"
+    )
+
+
+class _linked:
+    """Links `objects` into `coll` for the time of a `with` block (Blender's glTF exporter
+    writes a collection's objects), then unlinks them: the user's scene is left as it was."""
+
+    def __init__(self, coll, objects):
+        self.coll, self.objects, self.done = coll, objects, []
+
+    def __enter__(self):
+        for obj in self.objects:
+            self.coll.objects.link(obj)
+            self.done.append(obj)
+
+    def __exit__(self, *exc):
+        for obj in self.done:
+            self.coll.objects.unlink(obj)
+        return False
 
 
 def menu_import(self, context):
@@ -456,15 +653,51 @@ def menu_export(self, context):
 CLASSES = (RigtripPreferences, IMPORT_SCENE_OT_rigtrip, EXPORT_SCENE_OT_rigtrip)
 
 
+def is_registered():
+    """Whether the add-on's classes are registered with Blender."""
+    return EXPORT_SCENE_OT_rigtrip.is_registered
+
+
 def register():
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
     bpy.types.TOPBAR_MT_file_export.append(menu_export)
+    if not bpy.app.binary_path:
+        # bpy imported as a Python module: see _unregister_at_exit.
+        atexit.unregister(_unregister_at_exit)
+        atexit.register(_unregister_at_exit)
 
 
 def unregister():
+    atexit.unregister(_unregister_at_exit)
     bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)
+
+
+def _unregister_at_exit():
+    """Unregisters the add-on when a script that uses bpy as a Python module ends without doing
+    so. There, Blender shuts down (WM_exit) only when the `bpy` module object is freed as the
+    interpreter exits, and it is not freed while a class registered from Python is still
+    registered: Blender is then never shut down, its audio device thread is left waiting, and
+    the process hangs in a static destructor after Python is gone. atexit functions run before
+    the modules are freed, so unregistering here lets Blender shut down. (The blender program
+    shuts itself down, and unregisters its add-ons, whatever a script did.)"""
+    if is_registered():
+        unregister()
+
+
+@contextlib.contextmanager
+def registered():
+    """`with rigtrip_blender.registered():` the add-on is registered inside the block and
+    unregistered after it, also when the block raises (unless it was registered before)."""
+    mine = not is_registered()
+    if mine:
+        register()
+    try:
+        yield
+    finally:
+        if mine and is_registered():
+            unregister()

@@ -204,20 +204,14 @@ def import_info(report):
         "unchanged": "unchanged, original streams kept",
         "edited-ignored": "EDITED, ignored: original streams kept",
         "written": "EDITED, written back",
+        "replaced": "REPLACED by the glTF's (onto the template)",
     }.get(m.get("status"), m.get("status"))
     if m:
         lines.append(f"meshes: {status}")
     for w in (m.get("written") or {}).get("meshes", []):
-        if w.get("change") == "removed":
-            what = "removed"
-        elif w.get("change") == "texture":
-            what = "texture {} -> {}".format(*w["texture"])
-        else:
-            what = (
-                f"{w['change']}: {w['vertices_before']} -> {w['vertices_after']} stored "
-                f"vertices, {w['triangles']} triangles"
-            )
-        lines.append(f"  mesh {w['name']} ({w['native']}): {what}")
+        lines.append(f"  mesh {w['name']} ({w['native']}): {written_mesh(w)}")
+    for x in m.get("ignored") or []:
+        lines.append(f"  NOT USED: node {x.get('node')} ({x.get('name')}): {x.get('reason')}")
     for note in (m.get("written") or {}).get("notes", []):
         lines.append(f"  {note}")
     for f in report.get("motions") or []:
@@ -232,6 +226,39 @@ def import_info(report):
     for note in report.get("notes", []):
         lines.append(f"note: {note}")
     return lines
+
+
+def written_mesh(w):
+    """What writing one mesh back did (an entry of the import report's `meshes.written.meshes`),
+    as the text of one Info line."""
+    if w.get("change") == "removed":
+        parts = ["removed"]
+    elif w.get("change") == "texture":
+        parts = []
+    else:
+        parts = [
+            f"{w['change']}: {w['vertices_before']} -> {w['vertices_after']} stored "
+            f"vertices, {w['triangles']} triangles"
+        ]
+    if w.get("texture"):
+        parts.append("texture {} -> {}".format(*w["texture"]))
+    if w.get("lost_weight"):
+        dropped = w.get("influences_dropped")
+        parts.append(
+            f"{w['lost_weight']} vertices had more than three influences: "
+            + (f"{dropped} of the smallest" if dropped else "the smallest")
+            + " dropped, the rest renormalised"
+        )
+    if w.get("weight_error") is not None:
+        parts.append(f"weights as 5-bit n/31: largest weight error {w['weight_error']:.6g}")
+    if w.get("object_from") is not None:
+        parts.append(f"in a new object, its record copied from object {w['object_from']}")
+    if w.get("degenerate_triangles"):
+        parts.append(
+            f"{w['degenerate_triangles']} triangles dropped (two corners are the same stored "
+            "vertex)"
+        )
+    return "; ".join(parts)
 
 
 #: Extensions of the motion files `rigtrip export --motions` takes.
@@ -267,6 +294,49 @@ def motion_files(text):
         if path not in unique:
             unique.append(path)
     return unique
+
+
+def motion_targets(sources, target, overwrite=False):
+    """Where the export writes each motion file read (`sources`): beside `target`, the exported
+    native file, under its own name; with `overwrite`, over the file it was read from. A list of
+    (source, destination) pairs.
+
+    Raises RigtripError, before anything is written, when a destination would rewrite an input
+    without `overwrite` (the model is exported into the folder the motions came from), when two
+    sources share a name, or when a motion file would land on `target` itself.
+    """
+    pairs = []
+    taken = {}
+    out = _same_path_key(target)
+    for source in sources:
+        base = os.path.basename(source)
+        dest = source if overwrite else os.path.join(os.path.dirname(target), base)
+        key = _same_path_key(dest)
+        if key == out:
+            raise RigtripError(
+                f"the motion file {base} would be written over the exported file {target}: "
+                "give the exported file another name"
+            )
+        if key in taken:
+            raise RigtripError(
+                f"the motion files {taken[key]} and {source} share the name {base}, and only "
+                "one of them can be written beside the exported file: rename one"
+            )
+        taken[key] = source
+        if not overwrite and key == _same_path_key(source):
+            raise RigtripError(
+                f"the motion file {base} would be written over the file it was read from "
+                f"({source}): export into another folder (edited motions are written beside the "
+                "exported file), or tick Overwrite the motion files read"
+            )
+        pairs.append((source, dest))
+    return pairs
+
+
+def _same_path_key(path):
+    """A key equal for two paths naming the same file (symbolic links and case folding
+    resolved as the system does)."""
+    return os.path.normcase(os.path.realpath(os.path.abspath(path)))
 
 
 def names_path(native_path):

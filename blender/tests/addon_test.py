@@ -11,10 +11,30 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         rename that bone to NEW, export OUT, import OUT again through the add-on
     addon_test.py mesh NATIVE OUT KEEP
         move a vertex of the first rig mesh 10 cm up, export with Keep original meshes = KEEP (0/1)
-    addon_test.py motions NATIVE OUT MOTIONS [BONE_JOINT ANIMATION DELETE]
+    addon_test.py motions NATIVE OUT MOTIONS OVERWRITE [BONE_JOINT ANIMATION DELETE]
         import NATIVE with MOTIONS (the add-on's Motions text) and export OUT with the motions
-        written back; with the optional edits, key a rotation of joint BONE_JOINT (skeleton 0)
-        at frame 10 of action ANIMATION and delete action DELETE first
+        written (beside OUT; over the files read with OVERWRITE 1); with the optional edits,
+        key a rotation of joint BONE_JOINT (skeleton 0) at frame 10 of action ANIMATION and
+        delete action DELETE first
+    addon_test.py modder NATIVE OUT MOTIONS KEY_JOINT ANIMATION SWORD_JOINT STRAY_JOINT
+        import NATIVE with MOTIONS; add a mesh `sword` (in the rig's collection) weighted 1.0 to
+        joint SWORD_JOINT and a mesh `stray` in another collection weighted 1.0 to STRAY_JOINT,
+        both parented to the armature with an Armature modifier, as a modder does, and a mesh
+        `decal` bound to nothing in the rig's collection; key a
+        rotation of KEY_JOINT at frame 10 of ANIMATION; export OUT (in another folder)
+    addon_test.py unexportable NATIVE OUT
+        bind a curve `rope` to the rig's armature (parent) and a mesh `cape` to it and to a
+        second armature (Armature modifiers), then export OUT (refused, naming both)
+    addon_test.py targets TARGET OVERWRITE SOURCE...
+        where the export would write each motion file SOURCE for the exported file TARGET
+        (runner.motion_targets), or the error it refuses with
+    addon_test.py onto TEMPLATE OUT JOINT
+        a rig from elsewhere: TEMPLATE's glTF (rigtrip export) loaded with Blender's own glTF
+        importer, every custom property and mesh removed, a mesh `body` weighted 1.0 to joint
+        JOINT added; exported OUT through the add-on with Onto template = TEMPLATE
+    addon_test.py headless NATIVE
+        import NATIVE inside `with rigtrip_blender.registered()`, then register the add-on and
+        end without unregistering (the process must still exit)
     addon_test.py missing NATIVE
         what the user is told when the rigtrip program cannot be found
     addon_test.py install WORKDIR NATIVE
@@ -85,6 +105,94 @@ def roundtrip_edits():
     return module
 
 
+def add_mesh(name, bone, collection=None):
+    """A new mesh NAME weighted 1.0 to BONE, parented to its armature with an Armature modifier
+    (tools/blender-roundtrip.py's --add-mesh), moved into `collection` when given."""
+    roundtrip_edits().add_mesh(name, bone)
+    obj = bpy.data.objects[name]
+    if collection is not None:
+        for c in list(obj.users_collection):
+            c.objects.unlink(obj)
+        collection.objects.link(obj)
+    return obj
+
+
+def modder(native, out, motions, key_joint, animation, sword_joint, stray_joint):
+    """A modder's session: new meshes under their own names, one outside the rig's collection,
+    a keyed motion, the model exported into another folder."""
+    coll = import_rig(native, motions=motions)
+    _, sword_bone = bone_of(coll, 0, sword_joint)
+    _, stray_bone = bone_of(coll, 0, stray_joint)
+    add_mesh("sword", sword_bone)
+    props = bpy.data.collections.new("props")
+    bpy.context.scene.collection.children.link(props)
+    stray = add_mesh("stray", stray_bone, props)
+    # A mesh bound to nothing, in the rig's collection: exported, not used, named in the report.
+    decal = bpy.data.meshes.new("decal")
+    decal.from_pydata([(0, 0, 0), (0.1, 0, 0), (0, 0.1, 0)], [], [(0, 1, 2)])
+    coll.objects.link(bpy.data.objects.new("decal", decal))
+    _, key_bone = bone_of(coll, 0, key_joint)
+    roundtrip_edits().key_rotation(animation, key_bone, 10.0, Vector((0.3, 0.2, 0.1)))
+    error = export_rig(out)
+    result(error=error, source_files=listing(native), files=listing(out),
+           stray_in=sorted(c.name for c in stray.users_collection),
+           bones=[sword_bone, stray_bone, key_bone])
+    return 0
+
+
+def unexportable(native, out):
+    """Objects that deform with the rig but cannot be written: the export names them."""
+    coll = import_rig(native)
+    arm, bone = bone_of(coll, 0, 0)
+    curve = bpy.data.objects.new("rope", bpy.data.curves.new("rope", "CURVE"))
+    coll.objects.link(curve)
+    curve.parent = arm
+    other = bpy.data.objects.new("other rig", bpy.data.armatures.new("other rig"))
+    bpy.context.scene.collection.objects.link(other)
+    cape = add_mesh("cape", bone, bpy.context.scene.collection)
+    cape.modifiers.new("Armature.001", "ARMATURE").object = other
+    error = export_rig(out)
+    result(error=error, files=listing(out))
+    return 0
+
+
+def onto(template, out, joint):
+    """A body from elsewhere on the template's skeleton, written through the add-on."""
+    glb = out + ".source.glb"
+    runner.run(runner.find_binary(), ["export", template, "-o", glb, "--force"])
+    assert bpy.ops.import_scene.gltf(filepath=glb) == {"FINISHED"}
+    os.remove(glb)
+    for obj in list(bpy.data.objects):
+        if obj.type == "MESH":
+            bpy.data.objects.remove(obj)
+    owners = [bpy.context.scene, *bpy.data.objects, *bpy.data.armatures, *bpy.data.collections]
+    owners += [b for a in bpy.data.armatures for b in a.bones]
+    for owner in owners:
+        for key in list(owner.keys()):
+            del owner[key]
+    (arm,) = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+    bone = next(b.name for b in arm.data.bones if b.name.endswith(f"_{joint}"))
+    add_mesh("body", bone)
+    bpy.context.view_layer.objects.active = bpy.data.objects["body"]
+    error = export_rig(out, onto=template)
+    result(error=error, bone=bone, files=listing(out))
+    return 0
+
+
+def headless(native):
+    """The add-on from a script with bpy as a module: the context manager, then a register()
+    left standing (the add-on unregisters itself at exit, or the process would hang)."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    with rigtrip_blender.registered():
+        inside = rigtrip_blender.is_registered()
+        import_rig(native)
+    after = rigtrip_blender.is_registered()
+    rigtrip_blender.register()
+    result(inside=inside, after=after, again=rigtrip_blender.is_registered(),
+           objects=len(bpy.data.objects))
+    return 0
+
+
 def listing(path):
     return sorted(os.listdir(os.path.dirname(os.path.abspath(path))))
 
@@ -95,6 +203,25 @@ def main(args):
         return missing(args[1])
     if mode == "install":
         return install(args[1], args[2])
+    if mode == "headless":
+        return headless(args[1])
+    if mode == "targets":
+        try:
+            pairs = runner.motion_targets(args[3:], args[1], overwrite=args[2] == "1")
+            result(pairs=pairs, error=None)
+        except runner.RigtripError as e:
+            result(pairs=None, error=str(e))
+        return 0
+    if mode == "onto":
+        fresh()
+        return onto(args[1], args[2], int(args[3]))
+    if mode == "unexportable":
+        fresh()
+        return unexportable(args[1], args[2])
+    if mode == "modder":
+        fresh()
+        return modder(args[1], args[2], args[3], int(args[4]), args[5], int(args[6]),
+                      int(args[7]))
     fresh()
     native, out = args[1], args[2]
     if mode == "roundtrip":
@@ -109,14 +236,14 @@ def main(args):
         coll = import_rig(native, motions=args[3])
         actions = sorted(a.name for a in bpy.data.actions)
         bone = None
-        if len(args) > 4:
-            _, bone = bone_of(coll, 0, int(args[4]))
+        if len(args) > 5:
+            _, bone = bone_of(coll, 0, int(args[5]))
             edits = roundtrip_edits()
-            edits.key_rotation(args[5], bone, 10.0, Vector((0.3, 0.2, 0.1)))
-            edits.delete_animation(args[6])
-        error = export_rig(out)
+            edits.key_rotation(args[6], bone, 10.0, Vector((0.3, 0.2, 0.1)))
+            edits.delete_animation(args[7])
+        error = export_rig(out, overwrite_motions=args[4] == "1")
         result(bone=bone, actions=actions, state=dict(coll[rigtrip_blender.STATE]),
-               error=error, files=listing(out))
+               error=error, files=listing(out), source_files=listing(native))
         return 0
     coll = import_rig(native)
     if mode == "mesh":
@@ -228,14 +355,5 @@ def install(workdir, native):
     return 0
 
 
-def run(argv):
-    try:
-        return main(argv)
-    finally:
-        # bpy as a module hangs at exit while Python-registered classes remain.
-        if hasattr(bpy.types, "IMPORT_SCENE_OT_rigtrip"):
-            rigtrip_blender.unregister()
-
-
 if __name__ == "__main__":
-    sys.exit(run(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]))
+    sys.exit(main(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]))

@@ -27,6 +27,7 @@ use serde::Serialize;
 
 use super::buffer::Builder;
 use super::{ExportError, MotionInput};
+use crate::rig::motion::fit::JointMisfit;
 use crate::rig::motion::{
     property_samples, rest_channels, rotation_samples, Curve, Motion, RestChannels,
     FRAMES_PER_SECOND,
@@ -52,6 +53,47 @@ pub struct AnimationInfo {
     pub last_frame: f64,
 }
 
+/// A motion that cannot go on the model (another node count, curves a glTF animation cannot
+/// hold): it has no animation, and its file rides in the scene extras as it is, so that the
+/// import writes it back byte for byte.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CarriedMotion {
+    /// The animation name it would have had.
+    pub name: String,
+    /// The motion file it is in.
+    pub file: String,
+    /// Its archive slots (empty for a lone motion file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<usize>,
+    /// Why it cannot go on the model.
+    pub reason: String,
+}
+
+/// A motion written as an animation whose translations show it was made for another skeleton
+/// ([`crate::rig::motion::fit`]): a warning, joint by joint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MotionMisfit {
+    /// Its animation's name.
+    pub name: String,
+    /// The motion file it is in.
+    pub file: String,
+    /// Its archive slots (empty for a lone motion file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<usize>,
+    /// The joints that do not fit, in joint order.
+    pub joints: Vec<JointMisfitInfo>,
+}
+
+/// One joint of a [`MotionMisfit`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JointMisfitInfo {
+    /// The joint's name in the model.
+    pub name: String,
+    /// What was compared.
+    #[serde(flatten)]
+    pub misfit: JointMisfit,
+}
+
 /// `scene.extras.rigtrip.motions[i]`: one motion file.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct MotionFileTag {
@@ -61,6 +103,23 @@ pub(crate) struct MotionFileTag {
     pub data: String,
     /// Per motion of the file, in file order, its animation's name.
     pub animations: Vec<String>,
+    /// The motions (indices in file order) that have no animation because they cannot go on
+    /// the model: the import keeps them as they are.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub carried: Vec<usize>,
+}
+
+/// What [`write_motions`] wrote and found.
+#[derive(Debug, Default)]
+pub(crate) struct WrittenMotions {
+    /// One entry per animation written.
+    pub animations: Vec<AnimationInfo>,
+    /// Motions carried without an animation.
+    pub carried: Vec<CarriedMotion>,
+    /// Animations whose translations do not fit the model's skeleton.
+    pub misfits: Vec<MotionMisfit>,
+    /// The scene extras records, one per file.
+    pub tags: Vec<MotionFileTag>,
 }
 
 /// `name` without its last extension.
@@ -71,19 +130,19 @@ pub(crate) fn stem(name: &str) -> &str {
     }
 }
 
-/// Writes every motion of `motions` as an animation on skeleton 0's joint nodes (`joints`,
-/// indexed by joint); returns what was written and the scene extras record.
+/// Writes every motion of `motions` that can go on skeleton 0 (`joints`: its joint nodes, by
+/// joint) as an animation; the others are carried as they are. Refused as a whole only when
+/// the model cannot take motions (not exactly one skeleton) or two motions would share a name.
 pub(crate) fn write_motions(
     b: &mut Builder,
     rig: &Rig,
     joints: &[Index<Node>],
     motions: &[MotionInput],
     space: Space,
-) -> Result<(Vec<AnimationInfo>, Vec<MotionFileTag>), ExportError> {
-    let mut infos = Vec::new();
-    let mut tags = Vec::new();
+) -> Result<WrittenMotions, ExportError> {
+    let mut out = WrittenMotions::default();
     if motions.is_empty() {
-        return Ok((infos, tags));
+        return Ok(out);
     }
     let refuse = |name: &str, problem: String| ExportError::Motion {
         name: name.to_string(),
@@ -99,6 +158,7 @@ pub(crate) fn write_motions(
     for input in motions {
         let stem = stem(&input.file_name);
         let mut animations = Vec::with_capacity(input.file.motions.len());
+        let mut carried = Vec::new();
         for (i, slotted) in input.file.motions.iter().enumerate() {
             let name = input.file.animation_name(stem, i);
             if !names.insert(name.clone()) {
@@ -110,7 +170,8 @@ pub(crate) fn write_motions(
             }
             animations.push(name.clone());
             let Some(m) = &slotted.motion else { continue };
-            if with_joints != 1 || rig.skeletons.len() != 1 {
+            let (Some(skeleton), 1, 1) = (rig.skeletons.first(), with_joints, rig.skeletons.len())
+            else {
                 return Err(refuse(
                     &name,
                     format!(
@@ -118,32 +179,75 @@ pub(crate) fn write_motions(
                         rig.skeletons.len()
                     ),
                 ));
+            };
+            let written = if m.joints != joints.len() {
+                Err(format!(
+                    "the motion animates {} nodes, the model has {}",
+                    m.joints,
+                    joints.len()
+                ))
+            } else {
+                write_animation(b, &name, m, &rest, joints, space)
+            };
+            let info = match written {
+                Ok(info) => info,
+                Err(reason) => {
+                    carried.push(i);
+                    out.carried.push(CarriedMotion {
+                        name,
+                        file: input.file_name.clone(),
+                        slots: slotted.slots.clone(),
+                        reason,
+                    });
+                    continue;
+                }
+            };
+            let joints = joint_misfits(m, skeleton, &rest, space);
+            if !joints.is_empty() {
+                out.misfits.push(MotionMisfit {
+                    name: name.clone(),
+                    file: input.file_name.clone(),
+                    slots: slotted.slots.clone(),
+                    joints,
+                });
             }
-            if m.joints != joints.len() {
-                return Err(refuse(
-                    &name,
-                    format!(
-                        "the motion animates {} nodes, the model has {}",
-                        m.joints,
-                        joints.len()
-                    ),
-                ));
-            }
-            let info = write_animation(b, &name, m, &rest, joints, space)
-                .map_err(|problem| refuse(&name, problem))?;
-            infos.push(AnimationInfo {
+            out.animations.push(AnimationInfo {
                 file: input.file_name.clone(),
                 slots: slotted.slots.clone(),
                 ..info
             });
         }
-        tags.push(MotionFileTag {
+        out.tags.push(MotionFileTag {
             file: input.file_name.clone(),
             data: crate::bytes::b64::encode(&input.bytes),
             animations,
+            carried,
         });
     }
-    Ok((infos, tags))
+    Ok(out)
+}
+
+/// The joints of `skeleton` (rest channels `rest`) that `m` shows to belong to another
+/// skeleton, with their names.
+fn joint_misfits(
+    m: &Motion,
+    skeleton: &crate::rig::Skeleton,
+    rest: &[RestChannels],
+    space: Space,
+) -> Vec<JointMisfitInfo> {
+    // The space's rotation is its own inverse: glTF's up (+Y) in native space.
+    let up = space.direction(glam::DVec3::Y);
+    crate::rig::motion::fit::misfits(m, skeleton, rest, up)
+        .into_iter()
+        .map(|misfit| JointMisfitInfo {
+            name: skeleton
+                .joints
+                .get(misfit.joint)
+                .map(|j| j.name.clone())
+                .unwrap_or_default(),
+            misfit,
+        })
+        .collect()
 }
 
 /// Samples at their times as written (`frame / 60` in f32), those that would not come later

@@ -283,9 +283,11 @@ fn export_inner(
         scene_nodes.push(node);
     }
 
-    let (animations, motion_tags) =
-        animation::write_motions(&mut b, rig, &joint_nodes, motions, space)?;
-    report.animations = animations;
+    let written = animation::write_motions(&mut b, rig, &joint_nodes, motions, space)?;
+    report.animations = written.animations;
+    report.carried_motions = written.carried;
+    report.motion_misfits = written.misfits;
+    let motion_tags = written.tags;
 
     if scene_nodes.is_empty() {
         // A scene without nodes omits `nodes`, which readers such as the `gltf` crate reject;

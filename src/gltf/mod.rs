@@ -113,6 +113,12 @@ pub struct ExportReport {
     /// One entry per motion written as an animation (none without motions).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub animations: Vec<animation::AnimationInfo>,
+    /// Motions that cannot go on the model: no animation, their files carried as they are.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub carried_motions: Vec<animation::CarriedMotion>,
+    /// Animations whose translations show a motion made for another skeleton (a warning).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub motion_misfits: Vec<animation::MotionMisfit>,
 }
 
 /// A skin as written.

@@ -21,6 +21,25 @@ pub enum Unrecognised {
     /// Nothing known.
     #[error("not a recognised format (neither a MOD/SCM magic nor a valid HIE slot table): a node-domain block inside a file (.efm) is read with --block-at OFFSET --nodes N; a format is forced with --format hie|dmc3")]
     Unknown,
+    /// Nothing known, in a file named like a DMC3 container: its extension (`.mod`, `.scm`).
+    #[error("named {0} but not a DMC3 container: no \"MOD \" or \"SCM \" magic at offset 0x0. If it holds a DMC3 node-domain block (a skeleton inside another file, as .efm files do), read it with --block-at OFFSET --nodes N (the block's offset and node count); a format is forced with --format hie|dmc3")]
+    NamedContainer(String),
+}
+
+impl Unrecognised {
+    /// Said for the file at `path`: an unknown content in a file named `.mod` or `.scm` says
+    /// that the name promised a container the content is not.
+    pub fn named(self, path: &std::path::Path) -> Unrecognised {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match (self, ext.as_deref()) {
+            (Unrecognised::Unknown, Some(e @ ("mod" | "scm"))) => {
+                Unrecognised::NamedContainer(format!(".{e}"))
+            }
+            (u, _) => u,
+        }
+    }
 }
 
 /// Says what `data`, which no format recognised, looks like.
@@ -107,6 +126,16 @@ mod tests {
             Unrecognised::Gltf(".gltf JSON")
         );
         assert_eq!(unrecognised(b"not a rig\n"), Unrecognised::Unknown);
+        let p = std::path::Path::new;
+        assert_eq!(
+            Unrecognised::Unknown.named(p("dir/x.MOD")),
+            Unrecognised::NamedContainer(".mod".into())
+        );
+        assert_eq!(
+            Unrecognised::Unknown.named(p("x.efm")),
+            Unrecognised::Unknown
+        );
+        assert_eq!(Unrecognised::Empty.named(p("x.scm")), Unrecognised::Empty);
         let db22 = crate::synth::hie::sample_db22();
         assert_eq!(
             unrecognised(&db22[..0x100]).to_string(),

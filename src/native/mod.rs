@@ -62,6 +62,16 @@ pub enum ReadError {
     PreHd,
 }
 
+impl ReadError {
+    /// Said for the file at `path` (see [`diagnose::Unrecognised::named`]).
+    pub fn named(self, path: &std::path::Path) -> ReadError {
+        match self {
+            ReadError::Unrecognised(u) => ReadError::Unrecognised(u.named(path)),
+            e => e,
+        }
+    }
+}
+
 /// Why a (modified) structure cannot be written.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WriteError {

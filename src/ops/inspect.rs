@@ -26,6 +26,87 @@ pub struct Report {
     pub notes: Vec<String>,
     /// One entry per skeleton.
     pub skeletons: Vec<SkeletonReport>,
+    /// DMC3 MOD/SCM: the container's objects and their meshes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<ObjectReport>,
+}
+
+/// One object of a DMC3 container.
+#[derive(Debug, Clone, Serialize)]
+pub struct ObjectReport {
+    /// Its index.
+    pub index: usize,
+    /// The vertex count its record states (the sum over its meshes in the files seen).
+    pub vertex_count: u16,
+    /// Its record's bounding sphere: x, y, z, radius (native units).
+    pub bounds: [f32; 4],
+    /// Its meshes.
+    pub meshes: Vec<MeshReport>,
+}
+
+/// One mesh of a DMC3 object.
+#[derive(Debug, Clone, Serialize)]
+pub struct MeshReport {
+    /// Its index in the object.
+    pub index: usize,
+    /// Its name in an exported glTF (`object0_mesh1`).
+    pub name: String,
+    /// Stored vertices (strip order: shared corners repeated).
+    pub vertices: usize,
+    /// Triangles its strips make.
+    pub triangles: usize,
+    /// Its texture index (`texture_N` material in glTF).
+    pub texture: u16,
+    /// MOD: the joints (native indices) some vertex gives a non-zero weight, ascending; empty
+    /// for SCM (unskinned).
+    pub joints: Vec<usize>,
+}
+
+/// The objects and meshes of a DMC3 container (none for other files).
+fn objects(rig: &Rig) -> Vec<ObjectReport> {
+    let Source::Dmc3(shell) = &rig.source else {
+        return Vec::new();
+    };
+    let Some(c) = &shell.file.container else {
+        return Vec::new();
+    };
+    c.objects
+        .iter()
+        .enumerate()
+        .map(|(o, obj)| ObjectReport {
+            index: o,
+            vertex_count: obj.record.vertex_count,
+            bounds: obj.record.bounds(),
+            meshes: obj
+                .meshes
+                .iter()
+                .enumerate()
+                .map(|(m, mesh)| MeshReport {
+                    index: m,
+                    name: format!("object{o}_mesh{m}"),
+                    vertices: mesh.vertex_count(),
+                    triangles: mesh.triangles().len(),
+                    texture: mesh.record.texture_index,
+                    joints: joints_used(mesh),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The joints a mesh's vertices give a non-zero weight, ascending.
+fn joints_used(mesh: &crate::native::dmc3::Mesh) -> Vec<usize> {
+    let mut used = std::collections::BTreeSet::new();
+    for (&b, &w) in mesh.bone_indices.iter().zip(&mesh.weights) {
+        let joints = crate::native::dmc3::container::joint_indices(b);
+        let weights = crate::native::dmc3::container::weight_values(w);
+        for (j, w) in joints.iter().zip(weights) {
+            if w > 0.0 {
+                used.insert(usize::from(*j));
+            }
+        }
+    }
+    used.into_iter().collect()
 }
 
 /// One non-empty HIE slot.
@@ -123,6 +204,7 @@ pub fn report(kind: &'static str, size: usize, rig: &Rig) -> Report {
         slots,
         notes,
         skeletons,
+        objects: objects(rig),
     }
 }
 
@@ -302,7 +384,66 @@ pub fn render_text(r: &Report) -> String {
             }
         }
     }
+    render_objects(&r.objects, &mut out);
     out
+}
+
+/// The objects and meshes as text: one line per object, one per mesh.
+fn render_objects(objects: &[ObjectReport], out: &mut String) {
+    use std::fmt::Write;
+    if objects.is_empty() {
+        return;
+    }
+    let meshes: usize = objects.iter().map(|o| o.meshes.len()).sum();
+    let _ = writeln!(out, "\n{} object(s), {meshes} mesh(es)", objects.len());
+    for o in objects {
+        let [x, y, z, radius] = o.bounds.map(f64::from);
+        let _ = writeln!(
+            out,
+            "  object {}: {} mesh(es), vertex count {}, bounding sphere ({}, {}, {}) radius {}",
+            o.index,
+            o.meshes.len(),
+            o.vertex_count,
+            num(x),
+            num(y),
+            num(z),
+            num(radius)
+        );
+        for m in &o.meshes {
+            let joints = if m.joints.is_empty() {
+                "no joints".to_string()
+            } else {
+                format!("joints {}", ranges(&m.joints))
+            };
+            let _ = writeln!(
+                out,
+                "    mesh {} {}: {} vertices, {} triangles, texture {}, {joints}",
+                m.index, m.name, m.vertices, m.triangles, m.texture
+            );
+        }
+    }
+}
+
+/// Ascending numbers as text, runs of three or more as `first-last`: `0-2 5 7 8`.
+fn ranges(xs: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while let Some(&first) = xs.get(i) {
+        let mut j = i;
+        while xs
+            .get(j + 1)
+            .is_some_and(|&n| Some(n) == xs[j].checked_add(1))
+        {
+            j += 1;
+        }
+        if j >= i + 2 {
+            parts.push(format!("{first}-{}", xs[j]));
+        } else {
+            parts.extend(xs[i..=j].iter().map(usize::to_string));
+        }
+        i = j + 1;
+    }
+    parts.join(" ")
 }
 
 /// A native-unit value in text: four decimals at most, no noise digits.
@@ -346,5 +487,18 @@ fn joint_detail(kind: &str, j: &JointReport, level: usize) -> String {
             deg(r[1]),
             deg(r[2])
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn runs_of_three_or_more_are_ranges() {
+        assert_eq!(
+            super::ranges(&[0, 1, 2, 5, 7, 8, 10, 11, 12, 13]),
+            "0-2 5 7 8 10-13"
+        );
+        assert_eq!(super::ranges(&[4]), "4");
+        assert_eq!(super::ranges(&[]), "");
     }
 }

@@ -224,6 +224,10 @@ pub fn motion_gltf_leg(data: &[u8]) -> Result<GltfLeg, String> {
         Ok(e) => e,
         Err(e) => return Ok(GltfLeg::Skipped(crate::chain(&e))),
     };
+    // A motion that cannot be an animation rides as bytes only: the leg would check nothing.
+    if let Some(c) = exported.report.carried_motions.first() {
+        return Ok(GltfLeg::Skipped(format!("motion {}: {}", c.name, c.reason)));
+    }
     let glb = to_glb(&exported).map_err(|e| crate::chain(&e))?;
     let imported = import::import_slice(&glb, None, &import::ImportOptions::default())
         .map_err(|e| format!("import failed: {}", crate::chain(&e)))?;
@@ -356,6 +360,14 @@ pub fn verify_candidate(format: Option<Format>, c: &Candidate, legs: Legs) -> Fi
                 } else if let Some(m) = motion {
                     let file = crate::native::MotionFile::read(m, data);
                     crate::ops::motion::verify(file, data, legs)
+                } else if format.is_none() && detected.is_none() {
+                    // Nothing recognised it: why, said for its name.
+                    let e =
+                        crate::native::ReadError::from(crate::native::diagnose::unrecognised(data))
+                            .named(&c.path);
+                    Verdict::Rejected {
+                        message: crate::chain(&e),
+                    }
                 } else {
                     verify_bytes_legs(format.or(detected), data, legs)
                 }

@@ -865,6 +865,11 @@ impl RigFormat for Dmc3Format {
         super::geometry::material_texture(name).map(super::geometry::texture_material)
     }
 
+    /// Texture index `i`, when it fits the mesh record's u16.
+    fn material_for_index(&self, i: usize) -> Option<String> {
+        u16::try_from(i).ok().map(super::geometry::texture_material)
+    }
+
     fn write_meshes(
         &self,
         rig: &mut Rig,

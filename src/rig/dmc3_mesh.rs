@@ -14,8 +14,11 @@
 //!   block skins nothing: bytes 1..3 and the weights are zero); SCM colours to 8 bits, the
 //!   flag byte's other bits as most original vertices had them.
 //! - A new mesh joins object I when its node name starts with `objectI_` (Blender names a copy
-//!   `objectI_meshJ.001`); its record starts as a copy of the mesh it was copied from (or the
-//!   object's first mesh), so the undecoded fields are ones the file already uses.
+//!   `objectI_meshJ.001`), else the object of the mesh it was copied from (its node extras name
+//!   it), else a new object appended after the last, whose record is a copy of the last
+//!   original object's (the header's object count follows the list). Its mesh record starts
+//!   as a copy of the mesh it was copied from (or the object's first mesh, or the file's),
+//!   so the undecoded fields are ones the file already uses.
 //! - Edited objects get their vertex count (the sum of their meshes') and bounding sphere
 //!   (centroid of the vertices and the largest distance from it, rounded up) recomputed;
 //!   untouched objects keep their bits.
@@ -59,6 +62,17 @@ pub(crate) fn write_meshes(
         };
     };
     let kind = container.header.magic;
+    let textures = container.header.texture_count;
+    // A texture index past the header's count names no texture of the archive's PTX (the
+    // count mirrors it): written as asked, and said.
+    let past = |name: &str, t: u16| {
+        (t >= u16::from(textures)).then(|| {
+            format!(
+                "mesh {name}: texture index {t}, but the header counts {textures} textures (0 to {}); the game's texture bundle likely has no texture {t}",
+                i32::from(textures) - 1
+            )
+        })
+    };
     // The original meshes in the order the lift lists them (object by object).
     let flat: Vec<(usize, usize)> = container
         .objects
@@ -92,6 +106,9 @@ pub(crate) fn write_meshes(
                 continue;
             };
             let texture = texture_of(inc, mesh.record.texture_index)?;
+            if texture != mesh.record.texture_index {
+                report.notes.extend(past(&inc.name, texture));
+            }
             match &inc.geometry {
                 None => {
                     let mut kept = mesh.clone();
@@ -119,7 +136,7 @@ pub(crate) fn write_meshes(
                     written.native = native;
                     written.change = "edited".into();
                     written.vertices_before = mesh.vertex_count();
-                    written.lost_weight += inc.dropped_influences;
+                    written.add_dropped(inc.dropped);
                     if texture != mesh.record.texture_index {
                         written.texture = Some((mesh.record.texture_index, texture));
                     }
@@ -133,38 +150,62 @@ pub(crate) fn write_meshes(
             meshes,
         });
     }
+    let last_object = container.objects.len().checked_sub(1);
     for inc in incoming.iter().filter(|i| i.original.is_none()) {
-        let o = object_of(&inc.name)
-            .filter(|&o| o < objects.len())
-            .ok_or_else(|| {
-                refuse(
-                    &inc.name,
-                    format!(
-                        "a new mesh joins object I when its node name starts with objectI_ (this file has objects 0 to {}); rename it",
-                        objects.len().saturating_sub(1)
-                    ),
-                )
-            })?;
         let g = inc
             .geometry
             .as_ref()
             .ok_or_else(|| refuse(&inc.name, "a new mesh without geometry".into()))?;
-        let template = inc
-            .like
-            .and_then(original)
+        let like = inc.like.and_then(original);
+        // The object its name names, else the one of the mesh it was copied from, else a new
+        // one after the last, its record a copy of the last original object's.
+        let named = object_of(&inc.name).filter(|&o| o < objects.len());
+        let mut created = false;
+        let o = match named.or_else(|| inc.like.and_then(|k| flat.get(k)).map(|p| p.0)) {
+            Some(o) => o,
+            None => {
+                created = true;
+                // Undecoded fields are never made up: they come from an object of the file.
+                let record = last_object
+                    .and_then(|t| container.objects.get(t))
+                    .map(|x| x.record.clone())
+                    .ok_or_else(|| {
+                        refuse(
+                            &inc.name,
+                            "it needs a new object, but the file has none whose record (undecoded fields) it could copy".into(),
+                        )
+                    })?;
+                objects.push(Object {
+                    record,
+                    meshes: Vec::new(),
+                });
+                touched.push(true);
+                objects.len() - 1
+            }
+        };
+        let template = like
             .or_else(|| objects.get(o).and_then(|x| x.meshes.first()))
             .or_else(|| container.objects.get(o).and_then(|x| x.meshes.first()))
             .or_else(|| (0..flat.len()).find_map(original))
             .cloned()
             .unwrap_or_else(|| empty_mesh(kind));
         let texture = texture_of(inc, template.record.texture_index)?;
+        report.notes.extend(past(&inc.name, texture));
         let (mut built, mut written) =
             build_mesh(kind, &template, &template, g, &inc.origin, &inc.name, cx)?;
         built.record.texture_index = texture;
         let j = objects.get(o).map_or(0, |x| x.meshes.len());
         written.native = format!("object {o} mesh {j}");
         written.change = "added".into();
-        written.lost_weight += inc.dropped_influences;
+        written.add_dropped(inc.dropped);
+        if created {
+            written.object_from = last_object;
+            report.notes.push(format!(
+                "object {o} is new (for mesh {}): its record's undecoded fields are object {}'s",
+                inc.name,
+                last_object.unwrap_or_default()
+            ));
+        }
         report.meshes.push(written);
         if let (Some(obj), Some(t)) = (objects.get_mut(o), touched.get_mut(o)) {
             obj.meshes.push(built);
@@ -433,11 +474,18 @@ fn build_mesh(
                             )));
                         }
                         inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                        let mut error = written.weight_error.unwrap_or(0.0);
                         if inf.len() > 3 {
                             written.lost_weight += 1;
+                            written.influences_dropped += inf.len() - 3;
+                            error = inf.iter().skip(3).map(|e| e.1).fold(error, f64::max);
                             inf.truncate(3);
                         }
                         let w31 = weights_31(&inf.iter().map(|e| e.1).collect::<Vec<_>>());
+                        for ((_, given), stored) in inf.iter().zip(w31) {
+                            error = error.max((f64::from(stored) / 31.0 - given).abs());
+                        }
+                        written.weight_error = Some(error);
                         let mut quad = [byte0, 0, 0, 0];
                         let mut weight = 0u16;
                         for (s, ((j, _), w)) in inf.iter().zip(w31).enumerate() {

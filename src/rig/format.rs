@@ -214,6 +214,13 @@ pub trait RigFormat: Sync + std::fmt::Debug {
         let _ = name;
         None
     }
+    /// The material name that gives a new mesh the format's material number `i` (DMC3:
+    /// `texture_i`), for a mesh whose own material means nothing to the format (`import
+    /// --onto`: glTF material index order); `None` when the format has no such numbers.
+    fn material_for_index(&self, i: usize) -> Option<String> {
+        let _ = i;
+        None
+    }
     /// Writes the meshes of an edited document into the rig's file-level remainder: every
     /// original mesh not listed is removed, listed ones are kept or rebuilt, new ones added.
     /// What the format cannot hold is refused by mesh (`space` shows points as the user sees

@@ -43,9 +43,17 @@ pub struct IncomingMesh {
     pub origin: Vec<Option<u32>>,
     /// The material its primitives name, if any.
     pub material: Option<String>,
-    /// Vertices that had more influences than `geometry` holds (four); the smallest were
-    /// dropped and the rest renormalised before the format saw them.
-    pub dropped_influences: usize,
+    /// Influences past the fourth of a vertex, dropped before the format saw `geometry`.
+    pub dropped: Dropped,
+}
+
+/// Influences dropped past the fourth of a vertex (`geometry` holds four).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Dropped {
+    /// How many, over all vertices.
+    pub influences: usize,
+    /// The largest weight dropped (of a vertex's weights summing to 1).
+    pub largest: f64,
 }
 
 /// What writing meshes back did to one mesh.
@@ -69,10 +77,30 @@ pub struct MeshWritten {
     pub kept_vertices: usize,
     /// Vertices whose influences were cut to the three largest and renormalised.
     pub lost_weight: usize,
+    /// Influences dropped in all (past the third of a vertex).
+    pub influences_dropped: usize,
+    /// The largest difference between a stored weight and the glTF's (normalised to sum 1),
+    /// over every influence of every vertex weighted anew, dropped ones included (`None`: no
+    /// vertex was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight_error: Option<f64>,
+    /// A new object made for this mesh: the object whose record gave its undecoded fields.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_from: Option<usize>,
     /// Triangles dropped because two corners are the same stored vertex.
     pub degenerate_triangles: usize,
     /// The texture index before and after, when it changed.
     pub texture: Option<(u16, u16)>,
+}
+
+impl MeshWritten {
+    /// Counts influences the import dropped before the format saw the mesh.
+    pub fn add_dropped(&mut self, d: Dropped) {
+        if d.influences > 0 {
+            self.influences_dropped += d.influences;
+            self.weight_error = Some(self.weight_error.unwrap_or(0.0).max(d.largest));
+        }
+    }
 }
 
 /// What writing meshes back did, for the import report.

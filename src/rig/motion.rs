@@ -9,6 +9,7 @@
 //! ones its payload decodes to keeps its payload's bytes; any other is encoded again.
 
 pub mod dmc3;
+pub mod fit;
 
 use glam::{DMat4, DQuat, DVec3};
 use serde::Serialize;

@@ -166,11 +166,55 @@ pub fn random_mot(seed: u64) -> Vec<u8> {
         .unwrap_or_default()
 }
 
-/// A clean motion for a model of `nodes` nodes: node 0 has root-motion translation tracks
+/// A model's node as [`motion_for_model`] needs it: whether it is a root (its translation
+/// tracks are root motion) and its rest offset (local translation, native units).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NodeRest {
+    /// Whether the node has no parent.
+    pub root: bool,
+    /// Its local rest translation.
+    pub offset: [f64; 3],
+}
+
+/// Skeleton 0 of `rig` as [`motion_for_model`] takes it.
+pub fn model_rest(rig: &crate::rig::Rig) -> Vec<NodeRest> {
+    rig.skeletons.first().map_or_else(Vec::new, |sk| {
+        sk.joints
+            .iter()
+            .map(|j| NodeRest {
+                root: j.parent.is_none(),
+                offset: j.translation.to_array(),
+            })
+            .collect()
+    })
+}
+
+/// The nodes of [`crate::rig::motion::bare_rig`]`(nodes)`, for a motion of `nodes` nodes where
+/// no model is at hand (empty when the format cannot hold that many).
+pub fn chain_rest(nodes: usize) -> Vec<NodeRest> {
+    crate::rig::motion::bare_rig(nodes).map_or_else(Vec::new, |r| model_rest(&r))
+}
+
+/// `rest` with every offset scaled by `factor`: the same skeleton for a character `factor`
+/// times the size (a motion made for it belongs to another character).
+pub fn scaled_rest(rest: &[NodeRest], factor: f64) -> Vec<NodeRest> {
+    rest.iter()
+        .map(|n| NodeRest {
+            root: n.root,
+            offset: n.offset.map(|x| x * factor),
+        })
+        .collect()
+}
+
+/// A clean motion for a model whose nodes are `rest`: node 0 has translation tracks
 /// (compression 2), every node rotation tracks (compression 3, bit 15 set as in the census),
-/// some nodes scale tracks near 1; rotations within ±π, translations within a few hundred cm,
-/// strictly increasing key frames from 0 to the end frame, header tail zero, start 0.
-pub fn motion_for_model(seed: u64, nodes: usize) -> Mot {
+/// some nodes translation tracks too and some scale tracks near 1; rotations within ±π, scales
+/// within 0.8..1.2, strictly increasing key frames from 0 to the end frame, header tail zero,
+/// start 0. Translations fit the model as a real motion does: a bone keeps its length (its
+/// rest offset, each axis within 2% of the offset's length), a root moves over the floor (X and
+/// Z within ±300 units of its rest, Y, the game's up axis, within 2% of its rest height).
+pub fn motion_for_model(seed: u64, rest: &[NodeRest]) -> Mot {
+    let nodes = rest.len();
     let mut rng = Rng::new(seed ^ 0x6D6F_7469);
     let end = rng.range(20, 90) as u16;
     let frames = |rng: &mut Rng| -> Vec<u16> {
@@ -187,7 +231,7 @@ pub fn motion_for_model(seed: u64, nodes: usize) -> Mot {
     };
     let mut masks = Vec::with_capacity(nodes);
     let mut tracks = Vec::new();
-    for node in 0..nodes {
+    for (node, r) in rest.iter().enumerate() {
         let mut mask = 0x038; // rx ry rz
         if node == 0 {
             mask |= 0x1C0;
@@ -196,10 +240,21 @@ pub fn motion_for_model(seed: u64, nodes: usize) -> Mot {
             mask |= 0x007;
         }
         masks.push(mask);
+        let length = r.offset.iter().map(|x| x * x).sum::<f64>().sqrt();
         for (_, c) in mask_targets(&[mask]) {
             let fs = frames(&mut rng);
             let (comp, lo, hi) = match c.kind_index() {
-                0 => (Compression::U16Linear, -300.0, 300.0),
+                0 => {
+                    let axis = c.axis().min(2);
+                    let at = r.offset[axis];
+                    // A spread of 0 would make a track of range 0.
+                    let spread = match (r.root, axis) {
+                        (true, 1) => (0.02 * at.abs()).max(1e-3),
+                        (true, _) => 300.0,
+                        (false, _) => (0.02 * length).max(1e-3),
+                    };
+                    (Compression::U16Linear, at - spread, at + spread)
+                }
                 1 => (
                     Compression::U16Hermite,
                     -std::f64::consts::PI,
@@ -339,10 +394,17 @@ pub(crate) fn place(slots: usize, gap: &[u8], members: Vec<(Vec<usize>, Vec<u8>)
     out
 }
 
+/// The humanoid sample model's nodes (`samples/dmc3_humanoid.mod`).
+pub fn humanoid_rest() -> Vec<NodeRest> {
+    let data = super::dmc3::sample_mod();
+    crate::native::NativeFile::read(None, &data)
+        .map(|f| model_rest(&crate::rig::lift(f)))
+        .unwrap_or_default()
+}
+
 /// The sample motion for the humanoid sample model (`samples/dmc3_humanoid.mot`).
 pub fn sample_mot() -> Vec<u8> {
-    let nodes = super::dmc3::humanoid().len();
-    motion_for_model(0x5A3D_0701, nodes)
+    motion_for_model(0x5A3D_0701, &humanoid_rest())
         .write()
         .unwrap_or_default()
 }
@@ -350,10 +412,10 @@ pub fn sample_mot() -> Vec<u8> {
 /// The sample archive for the humanoid (`samples/dmc3_humanoid.pac`): three motions, an empty
 /// slot, non-zero bytes after the table, an opaque member.
 pub fn sample_pac() -> Vec<u8> {
-    let nodes = super::dmc3::humanoid().len();
+    let rest = humanoid_rest();
     let mut members: Vec<Vec<u8>> = (0..3)
         .map(|i| {
-            motion_for_model(0x5A3D_0710 + i, nodes)
+            motion_for_model(0x5A3D_0710 + i, &rest)
                 .write()
                 .unwrap_or_default()
         })
@@ -365,4 +427,22 @@ pub fn sample_pac() -> Vec<u8> {
         .map(|(slot, m)| (vec![slot], m))
         .collect();
     lay_out(6, b"\x01\x00\x00\x00gap!", placed)
+}
+
+/// An archive of motions for the model whose nodes are `rest`, shaped like the real player set's
+/// odd one out (one of its 24 archives holds a member animating 31 nodes where the model has
+/// 24): slots 0 and 2 hold motions of the model, slot 1 a motion of `other` nodes (a chain, see
+/// [`chain_rest`]).
+pub fn pac_with_foreign_member(seed: u64, rest: &[NodeRest], other: usize) -> Vec<u8> {
+    let members = [
+        motion_for_model(seed, rest),
+        motion_for_model(seed + 1, &chain_rest(other)),
+        motion_for_model(seed + 2, rest),
+    ];
+    let placed = members
+        .iter()
+        .enumerate()
+        .map(|(slot, m)| (vec![slot], m.write().unwrap_or_default()))
+        .collect();
+    lay_out(3, b"", placed)
 }

@@ -19,12 +19,15 @@ const EXIT_BAD_INPUT: i32 = 2;
 #[command(
     name = "rigtrip",
     version,
-    about = "Lossless round trips of game rigs (DMC3 MOD/SCM/EFM, PlayStation DBnnHIE.BIN) to glTF 2.0 and back",
+    about = "Lossless round trips of game rigs (DMC3 MOD/SCM/EFM and MOT/PAC motions, PlayStation DBnnHIE.BIN) to glTF 2.0 and back",
     long_about = "rigtrip reads reverse-engineered game rig formats exactly (every byte, unknown fields \
 included), lifts them into a format-neutral skeleton, and writes them back byte for byte.\n\n\
-Formats: DBnnHIE.BIN hierarchy tables (PlayStation), DMC3 .mod/.scm containers, and a DMC3 \
-node-domain block at a given offset inside any file (.efm and others, --block-at/--nodes).\n\n\
-Exit codes: 0 ok, 1 a check failed (a file did not come back identical), 2 bad input or usage.",
+Formats: DBnnHIE.BIN hierarchy tables (PlayStation), DMC3 .mod/.scm containers, a DMC3 \
+node-domain block at a given offset inside any file (.efm and others, --block-at/--nodes), and \
+DMC3 .mot motions and .pac motion archives (inspect, verify, dump/build; glTF animations with \
+their model: export --motions, import --motions-out).\n\n\
+Exit codes: 0 ok, 1 a check failed (verify: a file did not come back identical; lint: an \
+error finding; gait: a slot the loader needs is MISSING), 2 bad input or usage.",
     after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip verify samples/\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json"
 )]
 struct Cli {
@@ -40,7 +43,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Show what a file holds: skeletons, joint trees, the spatial gate, undecoded fields.
+    /// Show what a file holds: skeletons, joint trees, the spatial gate, undecoded fields; DMC3
+    /// models their objects and meshes (vertices, triangles, texture, joints used); motions and
+    /// archives their tracks.
     #[command(
         after_help = "Motions, archives and textures (.mot, .pac, .ptx, .tm2) are recognised by content \
 (a texture whose DDS header was zeroed by its name): an archive lists its slots and members, each \
@@ -49,14 +54,17 @@ lists its mip levels and every header field that differs from the canonical form
 Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip inspect --json samples/dmc3_humanoid.mod\n  rigtrip inspect --block-at 0x35 --nodes 8 samples/dmc3_effect.efm\n  rigtrip inspect --coverage samples/dmc3_humanoid.mod\n  rigtrip inspect samples/dmc3_character.pac"
     )]
     Inspect(InspectArgs),
-    /// Check that every file comes back byte for byte (native -> rig -> native).
+    /// Check that every file comes back byte for byte, on both legs by default: native -> rig ->
+    /// native, and native -> glTF -> native.
     #[command(
-        after_help = "Prints one line per file and a summary `N identical, M differ, K rejected`.\n\
+        after_help = "Prints one line per file and a summary `N identical, M differ, K rejected`, \
+with the files skipped as not rig files counted (-v names them).\n\
 Exit 0 if all identical, 1 if any differ (a rigtrip bug: please report it), 2 if any was rejected.\n\n\
 Examples:\n  rigtrip verify samples/\n  rigtrip verify -q --json path/to/dump > report.json\n  rigtrip verify --format hie DB*.BIN"
     )]
     Verify(VerifyArgs),
-    /// Turn rig files into skinned glTF 2.0 (.glb or .gltf) that carry everything needed to rebuild them.
+    /// Turn rig files into skinned glTF 2.0 (.glb or .gltf) that carry everything needed to rebuild
+    /// them; with --motions, the model's motions as animations.
     #[command(
         after_help = "The space conversion is baked in: DMC3 centimetres x0.01, HIE units x0.001 \
 and 180 degrees about X (Y down to glTF's Y up). In Blender, import with the default settings; \
@@ -68,6 +76,8 @@ named after it (x.mod -> DIR/x.mod.glb), one line per file and a summary. Exit 0
 exported, 2 if any was rejected.\n\n\
 Examples:\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json\n  \
 rigtrip export samples/dmc3_humanoid.mod -o humanoid.gltf\n  \
+rigtrip export samples/dmc3_humanoid.mod --motions samples/dmc3_humanoid.pac --motions walk.mot -o anim.glb\n  \
+rigtrip export pl000.mod --motions motions/ -o pl000.glb\n  \
 rigtrip export --block-at 0x35 --nodes 8 samples/dmc3_effect.efm -o effect.glb\n  \
 rigtrip export samples/ -o exported/"
     )]
@@ -78,14 +88,20 @@ rigtrip export samples/ -o exported/"
 identity rigtrip stored in their extras (then by name); values within --tolerance of what export \
 wrote get their original bits back (DCC tools add float noise). Moved and rotated joints, \
 renames, reparenting, added leaf joints and unreferenced removals are written; so are mesh \
-edits (DMC3: moved vertices, repainted weights, deleted meshes, copies named objectI_..., \
-texture_N materials). Anything the native format cannot hold is refused, naming the joint, \
-mesh or field. The glTF's joint names are kept in OUT's stem + .names.json beside OUT when \
-they are not the defaults (export reads them from there). In Blender, export with \
+edits (DMC3: moved vertices, repainted weights, deleted meshes, texture_N materials, new \
+meshes skinned to the rig under any name: into object I when named objectI_..., else the \
+object of the mesh they were copied from, else a new object). Mesh nodes the import does not \
+use are named in the report. Anything the native format cannot hold is refused, naming the \
+joint, mesh or field. The glTF's joint names are kept in OUT's stem + .names.json beside OUT \
+when they are not the defaults (export reads them from there). In Blender, export with \
 \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
+--onto TEMPLATE takes a glTF without rigtrip data (made elsewhere, or exported without custom \
+properties): its skinned meshes replace the template's, joints matched by name (the template's \
+names file, rigtrip's default names, or --joint-map), everything else comes from the template.\n\n\
 Examples:\n  rigtrip import edited.glb -o DB22HIE.BIN\n  \
 rigtrip import edited.gltf -o humanoid.mod --json > report.json\n  \
-rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force"
+rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force\n  \
+rigtrip import body.glb --onto pl000.mod -o pl000_body.mod --joint-map joints.json"
     )]
     Import(ImportArgs),
     /// Diagnose the skin contract of any glTF/GLB: IBMs, bind vs rest, JOINTS/WEIGHTS, names.
@@ -97,7 +113,8 @@ error finding (warnings do not fail).\n\n\
 Examples:\n  rigtrip lint character.glb\n  rigtrip lint --json exports/*.glb > findings.json"
     )]
     Lint(LintArgs),
-    /// Write the whole native structure as diffable JSON (lossless: `build` gives the file back).
+    /// Write the whole native structure (rigs, motions, archives) as diffable JSON (lossless:
+    /// `build` gives the file back).
     #[command(
         after_help = "Unknown fields and raw bit patterns are 0x-hex, blobs base64; keys come in a fixed \
 order and each small record sits on one line, so two dumps diff cleanly in git.\n\n\
@@ -199,10 +216,13 @@ struct ExportArgs {
     /// Metres per native unit (default: DMC3 0.01, HIE 0.001); must be > 0.
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
     scale: Option<f64>,
-    /// Motion files (DMC3 .mot) or archives (.pac) to add as animations, one per motion, named
-    /// after the file (`walk.mot` -> `walk`) or the archive and slot (`pl000.pac` slot 3 ->
-    /// `pl000_03`).
-    #[arg(long, value_name = "FILE", num_args = 1..)]
+    /// A motion file (DMC3 .mot) or archive (.pac), or a folder (every .mot and .pac directly in
+    /// it), whose motions become animations, one per motion, named after the file (`walk.mot`
+    /// -> `walk`) or the archive and slot (`pl000.pac` slot 3 -> `pl000_03`). One path per
+    /// --motions; repeat it for more (`--motions a.pac --motions walk.mot`). A motion that
+    /// cannot go on the model is named and carried as it is; one whose translations show
+    /// another skeleton is warned about, joint by joint.
+    #[arg(long, value_name = "FILE|DIR")]
     motions: Vec<PathBuf>,
     /// Overwrite OUT if it exists.
     #[arg(long)]
@@ -258,9 +278,18 @@ struct ImportArgs {
     #[arg(long)]
     ignore_mesh_edits: bool,
     /// Write the motion files the glTF carries (from `export --motions`) into this folder
-    /// (created if missing), under their original names, rebuilt from its animations.
-    #[arg(long, value_name = "DIR")]
+    /// (created if missing), under their original names, rebuilt from its animations (a motion
+    /// the export carried without one, because it does not fit the model, as it was).
+    #[arg(long, value_name = "DIR", conflicts_with = "onto")]
     motions_out: Option<PathBuf>,
+    /// Put a glTF without rigtrip data onto this native file: its skinned meshes replace the
+    /// template's, everything else (header, skeleton, undecoded fields) is the template's.
+    #[arg(long, value_name = "TEMPLATE", conflicts_with = "ignore_mesh_edits")]
+    onto: Option<PathBuf>,
+    /// With --onto: a JSON object mapping the glTF's joint names to template joints, by name
+    /// or native index: {"Hips": "mod_0", "Spine": 1}.
+    #[arg(long, value_name = "FILE.json", requires = "onto")]
+    joint_map: Option<PathBuf>,
     /// Print the import report as JSON.
     #[arg(long)]
     json: bool,
@@ -402,7 +431,7 @@ fn dispatch(cli: &Cli) -> Result<i32> {
         Command::Gait(a) => gait_cmd(a),
         Command::Import(a) => import_cmd(cli, a),
         Command::Lint(a) => lint_cmd(cli, a),
-        Command::Dump(a) => dump_cmd(a),
+        Command::Dump(a) => dump_cmd(cli, a),
         Command::Build(a) => build_cmd(cli, a),
     }
 }
@@ -433,6 +462,7 @@ fn inspect(a: &InspectArgs) -> Result<i32> {
         }
     }
     let file = NativeFile::read(a.format.format(), &data)
+        .map_err(|e| e.named(&a.file))
         .with_context(|| format!("{}", a.file.display()))?;
     let mut out = std::io::stdout().lock();
     if a.coverage {
@@ -472,18 +502,7 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
     // Without --names, the names file beside the input (what `import` writes) when there is one.
     let names_file = a.names.clone().or_else(|| names_beside(input));
     let names = names_file.as_deref().map(read_names).transpose()?;
-    let mut motions = Vec::with_capacity(a.motions.len());
-    for p in &a.motions {
-        let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
-        let name = p
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        motions.push(
-            rigtrip::gltf::MotionInput::read(&name, bytes)
-                .with_context(|| format!("{}", p.display()))?,
-        );
-    }
+    let motions = read_motions(&a.motions)?;
     ops::output::check_target(&a.output, a.force, Some(input))?;
     let data = std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
     let done = export_one(
@@ -542,6 +561,7 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
                 an.name, an.tracks, an.channels, an.last_frame
             )?;
         }
+        print_motion_fit(&mut out, r)?;
         let notes = [
             (
                 r.zero_weight_vertices.len(),
@@ -569,6 +589,117 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// Reads the motion files `--motions` names (see [`motion_files`]).
+fn read_motions(paths: &[PathBuf]) -> Result<Vec<rigtrip::gltf::MotionInput>> {
+    let paths = motion_files(paths)?;
+    let mut motions = Vec::with_capacity(paths.len());
+    for p in &paths {
+        let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        motions.push(
+            rigtrip::gltf::MotionInput::read(&name, bytes)
+                .with_context(|| format!("{}", p.display()))?,
+        );
+    }
+    Ok(motions)
+}
+
+/// The motion files `--motions` names: each path a file, or a folder standing for every `.mot`
+/// and `.pac` directly in it (sorted); each file once.
+fn motion_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out: Vec<PathBuf> = Vec::with_capacity(paths.len());
+    for p in paths {
+        if !p.is_dir() {
+            if !out.contains(p) {
+                out.push(p.clone());
+            }
+            continue;
+        }
+        let mut inside = Vec::new();
+        for e in std::fs::read_dir(p).with_context(|| format!("cannot list {}", p.display()))? {
+            let path = e
+                .with_context(|| format!("cannot list {}", p.display()))?
+                .path();
+            let ext = path
+                .extension()
+                .map(|x| x.to_string_lossy().to_ascii_lowercase());
+            if matches!(ext.as_deref(), Some("mot" | "pac")) && path.is_file() {
+                inside.push(path);
+            }
+        }
+        if inside.is_empty() {
+            bail!(
+                "--motions {}: no .mot or .pac file in the folder",
+                p.display()
+            );
+        }
+        inside.sort();
+        for f in inside {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The motions an export carried without an animation, and the warnings about motions made
+/// for another skeleton, as text.
+fn print_motion_fit(out: &mut impl Write, r: &rigtrip::gltf::ExportReport) -> Result<()> {
+    let slot = |slots: &[usize]| match slots.first() {
+        Some(s) => format!(" slot {s}"),
+        None => String::new(),
+    };
+    for c in &r.carried_motions {
+        writeln!(
+            out,
+            "motion {} ({}{}): not on this model: {}; carried as it is (import --motions-out writes it back)",
+            c.name,
+            c.file,
+            slot(&c.slots),
+            c.reason
+        )?;
+    }
+    let length = |x: f64| units::length(x * r.space.scale);
+    for m in &r.motion_misfits {
+        writeln!(
+            out,
+            "warning: motion {} ({}{}) looks made for another skeleton: {} joint(s) do not fit",
+            m.name,
+            m.file,
+            slot(&m.slots),
+            m.joints.len()
+        )?;
+        for j in &m.joints {
+            let what = if j.misfit.root {
+                "root height"
+            } else {
+                "bone length"
+            };
+            // A joint at its parent's place has no length to compare by.
+            let ratio = match j.misfit.rest {
+                r if r != 0.0 => format!(
+                    " (x{})",
+                    units::value((j.misfit.ratio() * 100.0).round() / 100.0)
+                ),
+                _ => String::new(),
+            };
+            writeln!(
+                out,
+                "  joint {} {} ({what}): {} in the motion, {} at rest{ratio}",
+                j.misfit.joint,
+                j.name,
+                length(j.misfit.motion),
+                length(j.misfit.rest)
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// `glb` or `gltf`, from an output path's extension.
@@ -612,7 +743,9 @@ fn export_one(
             bail!("{}", not_a_rig(input, m, data));
         }
     }
-    let file = NativeFile::read(format, data).with_context(|| format!("{}", input.display()))?;
+    let file = NativeFile::read(format, data)
+        .map_err(|e| e.named(input))
+        .with_context(|| format!("{}", input.display()))?;
     let kind = file.kind();
     let rig = rigtrip::rig::lift(file);
     let opts = rigtrip::gltf::ExportOptions {
@@ -832,7 +965,7 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
             summary.exported, summary.rejected
         )?;
         if summary.skipped > 0 {
-            write!(out, ", {} skipped (not rig files)", summary.skipped)?;
+            write!(out, ", {}", skipped_note(cli, summary.skipped))?;
         }
         writeln!(out)?;
     }
@@ -914,8 +1047,14 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
         Some(p) if p.as_os_str().is_empty() => Some(std::path::Path::new(".")),
         p => p,
     };
-    let imported = import::import_slice(&data, base, &opts)
-        .with_context(|| format!("{}", a.file.display()))?;
+    let imported = match &a.onto {
+        None => import::import_slice(&data, base, &opts),
+        Some(t) => {
+            ops::output::check_target(&a.output, a.force, Some(t))?;
+            import::onto::import_onto(&data, base, read_template(t)?, &onto_options(a, t)?)
+        }
+    }
+    .with_context(|| format!("{}", a.file.display()))?;
     let mut motion_paths = Vec::new();
     if let Some(dir) = &a.motions_out {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -975,6 +1114,33 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// The native template of `import --onto`.
+fn read_template(t: &Path) -> Result<rigtrip::native::NativeFile> {
+    let bytes = std::fs::read(t).with_context(|| format!("cannot read {}", t.display()))?;
+    rigtrip::native::NativeFile::read(None, &bytes)
+        .with_context(|| format!("--onto {}", t.display()))
+}
+
+/// What `import --onto` is told: the tolerance, the template's names file (beside it, when
+/// there is one) and `--joint-map`.
+fn onto_options(a: &ImportArgs, t: &Path) -> Result<rigtrip::gltf::import::onto::OntoOptions> {
+    use rigtrip::gltf::import::onto::{JointMap, OntoOptions};
+    let names = names_beside(t).as_deref().map(read_names).transpose()?;
+    let joint_map = match &a.joint_map {
+        None => None,
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            Some(JointMap::from_json(&text).with_context(|| format!("{}", p.display()))?)
+        }
+    };
+    Ok(OntoOptions {
+        tolerance: a.tolerance,
+        names,
+        joint_map,
+    })
+}
+
 /// Refuses an empty file or a native rig given to a glTF command, saying which command reads it.
 fn not_native(path: &Path, data: &[u8]) -> Result<()> {
     match native_hint(data) {
@@ -1014,7 +1180,7 @@ fn native_hint(data: &[u8]) -> Option<String> {
     ))
 }
 
-fn dump_cmd(a: &DumpArgs) -> Result<i32> {
+fn dump_cmd(cli: &Cli, a: &DumpArgs) -> Result<i32> {
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     let motion = match a.format.format() {
@@ -1028,8 +1194,9 @@ fn dump_cmd(a: &DumpArgs) -> Result<i32> {
         }
         None => {
             let format = a.format.format().or_else(|| rigtrip::native::detect(&data));
-            let file =
-                NativeFile::read(format, &data).with_context(|| format!("{}", a.file.display()))?;
+            let file = NativeFile::read(format, &data)
+                .map_err(|e| e.named(&a.file))
+                .with_context(|| format!("{}", a.file.display()))?;
             let Some(format) = format else {
                 bail!(
                     "{}: not a recognised format; use --format",
@@ -1041,7 +1208,17 @@ fn dump_cmd(a: &DumpArgs) -> Result<i32> {
     };
     let text = ops::dump::render(&value);
     match &a.output {
-        Some(p) => ops::output::write_atomic(p, text.as_bytes(), a.force, Some(&a.file))?,
+        Some(p) => {
+            ops::output::write_atomic(p, text.as_bytes(), a.force, Some(&a.file))?;
+            if !cli.quiet {
+                writeln!(
+                    std::io::stdout().lock(),
+                    "wrote {} ({} bytes)",
+                    p.display(),
+                    text.len()
+                )?;
+            }
+        }
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
     }
     Ok(0)
@@ -1173,12 +1350,21 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
             summary.identical, summary.differ, summary.rejected
         )?;
         if summary.skipped > 0 {
-            write!(out, ", {} skipped (not rig files)", summary.skipped)?;
+            write!(out, ", {}", skipped_note(cli, summary.skipped))?;
         }
         writeln!(out)?;
     }
     out.flush()?;
     Ok(summary.exit_code())
+}
+
+/// The summary's count of files skipped as not rig files, saying that -v names them.
+fn skipped_note(cli: &Cli, skipped: usize) -> String {
+    if cli.verbose {
+        format!("{skipped} skipped (not rig files)")
+    } else {
+        format!("{skipped} skipped (not rig files; -v names them)")
+    }
 }
 
 /// Files verified in parallel before their lines are printed.

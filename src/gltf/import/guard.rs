@@ -12,7 +12,9 @@ use glam::DVec3;
 use super::edits::Built;
 use super::graph::Graph;
 use super::joints::Identities;
-use super::mesh::{collect, expected_geometry, incoming_instances, influence_key, Geometry};
+use super::mesh::{
+    collect, expected_geometry, incoming_instances, influence_key, rig_skinned, Geometry,
+};
 use super::read::Doc;
 use super::{ImportError, MeshReport};
 use crate::gltf::Exported;
@@ -56,8 +58,8 @@ pub(crate) fn scaled_with_meshes(
         return Ok(None);
     }
     let key = |node: usize| influence_key(ids, node);
-    let (instances, proxies) = incoming_instances(doc, graph, &key)?;
-    let incoming = collect(doc, &instances, proxies)?;
+    let found = incoming_instances(doc, graph, &key, rig_skinned(ids))?;
+    let incoming = collect(doc, &found.instances, found.proxies)?;
     let expected = expected_geometry(ids, exported, None)?;
     let (Some(a), Some(b)) = (spread(&incoming), spread(&expected)) else {
         return Ok(None);

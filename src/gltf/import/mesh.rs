@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::Hasher;
 
 use glam::{DMat4, DVec3};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::fast::Fast;
@@ -241,63 +242,81 @@ pub(super) struct Instance {
     pub(super) name: String,
     pub(super) mesh: usize,
     pub(super) slots: Option<Vec<InfKey>>,
-    world: DMat4,
+    pub(super) world: DMat4,
 }
 
-/// The incoming document's mesh nodes in scene order (proxies counted, not listed); `key` says
-/// what a skin's joint node is.
+/// The incoming document's mesh nodes: those the import uses, in scene order, the proxies
+/// (counted, not listed) and the nodes with geometry it does not use ([`Ignored`]).
+pub(super) struct Incoming {
+    /// Mesh nodes the import reads.
+    pub(super) instances: Vec<Instance>,
+    /// Proxy mesh nodes (never read).
+    pub(super) proxies: usize,
+    /// Nodes with geometry that are not the rig's, each with the reason.
+    pub(super) ignored: Vec<Ignored>,
+}
+
+/// A glTF node with geometry that the import does not use, and why: reported, never dropped
+/// in silence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ignored {
+    /// Node index.
+    pub node: usize,
+    /// Node name.
+    pub name: String,
+    /// Why it is not used, and what would make it count.
+    pub reason: String,
+}
+
+/// The incoming document's mesh nodes (see [`Incoming`]); `key` says what a skin's joint node
+/// is, `skinned` whether the rig's meshes hang on its skeletons (then a new mesh that is not
+/// skinned to them is not the rig's). A node tagged as one of the rig's meshes is always read:
+/// what it lost (its skin) is refused by name where its influences are read.
 pub(super) fn incoming_instances(
     doc: &Doc,
     graph: &Graph,
     key: &dyn Fn(usize) -> InfKey,
-) -> Result<(Vec<Instance>, usize), ImportError> {
+    skinned: bool,
+) -> Result<Incoming, ImportError> {
     let skins: &[Value] = doc
         .json()
         .get("skins")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[]);
-    let mut out = Vec::new();
-    let mut proxies = 0;
+    let mut out = Incoming {
+        instances: Vec::new(),
+        proxies: 0,
+        ignored: Vec::new(),
+    };
+    let mut in_scene = vec![false; graph.nodes.len()];
     for &i in &graph.preorder {
+        if let Some(x) = in_scene.get_mut(i) {
+            *x = true;
+        }
         let node = &graph.nodes[i];
         let Some(m) = node.mesh else { continue };
         if node.tag == Tag::Proxy {
-            proxies += 1;
+            out.proxies += 1;
             continue;
         }
-        let bad = |problem: String| ImportError::Node {
-            node: i,
-            name: node.name.clone(),
-            problem,
-        };
-        let slots: Option<Vec<InfKey>> = match node.skin {
-            None => None,
-            Some(k) => {
-                let list = skins
-                    .get(k)
-                    .and_then(|s| s.get("joints"))
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| bad(format!("skin {k} does not exist or has no joints")))?;
-                Some(
-                    list.iter()
-                        .map(|v| {
-                            v.as_u64()
-                                .and_then(|x| usize::try_from(x).ok())
-                                .filter(|&x| x < graph.nodes.len())
-                                .map(key)
-                        })
-                        .collect::<Option<Vec<InfKey>>>()
-                        .ok_or_else(|| bad(format!("skin {k} names a node that does not exist")))?,
-                )
+        let slots = skin_slots(skins, graph, i, key)?;
+        if node.tag != Tag::Mesh {
+            if let Some(reason) = unused_reason(node.skin, slots.as_deref(), skinned) {
+                out.ignored.push(Ignored {
+                    node: i,
+                    name: node.name.clone(),
+                    reason,
+                });
+                continue;
             }
-        };
+        }
         let world = if slots.is_some() {
             DMat4::IDENTITY
         } else {
             graph.world[i]
         };
-        out.push(Instance {
+        out.instances.push(Instance {
             node: i,
             name: node.name.clone(),
             mesh: m,
@@ -305,7 +324,72 @@ pub(super) fn incoming_instances(
             world,
         });
     }
-    Ok((out, proxies))
+    for (i, node) in graph.nodes.iter().enumerate() {
+        if node.mesh.is_some()
+            && node.tag != Tag::Proxy
+            && !in_scene.get(i).copied().unwrap_or(true)
+        {
+            out.ignored.push(Ignored {
+                node: i,
+                name: node.name.clone(),
+                reason: "not in the scene the import reads".into(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// What each slot of node `i`'s skin points at (`None`: the node is not skinned).
+pub(super) fn skin_slots(
+    skins: &[Value],
+    graph: &Graph,
+    i: usize,
+    key: &dyn Fn(usize) -> InfKey,
+) -> Result<Option<Vec<InfKey>>, ImportError> {
+    let Some(node) = graph.nodes.get(i) else {
+        return Ok(None);
+    };
+    let bad = |problem: String| ImportError::Node {
+        node: i,
+        name: node.name.clone(),
+        problem,
+    };
+    let Some(k) = node.skin else {
+        return Ok(None);
+    };
+    let list = skins
+        .get(k)
+        .and_then(|s| s.get("joints"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad(format!("skin {k} does not exist or has no joints")))?;
+    list.iter()
+        .map(|v| {
+            v.as_u64()
+                .and_then(|x| usize::try_from(x).ok())
+                .filter(|&x| x < graph.nodes.len())
+                .map(key)
+        })
+        .collect::<Option<Vec<InfKey>>>()
+        .ok_or_else(|| bad(format!("skin {k} names a node that does not exist")))
+        .map(Some)
+}
+
+/// Why a mesh node that is not one of the rig's own is not used (`None`: it is): skinned to
+/// joints none of which is the rig's, or (`skinned`: the rig's meshes hang on its skeletons)
+/// not skinned at all.
+fn unused_reason(skin: Option<usize>, slots: Option<&[InfKey]>, skinned: bool) -> Option<String> {
+    match (skin, slots) {
+        (Some(k), Some(slots)) if !slots.iter().any(|s| matches!(s, InfKey::Joint(..))) => {
+            Some(format!(
+                "skinned to another armature (skin {k}: none of its {} joints is a joint of the rig); bind it to the rig's armature",
+                slots.len()
+            ))
+        }
+        (None, _) if skinned => Some(
+            "not skinned to the rig; give it an Armature modifier on the rig's armature (Blender: parent with Armature Deform) and weights".into(),
+        ),
+        _ => None,
+    }
 }
 
 /// The vertices and triangles of `instances`, in order.
@@ -991,7 +1075,11 @@ pub(crate) fn compare(
     tol: &Tolerance,
 ) -> Result<MeshReport, ImportError> {
     let incoming_key = |node: usize| influence_key(ids, node);
-    let (instances, proxies) = incoming_instances(doc, graph, &incoming_key)?;
+    let Incoming {
+        instances,
+        proxies,
+        ignored,
+    } = incoming_instances(doc, graph, &incoming_key, rig_skinned(ids))?;
     let names = || -> Names {
         graph
             .nodes
@@ -1010,7 +1098,10 @@ pub(crate) fn compare(
     if let Some((edoc, einstances)) = &export {
         if same_source(doc, &instances, edoc, einstances) {
             if let Ok(both) = read_primitives(edoc, einstances, proxies) {
-                return Ok(both.unedited_report());
+                return Ok(MeshReport {
+                    ignored,
+                    ..both.unedited_report()
+                });
             }
         }
     }
@@ -1019,7 +1110,16 @@ pub(crate) fn compare(
         Some((edoc, einstances)) => collect(edoc, einstances, 0)?,
         None => Geometry::default(),
     };
-    Ok(compare_geometry(&incoming, &expected, tol, &names))
+    Ok(MeshReport {
+        ignored,
+        ..compare_geometry(&incoming, &expected, tol, &names)
+    })
+}
+
+/// Whether the rig's meshes hang on its skeletons (it has joints): then a new mesh must be
+/// skinned to them to be the rig's.
+pub(super) fn rig_skinned(ids: &Identities) -> bool {
+    ids.keys.iter().any(|k| !k.is_empty())
 }
 
 /// What a node is as an influence: a joint of a skeleton, or a stray node.
@@ -1192,6 +1292,7 @@ impl Sides {
             difference_count: notes.count,
             written: None,
             unused_vertices: self.unused,
+            ignored: Vec::new(),
         }
     }
 }
@@ -1227,7 +1328,9 @@ mod tests {
         let exported = crate::gltf::export::export_geometry(&built.rig, &originals, &opts).unwrap();
         let fast = compare(&doc, &graph, &built.ids, Some(&exported), &tol).unwrap();
         let key = |node: usize| influence_key(&built.ids, node);
-        let (instances, proxies) = incoming_instances(&doc, &graph, &key).unwrap();
+        let Incoming {
+            instances, proxies, ..
+        } = incoming_instances(&doc, &graph, &key, rig_skinned(&built.ids)).unwrap();
         let edoc = expected_doc(&exported).unwrap();
         let einst = expected_instances(&built.ids, &exported, None);
         let same = same_source(&doc, &instances, &edoc, &einst);

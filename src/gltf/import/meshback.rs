@@ -19,12 +19,12 @@ use super::graph::{rigtrip_of, Graph};
 use super::joints::Identities;
 use super::mesh::{
     close, close_shape, collect, compare_geometry, expected_geometry, incoming_instances,
-    influence_key, len3, Geometry, Grid, InfKey, Instance, Names,
+    influence_key, len3, rig_skinned, Geometry, Grid, InfKey, Instance, Names,
 };
 use super::read::Doc;
 use super::{ImportError, Tolerance};
 use crate::gltf::Exported;
-use crate::rig::mesh::{IncomingMesh, Mesh};
+use crate::rig::mesh::{Dropped, IncomingMesh, Mesh};
 use crate::rig::space::Space;
 
 /// What the mesh write-back reads: the document, which node is which joint, what the export
@@ -72,7 +72,7 @@ pub(crate) fn incoming_meshes(
         format: _,
     } = *cx;
     let key = |node: usize| influence_key(ids, node);
-    let (instances, _) = incoming_instances(doc, graph, &key)?;
+    let instances = incoming_instances(doc, graph, &key, rig_skinned(ids))?.instances;
     // Which original mesh each node is.
     // A mesh without triangles has no node in the document: it stays as it is.
     let mut claimed: Vec<bool> = (0..originals.len())
@@ -172,7 +172,11 @@ pub(crate) fn incoming_meshes(
         }
         if edited {
             changed = true;
-            let skeleton = like.and_then(|k| originals.get(k)).and_then(|o| o.skeleton);
+            // A new mesh hangs on the skeleton its own skin's joints belong to.
+            let skeleton = match like.and_then(|k| originals.get(k)) {
+                Some(o) => o.skeleton,
+                None => skin_skeleton(inst),
+            };
             let (g, origin, dropped) = native_geometry(
                 &incoming,
                 expected_like
@@ -187,11 +191,27 @@ pub(crate) fn incoming_meshes(
             )?;
             m.geometry = Some(g);
             m.origin = origin;
-            m.dropped_influences = dropped;
+            m.dropped = dropped;
         }
         out.push(m);
     }
     Ok(changed.then_some(out))
+}
+
+/// The skeleton most of an instance's skin joints belong to (the first such), `None` when it
+/// is not skinned or names no joint.
+pub(super) fn skin_skeleton(inst: &Instance) -> Option<usize> {
+    let slots = inst.slots.as_ref()?;
+    let mut counts: Vec<(usize, usize)> = Vec::new();
+    for s in slots {
+        if let InfKey::Joint(k, _) = s {
+            match counts.iter_mut().find(|c| c.0 == *k) {
+                Some(c) => c.1 += 1,
+                None => counts.push((*k, 1)),
+            }
+        }
+    }
+    counts.iter().rev().max_by_key(|c| c.1).map(|c| c.0)
 }
 
 /// Whether an incoming material changes what the original one meant (to the rig's format): a
@@ -213,7 +233,7 @@ fn mesh_tag(doc: &Doc, node: usize) -> Option<usize> {
 
 /// The one material a node's primitives name (`None`: none names one); two different ones
 /// are refused, a native mesh has one.
-fn material_of(doc: &Doc, inst: &Instance) -> Result<Option<String>, ImportError> {
+pub(super) fn material_of(doc: &Doc, inst: &Instance) -> Result<Option<String>, ImportError> {
     let prims = doc
         .json()
         .get("meshes")
@@ -252,10 +272,10 @@ fn material_of(doc: &Doc, inst: &Instance) -> Result<Option<String>, ImportError
 
 /// A node's geometry in native units: positions and normals back from metres and glTF axes,
 /// influences as written joint indices (the four largest), and per vertex the original vertex
-/// of `expected` it is unchanged from. Returns the mesh, the origins and how many vertices had
-/// more than four influences.
+/// of `expected` it is unchanged from. Returns the mesh, the origins and what was dropped past
+/// the fourth influence.
 #[allow(clippy::too_many_arguments)]
-fn native_geometry(
+pub(super) fn native_geometry(
     incoming: &Geometry,
     like: Option<(&Geometry, &Mesh)>,
     skeleton: Option<usize>,
@@ -264,7 +284,7 @@ fn native_geometry(
     inst: &Instance,
     space: Space,
     tol: &Tolerance,
-) -> Result<(Mesh, Vec<Option<u32>>, usize), ImportError> {
+) -> Result<(Mesh, Vec<Option<u32>>, Dropped), ImportError> {
     let refuse = |problem: String| {
         ImportError::MeshRefused(crate::rig::mesh::MeshRefusal {
             mesh: inst.name.clone(),
@@ -278,7 +298,7 @@ fn native_geometry(
         ..Mesh::default()
     };
     let mut origin = Vec::with_capacity(n);
-    let mut dropped = 0;
+    let mut dropped = Dropped::default();
     // Originals near each incoming vertex: a grid as fine as the position tolerance.
     let expected = like.map(|l| l.0);
     let grid = expected.map(|e| {
@@ -374,7 +394,8 @@ fn native_geometry(
         }
         inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         if inf.len() > 4 {
-            dropped += 1;
+            dropped.influences += inf.len() - 4;
+            dropped.largest = inf[4..].iter().map(|e| e.1).fold(dropped.largest, f64::max);
             inf.truncate(4);
         }
         let mut js = [0u16; 4];

@@ -14,7 +14,11 @@
 //! - Geometry is compared with what the export writes for the rebuilt rig, as sets of distinct
 //!   vertices and triangles (Blender splits, merges and reorders both); edited, deleted, added
 //!   meshes and changed materials are written back by the format (`meshback`), unless
-//!   [`ImportOptions::ignore_mesh_edits`] keeps the original streams.
+//!   [`ImportOptions::ignore_mesh_edits`] keeps the original streams. A new mesh hangs on the
+//!   skeleton of its own skin's joints; mesh nodes that are not the rig's (not skinned to it,
+//!   of another armature, outside the scene) are named in the report ([`Ignored`]).
+//! - [`onto`]: a glTF without rigtrip data onto a native template, its skinned meshes written
+//!   as new meshes by the same path.
 
 mod edits;
 mod fast;
@@ -25,6 +29,8 @@ mod lazy;
 mod matching;
 mod mesh;
 mod meshback;
+pub mod onto;
+pub use mesh::Ignored;
 pub mod motions;
 mod pyrepr;
 mod read;
@@ -217,6 +223,8 @@ pub enum MeshStatus {
     EditedIgnored,
     /// The geometry was edited and written back (see [`MeshReport::written`]).
     Written,
+    /// `import --onto`: the template's meshes replaced by the glTF's.
+    Replaced,
 }
 
 /// The geometry comparison.
@@ -241,6 +249,10 @@ pub struct MeshReport {
     pub differences: Vec<String>,
     /// How many differences there are in all.
     pub difference_count: usize,
+    /// glTF nodes with geometry that the import does not use (not skinned to the rig, of
+    /// another armature, outside the scene), each with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<Ignored>,
     /// What writing the meshes back did (status `written`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub written: Option<crate::rig::mesh::MeshWrite>,
@@ -354,7 +366,7 @@ pub enum ImportError {
         problem: String,
     },
     /// The glTF carries no rigtrip data at all.
-    #[error("this glTF carries no rigtrip data (scene and node extras); it was exported without custom properties. Export it again with them: in Blender, File > Export > glTF 2.0 > Include > Custom Properties")]
+    #[error("this glTF carries no rigtrip data (scene and node extras); it was exported without custom properties. Export it again with them: in Blender, File > Export > glTF 2.0 > Include > Custom Properties; or put its meshes onto a native file with import --onto TEMPLATE")]
     NoExtras,
     /// The nodes carry rigtrip data but the scene lost its own.
     #[error("the joints carry rigtrip data but no scene does (scene.extras.rigtrip holds the file itself); export the whole scene with custom properties (Blender: File > Export > glTF 2.0 > Include > Custom Properties)")]
@@ -414,6 +426,12 @@ pub enum ImportError {
         #[source]
         source: Box<crate::rig::motion::MotionError>,
     },
+    /// `import --onto`: the template, the joint map or the glTF cannot be used together.
+    #[error("{0}")]
+    Onto(String),
+    /// `import --onto`: joints with weights that match no template joint.
+    #[error("{0}")]
+    Unmatched(onto::UnmatchedJoints),
     /// The rebuilt rig could not be exported for the geometry comparison.
     #[error("the rebuilt rig cannot be exported for the mesh comparison")]
     Export(#[source] ExportError),
@@ -463,8 +481,19 @@ fn written_line(x: &crate::rig::mesh::MeshWritten) -> String {
     }
     if x.lost_weight > 0 {
         parts.push(format!(
-            "{} vertices had more than three influences: the smallest dropped, the rest renormalised",
-            x.lost_weight
+            "{} vertices had more than three influences: {} of the smallest dropped, the rest renormalised",
+            x.lost_weight, x.influences_dropped
+        ));
+    }
+    if let Some(e) = x.weight_error {
+        parts.push(format!(
+            "weights as 5-bit n/31: largest weight error {}",
+            crate::units::value(e)
+        ));
+    }
+    if let Some(t) = x.object_from {
+        parts.push(format!(
+            "in a new object, its record copied from object {t}"
         ));
     }
     if x.degenerate_triangles > 0 {
@@ -498,13 +527,15 @@ impl ImportReport {
             degrees(self.tolerance.rotation_rad),
             value(self.tolerance.scale)
         ));
-        line(format!(
+        // Onto a template nothing is compared with an original: no noise to restore.
+        let replaced = self.meshes.status == MeshStatus::Replaced;
+        (!replaced).then(|| line(format!(
             "noise restored to the original bits: up to {}, {}, scale {} ({:.0}% of the tolerance at most)",
             length(self.noise.translation_m),
             degrees(self.noise.rotation_rad),
             value(self.noise.scale),
             100.0 * self.noise.closest
-        ));
+        )));
         for s in &self.skeletons {
             line(format!(
                 "skeleton {} ({}): {} joints -> {}, {} unchanged",
@@ -555,13 +586,21 @@ impl ImportReport {
                 "EDITED, ignored (--ignore-mesh-edits): original streams kept"
             }
             MeshStatus::Written => "EDITED, written back",
+            MeshStatus::Replaced => "REPLACED by the glTF's",
         };
-        line(format!(
-            "meshes: {status} ({} vertices and {} triangles expected, {} and {} found, {} proxies ignored)",
+        let (a, b, c, d) = (
             m.expected_vertices,
             m.expected_triangles,
             m.incoming_vertices,
             m.incoming_triangles,
+        );
+        let counts = if m.status == MeshStatus::Replaced {
+            format!("the template had {a} vertices and {b} triangles, the glTF has {c} and {d}")
+        } else {
+            format!("{a} vertices and {b} triangles expected, {c} and {d} found")
+        };
+        line(format!(
+            "meshes: {status} ({counts}, {} proxies ignored)",
             m.proxies_ignored
         ));
         if m.unused_vertices > 0 {
@@ -577,6 +616,12 @@ impl ImportReport {
             line(format!(
                 "  ... {} more differences",
                 m.difference_count - m.differences.len()
+            ));
+        }
+        for x in &m.ignored {
+            line(format!(
+                "  NOT USED: node {} ({}): {}",
+                x.node, x.name, x.reason
             ));
         }
         if let Some(w) = &m.written {

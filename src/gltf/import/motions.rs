@@ -39,6 +39,8 @@ pub enum MotionStatus {
     Edited,
     /// The animation is gone: the motion was taken out.
     Deleted,
+    /// It had no animation (it could not go on the model): kept as it was.
+    Carried,
 }
 
 /// One motion's outcome.
@@ -84,8 +86,12 @@ impl MotionFileReport {
             Some(n) => format!("{n} bytes"),
             None => "not written: its only motion was deleted".into(),
         };
+        let carried = match count(MotionStatus::Carried) {
+            0 => String::new(),
+            n => format!(", {n} carried"),
+        };
         line(format!(
-            "motion file {} ({written}): {} unchanged, {} edited, {} deleted (noise up to {:.0}% of the tolerance)",
+            "motion file {} ({written}): {} unchanged, {} edited, {} deleted{carried} (noise up to {:.0}% of the tolerance)",
             self.file,
             count(MotionStatus::Unchanged),
             count(MotionStatus::Edited),
@@ -107,6 +113,10 @@ impl MotionFileReport {
             };
             match m.status {
                 MotionStatus::Unchanged => {}
+                MotionStatus::Carried => line(format!(
+                    "  {}{slots}: carried as it was (it had no animation: it does not fit the model)",
+                    m.animation
+                )),
                 MotionStatus::Deleted => line(format!(
                     "  {}{slots}: deleted, {}",
                     m.animation,
@@ -233,9 +243,10 @@ pub(crate) fn import(
                     format!("missing, or not {} names", mf.motions.len()),
                 )
             })?;
+        let carried = carried_indices(v, &p, mf.motions.len())?;
         let mut reports = Vec::with_capacity(names.len());
         let mut closest = 0.0f64;
-        for (slotted, name) in mf.motions.iter_mut().zip(&names) {
+        for (i, (slotted, name)) in mf.motions.iter_mut().zip(&names).enumerate() {
             let mut report = MotionReport {
                 animation: name.clone(),
                 slots: slotted.slots.clone(),
@@ -246,6 +257,8 @@ pub(crate) fn import(
                 continue;
             };
             match animations.get(name.as_str()) {
+                // No animation was written for it: whatever has its name is not it.
+                _ if carried.contains(&i) => report.status = MotionStatus::Carried,
                 // A motion without tracks has no animation: nothing was lost.
                 None if motion.tracks.is_empty() => {}
                 None => {
@@ -290,6 +303,30 @@ pub(crate) fn import(
         });
     }
     Ok(out)
+}
+
+/// The motions of a file (`count` of them) that the export carried without an animation
+/// (`carried` of the record `v` at `p`; none when absent).
+fn carried_indices(v: &Value, p: &str, count: usize) -> Result<Vec<usize>, ImportError> {
+    let Some(list) = v.get("carried") else {
+        return Ok(Vec::new());
+    };
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .map(|x| {
+            x.as_u64()
+                .and_then(|i| usize::try_from(i).ok())
+                .filter(|&i| i < count)
+        })
+        .collect::<Option<Vec<usize>>>()
+        .filter(|_| list.is_array())
+        .ok_or_else(|| {
+            extras_err(
+                format!("{p}/carried"),
+                format!("not a list of motion indices below {count}"),
+            )
+        })
 }
 
 /// Every incoming animation by name (the first of a name), per joint of skeleton 0 its samples

@@ -89,8 +89,11 @@ pub(crate) fn import(
     let ptr = format!("/scenes/{index}/extras/rigtrip");
     let motions = super::motions::import(doc, &graph, &r, &ptr, ex.space, &rest, tol)?;
     let mut notes = std::mem::take(&mut built.notes);
-    notes.push("joint names are not stored in the native file: renames change no byte".into());
     let names = joint_names(&built.rig);
+    // Said only when there are names to lose: some joint is not named rigtrip's default way.
+    if !names.default {
+        notes.push("joint names are not stored in the native file: renames change no byte".into());
+    }
     Ok(Imported {
         native,
         bytes,
