@@ -58,11 +58,17 @@ else
         -o "$fuzz_dir/corpus/gltf_import/$s.$ext" || true
     done
   done
-  # lint: the same exports, and the validator's and our own skinned test files.
+  # lint: the same exports, the validator's and our own skinned test files, and the vendored
+  # sample models that fit -max_len (no base folder: external buffers read as missing).
   cp corpus/gltf_import/* corpus/lint/ 2>/dev/null || true
   for f in "$repo"/tests/data/khronos-validator/*/*.gltf; do
     cp "$f" "corpus/lint/$(basename "$(dirname "$f")")_$(basename "$f")"
   done
+  find "$repo/tests/data/sample-assets" \( -name '*.gltf' -o -name '*.glb' \) -size -256k |
+    while read -r f; do
+      rel=${f#"$repo/tests/data/sample-assets/"}
+      cp "$f" "corpus/lint/sample_${rel//\//_}"
+    done
 fi
 
 # One fuzzer process at a time (libFuzzer's default: -jobs/-workers would only move its output

@@ -426,11 +426,40 @@ fn cases() -> Vec<Case> {
                 m[1][3] = 0.5;
                 x.ibms = Some(m);
             }),
-            // The last row takes part in world · IBM, so the bind check sees it too.
+            // The last row takes part in world · IBM, so the bind check sees it too; slot 1 is
+            // the spine, which the clip drives: an info.
             want(&[
                 "warning ibm-not-affine /skins/0/inverseBindMatrices",
-                "warning bind-rest-mismatch /skins/0/joints/1",
+                "info bind-rest-mismatch /skins/0/joints/1",
             ]),
+        ),
+        (
+            "rest pose moved after binding (an animated joint and its child)",
+            fx(|x| {
+                x.ibms = Some(x.rest_ibms());
+                x.nodes[3]["translation"] = json!([0.0, 0.6, 0.0]);
+            }),
+            // The spine is animated (saved posed: an info); the head under it is not.
+            want(&[
+                "info bind-rest-mismatch /skins/0/joints/1",
+                "warning bind-rest-mismatch /skins/0/joints/2",
+            ]),
+        ),
+        (
+            "rest pose moved after binding, the joint animated through KHR_animation_pointer",
+            doc(|r, _| {
+                r["nodes"][4]["translation"] = json!([0.0, 0.6, 0.0]);
+                r["animations"][0]["channels"][0]["target"] = json!({
+                    "path": "pointer",
+                    "extensions": {"KHR_animation_pointer": {"pointer": "/nodes/4/rotation"}}
+                });
+            }),
+            want(&["info bind-rest-mismatch /skins/0/joints/2"]),
+        ),
+        (
+            "duplicate names, neither node a joint",
+            fx(|x| x.nodes[1]["name"] = json!("Body")),
+            want(&["info name-duplicate /nodes/1/name"]),
         ),
         (
             "rest pose moved after binding (one joint)",
@@ -530,7 +559,7 @@ fn cases() -> Vec<Case> {
                 x.sets.push((j1, w1));
             }),
             want(&[
-                &format!("warning joint-repeated {PRIM}/JOINTS_0"),
+                &format!("error joint-repeated {PRIM}/JOINTS_1"),
                 &format!("warning influences-over-4 {PRIM}/JOINTS_1"),
             ]),
         ),
@@ -635,12 +664,49 @@ fn cases() -> Vec<Case> {
         (
             "negative weight",
             fx(|x| x.sets[0].1[1] = [1.5, -0.5, 0.0, 0.0]),
+            // The valid weights sum to 1.5, as the validator also counts them.
+            want(&[
+                &format!("error weights-invalid {PRIM}/WEIGHTS_0"),
+                &format!("error weights-not-normalized {PRIM}/WEIGHTS_0"),
+            ]),
+        ),
+        (
+            "negative weight, the others summing to 1",
+            fx(|x| x.sets[0].1[2] = [1.0, -0.25, 0.0, 0.0]),
             want(&[&format!("error weights-invalid {PRIM}/WEIGHTS_0")]),
+        ),
+        (
+            "a joint named again across sets with a negative weight",
+            fx(|x| {
+                let mut j1 = vec![[0u8; 4]; 8];
+                let mut w1 = vec![[0f32; 4]; 8];
+                j1[2] = [0, 0, 2, 0];
+                w1[2] = [0.0, 0.0, -0.5, 0.0];
+                x.sets.push((j1, w1));
+            }),
+            want(&[
+                &format!("error weights-invalid {PRIM}/WEIGHTS_0"),
+                &format!("error joint-repeated {PRIM}/JOINTS_1"),
+                &format!("info influences-over-4 {PRIM}/JOINTS_1"),
+            ]),
+        ),
+        (
+            "weights normalised only across WEIGHTS_0 and WEIGHTS_1",
+            fx(|x| {
+                x.sets[0].1[0] = [0.25, 0.0, 0.0, 0.0];
+                x.sets[0].0[0] = [0, 0, 0, 0];
+                let mut j1 = vec![[0u8; 4]; 8];
+                let mut w1 = vec![[0f32; 4]; 8];
+                j1[0] = [1, 2, 3, 0];
+                w1[0] = [0.25, 0.25, 0.25, 0.0];
+                x.sets.push((j1, w1));
+            }),
+            want(&[&format!("warning influences-over-4 {PRIM}/JOINTS_1")]),
         ),
         (
             "joint repeated within a vertex",
             fx(|x| x.sets[0].0[1] = [0, 0, 0, 0]),
-            want(&[&format!("warning joint-repeated {PRIM}/JOINTS_0")]),
+            want(&[&format!("error joint-repeated {PRIM}/JOINTS_0")]),
         ),
         (
             "five influences (JOINTS_1)",
@@ -832,6 +898,36 @@ fn messages_name_values_slots_and_nodes() {
         (2, 0)
     );
 
+    // A joint named in JOINTS_0 and again in JOINTS_1: the vertex, the slot and both places.
+    let r = lint(&|x| {
+        let mut j1 = vec![[0u8; 4]; 8];
+        let mut w1 = vec![[0f32; 4]; 8];
+        x.sets[0].1[5] = [0.5, 0.25, 0.125, 0.0];
+        j1[5] = [3, 0, 0, 0];
+        w1[5] = [0.125, 0.0, 0.0, 0.0];
+        x.sets.push((j1, w1));
+    });
+    assert_eq!(
+        msg(&r, "joint-repeated"),
+        "mesh 0 primitive 0: 1 influences name a joint slot the same vertex already uses with non-zero weight (first: vertex 5, slot 3, in JOINTS_0[0] and JOINTS_1[0]): GPU skinning adds the two weights, Blender's importer keeps only the last"
+    );
+    // Normalised over both sets, so no sum finding; 1.125 over WEIGHTS_0 alone would be one.
+    assert!(!r
+        .findings
+        .iter()
+        .any(|f| f.code == "weights-not-normalized"));
+    let r = lint(&|x| {
+        let mut j1 = vec![[0u8; 4]; 8];
+        let mut w1 = vec![[0f32; 4]; 8];
+        j1[6] = [2, 0, 0, 0];
+        w1[6] = [0.5, 0.0, 0.0, 0.0];
+        x.sets.push((j1, w1));
+    });
+    assert_eq!(
+        msg(&r, "weights-not-normalized"),
+        "mesh 0 primitive 0: 1 vertices have weight sums (summed over WEIGHTS_0 to WEIGHTS_1) outside 0.97..1.03 (first: vertex 6, sum 1.500000)"
+    );
+
     let moved = |x: &mut Fx| {
         x.ibms = Some(x.rest_ibms());
         x.nodes[4]["translation"] = json!([0.0, 0.5, 0.0]);
@@ -877,8 +973,8 @@ fn messages_name_values_slots_and_nodes() {
     assert_eq!(
         renames,
         [
-            "node 4 is named \"spine\" like node 3; Blender renames it (\"spine.001\"), so matching by name breaks",
-            "node 5 is named \"spine\" like node 3; Blender renames it (\"spine.002\"), so matching by name breaks",
+            "node 4 is named \"spine\" like node 3; Blender renames it (\"spine.001\"), so matching joints by name breaks",
+            "node 5 is named \"spine\" like node 3; Blender renames it (\"spine.002\"), so matching joints by name breaks",
         ]
     );
 
@@ -1532,8 +1628,11 @@ fn samples_export_clean() {
     for (name, bytes) in rigtrip::synth::samples() {
         let format = match name {
             _ if name.ends_with(".json") => continue,
-            // Motions are no rigs (their animations are linted with the model below).
-            _ if name.ends_with(".mot") || name.ends_with(".pac") => continue,
+            // Motions, archives and textures are no rigs (animations are linted with the model
+            // below).
+            _ if name.ends_with(".mot") || name.ends_with(".pac") || name.ends_with(".ptx") => {
+                continue
+            }
             _ if name.ends_with(".glb") || name.ends_with(".gltf") => {
                 // A glTF sample written by its own generator (the mech with its gait clips):
                 // sound, but its walk cycles start mid-stride, away from the rest pose.

@@ -9,7 +9,7 @@
 //! Nothing in the input can make the linter panic; an unreadable file is a report with an error
 //! finding.
 //!
-//! What is checked (`spec/GLTF.md`, seed 003): skins vs skinned mesh nodes, each skin's joints,
+//! What is checked: skins vs skinned mesh nodes, each skin's joints,
 //! common root and `skeleton`; inverse bind matrices (present, MAT4 FLOAT, one per joint,
 //! invertible) and bind vs rest pose per joint; first keyframe vs rest pose; JOINTS/WEIGHTS
 //! pairs, node ↔ skin ↔ JOINTS in both directions, slots in range, slots written as node
@@ -30,36 +30,28 @@
 //! - skins: `no-skins` I, `skin-unused` I, `skin-joints-empty` E, `skin-joint-duplicate` E,
 //!   `skin-no-common-root` E, `skin-skeleton-not-ancestor` E, `ibm-missing` E/I, `ibm-type` E,
 //!   `ibm-strided` E, `ibm-count` E, `ibm-not-invertible` E, `ibm-not-affine` W,
-//!   `bind-rest-mismatch` W, `bind-pose-offset` I, `first-key-snap` I, `skinned-mesh-animated` W
+//!   `bind-rest-mismatch` W (I for a joint an animation drives: the file was saved posed),
+//!   `bind-pose-offset` I, `first-key-snap` I, `skinned-mesh-animated` W
 //!   (bind vs rest compares world · IBM with the identity or with the world matrix of a mesh
 //!   node showing the skin: either puts the surface where it was modelled);
 //! - primitives and nodes: `joints-weights-unpaired` E, `attribute-count` E, `joints-type` E,
-//!   `weights-type` E, `weights-invalid` E, `weights-zero-sum` E, `weights-not-normalized` E,
-//!   `joint-repeated` W, `joint-zero-weight` I, `influences-over-4` W/I,
+//!   `weights-type` E, `weights-invalid` E, `weights-zero-sum` E, `weights-not-normalized` E
+//!   (the sum over every `WEIGHTS_n` set), `joint-repeated` E (a vertex naming a joint twice,
+//!   in one set or across two), `joint-zero-weight` I, `influences-over-4` W/I,
 //!   `node-joints-without-skin` W, `node-skin-without-joints` E, `node-skin-without-mesh` E,
 //!   `skin-joints-not-in-scene` E, `primitive-not-skinned` W, `skinned-mesh-transformed` I,
 //!   `joints-out-of-range` E, `joint-slot-as-node-index` E;
-//! - names: `name-duplicate` W (with the `.001`, `.002`, … name Blender gives), `name-too-long` W.
+//! - names: `name-duplicate` W (I when neither node is a joint; with the `.001`, `.002`, … name
+//!   Blender gives), `name-too-long` W.
 //!
-//! Khronos glTF-Validator codes lint covers (`tests/lint_conformance.rs` runs lint on the
-//! validator's own test files): `SKIN_IBM_INVALID_FORMAT`, `INVALID_IBM_ACCESSOR_COUNT`,
-//! `SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE`, `SKIN_NO_COMMON_ROOT`, `SKIN_SKELETON_INVALID`,
-//! `NODE_SKIN_NO_SCENE`, `NODE_SKINNED_MESH_WITHOUT_SKIN`, `UNSATISFIED_DEPENDENCY` (node skin
-//! without mesh), `EMPTY_ENTITY` (skin joints), `ANIMATION_CHANNEL_TARGET_NODE_SKIN`,
-//! `NODE_SKINNED_MESH_NON_ROOT` and `NODE_SKINNED_MESH_LOCAL_TRANSFORMS` (as one info),
-//! `ACCESSOR_JOINTS_INDEX_OOB`, `ACCESSOR_JOINTS_INDEX_DUPLICATE`,
-//! `ACCESSOR_JOINTS_USED_ZERO_WEIGHT`, `ACCESSOR_WEIGHTS_NEGATIVE`,
-//! `ACCESSOR_WEIGHTS_NON_NORMALIZED` (lint's tolerance is 0.97..1.03, the validator's about one
-//! 8-bit step), `MESH_PRIMITIVE_JOINTS_WEIGHTS_MISMATCH`, `NODE_LOOP`, `NODE_PARENT_OVERRIDE`,
-//! `ROTATION_NON_UNIT`, the accessor and buffer bounds codes lint needs to read data safely, and
-//! `UNRESOLVED_REFERENCE` for the indices it follows. Lint adds what the validator does not
-//! judge: bind vs rest pose, first keyframes, JOINTS written as node indices, Blender's renames.
-//!
-//! Left to the validator on purpose: the JSON schema in full (unexpected properties, types of
-//! fields lint does not read), materials, textures and images, cameras, morph targets,
-//! animation sampler input/output formats and counts, accessor `min`/`max`, buffer view
-//! targets and alignment hints, `UNUSED_OBJECT`, extensions other than noticing compression,
-//! and every data check outside skinning (vertex positions, normals, indices).
+//! How lint stands to each Khronos glTF-Validator code, covered (under which finding codes,
+//! where) or left to the validator (and why), is one table, [`VALIDATOR_CODES`];
+//! `tests/lint_conformance.rs` holds lint to it on the validator's own test assets and reports.
+//! Lint adds what the validator does not judge: bind vs rest pose, first keyframes, JOINTS
+//! written as node indices, Blender's renames. Left to the validator on purpose: the JSON schema
+//! in full, materials, textures and images, cameras, morph targets, animation sampler formats
+//! and counts, accessor `min`/`max`, buffer view targets and alignment hints, extensions other
+//! than noticing compression, and every data check outside skinning.
 
 mod container;
 mod doc;
@@ -69,6 +61,7 @@ mod out;
 mod prim;
 mod render;
 mod skin;
+mod validator;
 
 use std::path::Path;
 
@@ -79,6 +72,7 @@ use crate::gltf::read::buffers::Policy;
 use doc::Doc;
 use out::Out;
 pub use out::{Finding, Severity};
+pub use validator::{validator_code, ValidatorCode, VALIDATOR_CODES};
 
 /// Per-vertex weight sums of a primitive, bucketed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -359,8 +353,9 @@ fn lint_root(
     doc.limit = input_len.saturating_add(doc.buffer_bytes()).max(1 << 20);
     let graph = doc::build(&doc, out);
     names::check(&doc, out);
-    let (skins, mut skin_summaries) = skin::check_skins(&doc, &graph, out);
-    let animated = skin::check_first_keys(&doc, &graph, &skins, out);
+    let animated = skin::animated_nodes(&doc, graph.parent.len());
+    let (skins, mut skin_summaries) = skin::check_skins(&doc, &graph, &animated, out);
+    skin::check_first_keys(&doc, &graph, &skins, out);
     for (info, sum) in skins.iter().zip(skin_summaries.iter_mut()) {
         sum.animated_joints = info
             .joints

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::doc::Doc;
-use super::out::Out;
+use super::out::{Out, Severity};
 
 /// Longest name Blender keeps, in bytes.
 const MAX_NAME_BYTES: usize = 63;
@@ -29,8 +29,22 @@ fn blender_rename(name: &str, taken: &HashSet<String>) -> String {
         .unwrap_or_default()
 }
 
-/// Reports duplicate node names and names longer than 63 bytes.
+/// The nodes some skin lists as a joint (as written; the skin checks judge the indices).
+fn joint_nodes(doc: &Doc) -> HashSet<u64> {
+    doc.array("skins")
+        .iter()
+        .filter_map(|s| s.get("joints").and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_u64)
+        .collect()
+}
+
+/// Reports duplicate node names and names longer than 63 bytes. A duplicate is a warning when
+/// one of the two nodes is a joint (matching joints by name, as animation retargeting and
+/// `rigtrip import` do, breaks), an info otherwise (only the object's name changes).
 pub(crate) fn check(doc: &Doc, out: &mut Out) {
+    let joints = joint_nodes(doc);
+    let is_joint = |i: usize| joints.contains(&(i as u64));
     let mut seen: HashMap<&str, usize> = HashMap::new();
     // Every name a node has or will have after Blender's renames (filled lazily: only files
     // with duplicates pay for it).
@@ -62,11 +76,20 @@ pub(crate) fn check(doc: &Doc, out: &mut Out) {
                     .collect()
             });
             let renamed = blender_rename(name, taken);
-            out.warning(
+            let (severity, why) = if is_joint(i) || is_joint(first) {
+                (Severity::Warning, "so matching joints by name breaks")
+            } else {
+                (
+                    Severity::Info,
+                    "neither is a joint, so no rig matches by it",
+                )
+            };
+            out.push(
+                severity,
                 "name-duplicate",
                 ptr,
                 format!(
-                    "node {i} is named {name:?} like node {first}; Blender renames it ({renamed:?}), so matching by name breaks"
+                    "node {i} is named {name:?} like node {first}; Blender renames it ({renamed:?}), {why}"
                 ),
             );
             taken.insert(renamed);

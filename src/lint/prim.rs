@@ -98,12 +98,16 @@ pub(crate) fn check(
         };
         let label = doc.node_label(i);
         match (mesh, skin) {
-            (None, None) => {}
-            (None, Some(s)) => out.error(
+            // Whether or not the skin index resolves (that has its own finding).
+            (None, _) if node.get("mesh").is_none() && node.get("skin").is_some() => out.error(
                 "node-skin-without-mesh",
                 format!("{ptr}/skin"),
-                format!("{label} has skin {s} but no mesh: nothing is deformed"),
+                format!(
+                    "{label} has {} but no mesh: nothing is deformed",
+                    skin.map_or_else(|| "a skin".to_string(), |s| format!("skin {s}"))
+                ),
             ),
+            (None, _) => {}
             (Some(m), None) => {
                 if let Some((skinned, _)) = per_mesh.get(m) {
                     if let Some(first) = skinned.first() {
@@ -425,6 +429,110 @@ fn check_primitive(
     })
 }
 
+/// One influence of a vertex: set number, component and joint slot.
+#[derive(Clone, Copy)]
+struct Influence {
+    set: u32,
+    component: usize,
+    joint: u32,
+}
+
+/// The first vertex that names a joint slot twice with non-zero weights, and how many do.
+#[derive(Default)]
+struct Duplicates {
+    count: usize,
+    first: Option<(usize, Influence, Influence)>,
+}
+
+/// What the scan of one primitive's vertices found.
+#[derive(Default)]
+struct Scan {
+    sums: WeightSums,
+    first_invalid: Option<usize>,
+    first_zero: Option<usize>,
+    /// Vertices whose sum (of the valid weights, over every set) is outside 0.97..1.03.
+    off: usize,
+    first_off: Option<(usize, f64)>,
+    duplicates: Duplicates,
+    beyond4: usize,
+    max_joint: Option<u32>,
+    zero_used: usize,
+    first_zero_used: Option<(usize, u32, u32)>,
+}
+
+impl Scan {
+    /// Reads vertex `v` across every set: the sum is taken over all `WEIGHTS_n` together, a
+    /// joint slot named again with a non-zero weight (negative ones too, as the validator
+    /// counts them) is a duplicate wherever the two influences sit.
+    fn vertex(&mut self, sets: &[Set], v: usize, used: &mut Vec<Influence>) {
+        let (mut sum, mut invalid, mut extra) = (0.0f64, false, false);
+        used.clear();
+        for (si, s) in sets.iter().enumerate() {
+            let (Some(js), Some(ws)) = (&s.joints, &s.weights) else {
+                continue;
+            };
+            for c in 0..4 {
+                let (Some(&joint), Some(&w)) = (js.get(v * 4 + c), ws.get(v * 4 + c)) else {
+                    continue;
+                };
+                let here = Influence {
+                    set: s.n,
+                    component: c,
+                    joint,
+                };
+                if w != 0.0 {
+                    if let Some(&before) = used.iter().find(|u| u.joint == joint) {
+                        self.duplicates.count += 1;
+                        self.duplicates.first.get_or_insert((v, before, here));
+                    }
+                    used.push(here);
+                }
+                if !(w.is_finite() && w >= 0.0) {
+                    invalid = true;
+                    continue;
+                }
+                sum += w;
+                if w == 0.0 && joint != 0 {
+                    self.zero_used += 1;
+                    self.first_zero_used.get_or_insert((v, s.n, joint));
+                }
+                if w > 0.0 {
+                    self.max_joint = Some(self.max_joint.map_or(joint, |x| x.max(joint)));
+                    extra |= si > 0;
+                }
+            }
+        }
+        self.beyond4 += usize::from(extra);
+        self.bucket(v, sum, invalid);
+    }
+
+    /// Files vertex `v` under its weight sum.
+    fn bucket(&mut self, v: usize, sum: f64, invalid: bool) {
+        let h = &mut self.sums;
+        if sum != 0.0 && !(0.97..=1.03).contains(&sum) {
+            self.off += 1;
+            self.first_off.get_or_insert((v, sum));
+        }
+        if invalid {
+            h.invalid += 1;
+            self.first_invalid.get_or_insert(v);
+        } else if sum == 0.0 {
+            h.zero += 1;
+            self.first_zero.get_or_insert(v);
+        } else if sum < 0.97 {
+            h.below += 1;
+        } else if sum < 0.999 {
+            h.low += 1;
+        } else if sum <= 1.001 {
+            h.unit += 1;
+        } else if sum <= 1.03 {
+            h.high += 1;
+        } else {
+            h.above += 1;
+        }
+    }
+}
+
 /// Weight sums, invalid weights, repeated joints and influences beyond the first set.
 fn per_vertex(
     out: &mut Out,
@@ -435,72 +543,14 @@ fn per_vertex(
     n: usize,
     summary: &mut PrimitiveSummary,
 ) {
-    let mut h = WeightSums::default();
-    let (mut first_invalid, mut first_zero, mut first_off) = (None, None, None);
-    let (mut repeated, mut first_repeated) = (0usize, None);
-    let (mut beyond4, mut max_joint) = (0usize, None::<u32>);
-    let (mut zero_used, mut first_zero_used) = (0usize, None);
-    let mut used: Vec<u32> = Vec::with_capacity(4 * sets.len());
+    let mut scan = Scan::default();
+    let mut used: Vec<Influence> = Vec::with_capacity(4 * sets.len());
     for v in 0..n {
-        let mut sum = 0.0f64;
-        let mut invalid = false;
-        let mut extra = false;
-        used.clear();
-        for (si, s) in sets.iter().enumerate() {
-            let (Some(js), Some(ws)) = (&s.joints, &s.weights) else {
-                continue;
-            };
-            for c in 0..4 {
-                let (Some(&j), Some(&w)) = (js.get(v * 4 + c), ws.get(v * 4 + c)) else {
-                    continue;
-                };
-                if !(w.is_finite() && w >= 0.0) {
-                    invalid = true;
-                    continue;
-                }
-                sum += w;
-                if w == 0.0 && j != 0 {
-                    zero_used += 1;
-                    first_zero_used.get_or_insert((v, s.n, j));
-                }
-                if w > 0.0 {
-                    if used.contains(&j) {
-                        repeated += 1;
-                        first_repeated.get_or_insert((v, j));
-                    }
-                    used.push(j);
-                    max_joint = Some(max_joint.map_or(j, |x| x.max(j)));
-                    if si > 0 {
-                        extra = true;
-                    }
-                }
-            }
-        }
-        if extra {
-            beyond4 += 1;
-        }
-        if invalid {
-            h.invalid += 1;
-            first_invalid.get_or_insert(v);
-        } else if sum == 0.0 {
-            h.zero += 1;
-            first_zero.get_or_insert(v);
-        } else if sum < 0.97 {
-            h.below += 1;
-            first_off.get_or_insert((v, sum));
-        } else if sum < 0.999 {
-            h.low += 1;
-        } else if sum <= 1.001 {
-            h.unit += 1;
-        } else if sum <= 1.03 {
-            h.high += 1;
-        } else {
-            h.above += 1;
-            first_off.get_or_insert((v, sum));
-        }
+        scan.vertex(sets, v, &mut used);
     }
     let wptr = format!("{aptr}/WEIGHTS_{}", sets.first().map_or(0, |s| s.n));
-    if let Some(v) = first_invalid {
+    let h = &scan.sums;
+    if let Some(v) = scan.first_invalid {
         out.error(
             "weights-invalid",
             wptr.clone(),
@@ -510,7 +560,7 @@ fn per_vertex(
             ),
         );
     }
-    if let Some(v) = first_zero {
+    if let Some(v) = scan.first_zero {
         out.error(
             "weights-zero-sum",
             wptr.clone(),
@@ -520,60 +570,80 @@ fn per_vertex(
             ),
         );
     }
-    if let Some((v, s)) = first_off {
+    if let Some((v, s)) = scan.first_off {
+        let over = match (sets.first(), sets.last()) {
+            (Some(a), Some(b)) if sets.len() > 1 => {
+                format!(" (summed over WEIGHTS_{} to WEIGHTS_{})", a.n, b.n)
+            }
+            _ => String::new(),
+        };
         out.error(
             "weights-not-normalized",
             wptr.clone(),
             format!(
-                "mesh {m} primitive {p}: {} vertices have weight sums outside 0.97..1.03 (first: vertex {v}, sum {s:.6})",
-                h.below + h.above
+                "mesh {m} primitive {p}: {} vertices have weight sums{over} outside 0.97..1.03 (first: vertex {v}, sum {s:.6})",
+                scan.off
             ),
         );
     }
-    if let Some((v, j)) = first_repeated {
-        out.warning(
-            "joint-repeated",
-            format!("{aptr}/JOINTS_{}", sets.first().map_or(0, |s| s.n)),
-            format!(
-                "mesh {m} primitive {p}: {repeated} influences name a joint slot already used by the same vertex with non-zero weight (first: vertex {v}, slot {j})"
-            ),
-        );
-    }
-    if let Some((v, n, j)) = first_zero_used {
+    report_duplicates(out, m, p, aptr, &scan.duplicates);
+    if let Some((v, n, j)) = scan.first_zero_used {
         out.info(
             "joint-zero-weight",
             format!("{aptr}/JOINTS_{n}"),
             format!(
-                "mesh {m} primitive {p}: {zero_used} influences name a joint slot other than 0 with weight 0 (first: vertex {v}, slot {j}); harmless, but unused influences are usually written as slot 0"
+                "mesh {m} primitive {p}: {} influences name a joint slot other than 0 with weight 0 (first: vertex {v}, slot {j}); harmless, but unused influences are usually written as slot 0",
+                scan.zero_used
             ),
         );
     }
-    if let Some(s) = sets.get(1) {
-        let ptr = format!("{aptr}/JOINTS_{}", s.n);
-        if beyond4 > 0 {
-            out.warning(
-                "influences-over-4",
-                ptr,
-                format!(
-                    "mesh {m} primitive {p}: {beyond4} vertices have more than 4 influences ({} JOINTS/WEIGHTS sets); many runtimes read only JOINTS_0 and drop the rest",
-                    sets.len()
-                ),
-            );
-        } else {
-            out.info(
-                "influences-over-4",
-                ptr,
-                format!(
-                    "mesh {m} primitive {p} has {} JOINTS/WEIGHTS sets, but no vertex uses more than the first",
-                    sets.len()
-                ),
-            );
-        }
-    }
+    report_sets(out, m, p, aptr, sets, scan.beyond4);
     summary.zero_sum_vertices = h.zero;
     summary.sums_outside_tolerance = h.below + h.above;
-    summary.weight_sums = Some(h);
-    summary.max_joint = max_joint;
+    summary.weight_sums = Some(scan.sums);
+    summary.max_joint = scan.max_joint;
+}
+
+/// `joint-repeated`: at the set holding the second influence of the first such vertex.
+fn report_duplicates(out: &mut Out, m: usize, p: usize, aptr: &str, d: &Duplicates) {
+    let Some((v, a, b)) = d.first else {
+        return;
+    };
+    out.error(
+        "joint-repeated",
+        format!("{aptr}/JOINTS_{}", b.set),
+        format!(
+            "mesh {m} primitive {p}: {} influences name a joint slot the same vertex already uses with non-zero weight (first: vertex {v}, slot {}, in JOINTS_{}[{}] and JOINTS_{}[{}]): GPU skinning adds the two weights, Blender's importer keeps only the last",
+            d.count, b.joint, a.set, a.component, b.set, b.component
+        ),
+    );
+}
+
+/// `influences-over-4`: a warning when a vertex uses a set beyond the first, else an info.
+fn report_sets(out: &mut Out, m: usize, p: usize, aptr: &str, sets: &[Set], beyond4: usize) {
+    let Some(s) = sets.get(1) else {
+        return;
+    };
+    let ptr = format!("{aptr}/JOINTS_{}", s.n);
+    if beyond4 > 0 {
+        out.warning(
+            "influences-over-4",
+            ptr,
+            format!(
+                "mesh {m} primitive {p}: {beyond4} vertices have more than 4 influences ({} JOINTS/WEIGHTS sets); many runtimes read only JOINTS_0 and drop the rest",
+                sets.len()
+            ),
+        );
+    } else {
+        out.info(
+            "influences-over-4",
+            ptr,
+            format!(
+                "mesh {m} primitive {p} has {} JOINTS/WEIGHTS sets, but no vertex uses more than the first",
+                sets.len()
+            ),
+        );
+    }
 }
 
 /// Joint slots against skin `s`: in range, and not node indices in disguise.

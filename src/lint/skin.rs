@@ -8,7 +8,7 @@ use glam::{DMat4, DQuat, DVec3, DVec4};
 use serde_json::Value;
 
 use super::doc::{index, Doc, Graph, Ix};
-use super::out::Out;
+use super::out::{Out, Severity};
 use super::SkinSummary;
 use crate::gltf::read::component::FLOAT;
 
@@ -150,6 +150,7 @@ impl BindCheck {
 pub(crate) fn check_skins(
     doc: &Doc,
     graph: &Graph,
+    animated: &[bool],
     out: &mut Out,
 ) -> (Vec<SkinInfo>, Vec<SkinSummary>) {
     let n = graph.parent.len();
@@ -252,8 +253,11 @@ pub(crate) fn check_skins(
             }
         }
 
-        let frames = frames.get(s).map_or(&[][..], Vec::as_slice);
-        check_ibms(doc, graph, out, s, skin, &joints, frames, &mut sum);
+        let pose = Pose {
+            frames: frames.get(s).map_or(&[][..], Vec::as_slice),
+            animated,
+        };
+        check_ibms(doc, graph, out, s, skin, &joints, &pose, &mut sum);
         infos.push(SkinInfo { joints });
         summaries.push(sum);
     }
@@ -268,8 +272,58 @@ fn node_name(doc: &Doc, i: usize) -> Option<String> {
         .map(str::to_string)
 }
 
-/// IBM accessor, type, layout, count, values, and bind vs rest for one skin. `frames` are the
-/// inverse world matrices of the skin's mesh nodes (see [`mesh_frames`]).
+/// What bind vs rest is judged against, for one skin.
+struct Pose<'a> {
+    /// The inverse world matrices of the skin's mesh nodes (see [`mesh_frames`]).
+    frames: &'a [DMat4],
+    /// Per node: whether an animation moves it (see [`animated_nodes`]).
+    animated: &'a [bool],
+}
+
+/// The nodes an animation channel moves (translation, rotation or scale), by `target.node` or by
+/// a `KHR_animation_pointer` to `/nodes/N/translation|rotation|scale`; `n` nodes.
+pub(crate) fn animated_nodes(doc: &Doc, n: usize) -> Vec<bool> {
+    let mut animated = vec![false; n];
+    for anim in doc.array("animations") {
+        let channels = anim
+            .get("channels")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        for target in channels.iter().filter_map(|c| c.get("target")) {
+            let node = match target.get("path").and_then(Value::as_str) {
+                Some("translation" | "rotation" | "scale") => {
+                    target.get("node").and_then(Value::as_u64)
+                }
+                Some("pointer") => target
+                    .pointer("/extensions/KHR_animation_pointer/pointer")
+                    .and_then(Value::as_str)
+                    .and_then(pointer_node),
+                _ => None,
+            };
+            if let Some(x) = node
+                .and_then(|i| usize::try_from(i).ok())
+                .and_then(|i| animated.get_mut(i))
+            {
+                *x = true;
+            }
+        }
+    }
+    animated
+}
+
+/// `/nodes/3/rotation` → 3 (translation, rotation or scale only).
+fn pointer_node(pointer: &str) -> Option<u64> {
+    let (i, prop) = pointer.strip_prefix("/nodes/")?.split_once('/')?;
+    if !matches!(prop, "translation" | "rotation" | "scale")
+        || !i.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    i.parse().ok()
+}
+
+/// IBM accessor, type, layout, count, values, and bind vs rest for one skin.
 #[allow(clippy::too_many_arguments)]
 fn check_ibms(
     doc: &Doc,
@@ -278,9 +332,10 @@ fn check_ibms(
     s: usize,
     skin: &Value,
     joints: &[Option<usize>],
-    frames: &[DMat4],
+    pose: &Pose,
     sum: &mut SkinSummary,
 ) {
+    let frames = pose.frames;
     let ptr = format!("/skins/{s}");
     let n_acc = doc.array("accessors").len();
     let acc = match index(out, skin, "inverseBindMatrices", n_acc, &ptr, "accessors") {
@@ -466,11 +521,25 @@ fn check_ibms(
         }
     }
     for c in bad {
-        out.warning(
+        // A joint an animation drives: the file was saved posed (exporters write the current
+        // frame as the rest pose); every loader shows that pose alike until a clip plays.
+        let (severity, why) = if pose.animated.get(c.node).copied().unwrap_or(false) {
+            (
+                Severity::Info,
+                "an animation drives this joint, so the file was saved posed: every loader shows that pose until a clip plays",
+            )
+        } else {
+            (
+                Severity::Warning,
+                "the rest pose is not the bind pose, so the surface deforms before any animation",
+            )
+        };
+        out.push(
+            severity,
             "bind-rest-mismatch",
             format!("{ptr}/joints/{}", c.slot),
             format!(
-                "skin {s}, joint slot {} ({}): world · IBM is off the identity by {} in rotation/scale and {} in translation (relative {}): the rest pose is not the bind pose, so the surface deforms before any animation",
+                "skin {s}, joint slot {} ({}): world · IBM is off the identity by {} in rotation/scale and {} in translation (relative {}): {why}",
                 c.slot,
                 doc.node_label(c.node),
                 units::value(c.lin),
@@ -483,13 +552,8 @@ fn check_ibms(
 
 /// First keyframe of every channel on a joint node vs that node's rest pose: one info per
 /// animation that starts away from it; channels that move a skinned mesh node (no effect by the
-/// spec). Returns the animated joint nodes.
-pub(crate) fn check_first_keys(
-    doc: &Doc,
-    graph: &Graph,
-    skins: &[SkinInfo],
-    out: &mut Out,
-) -> Vec<bool> {
+/// spec).
+pub(crate) fn check_first_keys(doc: &Doc, graph: &Graph, skins: &[SkinInfo], out: &mut Out) {
     let n = graph.parent.len();
     let mut is_joint = vec![false; n];
     for j in skins.iter().flat_map(|s| s.joints.iter().flatten()) {
@@ -502,7 +566,6 @@ pub(crate) fn check_first_keys(
         .iter()
         .map(|node| skinned_mesh_skin(doc, node).is_some())
         .collect();
-    let mut animated = vec![false; n];
     for (a, anim) in doc.array("animations").iter().enumerate() {
         let aptr = format!("/animations/{a}");
         let samplers = anim
@@ -541,9 +604,6 @@ pub(crate) fn check_first_keys(
             }
             if !trs || !is_joint.get(node).copied().unwrap_or(false) {
                 continue;
-            }
-            if let Some(x) = animated.get_mut(node) {
-                *x = true;
             }
             on_joints += 1;
             let Ix::At(sp) = index(out, ch, "sampler", samplers.len(), &cptr, "samplers") else {
@@ -657,7 +717,6 @@ pub(crate) fn check_first_keys(
             ),
         );
     }
-    animated
 }
 
 #[cfg(test)]
