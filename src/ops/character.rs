@@ -97,3 +97,60 @@ pub fn images(textures: &[Texture]) -> (Vec<TextureImage>, Vec<TextureImageError
     }
     (ok, failed)
 }
+
+/// `verify`'s glTF leg of loose textures: each texture through its PNG (decoded, encoded with
+/// its `rgTX` chunk) and back from the chunk must be its exact bytes. `Ok(Skipped)` when a
+/// texture has no pixels to decode; `Err` says which texture differs.
+pub fn textures_gltf_leg(textures: &[Texture]) -> Result<crate::ops::verify::GltfLeg, String> {
+    use crate::ops::verify::GltfLeg;
+    for (i, t) in textures.iter().enumerate() {
+        let img = match texture_image(i, t) {
+            Ok(img) => img,
+            Err(e) => return Ok(GltfLeg::Skipped(e.to_string())),
+        };
+        match crate::gltf::texture::native_entry(&img.png) {
+            Some((index, bytes)) if index == i && bytes == t.write() => {}
+            _ => return Err(format!("texture {i}: its PNG does not give its bytes back")),
+        }
+    }
+    Ok(GltfLeg::Identical)
+}
+
+/// `verify`'s glTF leg of a character archive: the body model and its textures exported as
+/// `export` writes them (the real GLB serializer, in memory), imported back, and the archive's
+/// bytes compared. `None` for an archive without a `MOD ` member (its members' legs count).
+pub fn archive_gltf_leg(
+    pac: &Pac,
+    data: &[u8],
+) -> Option<Result<crate::ops::verify::GltfLeg, String>> {
+    use crate::ops::verify::GltfLeg;
+    let c = character(pac)?;
+    let run = || -> Result<GltfLeg, String> {
+        let textures = c.textures.map(|(_, p)| &p.textures[..]).unwrap_or_default();
+        let (images, failed) = images(textures);
+        if let Some(e) = failed.first() {
+            return Ok(GltfLeg::Skipped(e.to_string()));
+        }
+        let tag = crate::gltf::archive::ArchiveTag::of(
+            pac,
+            c.body.offset,
+            c.textures.map(|(m, _)| m.offset),
+        )
+        .map_err(|e| crate::chain(&e))?;
+        let rig = crate::rig::lift(crate::native::NativeFile::Dmc3(c.model.clone()));
+        if let Some(s) = rig.skeletons.iter().find_map(|s| s.gate.clone().err()) {
+            return Ok(GltfLeg::Skipped(s.to_string()));
+        }
+        let opts = crate::gltf::ExportOptions::default();
+        let e = crate::gltf::export_textured(&rig, &[], &images, Some(&tag), &opts)
+            .map_err(|e| crate::chain(&e))?;
+        let glb = crate::gltf::to_glb(&e).map_err(|e| crate::chain(&e))?;
+        let back = crate::gltf::import_slice(&glb, None, &crate::gltf::ImportOptions::default())
+            .map_err(|e| crate::chain(&e))?;
+        match back.bytes == data {
+            true => Ok(GltfLeg::Identical),
+            false => Err(crate::ops::verify::describe_difference(data, &back.bytes)),
+        }
+    };
+    Some(run())
+}
