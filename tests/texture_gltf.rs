@@ -384,6 +384,13 @@ fn archives_come_back_byte_for_byte() {
             std::fs::read(&out).unwrap() == *pac,
             "case {i}: the archive differs"
         );
+        // verify's glTF leg of the archive is this trip, in memory.
+        match rigtrip::ops::verify::verify_bytes(None, pac) {
+            rigtrip::ops::verify::Verdict::Identical { gltf, .. } => {
+                assert_eq!(gltf, rigtrip::ops::verify::GltfLeg::Identical, "case {i}")
+            }
+            v => panic!("case {i}: {v:?}"),
+        }
     }
 }
 

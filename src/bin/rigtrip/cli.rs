@@ -102,12 +102,16 @@ use are named in the report. Anything the native format cannot hold is refused, 
 joint, mesh or field. The glTF's joint names are kept in OUT's stem + .names.json beside OUT \
 when they are not the defaults (export reads them from there). In Blender, export with \
 \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
+A glTF exported from a character archive (.pac) gives the whole archive back: the model with its \
+edits, each texture from the native bytes inside its PNG (an image Blender did not change keeps \
+them; a repainted one is refused by texture index), every other member as it was.\n\n\
 --onto TEMPLATE takes a glTF without rigtrip data (made elsewhere, or exported without custom \
 properties): its skinned meshes replace the template's, joints matched by name (the template's \
 names file, rigtrip's default names, or --joint-map), everything else comes from the template.\n\n\
 Examples:\n  rigtrip import edited.glb -o DB22HIE.BIN\n  \
 rigtrip import edited.gltf -o humanoid.mod --json > report.json\n  \
 rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force\n  \
+rigtrip import character.glb -o pl000.pac\n  \
 rigtrip import body.glb --onto pl000.mod -o pl000_body.mod --joint-map joints.json"
     )]
     Import(ImportArgs),
