@@ -1617,3 +1617,53 @@ fn same_shares(a: &[(u8, f64)], b: &[(u8, f64)]) -> bool {
             .zip(b)
             .all(|(x, y)| x.0 == y.0 && (x.1 / ta - y.1 / tb).abs() <= 1.0 / 31.0 + 1e-9)
 }
+
+/// A new mesh that is not skinned but hangs under a joint (Blender: parented to a bone) moves
+/// with that joint alone: every vertex on it with weight 31, where the glTF's rest pose puts it.
+#[test]
+fn a_mesh_under_a_bone_is_bound_to_it() {
+    let data = rigtrip::synth::dmc3::sample_mod();
+    let before = reader::read(&data);
+    let mut d = Doc::export(&data);
+    let j = 5;
+    let parent = d.joint_node(j);
+    let corners = d.add_box("buckle", [0.0, 0.0, 0.0], None, &[]);
+    let node = d.v["nodes"].as_array().unwrap().len() - 1;
+    d.v["scenes"][0]["nodes"].as_array_mut().unwrap().pop();
+    let p = &mut d.v["nodes"][parent];
+    if p.get("children").is_none() {
+        p["children"] = json!([]);
+    }
+    p["children"].as_array_mut().unwrap().push(json!(node));
+    let got = import(&d.bytes(), "buckle");
+    assert!(
+        got.report.meshes.ignored.is_empty(),
+        "{:?}",
+        got.report.meshes.ignored
+    );
+    let after = reader::read(&got.bytes);
+    let n = before.objects.len();
+    let m = &after.objects[n].meshes[0];
+    assert_eq!(m.triangles().len(), 12);
+    // The box's corners where the joint's rest world matrix puts them (native centimetres).
+    let rig = rig::lift(NativeFile::read(None, &data).unwrap());
+    let world = rig.skeletons[0].world_matrices().unwrap()[j];
+    for v in 0..m.positions.len() {
+        assert_eq!(m.influences(v), vec![(j as u8, 31)], "vertex {v}");
+        let p = m.position(v).map(f64::from);
+        assert!(
+            corners.iter().any(|c| {
+                let q = world.transform_point3(glam::DVec3::new(
+                    f64::from(c[0]) * 100.0,
+                    f64::from(c[1]) * 100.0,
+                    f64::from(c[2]) * 100.0,
+                ));
+                q.to_array()
+                    .iter()
+                    .zip(p)
+                    .all(|(a, b)| (a - b).abs() < 1e-3)
+            }),
+            "vertex {p:?}"
+        );
+    }
+}

@@ -412,6 +412,7 @@ fn refuse_unmatched(
                 mesh,
                 slots: Some(slots),
                 world: DMat4::IDENTITY,
+                rigid: false,
             });
         }
     }
@@ -532,7 +533,8 @@ fn retarget(
     inst: &Instance,
     g: &mut Geometry,
 ) -> Result<(), ImportError> {
-    let Some(slots) = &inst.slots else {
+    // A rigid mesh (under a joint, unskinned) is taken where the glTF's rest pose has it.
+    let Some(slots) = inst.slots.as_ref().filter(|_| !inst.rigid) else {
         return Ok(());
     };
     let skin = graph
