@@ -1601,7 +1601,7 @@ fn corners_of(m: &reader::RMesh) -> Vec<Corner> {
                     None => inf.push((j, f64::from(w))),
                 }
             }
-            inf.sort_by(|x, y| x.0.cmp(&y.0));
+            inf.sort_by_key(|x| x.0);
             (m.position(v).map(f64::from), inf)
         })
         .collect()
