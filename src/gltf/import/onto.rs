@@ -160,17 +160,7 @@ pub fn import_onto_path(
     template: NativeFile,
     opts: &OntoOptions,
 ) -> Result<Imported, ImportError> {
-    let bytes = std::fs::read(path).map_err(|e| ImportError::Io {
-        path: path.display().to_string(),
-        source: e.into(),
-    })?;
-    let dir = path.parent().map(|p| {
-        if p.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            p
-        }
-    });
+    let (bytes, dir) = super::read_gltf(path)?;
     import_onto(&bytes, dir, template, opts)
 }
 
