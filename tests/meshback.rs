@@ -1660,3 +1660,31 @@ fn a_mesh_under_a_bone_is_bound_to_it() {
         );
     }
 }
+
+/// In a file without a skeleton (SCM stage geometry) a new unskinned mesh is the file's: it
+/// lands in a new object, its vertices where the glTF puts them.
+#[test]
+fn a_new_stage_mesh_gets_its_own_object() {
+    let data = rigtrip::synth::dmc3::sample_scm();
+    let before = reader::read(&data);
+    let mut d = Doc::export(&data);
+    let corners = d.add_box("rock", [0.5, 0.0, -0.25], None, &[]);
+    let got = import(&d.bytes(), "rock");
+    assert!(got.report.meshes.ignored.is_empty());
+    let after = reader::read(&got.bytes);
+    let n = before.objects.len();
+    assert_eq!(after.objects.len(), n + 1);
+    let m = &after.objects[n].meshes[0];
+    assert_eq!(m.triangles().len(), 12);
+    for v in 0..m.positions.len() {
+        let p = m.position(v).map(f64::from);
+        assert!(
+            corners
+                .iter()
+                .any(|c| close(p, c.map(|x| x * 100.0), HERE_CM * 10.0)),
+            "vertex {p:?}"
+        );
+    }
+    let mut glbs = Vec::new();
+    common_checks("rock", &before, &after, &[], &got, &mut glbs);
+}
