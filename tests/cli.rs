@@ -404,7 +404,7 @@ fn dump_says_what_it_wrote_and_verify_names_skipped_files_with_v() {
     assert_eq!(skipped.len(), 4, "{out}");
     assert!(skipped[0].ends_with(": not a rig file"), "{out}");
     assert!(
-        out.ends_with("5 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"),
+        out.ends_with("7 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"),
         "{out}"
     );
 }
