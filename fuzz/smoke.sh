@@ -36,9 +36,11 @@ fi
 if [ "${FUZZ_SEEDS:-}" = synth ]; then
   cargo run --release --example seeds -- "$fuzz_dir/corpus"
 else
-  mkdir -p corpus/hie corpus/dmc3 corpus/block corpus/gltf_import corpus/lint corpus/mot corpus/pac
+  mkdir -p corpus/hie corpus/dmc3 corpus/block corpus/gltf_import corpus/lint corpus/mot corpus/pac corpus/ptx
   cp "$repo/samples/dmc3_humanoid.mot" corpus/mot/humanoid
   cp "$repo/samples/dmc3_humanoid.pac" corpus/pac/humanoid
+  cp "$repo/samples/dmc3_character.pac" corpus/pac/character
+  cp "$repo/samples/dmc3_textures.ptx" corpus/ptx/textures
   cp "$repo/samples/DB22HIE.BIN" corpus/hie/db22
   cp "$repo/samples/dmc3_humanoid.mod" corpus/dmc3/humanoid
   cp "$repo/samples/dmc3_stage.scm" corpus/dmc3/stage

@@ -28,11 +28,14 @@ fn verify_samples_all_identical() {
     assert_eq!(
         text(&o.stdout),
         "identical  hie   samples/DB22HIE.BIN\n\
+         identical  pac   samples/dmc3_character.pac\n\
          identical  mod   samples/dmc3_humanoid.mod\n\
          identical  mot   samples/dmc3_humanoid.mot\n\
          identical  pac   samples/dmc3_humanoid.pac\n\
          identical  scm   samples/dmc3_stage.scm\n\
-         5 identical, 0 differ, 0 rejected, 4 skipped (not rig files; -v names them)\n"
+         identical  ptx   samples/dmc3_textures.ptx\n\
+         \x20          note: glTF leg skipped: a texture alone has no glTF form (yet)\n\
+         7 identical, 0 differ, 0 rejected, 4 skipped (not rig files; -v names them)\n"
     );
     let o = rigtrip(&[
         "verify",
@@ -401,7 +404,7 @@ fn dump_says_what_it_wrote_and_verify_names_skipped_files_with_v() {
     assert_eq!(skipped.len(), 4, "{out}");
     assert!(skipped[0].ends_with(": not a rig file"), "{out}");
     assert!(
-        out.ends_with("5 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"),
+        out.ends_with("7 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"),
         "{out}"
     );
 }

@@ -2,7 +2,7 @@
 //! definition in schema/cli.schema.json (one `$defs` entry per command, the common head in
 //! each); failures print the `error` document on stdout; one top-level object per call.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 fn scratch() -> PathBuf {
@@ -100,7 +100,28 @@ fn every_command_json_validates_against_its_schema() {
     // Motions and archives: their own inspect shape, the same coverage and verify shapes.
     std::fs::write(dir.join("m.mot"), rigtrip::synth::motion::sample_mot()).unwrap();
     std::fs::write(dir.join("m.pac"), rigtrip::synth::motion::sample_pac()).unwrap();
-    for (f, format) in [("m.mot", "mot"), ("m.pac", "pac")] {
+    // Textures and a character archive; the .tm2's DDS header is zeroed: known by its name.
+    use rigtrip::synth::texture as tex;
+    std::fs::write(dir.join("c.pac"), tex::sample_character_pac()).unwrap();
+    std::fs::write(dir.join("t.ptx"), tex::sample_ptx()).unwrap();
+    let mut rng = rigtrip::synth::rng::Rng::new(29);
+    let spec = tex::EntrySpec {
+        format: rigtrip::native::dmc3::texture::PixelFormat::Dxt5,
+        width: 8,
+        height: 4,
+        levels: 4,
+        declared: 4,
+        headers: tex::Headers::ZeroedDds,
+    };
+    std::fs::write(dir.join("t.tm2"), tex::entry(&mut rng, &spec)).unwrap();
+    let non_rig = [
+        ("m.mot", "mot"),
+        ("m.pac", "pac"),
+        ("c.pac", "pac"),
+        ("t.ptx", "ptx"),
+        ("t.tm2", "tm2"),
+    ];
+    for (f, format) in non_rig {
         let v = check(&dir, "inspect_motion", &["inspect", "--json", f], 0);
         assert_eq!(
             (&v["path"], &v["format"]),
@@ -109,14 +130,53 @@ fn every_command_json_validates_against_its_schema() {
         let v = check(&dir, "coverage", &["inspect", "--coverage", "--json", f], 0);
         assert_eq!(v["format"], format);
     }
+    let v = check(&dir, "inspect_motion", &["inspect", "--json", "c.pac"], 0);
+    let m = &v["members"];
+    assert_eq!(
+        (&m[0]["kind"], &m[0]["names"][0]),
+        (&json!("ptx"), &json!("textures"))
+    );
+    assert_eq!(m[0]["textures"][1]["differences"][0]["field"], "mip chain");
+    assert_eq!(
+        (&m[1]["kind"], &m[1]["model"]["texture_count"]),
+        (&json!("mod"), &json!(2))
+    );
+    assert_eq!(
+        (&m[2]["kind"], &m[2]["align16"]),
+        (&json!("shw"), &json!(8))
+    );
+    let v = check(&dir, "inspect_motion", &["inspect", "--json", "t.tm2"], 0);
+    assert_eq!(
+        (&v["pixel_format"], &v["geometry_from"], &v["levels"][3]),
+        (
+            &json!("DXT5"),
+            &json!("descriptor"),
+            &json!([1, 1, 0xF0 + 32 + 16 + 16, 16])
+        )
+    );
     let v = check(
         &dir,
         "verify",
-        &["verify", "--json", "DB22HIE.BIN", "m.mod", "m.mot", "m.pac"],
+        &[
+            "verify",
+            "--json",
+            "DB22HIE.BIN",
+            "m.mod",
+            "m.mot",
+            "m.pac",
+            "c.pac",
+            "t.ptx",
+            "t.tm2",
+        ],
         0,
     );
     assert_eq!(v["files"][0]["format"], "hie");
     assert_eq!(v["files"][2]["format"], "mot");
+    assert_eq!(
+        (&v["files"][4]["format"], &v["files"][4]["gltf"]),
+        (&json!("pac"), &json!("identical"))
+    );
+    assert_eq!(v["files"][6]["format"], "tm2");
     check(&dir, "verify", &["verify", "--json", "in"], 2);
 
     let v = check(

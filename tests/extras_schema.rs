@@ -75,8 +75,9 @@ fn every_export_follows_the_schema() {
                 nodes: 8,
             }),
             n if n.ends_with(".json") || n.ends_with(".glb") => continue,
-            // Motions are no rigs: their extras are checked with a model below.
-            n if n.ends_with(".mot") || n.ends_with(".pac") => continue,
+            // Motions, archives and textures are no rigs: motion extras are checked with a model
+            // below.
+            n if n.ends_with(".mot") || n.ends_with(".pac") || n.ends_with(".ptx") => continue,
             _ => None,
         };
         nodes += check(&v, &load(format, &bytes), name);

@@ -1628,8 +1628,11 @@ fn samples_export_clean() {
     for (name, bytes) in rigtrip::synth::samples() {
         let format = match name {
             _ if name.ends_with(".json") => continue,
-            // Motions are no rigs (their animations are linted with the model below).
-            _ if name.ends_with(".mot") || name.ends_with(".pac") => continue,
+            // Motions, archives and textures are no rigs (animations are linted with the model
+            // below).
+            _ if name.ends_with(".mot") || name.ends_with(".pac") || name.ends_with(".ptx") => {
+                continue
+            }
             _ if name.ends_with(".glb") || name.ends_with(".gltf") => {
                 // A glTF sample written by its own generator (the mech with its gait clips):
                 // sound, but its walk cycles start mid-stride, away from the rest pose.

@@ -66,18 +66,16 @@ fn line_matches(want: &str, got: &str) -> bool {
     }
 }
 
-/// Whether `got` is what `want` shows (`…` lines skip any lines up to the rest's match at the end).
+/// Whether `got` is what `want` shows (a `…` line skips any lines, up to where the rest of
+/// `want`, itself possibly with `…` lines, matches the rest of `got` to its end).
 fn matches(want: &[String], got: &[&str]) -> bool {
     match want.iter().position(|l| l == "…") {
         None => want.len() == got.len() && want.iter().zip(got).all(|(w, g)| line_matches(w, g)),
         Some(k) => {
             let (head, tail) = (&want[..k], &want[k + 1..]);
-            got.len() >= head.len() + tail.len()
+            got.len() >= head.len()
                 && head.iter().zip(got).all(|(w, g)| line_matches(w, g))
-                && tail
-                    .iter()
-                    .zip(&got[got.len() - tail.len()..])
-                    .all(|(w, g)| line_matches(w, g))
+                && (head.len()..=got.len()).any(|i| matches(tail, &got[i..]))
         }
     }
 }

@@ -122,5 +122,25 @@ fn main() {
             &rigtrip::synth::motion::random_pac(seed),
         );
     }
+    let ptx_dir = root.join("ptx");
+    write(&pac_dir, "character", &rigtrip::synth::texture::sample_character_pac());
+    write(&ptx_dir, "textures", &rigtrip::synth::texture::sample_ptx());
+    for seed in 0..8 {
+        write(
+            &pac_dir,
+            &format!("character{seed}"),
+            &rigtrip::synth::texture::random_character_pac(seed),
+        );
+        write(
+            &ptx_dir,
+            &format!("random{seed}"),
+            &rigtrip::synth::texture::random_ptx(seed),
+        );
+        write(
+            &ptx_dir,
+            &format!("tm2_{seed}"),
+            &rigtrip::synth::texture::random_tm2(seed),
+        );
+    }
     println!("seeds written under {}", root.display());
 }

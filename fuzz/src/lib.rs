@@ -124,12 +124,21 @@ pub fn check_usage_with(what: &str, len: usize, extra: usize, usage: Usage) {
 /// `write(read(b)) == b`, that `verify_bytes` says identical, and that inspect, coverage and
 /// dump do not panic. Allocations of read and write are bounded by the input.
 pub fn check_motion(pac: bool, data: &[u8]) {
-    use rigtrip::native::{MotionFile, MotionFormat};
-    let format = if pac {
-        MotionFormat::Pac
-    } else {
-        MotionFormat::Mot
-    };
+    use rigtrip::native::MotionFormat;
+    check_non_rig(
+        if pac {
+            MotionFormat::Pac
+        } else {
+            MotionFormat::Mot
+        },
+        data,
+    );
+}
+
+/// [`check_motion`] for any non-rig format (motions, archives, PTX bundles, gfxTexture
+/// entries).
+pub fn check_non_rig(format: rigtrip::native::MotionFormat, data: &[u8]) {
+    use rigtrip::native::MotionFile;
     let (read, usage) = measured(|| MotionFile::read(format, data));
     check_usage("motion read", data.len(), usage);
     let file = match read {

@@ -137,37 +137,64 @@ impl NativeFile {
     }
 }
 
-/// Which non-rig native format a file is read as: DMC3 motions and archives hold animation,
-/// not skeletons, so they are kept apart from [`NativeFile`] (which lifts into a rig).
+/// Which non-rig native format a file is read as: DMC3 motions, archives and textures hold
+/// animation, members or pixels, not one skeleton, so they are kept apart from [`NativeFile`]
+/// (which lifts into a rig).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MotionFormat {
-    /// DMC3 motion (`.mot`, spec §5).
+    /// DMC3 motion (`.mot`).
     Mot,
-    /// DMC3 archive (`.pac`, spec §6).
+    /// DMC3 archive (`.pac`): motions, or a character's models and textures.
     Pac,
+    /// DMC3 PTX texture bundle (`.ptx`).
+    Ptx,
+    /// A single DMC3 gfxTexture entry (`.tm2`).
+    Tm2,
 }
 
-/// Guesses a motion format from content: `"MOT\0"` at +4, or `"PAC\0"` at 0.
+/// Guesses a non-rig format from content: `"PAC\0"` at 0, `"MOT\0"` at +4, a PTX span table
+/// whose first texture has its DDS magic, or a DDS magic at +0x70 (one gfxTexture entry).
 pub fn detect_motion(data: &[u8]) -> Option<MotionFormat> {
     if dmc3::pac::has_pac_magic(data) {
         Some(MotionFormat::Pac)
     } else if dmc3::motion::has_mot_magic(data) {
         Some(MotionFormat::Mot)
+    } else if dmc3::texture::looks_like_ptx(data) {
+        Some(MotionFormat::Ptx)
+    } else if dmc3::texture::looks_like_texture(data) {
+        Some(MotionFormat::Tm2)
     } else {
         None
     }
 }
 
-/// A native motion file of any supported format.
+/// [`detect_motion`], else the format a `.ptx` or `.tm2` name says (a texture whose DDS
+/// header was zeroed has no magic to be recognised by).
+pub fn detect_motion_named(path: &std::path::Path, data: &[u8]) -> Option<MotionFormat> {
+    detect_motion(data).or_else(|| {
+        let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
+        match ext.as_str() {
+            "ptx" => Some(MotionFormat::Ptx),
+            "tm2" => Some(MotionFormat::Tm2),
+            _ => None,
+        }
+    })
+}
+
+/// A native non-rig file of any supported format.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MotionFile {
     /// A DMC3 motion.
     Mot(dmc3::Mot),
     /// A DMC3 archive.
     Pac(dmc3::Pac),
+    /// A DMC3 PTX texture bundle.
+    Ptx(dmc3::Ptx),
+    /// A single DMC3 gfxTexture entry.
+    Tm2(dmc3::Texture),
 }
 
-/// Why a motion file was not accepted or cannot be written.
+/// Why a non-rig file was not accepted or cannot be written.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MotionError {
     /// Motion reader or writer.
@@ -176,6 +203,9 @@ pub enum MotionError {
     /// Archive reader or writer.
     #[error("pac")]
     Pac(#[source] dmc3::PacError),
+    /// Texture reader or writer.
+    #[error("texture")]
+    Texture(#[source] dmc3::TextureError),
 }
 
 impl MotionFile {
@@ -188,13 +218,27 @@ impl MotionFile {
             MotionFormat::Pac => dmc3::Pac::read(data)
                 .map(MotionFile::Pac)
                 .map_err(MotionError::Pac),
+            MotionFormat::Ptx => dmc3::Ptx::read(data)
+                .map(MotionFile::Ptx)
+                .map_err(MotionError::Texture),
+            MotionFormat::Tm2 => dmc3::Texture::read(data)
+                .map(MotionFile::Tm2)
+                .map_err(MotionError::Texture),
         }
     }
 
-    /// [`MotionFile::read`] with the format detected from content; `None` when neither magic
-    /// is there.
+    /// [`MotionFile::read`] with the format detected from content; `None` when no magic is
+    /// there.
     pub fn detect_read(data: &[u8]) -> Option<Result<Self, MotionError>> {
         detect_motion(data).map(|f| MotionFile::read(f, data))
+    }
+
+    /// [`MotionFile::detect_read`], falling back on the name ([`detect_motion_named`]).
+    pub fn detect_read_named(
+        path: &std::path::Path,
+        data: &[u8],
+    ) -> Option<Result<Self, MotionError>> {
+        detect_motion_named(path, data).map(|f| MotionFile::read(f, data))
     }
 
     /// Writes the file into `out` (cleared first); for an unmodified read the exact bytes.
@@ -202,6 +246,15 @@ impl MotionFile {
         match self {
             MotionFile::Mot(m) => m.write_into(out).map_err(MotionError::Mot),
             MotionFile::Pac(p) => p.write_into(out).map_err(MotionError::Pac),
+            MotionFile::Ptx(p) => {
+                *out = p.write().map_err(MotionError::Texture)?;
+                Ok(())
+            }
+            MotionFile::Tm2(t) => {
+                out.clear();
+                t.write_into(out);
+                Ok(())
+            }
         }
     }
 
@@ -212,11 +265,13 @@ impl MotionFile {
         Ok(out)
     }
 
-    /// `mot` or `pac`.
+    /// `mot`, `pac`, `ptx` or `tm2`.
     pub fn kind(&self) -> &'static str {
         match self {
             MotionFile::Mot(_) => "mot",
             MotionFile::Pac(_) => "pac",
+            MotionFile::Ptx(_) => "ptx",
+            MotionFile::Tm2(_) => "tm2",
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::native::dmc3::motion::{
     KeyF32, KeyF32Hermite, KeyU16, KeyU16Hermite, Mot, MotHeader, TangentRanges, TrackHead,
 };
 use crate::native::dmc3::pac::{MemberKind, Pac};
+use crate::native::dmc3::texture::{self, DdsHeader, Descriptor, Ptx, Texture};
 use crate::native::dmc3::{
     self, BlockHeader, Dmc3File, Header, MeshRecord, NodeBlock, NodeTransform, ObjectRecord,
     StreamKind,
@@ -194,6 +195,16 @@ impl Claims {
         }
     }
 
+    /// Another structure's claims placed at `base` (a member's offset), names prefixed.
+    fn shifted(&mut self, sub: Claims, base: u64, prefix: &str) {
+        for mut e in sub.0 {
+            e.start = e.start.saturating_add(base);
+            e.end = e.end.saturating_add(base);
+            e.what = format!("{prefix}{}", e.what);
+            self.0.push(e);
+        }
+    }
+
     fn gaps(&mut self, gaps: &[crate::bytes::Gap], size: u64) {
         for g in gaps {
             let what = if g.end() == size {
@@ -238,6 +249,8 @@ pub fn motion_coverage(file: &MotionFile, data: &[u8]) -> Coverage {
     match file {
         MotionFile::Mot(m) => mot_claims(&mut c, m, 0, ""),
         MotionFile::Pac(p) => pac_claims(&mut c, p),
+        MotionFile::Ptx(p) => ptx_claims(&mut c, p, 0, ""),
+        MotionFile::Tm2(t) => texture_claims(&mut c, t, 0, ""),
     }
     finish(file.kind(), c, size)
 }
@@ -534,19 +547,121 @@ fn pac_claims(c: &mut Claims, p: &Pac) {
         PU,
     );
     for (i, m) in p.members.iter().enumerate() {
-        let base = u64::from(m.offset);
-        match &m.kind {
-            MemberKind::Mot(mot) => mot_claims(c, mot, base, &format!("member {i} ")),
-            MemberKind::Opaque(b) => c.add(
-                base,
-                b.len() as u64,
-                format!("member {i} (opaque)"),
-                "opaque member",
-                Kind::Undecoded,
-                PU,
-            ),
-        }
+        member_claims(c, m, i);
     }
+}
+
+/// One archive member at its offset, fields named `member {i} ...` (a nested archive's
+/// `member {i} member {j} ...`).
+fn member_claims(c: &mut Claims, m: &crate::native::dmc3::Member, i: usize) {
+    let base = u64::from(m.offset);
+    let prefix = format!("member {i} ");
+    match &m.kind {
+        MemberKind::Mot(mot) => mot_claims(c, mot, base, &prefix),
+        MemberKind::Ptx(x) => ptx_claims(c, x, base, &prefix),
+        MemberKind::Texture(t) => texture_claims(c, t, base, &prefix),
+        MemberKind::Model(f) => {
+            let size = m.bytes().map_or(0, |b| b.len() as u64);
+            let mut sub = Claims::default();
+            dmc3_claims(&mut sub, f, size);
+            c.shifted(sub, base, &prefix);
+        }
+        MemberKind::Archive(a) => {
+            let mut sub = Claims::default();
+            pac_claims(&mut sub, a);
+            c.shifted(sub, base, &prefix);
+        }
+        MemberKind::Opaque(b) => c.add(
+            base,
+            b.len() as u64,
+            format!("member {i} ({})", crate::native::dmc3::pac::opaque_label(b)),
+            "opaque member",
+            Kind::Undecoded,
+            PU,
+        ),
+    }
+}
+
+/// A gfxTexture entry at `base`: descriptor and DDS header field by field, each whole mip
+/// level, the bytes after the chain.
+fn texture_claims(c: &mut Claims, t: &Texture, base: u64, prefix: &str) {
+    c.record(
+        base,
+        &format!("{prefix}descriptor"),
+        "gfxTexture descriptor",
+        Descriptor::FIELDS,
+        None,
+    );
+    c.record(
+        base + texture::DDS_AT as u64,
+        &format!("{prefix}DDS"),
+        "DDS header",
+        DdsHeader::FIELDS,
+        None,
+    );
+    for (k, l) in t.levels().iter().enumerate() {
+        c.add(
+            base + l.offset,
+            l.len,
+            format!("{prefix}mip {k} ({}x{})", l.width, l.height),
+            "mip level",
+            D,
+            COMM,
+        );
+    }
+    c.add(
+        base + (texture::CHAIN_AT + t.chain.len()) as u64,
+        t.padding.len() as u64,
+        format!("{prefix}bytes after the mip chain"),
+        "gap",
+        Kind::Undecoded,
+        PU,
+    );
+}
+
+/// A PTX bundle at `base`: count, span table, its padding, each texture, the tail.
+fn ptx_claims(c: &mut Claims, p: &Ptx, base: u64, prefix: &str) {
+    c.add(
+        base,
+        4,
+        format!("{prefix}texture count"),
+        "ptx table",
+        D,
+        COMM,
+    );
+    for k in 0..p.textures.len() as u64 {
+        c.add(
+            base + 4 + 4 * k,
+            4,
+            format!("{prefix}texture {k} span"),
+            "ptx table",
+            D,
+            COMM,
+        );
+    }
+    let table_end = 4 + 4 * p.textures.len() as u64;
+    c.add(
+        base + table_end,
+        p.table_padding.len() as u64,
+        format!("{prefix}span table padding"),
+        "gap",
+        Kind::Undecoded,
+        PU,
+    );
+    for (k, (t, at)) in p.textures.iter().zip(p.offsets()).enumerate() {
+        texture_claims(c, t, base + at, &format!("{prefix}texture {k} "));
+    }
+    let end = base
+        + p.offsets().last().map_or(table_end, |&o| o)
+        + p.textures.last().map_or(0, |t| t.len());
+    c.add(
+        end,
+        p.tail.len() as u64,
+        format!("{prefix}bytes after the last texture"),
+        "gap",
+        Kind::Undecoded,
+        PU,
+    );
 }
 
 fn block_claims(c: &mut Claims, b: &NodeBlock) {

@@ -24,7 +24,8 @@ use serde_json::{json, Map, Value};
 use crate::native::dmc3::motion::{
     KeyF32, KeyF32Hermite, KeyU16, KeyU16Hermite, Mot, MotHeader, TangentRanges, TrackHead,
 };
-use crate::native::dmc3::pac::Pac;
+use crate::native::dmc3::pac::{MemberKind, Pac};
+use crate::native::dmc3::texture::{DdsHeader, Descriptor, Ptx, Texture};
 use crate::native::dmc3::{
     self, BlockHeader, BlockPart, BlockRels, ContainerKind, Dmc3Error, Dmc3File, Header, Label,
     LinkField, MeshRecord, ModStreams, NodeTransform, ObjectRecord, Place, Problem, ScmStreams,
@@ -130,6 +131,8 @@ pub fn dump_motion(file: &MotionFile) -> Value {
     let v = match file {
         MotionFile::Mot(x) => to_value(x),
         MotionFile::Pac(x) => to_value(x),
+        MotionFile::Ptx(x) => to_value(x),
+        MotionFile::Tm2(x) => to_value(x),
     };
     m.insert("file".into(), v);
     Value::Object(m)
@@ -180,13 +183,13 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
         None => return Err(invalid("", "missing \"format\"")),
     };
     let allowed: &[&str] = match format {
-        "hie" | "mod" | "scm" | "mot" | "pac" => &["rigtrip_dump", "format", "file"],
+        "hie" | "mod" | "scm" | "mot" | "pac" | "ptx" | "tm2" => &["rigtrip_dump", "format", "file"],
         "block" => &["rigtrip_dump", "format", "offset", "nodes", "file"],
         other => {
             return Err(invalid(
                 "/format",
                 format!(
-                    "unknown format {other:?}: expected \"hie\", \"mod\", \"scm\", \"block\", \"mot\" or \"pac\""
+                    "unknown format {other:?}: expected \"hie\", \"mod\", \"scm\", \"block\", \"mot\", \"pac\", \"ptx\" or \"tm2\""
                 ),
             ))
         }
@@ -207,17 +210,26 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
         }
         "mot" => {
             let f: Mot = decode(file, "/file")?;
-            check_mot_counts(file, &f)?;
+            check_mot_counts(file, &f, "/file")?;
             f.write().map_err(|e| unwritable("/file", crate::chain(&e)))
         }
         "pac" => {
             let f: Pac = decode(file, "/file")?;
+            check_pac_counts(file, &f, "/file")?;
             f.write().map_err(|e| unwritable("/file", crate::chain(&e)))
+        }
+        "ptx" => {
+            let f: Ptx = decode(file, "/file")?;
+            f.write().map_err(|e| unwritable("/file", crate::chain(&e)))
+        }
+        "tm2" => {
+            let f: Texture = decode(file, "/file")?;
+            Ok(f.write())
         }
         _ => {
             let f: Dmc3File = decode(file, "/file")?;
             check_dmc3_kind(obj, format, &f)?;
-            check_dmc3_counts(file, &f)?;
+            check_dmc3_counts(file, &f, "/file")?;
             dmc3::write(&f).map_err(|e| dmc3_error(&e))
         }
     }
@@ -293,16 +305,16 @@ struct ShownTrack {
 /// every stream its record names (a record of the other container kind is left to the
 /// writer, which refuses it by its variant). The first that disagrees is refused at the
 /// count's pointer (the stream's, for a vertex count).
-fn check_dmc3_counts(file: &Value, f: &Dmc3File) -> Result<(), DumpError> {
-    let shown: ShownDmc3 = read_at(file, "/file")?;
+fn check_dmc3_counts(file: &Value, f: &Dmc3File, at: &str) -> Result<(), DumpError> {
+    let shown: ShownDmc3 = read_at(file, at)?;
     let (Some(c), Some(s)) = (&f.container, &shown.container) else {
         return Ok(());
     };
-    let objects = "/file/container/objects";
+    let objects = &format!("{at}/container/objects");
     let count = s.header.0.object_count;
     if usize::from(count) != c.objects.len() {
         return Err(unwritable(
-            "/file/container/header/object_count",
+            format!("{at}/container/header/object_count"),
             format!("is {count} but {objects} holds {}", c.objects.len()),
         ));
     }
@@ -341,20 +353,20 @@ fn check_dmc3_counts(file: &Value, f: &Dmc3File) -> Result<(), DumpError> {
 /// count: the header's node count against the masks, the track count against the tracks, each
 /// track's key count against its keys. The first that disagrees is refused at the count's
 /// pointer.
-fn check_mot_counts(file: &Value, m: &Mot) -> Result<(), DumpError> {
-    let shown: ShownMot = read_at(file, "/file")?;
+fn check_mot_counts(file: &Value, m: &Mot, at: &str) -> Result<(), DumpError> {
+    let shown: ShownMot = read_at(file, at)?;
     let nodes = shown.header.0.node_count;
     if usize::from(nodes) != m.masks.len() {
         return Err(unwritable(
-            "/file/header/node_count",
-            format!("is {nodes} but /file/masks holds {}", m.masks.len()),
+            format!("{at}/header/node_count"),
+            format!("is {nodes} but {at}/masks holds {}", m.masks.len()),
         ));
     }
     if usize::try_from(shown.track_count).ok() != Some(m.tracks.len()) {
         return Err(unwritable(
-            "/file/trackCount",
+            format!("{at}/trackCount"),
             format!(
-                "is {} but /file/tracks holds {} (the masks set {} channels)",
+                "is {} but {at}/tracks holds {} (the masks set {} channels)",
                 shown.track_count,
                 m.tracks.len(),
                 dmc3::motion::channel_count(&m.masks)
@@ -365,12 +377,28 @@ fn check_mot_counts(file: &Value, m: &Mot) -> Result<(), DumpError> {
         let head = st.head.0.key_count;
         if usize::from(head) != t.keys.len() {
             return Err(unwritable(
-                format!("/file/tracks/{index}/head/key_count"),
+                format!("{at}/tracks/{index}/head/key_count"),
                 format!(
-                    "is {head} but /file/tracks/{index}/keys holds {} (track {index}: node {node} {channel})",
+                    "is {head} but {at}/tracks/{index}/keys holds {} (track {index}: node {node} {channel})",
                     t.keys.len()
                 ),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// The counts shown in an archive's members (at `at`): each motion and model member's as in
+/// a loose file's dump, nested archives included.
+fn check_pac_counts(file: &Value, p: &Pac, at: &str) -> Result<(), DumpError> {
+    for (i, m) in p.members.iter().enumerate() {
+        let kind = &file["members"][i]["kind"];
+        let ptr = |k: &str| format!("{at}/members/{i}/kind/{k}");
+        match &m.kind {
+            MemberKind::Mot(mot) => check_mot_counts(&kind["mot"], mot, &ptr("mot"))?,
+            MemberKind::Model(f) => check_dmc3_counts(&kind["model"], f, &ptr("model"))?,
+            MemberKind::Archive(a) => check_pac_counts(&kind["archive"], a, &ptr("archive"))?,
+            _ => {}
         }
     }
     Ok(())
@@ -746,7 +774,9 @@ pub fn schema() -> Value {
                     "scm",
                     "block",
                     "mot",
-                    "pac"
+                    "pac",
+                    "ptx",
+                    "tm2"
                 ]
             },
             "offset": {
@@ -767,6 +797,8 @@ pub fn schema() -> Value {
             whole("scm", "scmFile"),
             whole("mot", "motFile"),
             whole("pac", "pacFile"),
+            whole("ptx", "ptxFile"),
+            whole("tm2", "textureEntry"),
             {
                 "if": {
                     "properties": {
@@ -1370,6 +1402,35 @@ fn motion_defs(defs: &mut Map<String, Value>) {
                                 {
                                     "type": "object",
                                     "additionalProperties": false,
+                                    "required": ["model"],
+                                    "properties": { "model": {
+                                        "anyOf": [
+                                            { "$ref": "#/$defs/modFile" },
+                                            { "$ref": "#/$defs/scmFile" }
+                                        ]
+                                    } }
+                                },
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
+                                    "required": ["ptx"],
+                                    "properties": { "ptx": { "$ref": "#/$defs/ptxFile" } }
+                                },
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
+                                    "required": ["texture"],
+                                    "properties": { "texture": { "$ref": "#/$defs/textureEntry" } }
+                                },
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
+                                    "required": ["archive"],
+                                    "properties": { "archive": { "$ref": "#/$defs/pacFile" } }
+                                },
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
                                     "required": ["opaque"],
                                     "properties": { "opaque": { "$ref": "#/$defs/base64" } }
                                 }
@@ -1380,6 +1441,7 @@ fn motion_defs(defs: &mut Map<String, Value>) {
             }
         }
     }));
+    texture_defs(defs);
     let records = [
         (MotHeader::SCHEMA_NAME, MotHeader::schema()),
         (TrackHead::SCHEMA_NAME, TrackHead::schema()),
@@ -1390,6 +1452,51 @@ fn motion_defs(defs: &mut Map<String, Value>) {
         (KeyU16Hermite::SCHEMA_NAME, KeyU16Hermite::schema()),
     ];
     for (name, schema) in records {
+        defs.insert(name.into(), schema);
+    }
+}
+
+/// The dump schema of PTX bundles and gfxTexture entries.
+fn texture_defs(defs: &mut Map<String, Value>) {
+    defs.insert("textureEntry".into(), json!({
+        "description": "One gfxTexture entry: descriptor, DDS header, the whole mip levels the header describes (top level first), the bytes after them (sector padding in a bundle).",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["descriptor", "dds", "chain", "padding"],
+        "properties": {
+            "descriptor": { "$ref": "#/$defs/gfxDescriptor" },
+            "dds": { "$ref": "#/$defs/ddsHeader" },
+            "chain": {
+                "description": "The mip chain's bytes (BC1: 8 bytes per 4x4 block, BC3: 16).",
+                "$ref": "#/$defs/base64"
+            },
+            "padding": {
+                "description": "PRESERVED_UNDECODED: bytes after the chain.",
+                "$ref": "#/$defs/base64"
+            }
+        }
+    }));
+    defs.insert("ptxFile".into(), json!({
+        "description": "A PTX bundle: the texture count and the span of each texture in 0x800-byte sectors are written from the textures (each must write a whole number of sectors), so the dump holds the textures only.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["tablePadding", "textures", "tail"],
+        "properties": {
+            "tablePadding": {
+                "description": "PRESERVED_UNDECODED: bytes from the span table to the first sector boundary.",
+                "$ref": "#/$defs/base64"
+            },
+            "textures": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/textureEntry" } },
+            "tail": {
+                "description": "PRESERVED_UNDECODED: bytes after the last texture.",
+                "$ref": "#/$defs/base64"
+            }
+        }
+    }));
+    for (name, schema) in [
+        (Descriptor::SCHEMA_NAME, Descriptor::schema()),
+        (DdsHeader::SCHEMA_NAME, DdsHeader::schema()),
+    ] {
         defs.insert(name.into(), schema);
     }
 }

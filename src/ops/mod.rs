@@ -6,6 +6,7 @@ pub mod inspect;
 pub mod motion;
 pub mod names;
 pub mod output;
+pub mod texture;
 pub mod verify;
 
 use crate::native::{Format, NativeFile, ReadError};

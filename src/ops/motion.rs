@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::native::dmc3::motion::{Mot, Track};
 use crate::native::dmc3::pac::{MemberKind, Pac};
 use crate::native::MotionFile;
+use crate::ops::texture::{ModelReport, PtxReport, TextureReport};
 use crate::ops::verify::{describe_difference, GltfLeg, Legs, Verdict};
 
 /// The inspect report of a motion file; `--json` prints it as is.
@@ -30,6 +31,24 @@ pub enum Report {
         /// The archive.
         #[serde(flatten)]
         archive: PacReport,
+    },
+    /// A PTX texture bundle.
+    Ptx {
+        /// Input size in bytes (`bytes` in JSON, as in every command's).
+        #[serde(rename = "bytes")]
+        size: usize,
+        /// The bundle.
+        #[serde(flatten)]
+        bundle: PtxReport,
+    },
+    /// A single gfxTexture entry.
+    Tm2 {
+        /// Input size in bytes (`bytes` in JSON, as in every command's).
+        #[serde(rename = "bytes")]
+        size: usize,
+        /// The entry.
+        #[serde(flatten)]
+        texture: TextureReport,
     },
 }
 
@@ -167,11 +186,28 @@ pub struct MemberReport {
     pub len: usize,
     /// Slots naming it.
     pub slots: Vec<usize>,
-    /// `mot` or `opaque`.
+    /// What its own bytes are: `mot`, `mod`, `scm`, `ptx`, `tm2`, `pac`, or for opaque bytes
+    /// the magic they start with (`shw`, `efm`, `pnst`, `ipum`, `mod?` for a model magic whose
+    /// content did not read back exactly...) or `opaque`.
     pub kind: &'static str,
+    /// The offset modulo 16 (retail members are 16-byte aligned; residues of 8 were seen).
+    pub align16: u64,
+    /// In an archive that carries a character, the names the player slot map gives its slots
+    /// (`textures`, `body`, `shadow`, `coat`, `cloth`, `coat shadow`): names, not evidence.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<&'static str>,
     /// The motion, for a motion member (offsets relative to the member).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub motion: Option<MotReport>,
+    /// The counts of a model member.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelReport>,
+    /// The textures of a PTX or gfxTexture member (offsets relative to the member).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub textures: Option<Vec<TextureReport>>,
+    /// A nested archive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archive: Option<Box<PacReport>>,
 }
 
 fn track_report(
@@ -284,29 +320,43 @@ pub fn mot_report(m: &Mot) -> MotReport {
     }
 }
 
+/// The report of one member; `names` says whether slot names apply (a character archive).
+fn member_report(m: &crate::native::dmc3::Member, names: bool) -> MemberReport {
+    use crate::ops::texture::{model_report, ptx_report, texture_report};
+    let mut r = MemberReport {
+        offset: u64::from(m.offset),
+        len: m.bytes().map_or(0, |b| b.len()),
+        slots: m.slots.clone(),
+        kind: m.kind.name(),
+        align16: u64::from(m.offset) % 16,
+        names: match names {
+            true => m
+                .slots
+                .iter()
+                .filter_map(|&s| crate::native::dmc3::pac::slot_name(s))
+                .collect(),
+            false => Vec::new(),
+        },
+        motion: None,
+        model: None,
+        textures: None,
+        archive: None,
+    };
+    match &m.kind {
+        MemberKind::Mot(mot) => r.motion = Some(mot_report(mot)),
+        MemberKind::Model(f) => r.model = Some(model_report(f)),
+        MemberKind::Ptx(p) => r.textures = Some(ptx_report(p).textures),
+        MemberKind::Texture(t) => r.textures = Some(vec![texture_report(t, 0, 0)]),
+        MemberKind::Archive(p) => r.archive = Some(Box::new(pac_report(p))),
+        MemberKind::Opaque(_) => {}
+    }
+    r
+}
+
 /// The report of one archive.
 pub fn pac_report(p: &Pac) -> PacReport {
-    let members: Vec<MemberReport> = p
-        .members
-        .iter()
-        .map(|m| {
-            let (kind, len, motion) = match &m.kind {
-                MemberKind::Mot(mot) => (
-                    "mot",
-                    mot.write().map_or(0, |b| b.len()),
-                    Some(mot_report(mot)),
-                ),
-                MemberKind::Opaque(b) => ("opaque", b.len(), None),
-            };
-            MemberReport {
-                offset: u64::from(m.offset),
-                len,
-                slots: m.slots.clone(),
-                kind,
-                motion,
-            }
-        })
-        .collect();
+    let names = p.has_model();
+    let members: Vec<MemberReport> = p.members.iter().map(|m| member_report(m, names)).collect();
     let mut member_of = vec![None; p.offsets.len()];
     for (i, m) in p.members.iter().enumerate() {
         for &s in &m.slots {
@@ -344,6 +394,14 @@ pub fn report(file: &MotionFile, size: usize) -> Report {
         MotionFile::Pac(p) => Report::Pac {
             size,
             archive: pac_report(p),
+        },
+        MotionFile::Ptx(p) => Report::Ptx {
+            size,
+            bundle: crate::ops::texture::ptx_report(p),
+        },
+        MotionFile::Tm2(t) => Report::Tm2 {
+            size,
+            texture: crate::ops::texture::texture_report(t, 0, 0),
         },
     }
 }
@@ -406,38 +464,81 @@ pub fn render_text(r: &Report) -> String {
             render_mot(&mut out, motion, "");
         }
         Report::Pac { size, archive } => {
-            let _ = writeln!(
-                out,
-                "pac, {size} bytes, {} slots ({} empty), {} members, {} bytes between the table and the first member ({} non-zero)",
-                archive.slot_count,
-                archive.empty_slots.len(),
-                archive.members.len(),
-                archive.gap_len,
-                archive.gap_nonzero
-            );
-            for s in &archive.slots {
-                match s.member {
-                    Some(m) => {
-                        let _ = writeln!(out, "slot {:>3} at {}: member {m}", s.slot, s.offset);
-                    }
-                    None => {
-                        let _ = writeln!(out, "slot {:>3} empty", s.slot);
-                    }
-                }
-            }
-            for (i, m) in archive.members.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "member {i} at {:#x}, {} bytes, slot(s) {:?}: {}",
-                    m.offset, m.len, m.slots, m.kind
-                );
-                if let Some(mot) = &m.motion {
-                    render_mot(&mut out, mot, "    ");
-                }
-            }
+            let _ = write!(out, "pac, {size} bytes, ");
+            render_pac(&mut out, archive, "");
+        }
+        Report::Ptx { size, bundle } => {
+            let _ = writeln!(out, "ptx, {size} bytes");
+            crate::ops::texture::render_ptx(&mut out, bundle, "");
+        }
+        Report::Tm2 { size, texture } => {
+            let _ = writeln!(out, "tm2, {size} bytes");
+            crate::ops::texture::render_texture(&mut out, texture, "");
         }
     }
     out
+}
+
+/// The text of an archive after its first words, each line after the first indented.
+fn render_pac(out: &mut String, archive: &PacReport, indent: &str) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        out,
+        "{} slots ({} empty), {} members, {} bytes between the table and the first member ({} non-zero)",
+        archive.slot_count,
+        archive.empty_slots.len(),
+        archive.members.len(),
+        archive.gap_len,
+        archive.gap_nonzero
+    );
+    for s in &archive.slots {
+        match s.member {
+            Some(m) => {
+                let _ = writeln!(
+                    out,
+                    "{indent}slot {:>3} at {}: member {m}",
+                    s.slot, s.offset
+                );
+            }
+            None => {
+                let _ = writeln!(out, "{indent}slot {:>3} empty", s.slot);
+            }
+        }
+    }
+    for (i, m) in archive.members.iter().enumerate() {
+        render_member(out, i, m, indent);
+    }
+}
+
+fn render_member(out: &mut String, i: usize, m: &MemberReport, indent: &str) {
+    use std::fmt::Write;
+    let names = match m.names.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", m.names.join(", ")),
+    };
+    let align = match m.align16 {
+        0 => String::new(),
+        r => format!(", offset = {r} mod 16"),
+    };
+    let _ = writeln!(
+        out,
+        "{indent}member {i} at {:#x}, {} bytes, slot(s) {:?}{names}: {}{align}",
+        m.offset, m.len, m.slots, m.kind
+    );
+    let inner = format!("{indent}    ");
+    if let Some(mot) = &m.motion {
+        render_mot(out, mot, &inner);
+    }
+    if let Some(model) = &m.model {
+        crate::ops::texture::render_model(out, model, &inner);
+    }
+    for t in m.textures.iter().flatten() {
+        crate::ops::texture::render_texture(out, t, &inner);
+    }
+    if let Some(a) = &m.archive {
+        let _ = write!(out, "{inner}pac, ");
+        render_pac(out, a, &inner);
+    }
 }
 
 /// `verify` of a motion file: the native leg (`write(read(b)) == b`), then (unless `--legs
@@ -469,20 +570,72 @@ pub fn verify(
             message: describe_difference(data, &buf),
         };
     }
+    let models = match &file {
+        MotionFile::Pac(p) => match model_members(p, legs) {
+            Ok(m) => m,
+            Err(message) => return Verdict::Differ { kind, message },
+        },
+        _ => None,
+    };
+    let gltf = match (legs, &file) {
+        (Legs::Native, _) => GltfLeg::NotRun,
+        (Legs::Both, MotionFile::Ptx(_) | MotionFile::Tm2(_)) => {
+            GltfLeg::Skipped("a texture alone has no glTF form (yet)".into())
+        }
+        (Legs::Both, _) => match crate::ops::verify::motion_gltf_leg(data) {
+            // An archive without motions: its models' legs say it.
+            Ok(GltfLeg::Skipped(_)) if models.is_some() => models.unwrap_or(GltfLeg::NotRun),
+            Ok(leg) => leg,
+            Err(message) => {
+                return Verdict::Differ {
+                    kind,
+                    message: format!("glTF leg: {message}"),
+                }
+            }
+        },
+    };
     Verdict::Identical {
         kind,
         gate: Vec::new(),
-        gltf: match legs {
-            Legs::Native => GltfLeg::NotRun,
-            Legs::Both => match crate::ops::verify::motion_gltf_leg(data) {
-                Ok(leg) => leg,
-                Err(message) => {
-                    return Verdict::Differ {
-                        kind,
-                        message: format!("glTF leg: {message}"),
-                    }
-                }
-            },
-        },
+        gltf,
     }
+}
+
+/// Verifies every model member of an archive (nested archives included) as a loose model is
+/// verified: `Err` names the first that differs or is rejected; `Ok(None)` when there is no
+/// model; else the models' glTF leg (identical when every one's is, else the first other).
+fn model_members(p: &Pac, legs: Legs) -> Result<Option<GltfLeg>, String> {
+    let mut leg: Option<GltfLeg> = None;
+    for m in &p.members {
+        let found = match &m.kind {
+            MemberKind::Model(_) => {
+                let bytes = m.bytes().map_err(|e| crate::chain(&e))?;
+                match crate::ops::verify::verify_bytes_legs(
+                    Some(crate::native::Format::Dmc3),
+                    &bytes,
+                    legs,
+                ) {
+                    Verdict::Identical { gltf, .. } => Some(gltf),
+                    Verdict::Differ { message, .. } | Verdict::Rejected { message } => {
+                        return Err(format!(
+                            "member at {:#x} (slot(s) {:?}, {}): {message}",
+                            m.offset,
+                            m.slots,
+                            m.kind.name()
+                        ))
+                    }
+                    Verdict::Skipped => None,
+                }
+            }
+            MemberKind::Archive(inner) => model_members(inner, legs)
+                .map_err(|e| format!("nested archive at {:#x}: {e}", m.offset))?,
+            _ => None,
+        };
+        leg = match (leg, found) {
+            (None, f) => f,
+            (Some(GltfLeg::Identical), Some(f)) => Some(f),
+            (l, _) => l,
+        };
+    }
+    Ok(leg)
 }

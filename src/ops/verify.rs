@@ -273,6 +273,8 @@ pub fn named_like_rig(path: &Path) -> bool {
         || name.ends_with("hie.bin")
         || name.ends_with(".mot")
         || name.ends_with(".pac")
+        || name.ends_with(".ptx")
+        || name.ends_with(".tm2")
 }
 
 thread_local! {
@@ -341,17 +343,24 @@ pub fn verify_candidate(format: Option<Format>, c: &Candidate, legs: Legs) -> Fi
                     None => crate::native::detect(data),
                     Some(_) => None,
                 };
-                // A motion is not a rig format but is recognised by content: never skipped
-                // (verify_bytes_legs takes the motion path for it).
-                let motion = format.is_none() && crate::native::detect_motion(data).is_some();
+                // Motions, archives and textures are no rig formats but are recognised by
+                // content (a texture whose DDS header was zeroed by its `.ptx`/`.tm2` name):
+                // never skipped, checked on their own path.
+                let motion = match format {
+                    None => crate::native::detect_motion_named(&c.path, data),
+                    Some(_) => None,
+                };
                 if format.is_none()
                     && !c.named
                     && detected.is_none()
-                    && !motion
+                    && motion.is_none()
                     && !named_like_rig(&c.path)
                 {
                     Verdict::Skipped
-                } else if format.is_none() && detected.is_none() && !motion {
+                } else if let Some(m) = motion {
+                    let file = crate::native::MotionFile::read(m, data);
+                    crate::ops::motion::verify(file, data, legs)
+                } else if format.is_none() && detected.is_none() {
                     // Nothing recognised it: why, said for its name.
                     let e =
                         crate::native::ReadError::from(crate::native::diagnose::unrecognised(data))

@@ -6,6 +6,7 @@ pub mod hie;
 pub mod mech;
 pub mod motion;
 pub mod rng;
+pub mod texture;
 
 /// The bundled samples as (file name, bytes), exactly as committed under `samples/`.
 pub fn samples() -> Vec<(&'static str, Vec<u8>)> {
@@ -17,6 +18,8 @@ pub fn samples() -> Vec<(&'static str, Vec<u8>)> {
         ("dmc3_effect.efm", dmc3::sample_efm().0),
         ("dmc3_humanoid.mot", motion::sample_mot()),
         ("dmc3_humanoid.pac", motion::sample_pac()),
+        ("dmc3_character.pac", texture::sample_character_pac()),
+        ("dmc3_textures.ptx", texture::sample_ptx()),
         ("mech.glb", mech::sample_mech()),
     ]
 }

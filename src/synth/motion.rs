@@ -356,12 +356,23 @@ fn build_pac(rng: &mut Rng, slots: usize, gap: Vec<u8>, members: Vec<Vec<u8>>) -
 /// one but the last padded with zeros to 16 bytes, each named by its slots (empty members are
 /// left out, their slots empty).
 fn lay_out(slots: usize, gap: &[u8], members: Vec<(Vec<usize>, Vec<u8>)>) -> Vec<u8> {
+    let last = members.len().saturating_sub(1);
+    let padded = members
+        .into_iter()
+        .enumerate()
+        .map(|(i, (named, m))| (named, if i < last { pad16(m) } else { m }))
+        .collect();
+    place(slots, gap, padded)
+}
+
+/// An archive of `slots` slots: the table, `gap`, then the members exactly as given (any
+/// padding already in their bytes), each named by its slots (empty members are left out,
+/// their slots empty).
+pub(crate) fn place(slots: usize, gap: &[u8], members: Vec<(Vec<usize>, Vec<u8>)>) -> Vec<u8> {
     let mut offsets = vec![0u32; slots];
     let mut at = Pac::table_end(slots) + gap.len() as u64;
     let mut body = Vec::new();
-    let last = members.len().saturating_sub(1);
-    for (i, (named, m)) in members.into_iter().enumerate() {
-        let m = if i < last { pad16(m) } else { m };
+    for (named, m) in members {
         if m.is_empty() {
             continue;
         }

@@ -47,7 +47,11 @@ enum Command {
     /// models their objects and meshes (vertices, triangles, texture, joints used); motions and
     /// archives their tracks.
     #[command(
-        after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip inspect --json samples/dmc3_humanoid.mod\n  rigtrip inspect --block-at 0x35 --nodes 8 samples/dmc3_effect.efm\n  rigtrip inspect --coverage samples/dmc3_humanoid.mod"
+        after_help = "Motions, archives and textures (.mot, .pac, .ptx, .tm2) are recognised by content \
+(a texture whose DDS header was zeroed by its name): an archive lists its slots and members, each \
+member read by its own magic (PTX textures, MOD/SCM models, motions, nested archives); a texture \
+lists its mip levels and every header field that differs from the canonical form.\n\n\
+Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip inspect --json samples/dmc3_humanoid.mod\n  rigtrip inspect --block-at 0x35 --nodes 8 samples/dmc3_effect.efm\n  rigtrip inspect --coverage samples/dmc3_humanoid.mod\n  rigtrip inspect samples/dmc3_character.pac"
     )]
     Inspect(InspectArgs),
     /// Check that every file comes back byte for byte, on both legs by default: native -> rig ->
@@ -436,7 +440,7 @@ fn inspect(a: &InspectArgs) -> Result<i32> {
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     if a.format.format().is_none() {
-        if let Some(m) = MotionFile::detect_read(&data) {
+        if let Some(m) = MotionFile::detect_read_named(&a.file, &data) {
             let file = m.with_context(|| format!("{}", a.file.display()))?;
             let mut out = std::io::stdout().lock();
             if a.coverage {
@@ -734,12 +738,10 @@ fn export_one(
     names: Option<rigtrip::gltf::Names>,
     motions: &[rigtrip::gltf::MotionInput],
 ) -> Result<Exported> {
-    if format.is_none() && rigtrip::native::detect_motion(data).is_some() {
-        bail!(
-            "{}: a motion, not a rig: export it with the model it animates (rigtrip export MODEL --motions {} -o OUT.glb)",
-            input.display(),
-            input.display()
-        );
+    if format.is_none() {
+        if let Some(m) = rigtrip::native::detect_motion_named(input, data) {
+            bail!("{}", not_a_rig(input, m, data));
+        }
     }
     let file = NativeFile::read(format, data)
         .map_err(|e| e.named(input))
@@ -1147,6 +1149,25 @@ fn not_native(path: &Path, data: &[u8]) -> Result<()> {
     }
 }
 
+/// Why `export` refuses a non-rig file, and what to do instead.
+fn not_a_rig(input: &Path, m: rigtrip::native::MotionFormat, data: &[u8]) -> String {
+    use rigtrip::native::MotionFormat;
+    let p = input.display();
+    let character = m == MotionFormat::Pac
+        && rigtrip::native::dmc3::Pac::read(data).is_ok_and(|a| a.has_model());
+    match m {
+        MotionFormat::Pac if character => format!(
+            "{p}: a character archive (models and textures), not a motion archive: exporting an archive is not supported yet; `rigtrip inspect {p}` lists its members, `rigtrip dump {p}` holds each model's structure"
+        ),
+        MotionFormat::Ptx | MotionFormat::Tm2 => format!(
+            "{p}: a texture, not a rig: textures have no glTF export yet; `rigtrip inspect {p}` shows its levels and headers"
+        ),
+        _ => format!(
+            "{p}: a motion, not a rig: export it with the model it animates (rigtrip export MODEL --motions {p} -o OUT.glb)"
+        ),
+    }
+}
+
 /// For bytes a glTF command cannot take: an empty file, or a native rig (and which command
 /// reads it).
 fn native_hint(data: &[u8]) -> Option<String> {
@@ -1163,7 +1184,7 @@ fn dump_cmd(cli: &Cli, a: &DumpArgs) -> Result<i32> {
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     let motion = match a.format.format() {
-        None => MotionFile::detect_read(&data),
+        None => MotionFile::detect_read_named(&a.file, &data),
         Some(_) => None,
     };
     let value = match motion {

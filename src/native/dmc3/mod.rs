@@ -12,6 +12,7 @@ pub mod layout;
 pub mod motion;
 pub mod pac;
 pub mod strip;
+pub mod texture;
 
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +20,8 @@ pub use motion::{
     Channel, Compression, DecodedKey, EncodeError, KeyIn, Keys, Mot, MotError, MotHeader,
     MotHeaderCounts, Track, TrackHead, TrackHeadCounts, TrackProblem,
 };
-pub use pac::{Member, MemberKind, Pac, PacError, SlotEdit};
+pub use pac::{Member, MemberError, MemberKind, Pac, PacError, SlotEdit};
+pub use texture::{DdsHeader, Descriptor, Ptx, Texture, TextureError};
 
 pub use block::{
     read_block, BlockHeader, BlockPart, BlockRels, NodeBlock, NodeTransform, BLOCK_HEADER_LEN,

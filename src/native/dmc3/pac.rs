@@ -1,16 +1,21 @@
-//! DMC3 archives (`.pac`, spec FORMATS.md §6): `"PAC\0"`, a u32 slot count, one u32 offset per
+//! DMC3 archives (`.pac`): `"PAC\0"`, a u32 slot count, one u32 offset per
 //! slot (0 = empty slot), then the members. A member runs from its offset to the next larger
 //! offset, or to the end of the file.
 //!
 //! Every byte is represented: the slot table as read (raw offsets), the bytes between the table
 //! and the first member (non-zero in most real archives, PRESERVED_UNDECODED), and each member
-//! either as a parsed [`Mot`] (when it reads as one AND writes back byte-identically) or as
-//! opaque bytes. Several slots may share one member (they name the same offset); an offset
-//! inside the slot table or at/after the end of the file is rejected.
+//! as what its own bytes say it is ([`Member::classify`]): a motion, a MOD/SCM model, a PTX
+//! texture bundle, a single gfxTexture entry or a nested archive when it reads as one AND writes
+//! back byte-identically, else opaque bytes. The slot a member sits in is never evidence of its
+//! kind; [`slot_name`] gives the names the player-archive slot map uses, for reports only.
+//! Several slots may share one member (they name the same offset); an offset inside the slot
+//! table or at/after the end of the file is rejected.
 
 use serde::{Deserialize, Serialize};
 
 use super::motion::{Mot, MotError};
+use super::texture::{self, Ptx, Texture, TextureError};
+use super::{Dmc3Error, Dmc3File};
 use crate::bytes::{Bytes, OutOfBounds};
 
 /// The archive magic at +0x00.
@@ -23,16 +28,94 @@ pub fn has_pac_magic(data: &[u8]) -> bool {
     data.starts_with(&PAC_MAGIC)
 }
 
-/// What a member holds.
+/// Archives nested deeper than this inside an archive are kept as opaque members (a hostile
+/// file of nested headers must not exhaust the stack).
+pub const MAX_NESTING: usize = 4;
+
+/// What a member holds. Every kind but `Opaque` writes back to exactly the member's bytes
+/// (padding in its tail). Boxed: a member may be a single byte on disk, so its in-memory size
+/// must stay small for the reader's allocations to stay bounded by the input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum MemberKind {
-    /// A motion that writes back to exactly the member's bytes (padding in its tail). Boxed:
-    /// a member may be a single byte on disk, so its in-memory size must stay small for the
-    /// reader's allocations to stay bounded by the input.
+    /// A motion (`"MOT\0"` at +4).
     Mot(Box<Mot>),
-    /// Anything else, kept as bytes.
+    /// A MOD or SCM model (`"MOD "`/`"SCM "`), read as a loose one is.
+    Model(Box<Dmc3File>),
+    /// A PTX texture bundle.
+    Ptx(Box<Ptx>),
+    /// A single gfxTexture entry (a descriptor, then `"DDS "` at +0x70).
+    Texture(Box<Texture>),
+    /// A nested archive (`"PAC\0"`).
+    Archive(Box<Pac>),
+    /// Anything else, kept as bytes ([`opaque_label`] names a magic it starts with).
     Opaque(#[serde(with = "crate::bytes::base64_bytes")] Vec<u8>),
+}
+
+impl MemberKind {
+    /// `mot`, `mod`, `scm`, `ptx`, `tm2`, `pac`, or for opaque bytes [`opaque_label`].
+    pub fn name(&self) -> &'static str {
+        match self {
+            MemberKind::Mot(_) => "mot",
+            MemberKind::Model(m) => m.kind(),
+            MemberKind::Ptx(_) => "ptx",
+            MemberKind::Texture(_) => "tm2",
+            MemberKind::Archive(_) => "pac",
+            MemberKind::Opaque(b) => opaque_label(b),
+        }
+    }
+}
+
+/// The name of an opaque member's magic (COMMUNITY list of magics seen in archives): `shw`
+/// (shadow model), `efm`, `pnst` (a PAC variant), `ipum` (video), a `mod`/`scm`/`mot`/`pac`
+/// magic whose content did not read back exactly (`mod?`...), or `opaque`.
+pub fn opaque_label(b: &[u8]) -> &'static str {
+    const MAGICS: [(&[u8], usize, &str); 8] = [
+        (b"SHW", 0, "shw"),
+        (b"EFM ", 0, "efm"),
+        (b"PNST", 0, "pnst"),
+        (b"ipum", 0, "ipum"),
+        (b"MOD ", 0, "mod?"),
+        (b"SCM ", 0, "scm?"),
+        (b"PAC\0", 0, "pac?"),
+        (b"MOT\0", 4, "mot?"),
+    ];
+    MAGICS
+        .iter()
+        .find(|(m, at, _)| b.get(*at..*at + m.len()) == Some(m))
+        .map_or("opaque", |(_, _, name)| name)
+}
+
+/// The name the player-archive slot map gives a slot (community notes on the game's actor
+/// code: 0 textures, 1 body, 8 shadow, 12 coat, 13 cloth, 14 coat shadow). A name, never
+/// evidence of what the slot holds; some costumes use other slots.
+pub fn slot_name(slot: usize) -> Option<&'static str> {
+    match slot {
+        0 => Some("textures"),
+        1 => Some("body"),
+        8 => Some("shadow"),
+        12 => Some("coat"),
+        13 => Some("cloth"),
+        14 => Some("coat shadow"),
+        _ => None,
+    }
+}
+
+/// Why a member cannot be written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MemberError {
+    /// A motion member.
+    #[error("motion")]
+    Mot(#[source] MotError),
+    /// A model member.
+    #[error("model")]
+    Model(#[source] Dmc3Error),
+    /// A texture or bundle member.
+    #[error("texture")]
+    Texture(#[source] TextureError),
+    /// A nested archive.
+    #[error("nested archive")]
+    Archive(#[source] Box<PacError>),
 }
 
 /// One member: where it is, which slots name it, what it holds.
@@ -50,18 +133,58 @@ pub struct Member {
 
 impl Member {
     /// The member's bytes.
-    pub fn bytes(&self) -> Result<Vec<u8>, MotError> {
+    pub fn bytes(&self) -> Result<Vec<u8>, MemberError> {
         match &self.kind {
-            MemberKind::Mot(m) => m.write(),
+            MemberKind::Mot(m) => m.write().map_err(MemberError::Mot),
+            MemberKind::Model(m) => super::write(m).map_err(MemberError::Model),
+            MemberKind::Ptx(p) => p.write().map_err(MemberError::Texture),
+            MemberKind::Texture(t) => Ok(t.write()),
+            MemberKind::Archive(p) => p.write().map_err(|e| MemberError::Archive(Box::new(e))),
             MemberKind::Opaque(b) => Ok(b.clone()),
         }
     }
 
-    /// Reads member bytes: a motion if they read as one and write back identically, else opaque.
+    /// Reads member bytes by their own magic: a motion, model, texture bundle, texture entry
+    /// or nested archive if they read as one and write back identically, else opaque.
     pub fn classify(bytes: &[u8]) -> MemberKind {
-        match Mot::read(bytes) {
-            Ok(m) if m.write().as_deref() == Ok(bytes) => MemberKind::Mot(Box::new(m)),
-            _ => MemberKind::Opaque(bytes.to_vec()),
+        Member::classify_at(bytes, 0)
+    }
+
+    /// [`Member::classify`] for a member of an archive nested `depth` deep.
+    fn classify_at(bytes: &[u8], depth: usize) -> MemberKind {
+        let read = if has_pac_magic(bytes) {
+            (depth < MAX_NESTING)
+                .then(|| Pac::read_at(bytes, depth + 1).ok())
+                .flatten()
+                .map(|p| MemberKind::Archive(Box::new(p)))
+        } else if super::has_container_magic(bytes) {
+            super::read_container(bytes)
+                .ok()
+                .map(|m| MemberKind::Model(Box::new(m)))
+        } else if super::motion::has_mot_magic(bytes) {
+            Mot::read(bytes).ok().map(|m| MemberKind::Mot(Box::new(m)))
+        } else if texture::looks_like_texture(bytes) {
+            Texture::read(bytes)
+                .ok()
+                .map(|t| MemberKind::Texture(Box::new(t)))
+        } else if texture::looks_like_ptx(bytes) {
+            Ptx::read(bytes).ok().map(|p| MemberKind::Ptx(Box::new(p)))
+        } else {
+            None
+        };
+        match read {
+            Some(kind) => {
+                let probe = Member {
+                    offset: 0,
+                    slots: Vec::new(),
+                    kind,
+                };
+                match probe.bytes() {
+                    Ok(b) if b == bytes => probe.kind,
+                    _ => MemberKind::Opaque(bytes.to_vec()),
+                }
+            }
+            None => MemberKind::Opaque(bytes.to_vec()),
         }
     }
 }
@@ -119,7 +242,7 @@ pub enum PacError {
     /// (write) The slot table, gap and members disagree.
     #[error("cannot write archive: {0}")]
     Inconsistent(String),
-    /// (write) A motion member cannot be written.
+    /// (write) A member cannot be written.
     #[error("cannot write the member of slot(s) {slots:?} at {offset:#x}")]
     Member {
         /// The member's slots.
@@ -128,7 +251,7 @@ pub enum PacError {
         offset: u32,
         /// Why.
         #[source]
-        source: MotError,
+        source: MemberError,
     },
     /// (edit) No such slot.
     #[error("slot {slot} does not exist (the archive has {slots})")]
@@ -155,8 +278,20 @@ impl Pac {
         TABLE_START + 4 * slots as u64
     }
 
-    /// Reads an archive (spec §6).
+    /// Reads an archive.
     pub fn read(data: &[u8]) -> Result<Pac, PacError> {
+        Pac::read_at(data, 0)
+    }
+
+    /// Whether the archive carries a character: a `MOD ` member.
+    pub fn has_model(&self) -> bool {
+        self.members
+            .iter()
+            .any(|m| matches!(&m.kind, MemberKind::Model(f) if f.kind() == "mod"))
+    }
+
+    /// [`Pac::read`] of an archive nested `depth` deep.
+    fn read_at(data: &[u8], depth: usize) -> Result<Pac, PacError> {
         let b = Bytes::new(data);
         let magic = b.array::<4>("archive magic", 0)?;
         if magic != PAC_MAGIC {
@@ -223,7 +358,7 @@ impl Pac {
             members.push(Member {
                 offset: start,
                 slots,
-                kind: Member::classify(bytes),
+                kind: Member::classify_at(bytes, depth),
             });
         }
         Ok(Pac {
@@ -425,6 +560,46 @@ mod tests {
         assert_eq!(p.members[1].slots, vec![2]);
         assert_eq!(p.members[0].kind, MemberKind::Opaque(b"hello".to_vec()));
         assert_eq!(p.empty_slots().collect::<Vec<_>>(), vec![1]);
+        assert_eq!(p.write().unwrap(), b);
+    }
+
+    #[test]
+    fn nested_archives_are_read_to_a_bounded_depth() {
+        // Ten archives, each the one member of the one before, around "abcd".
+        let mut b = b"abcd".to_vec();
+        for _ in 0..10 {
+            b = bytes(&[12], &[], &[&b]);
+        }
+        let p = Pac::read(&b).unwrap();
+        assert_eq!(p.write().unwrap(), b);
+        let mut depth = 0;
+        let mut at = &p;
+        while let MemberKind::Archive(inner) = &at.members[0].kind {
+            depth += 1;
+            at = inner;
+        }
+        assert_eq!(depth, MAX_NESTING);
+        assert_eq!(at.members[0].kind.name(), "pac?");
+    }
+
+    #[test]
+    fn members_are_told_apart_by_their_magic() {
+        let texture = {
+            let mut t = vec![0u8; 0xF0];
+            t[0x70..0x74].copy_from_slice(b"DDS ");
+            t
+        };
+        let b = bytes(
+            &[0x14, 0x1C, 0x24],
+            &[],
+            &[b"SHW\0abcd", b"EFM 1234", &texture],
+        );
+        let p = Pac::read(&b).unwrap();
+        let names: Vec<_> = p.members.iter().map(|m| m.kind.name()).collect();
+        assert_eq!(names, vec!["shw", "efm", "tm2"]);
+        // Slot names only name; the archive has no model.
+        assert!(!p.has_model());
+        assert_eq!(slot_name(8), Some("shadow"));
         assert_eq!(p.write().unwrap(), b);
     }
 

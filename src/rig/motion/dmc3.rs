@@ -180,8 +180,8 @@ pub fn lift_mot(mot: Mot) -> MotionFile {
     }
 }
 
-/// A `.pac` archive into the IR: one motion per motion member (opaque members stay in the
-/// payload).
+/// A `.pac` archive into the IR: one motion per motion member (every other member stays in
+/// the payload).
 pub fn lift_pac(pac: Pac) -> MotionFile {
     let motions = pac
         .members
@@ -191,7 +191,7 @@ pub fn lift_pac(pac: Pac) -> MotionFile {
                 slots: m.slots.clone(),
                 motion: Some(lift((**mot).clone())),
             }),
-            MemberKind::Opaque(_) => None,
+            _ => None,
         })
         .collect();
     MotionFile {
@@ -231,7 +231,7 @@ pub fn lower_file(
             let mut edits = Vec::new();
             let originals = pac.members.iter().filter_map(|m| match &m.kind {
                 MemberKind::Mot(mot) => Some(mot),
-                MemberKind::Opaque(_) => None,
+                _ => None,
             });
             for (i, (s, original)) in f.motions.iter().zip(originals).enumerate() {
                 match &s.motion {
