@@ -631,15 +631,15 @@ fn string_set(v: &Value) -> BTreeSet<String> {
         .collect()
 }
 
-/// A generated MOD in the real layout whose first skeleton has at least 4 joints, with the
-/// joint count: a model for motions made by `synth::motion::motion_for_model`.
-fn generated_real_mod() -> (Vec<u8>, usize) {
+/// A generated MOD in the real layout whose first skeleton has at least 4 joints, with that
+/// skeleton's rest as `synth::motion::motion_for_model` takes it.
+fn generated_real_mod() -> (Vec<u8>, Vec<rigtrip::synth::motion::NodeRest>) {
     for seed in 0..200u64 {
         let data = rigtrip::synth::dmc3::real_layout(seed, false);
         let rig = load(Some(Format::Dmc3), &data);
         if let Some(sk) = rig.skeletons.first() {
             if sk.joints.len() >= 4 && sk.gate.is_ok() && !rig.meshes().is_empty() {
-                return (data, sk.joints.len());
+                return (data, rigtrip::synth::motion::model_rest(&rig));
             }
         }
     }
@@ -736,8 +736,8 @@ fn rigtrip_export(file: &Path, glb: &Path) {
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn a_modders_new_meshes_and_keyed_motion_land_and_no_input_is_rewritten() {
-    let (model, nodes) = generated_real_mod();
-    let mot = rigtrip::synth::motion::motion_for_model(7, nodes)
+    let (model, rest) = generated_real_mod();
+    let mot = rigtrip::synth::motion::motion_for_model(7, &rest)
         .write()
         .unwrap();
     let dir = case_dir("modder");
@@ -748,7 +748,7 @@ fn a_modders_new_meshes_and_keyed_motion_land_and_no_input_is_rewritten() {
     let motion = write(&src, "walk.mot", &mot);
     let out = dst.join("pl000.mod");
     // Neither new mesh is bound to joint 0, where a vertex whose weights were lost lands.
-    let (key, sword, stray) = (1, nodes - 1, nodes - 2);
+    let (key, sword, stray) = (1, rest.len() - 1, rest.len() - 2);
     let (k, sw, st) = (key.to_string(), sword.to_string(), stray.to_string());
     let (got, info) = driver_within(
         &[
@@ -863,7 +863,8 @@ fn box_joint(prim: &Prim, heads: &HashMap<usize, DVec3>) -> usize {
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn a_rig_from_elsewhere_is_written_onto_its_template_through_the_add_on() {
-    let (model, nodes) = generated_real_mod();
+    let (model, rest) = generated_real_mod();
+    let nodes = rest.len();
     let dir = case_dir("onto");
     let template = write(&dir, "pl000.mod", &model);
     let dst = dir.join("mod");

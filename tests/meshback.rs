@@ -478,7 +478,13 @@ fn common_checks(
         "{label}: verify {:?}",
         verify_bytes(None, &got.bytes)
     );
-    let rig = rig::lift(NativeFile::read(Some(Format::Dmc3), &got.bytes).unwrap());
+    exported_clean(label, &got.bytes, "meshback", out);
+}
+
+/// Exports a written DMC3 file: lint finds nothing, and the GLB is kept in `folder` for the
+/// validator (`out`).
+fn exported_clean(label: &str, bytes: &[u8], folder: &str, out: &mut Vec<PathBuf>) {
+    let rig = rig::lift(NativeFile::read(Some(Format::Dmc3), bytes).unwrap());
     let glb = to_glb(&export(&rig, &ExportOptions::default()).unwrap()).unwrap();
     let lint = rigtrip::lint::lint_slice(&glb, label, None);
     assert_eq!(
@@ -487,7 +493,7 @@ fn common_checks(
         "{label}: {}",
         lint.verdict
     );
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("meshback");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(folder);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{}.glb", label.replace(' ', "_")));
     std::fs::write(&path, glb).unwrap();
@@ -1347,20 +1353,7 @@ fn onto_checks(label: &str, template: &[u8], got: &Imported, glbs: &mut Vec<Path
         block(template, &before),
         "{label}: block"
     );
-    let rig = rig::lift(NativeFile::read(Some(Format::Dmc3), &got.bytes).unwrap());
-    let glb = to_glb(&export(&rig, &ExportOptions::default()).unwrap()).unwrap();
-    let lint = rigtrip::lint::lint_slice(&glb, label, None);
-    assert_eq!(
-        (lint.errors, lint.warnings),
-        (0, 0),
-        "{label}: {}",
-        lint.verdict
-    );
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("onto");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{}.glb", label.replace(' ', "_")));
-    std::fs::write(&path, glb).unwrap();
-    glbs.push(path);
+    exported_clean(label, &got.bytes, "onto", glbs);
 }
 
 /// `import --onto`: a glTF without rigtrip data, its meshes replaced by two boxes, onto its
@@ -1601,7 +1594,7 @@ fn corners_of(m: &reader::RMesh) -> Vec<Corner> {
                     None => inf.push((j, f64::from(w))),
                 }
             }
-            inf.sort_by(|x, y| x.0.cmp(&y.0));
+            inf.sort_by_key(|x| x.0);
             (m.position(v).map(f64::from), inf)
         })
         .collect()
@@ -1616,4 +1609,82 @@ fn same_shares(a: &[(u8, f64)], b: &[(u8, f64)]) -> bool {
         && a.iter()
             .zip(b)
             .all(|(x, y)| x.0 == y.0 && (x.1 / ta - y.1 / tb).abs() <= 1.0 / 31.0 + 1e-9)
+}
+
+/// A new mesh that is not skinned but hangs under a joint (Blender: parented to a bone) moves
+/// with that joint alone: every vertex on it with weight 31, where the glTF's rest pose puts it.
+#[test]
+fn a_mesh_under_a_bone_is_bound_to_it() {
+    let data = rigtrip::synth::dmc3::sample_mod();
+    let before = reader::read(&data);
+    let mut d = Doc::export(&data);
+    let j = 5;
+    let parent = d.joint_node(j);
+    let corners = d.add_box("buckle", [0.0, 0.0, 0.0], None, &[]);
+    let node = d.v["nodes"].as_array().unwrap().len() - 1;
+    d.v["scenes"][0]["nodes"].as_array_mut().unwrap().pop();
+    let p = &mut d.v["nodes"][parent];
+    if p.get("children").is_none() {
+        p["children"] = json!([]);
+    }
+    p["children"].as_array_mut().unwrap().push(json!(node));
+    let got = import(&d.bytes(), "buckle");
+    assert!(
+        got.report.meshes.ignored.is_empty(),
+        "{:?}",
+        got.report.meshes.ignored
+    );
+    let after = reader::read(&got.bytes);
+    let n = before.objects.len();
+    let m = &after.objects[n].meshes[0];
+    assert_eq!(m.triangles().len(), 12);
+    // The box's corners where the joint's rest world matrix puts them (native centimetres).
+    let rig = rig::lift(NativeFile::read(None, &data).unwrap());
+    let world = rig.skeletons[0].world_matrices().unwrap()[j];
+    for v in 0..m.positions.len() {
+        assert_eq!(m.influences(v), vec![(j as u8, 31)], "vertex {v}");
+        let p = m.position(v).map(f64::from);
+        assert!(
+            corners.iter().any(|c| {
+                let q = world.transform_point3(glam::DVec3::new(
+                    f64::from(c[0]) * 100.0,
+                    f64::from(c[1]) * 100.0,
+                    f64::from(c[2]) * 100.0,
+                ));
+                q.to_array()
+                    .iter()
+                    .zip(p)
+                    .all(|(a, b)| (a - b).abs() < 1e-3)
+            }),
+            "vertex {p:?}"
+        );
+    }
+}
+
+/// In a file without a skeleton (SCM stage geometry) a new unskinned mesh is the file's: it
+/// lands in a new object, its vertices where the glTF puts them.
+#[test]
+fn a_new_stage_mesh_gets_its_own_object() {
+    let data = rigtrip::synth::dmc3::sample_scm();
+    let before = reader::read(&data);
+    let mut d = Doc::export(&data);
+    let corners = d.add_box("rock", [0.5, 0.0, -0.25], None, &[]);
+    let got = import(&d.bytes(), "rock");
+    assert!(got.report.meshes.ignored.is_empty());
+    let after = reader::read(&got.bytes);
+    let n = before.objects.len();
+    assert_eq!(after.objects.len(), n + 1);
+    let m = &after.objects[n].meshes[0];
+    assert_eq!(m.triangles().len(), 12);
+    for v in 0..m.positions.len() {
+        let p = m.position(v).map(f64::from);
+        assert!(
+            corners
+                .iter()
+                .any(|c| close(p, c.map(|x| x * 100.0), HERE_CM * 10.0)),
+            "vertex {p:?}"
+        );
+    }
+    let mut glbs = Vec::new();
+    common_checks("rock", &before, &after, &[], &got, &mut glbs);
 }

@@ -243,6 +243,9 @@ pub(super) struct Instance {
     pub(super) mesh: usize,
     pub(super) slots: Option<Vec<InfKey>>,
     pub(super) world: DMat4,
+    /// Not skinned but under a joint (`slots` holds it): every vertex on it alone, weight 1,
+    /// placed by `world`.
+    pub(super) rigid: bool,
 }
 
 /// The incoming document's mesh nodes: those the import uses, in scene order, the proxies
@@ -300,8 +303,16 @@ pub(super) fn incoming_instances(
             out.proxies += 1;
             continue;
         }
-        let slots = skin_slots(skins, graph, i, key)?;
-        if node.tag != Tag::Mesh {
+        let mut slots = skin_slots(skins, graph, i, key)?;
+        // A new unskinned mesh under a joint (Blender: parented to a bone) moves with it alone.
+        let rigid = match (&slots, node.tag == Tag::Mesh || !skinned) {
+            (None, false) => joint_above(graph, i, key),
+            _ => None,
+        };
+        if let Some(k) = rigid {
+            slots = Some(vec![k]);
+        }
+        if node.tag != Tag::Mesh && rigid.is_none() {
             if let Some(reason) = unused_reason(node.skin, slots.as_deref(), skinned) {
                 out.ignored.push(Ignored {
                     node: i,
@@ -311,7 +322,7 @@ pub(super) fn incoming_instances(
                 continue;
             }
         }
-        let world = if slots.is_some() {
+        let world = if slots.is_some() && rigid.is_none() {
             DMat4::IDENTITY
         } else {
             graph.world[i]
@@ -322,6 +333,7 @@ pub(super) fn incoming_instances(
             mesh: m,
             slots,
             world,
+            rigid: rigid.is_some(),
         });
     }
     for (i, node) in graph.nodes.iter().enumerate() {
@@ -337,6 +349,20 @@ pub(super) fn incoming_instances(
         }
     }
     Ok(out)
+}
+
+/// The nearest ancestor of node `i` that is a joint of the rig, as an influence.
+fn joint_above(graph: &Graph, i: usize, key: &dyn Fn(usize) -> InfKey) -> Option<InfKey> {
+    let mut at = graph.parent.get(i).copied().flatten();
+    // The parent chain is acyclic (cycles were cut) and at most as long as the node list.
+    for _ in 0..graph.nodes.len() {
+        let p = at?;
+        if let k @ InfKey::Joint(..) = key(p) {
+            return Some(k);
+        }
+        at = graph.parent.get(p).copied().flatten();
+    }
+    None
 }
 
 /// What each slot of node `i`'s skin points at (`None`: the node is not skinned).
@@ -581,7 +607,12 @@ impl Primitive<'_> {
             ]
         });
         let mut inf = Infs::default();
-        for (j, w) in &self.sets {
+        if self.inst.rigid {
+            if let Some(&k) = self.inst.slots.as_ref().and_then(|s| s.first()) {
+                inf.push((k, 1.0));
+            }
+        }
+        for (j, w) in self.sets.iter().filter(|_| !self.inst.rigid) {
             for (&slot, &weight) in j.get(v).iter().zip(w.get(v)) {
                 if !(weight.is_finite() && weight > 0.0) {
                     continue;
@@ -916,6 +947,7 @@ fn expected_instances(ids: &Identities, exported: &Exported, only: Option<usize>
             mesh,
             slots,
             world: DMat4::IDENTITY,
+            rigid: false,
         });
     }
     instances
@@ -1440,6 +1472,7 @@ mod tests {
                 mesh: m,
                 slots,
                 world,
+                rigid: false,
             });
         }
         let root = serde_json::Map::from_iter([

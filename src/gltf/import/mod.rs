@@ -444,6 +444,13 @@ pub enum ImportError {
 /// Imports a `.glb`, a `.gltf` with embedded `data:` buffers, or a `.gltf` whose buffers are
 /// files next to it (Blender's "glTF Separate").
 pub fn import_path(path: &Path, opts: &ImportOptions) -> Result<Imported, ImportError> {
+    let (bytes, dir) = read_gltf(path)?;
+    import_slice(&bytes, dir, opts)
+}
+
+/// A glTF file's bytes and the folder its separate buffers are looked up in (`.` for a bare
+/// file name).
+fn read_gltf(path: &Path) -> Result<(Vec<u8>, Option<&Path>), ImportError> {
     let bytes = std::fs::read(path).map_err(|e| ImportError::Io {
         path: path.display().to_string(),
         source: e.into(),
@@ -455,7 +462,7 @@ pub fn import_path(path: &Path, opts: &ImportOptions) -> Result<Imported, Import
             p
         }
     });
-    import_slice(&bytes, dir, opts)
+    Ok((bytes, dir))
 }
 
 /// Imports a GLB or glTF JSON held in memory; separate buffer files are looked up in `base_dir`.

@@ -160,17 +160,7 @@ pub fn import_onto_path(
     template: NativeFile,
     opts: &OntoOptions,
 ) -> Result<Imported, ImportError> {
-    let bytes = std::fs::read(path).map_err(|e| ImportError::Io {
-        path: path.display().to_string(),
-        source: e.into(),
-    })?;
-    let dir = path.parent().map(|p| {
-        if p.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            p
-        }
-    });
+    let (bytes, dir) = super::read_gltf(path)?;
     import_onto(&bytes, dir, template, opts)
 }
 
@@ -412,6 +402,7 @@ fn refuse_unmatched(
                 mesh,
                 slots: Some(slots),
                 world: DMat4::IDENTITY,
+                rigid: false,
             });
         }
     }
@@ -532,7 +523,8 @@ fn retarget(
     inst: &Instance,
     g: &mut Geometry,
 ) -> Result<(), ImportError> {
-    let Some(slots) = &inst.slots else {
+    // A rigid mesh (under a joint, unskinned) is taken where the glTF's rest pose has it.
+    let Some(slots) = inst.slots.as_ref().filter(|_| !inst.rigid) else {
         return Ok(());
     };
     let skin = graph
