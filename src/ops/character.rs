@@ -138,12 +138,13 @@ pub fn archive_gltf_leg(
         )
         .map_err(|e| crate::chain(&e))?;
         let rig = crate::rig::lift(crate::native::NativeFile::Dmc3(c.model.clone()));
-        if let Some(s) = rig.skeletons.iter().find_map(|s| s.gate.clone().err()) {
-            return Ok(GltfLeg::Skipped(s.to_string()));
-        }
         let opts = crate::gltf::ExportOptions::default();
-        let e = crate::gltf::export_textured(&rig, &[], &images, Some(&tag), &opts)
-            .map_err(|e| crate::chain(&e))?;
+        // A model with no glTF form (the gate, a joint index past the skeleton) skips the leg,
+        // as a loose model's does.
+        let e = match crate::gltf::export_textured(&rig, &[], &images, Some(&tag), &opts) {
+            Ok(e) => e,
+            Err(e) => return Ok(GltfLeg::Skipped(crate::chain(&e))),
+        };
         let glb = crate::gltf::to_glb(&e).map_err(|e| crate::chain(&e))?;
         let back = crate::gltf::import_slice(&glb, None, &crate::gltf::ImportOptions::default())
             .map_err(|e| crate::chain(&e))?;
