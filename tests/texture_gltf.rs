@@ -313,6 +313,27 @@ fn sample_archive_materials_and_loose_textures() {
             ]
         );
     }
+    // An archive brings its own textures: --textures with one is refused, saying so.
+    let o = rigtrip()
+        .args([
+            "export",
+            root.join("dmc3_character.pac").to_str().unwrap(),
+            "--textures",
+        ])
+        .args([
+            root.join("dmc3_textures.ptx").to_str().unwrap(),
+            "-o",
+            tmp("no.glb").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--textures is for a loose model; an archive brings its own"),
+        "{err}"
+    );
+    assert!(!tmp("no.glb").exists());
     // A single entry (.tm2) is texture 0.
     let tm2 = tmp("one.tm2");
     let one = st::random_tm2(7);

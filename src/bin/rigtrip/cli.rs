@@ -786,7 +786,11 @@ fn export_one(
     textures: Option<Vec<rigtrip::native::dmc3::texture::Texture>>,
 ) -> Result<Exported> {
     let (file, textures, tag, kind) = match archive_parts(input, data, format)? {
-        Some((file, t, tag)) => (file, t.or(textures), Some(tag), "pac"),
+        Some(_) if textures.is_some() => bail!(
+            "{}: --textures is for a loose model; an archive brings its own (its PTX member), and import rebuilds that member from them",
+            input.display()
+        ),
+        Some((file, t, tag)) => (file, t, Some(tag), "pac"),
         None => {
             let file = NativeFile::read(format, data)
                 .map_err(|e| e.named(input))
