@@ -60,6 +60,15 @@ fn check(v: &jsonschema::Validator, rig: &Rig, what: &str) -> usize {
     nodes
 }
 
+/// Asserts that `scene` (a scene's `extras.rigtrip`) follows the schema, listing every error.
+fn assert_scene_valid(v: &jsonschema::Validator, scene: &Value) {
+    let errors: Vec<String> = v
+        .iter_errors(&json!({ "scene": scene }))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
 fn load(format: Option<Format>, data: &[u8]) -> Rig {
     rigtrip::ops::load(format, data).unwrap()
 }
@@ -145,11 +154,7 @@ fn motion_extras_follow_the_schema() {
     assert_no_null(&scene, "scene");
     assert_eq!(scene["motions"][0]["file"], "walk.mot");
     assert_eq!(scene["motions"][0]["animations"], json!(["walk"]));
-    let errors: Vec<String> = v
-        .iter_errors(&json!({ "scene": scene }))
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    assert_scene_valid(&v, &scene);
     for (key, value) in [
         ("file", json!("../walk.mot")),
         ("data", json!("not base64!")),
@@ -190,11 +195,7 @@ fn archive_extras_follow_the_schema() {
         scene["archive"]["members"][0],
         json!({"role": "textures", "offset": 0x50, "slots": [0], "count": 2, "tail": ""})
     );
-    let errors: Vec<String> = v
-        .iter_errors(&json!({ "scene": scene }))
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    assert_scene_valid(&v, &scene);
     for (key, value) in [
         ("role", json!("ptx")),
         ("offset", json!(-1)),
