@@ -176,6 +176,7 @@ fn check_doc(glb: &PathBuf, textures: &[Texture]) -> u8 {
         let (w, h, ours) = decode_top(t);
         let (pw, ph, theirs) = png_rgba(png);
         assert_eq!((pw, ph), (w, h), "texture {i}: size");
+        assert_eq!(rigtrip::gltf::texture::png_size(png), Some((w, h)));
         for (k, (a, b)) in ours.iter().zip(&theirs).enumerate() {
             let d = a.abs_diff(*b);
             assert!(
@@ -442,7 +443,7 @@ fn sample_parts() -> (
 fn a_longer_model_moves_the_members_after_it_only() {
     use rigtrip::native::dmc3::Pac;
     let (bytes, tag, pngs, model) = sample_parts();
-    let entries: Vec<_> = pngs.iter().map(|p| native_entry(p)).collect();
+    let entries: Vec<_> = pngs.iter().map(|p| carried(p)).collect();
     let (same, moved) = tag.rebuild(&model, &entries).unwrap();
     assert!(same == bytes && !moved);
     let mut longer = model.clone();
@@ -475,14 +476,14 @@ fn a_longer_model_moves_the_members_after_it_only() {
 #[test]
 fn an_image_without_its_chunk_is_named() {
     let (_, tag, pngs, model) = sample_parts();
-    let entries = vec![None, native_entry(&pngs[1])];
+    let entries = vec![None, carried(&pngs[1])];
     let e = tag.rebuild(&model, &entries).unwrap_err();
     assert_eq!(
         e.to_string(),
         "texture 0: no image carries its native bytes (the rgTX chunk of its PNG); an image repainted or replaced in an editor cannot be re-encoded yet"
     );
     // An entry in the chunk that is no gfxTexture entry is named too.
-    let entries = vec![Some((0, &b"short"[..])), native_entry(&pngs[1])];
+    let entries = vec![Some((0, &b"short"[..], None)), carried(&pngs[1])];
     let e = tag.rebuild(&model, &entries).unwrap_err();
     assert!(
         e.to_string().starts_with(
@@ -490,6 +491,21 @@ fn an_image_without_its_chunk_is_named() {
         ),
         "{e}"
     );
+    // An image of another size that kept the chunk (an editor that copied it, though it must
+    // not) is not taken for the texture it no longer is.
+    let (i, entry, _) = carried(&pngs[0]).unwrap();
+    let entries = vec![Some((i, entry, Some((32, 32)))), carried(&pngs[1])];
+    let e = tag.rebuild(&model, &entries).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "texture 0: its image is (32, 32) pixels but the native bytes in its rgTX chunk hold a top level of (16, 16): the image was changed by a tool that kept the chunk; re-encoding is not done yet"
+    );
+}
+
+/// What the import reads of one PNG: its chunk's index and entry, and its size.
+fn carried(png: &[u8]) -> Option<rigtrip::gltf::archive::Carried<'_>> {
+    let (i, entry) = native_entry(png)?;
+    Some((i, entry, rigtrip::gltf::texture::png_size(png)))
 }
 
 /// The PNG bytes of every image of a GLB, in image order.

@@ -17,6 +17,10 @@ use serde::{Deserialize, Serialize};
 use crate::native::dmc3::pac::{MemberKind, Pac, PAC_MAGIC};
 use crate::native::dmc3::texture::{Ptx, Texture};
 
+/// What one image carries: its chunk's texture index and entry bytes, and the PNG's width and
+/// height when known.
+pub type Carried<'a> = (usize, &'a [u8], Option<(u32, u32)>);
+
 /// `scene.extras.rigtrip.archive`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -93,6 +97,17 @@ pub enum ArchiveError {
         /// Texture index.
         index: usize,
     },
+    /// An image carries the chunk but is not the size of the texture it holds (resized by an
+    /// editor that copied the chunk although it must not).
+    #[error("texture {index}: its image is {image:?} pixels but the native bytes in its rgTX chunk hold a top level of {native:?}: the image was changed by a tool that kept the chunk; re-encoding is not done yet")]
+    Resized {
+        /// Texture index.
+        index: usize,
+        /// The PNG's width and height.
+        image: (u32, u32),
+        /// The entry's top level.
+        native: (u32, u32),
+    },
     /// An image's chunk holds bytes that are no gfxTexture entry.
     #[error("texture {index}: the rgTX chunk of its image does not read as a gfxTexture entry: {message}")]
     BadEntry {
@@ -146,12 +161,12 @@ impl ArchiveTag {
     }
 
     /// The archive's bytes with `model` as the model member and the textures the images carry
-    /// (`entries`: per image its chunk's texture index and entry bytes, `None` for an image
-    /// without the chunk). Also says whether any member moved.
+    /// (`entries`: per image its chunk's texture index and entry bytes and the PNG's size when
+    /// known, `None` for an image without the chunk). Also says whether any member moved.
     pub fn rebuild(
         &self,
         model: &[u8],
-        entries: &[Option<(usize, &[u8])>],
+        entries: &[Option<Carried<'_>>],
     ) -> Result<(Vec<u8>, bool), ArchiveError> {
         let mut pieces: Vec<(u32, &[usize], Vec<u8>)> = Vec::with_capacity(self.members.len());
         for m in &self.members {
@@ -227,7 +242,7 @@ fn bundle(
     count: usize,
     table_padding: &[u8],
     tail: &[u8],
-    entries: &[Option<(usize, &[u8])>],
+    entries: &[Option<Carried<'_>>],
 ) -> Result<Ptx, ArchiveError> {
     if count == 0 || count > entries.len() {
         return Err(ArchiveError::TextureLost {
@@ -239,12 +254,23 @@ fn bundle(
         let entry = entries
             .iter()
             .flatten()
-            .find(|(i, _)| *i == index)
+            .find(|(i, _, _)| *i == index)
             .ok_or(ArchiveError::TextureLost { index })?;
-        textures.push(Texture::read(entry.1).map_err(|e| ArchiveError::BadEntry {
+        let t = Texture::read(entry.1).map_err(|e| ArchiveError::BadEntry {
             index,
             message: crate::chain(&e),
-        })?);
+        })?;
+        let native = t.levels().first().map(|l| (l.width, l.height));
+        if let (Some(native), Some(image)) = (native, entry.2) {
+            if native != image {
+                return Err(ArchiveError::Resized {
+                    index,
+                    image,
+                    native,
+                });
+            }
+        }
+        textures.push(t);
     }
     let padding_len = (Ptx::first_texture(count) - 4 - 4 * count as u64) as usize;
     let table_padding = match table_padding.is_empty() {

@@ -162,6 +162,16 @@ pub struct TextureInfo {
     pub material: Option<String>,
 }
 
+/// A PNG's width and height (its IHDR chunk, which comes first), `None` for anything else.
+pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    let ihdr = png.strip_prefix(&PNG_SIGNATURE[..])?.get(..16)?;
+    if &ihdr[4..8] != b"IHDR" {
+        return None;
+    }
+    let word = |i: usize| u32::from_be_bytes([ihdr[i], ihdr[i + 1], ihdr[i + 2], ihdr[i + 3]]);
+    Some((word(8), word(12)))
+}
+
 /// Adds one image (and glTF texture) per entry of `images`, then gives each material named
 /// `material_for(image.index)` that image as base colour and its alpha mode.
 pub(crate) fn attach(

@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use super::read::Doc;
 use super::{ImportError, Imported};
-use crate::gltf::archive::ArchiveTag;
-use crate::gltf::texture::native_entry;
+use crate::gltf::archive::{ArchiveTag, Carried};
+use crate::gltf::texture::{native_entry, png_size};
 
 /// `scene.extras.rigtrip.archive` of the first scene that has one.
 fn tag(doc: &Doc) -> Result<Option<ArchiveTag>, ImportError> {
@@ -53,10 +53,13 @@ pub(super) fn rebuild(doc: &Doc, imported: &mut Imported) -> Result<(), ImportEr
         return Ok(());
     };
     let images = doc.json().get("images").and_then(Value::as_array);
-    let entries: Vec<Option<(usize, &[u8])>> = images
+    let entries: Vec<Option<Carried>> = images
         .into_iter()
         .flatten()
-        .map(|img| image_bytes(doc, img).and_then(native_entry))
+        .map(|img| {
+            let png = image_bytes(doc, img)?;
+            native_entry(png).map(|(i, entry)| (i, entry, png_size(png)))
+        })
         .collect();
     let (bytes, moved) = tag.rebuild(&imported.bytes, &entries)?;
     let carried = entries.iter().flatten().count();
