@@ -196,6 +196,23 @@ fn every_command_json_validates_against_its_schema() {
         &[&["export", "--json", "e.efm", "-o", "e.gltf"][..], &block].concat(),
         0,
     );
+    // A character archive: its body model and one image per texture.
+    let v = check(
+        &dir,
+        "export",
+        &["export", "--json", "c.pac", "-o", "c.glb"],
+        0,
+    );
+    assert_eq!(v["format"], "pac");
+    let t = &v["textures"];
+    assert_eq!(t.as_array().map(Vec::len), Some(2), "{v}");
+    assert_eq!(t[0]["material"], "texture_0");
+    assert_eq!(t[0]["alpha"], "binary");
+    assert_eq!(t[1]["alpha"], "graded");
+    assert_eq!(
+        (t[1]["width"].as_u64(), t[1]["height"].as_u64()),
+        (Some(16), Some(8))
+    );
     let v = check(
         &dir,
         "export_folder",

@@ -60,6 +60,15 @@ fn check(v: &jsonschema::Validator, rig: &Rig, what: &str) -> usize {
     nodes
 }
 
+/// Asserts that `scene` (a scene's `extras.rigtrip`) follows the schema, listing every error.
+fn assert_scene_valid(v: &jsonschema::Validator, scene: &Value) {
+    let errors: Vec<String> = v
+        .iter_errors(&json!({ "scene": scene }))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
 fn load(format: Option<Format>, data: &[u8]) -> Rig {
     rigtrip::ops::load(format, data).unwrap()
 }
@@ -145,11 +154,7 @@ fn motion_extras_follow_the_schema() {
     assert_no_null(&scene, "scene");
     assert_eq!(scene["motions"][0]["file"], "walk.mot");
     assert_eq!(scene["motions"][0]["animations"], json!(["walk"]));
-    let errors: Vec<String> = v
-        .iter_errors(&json!({ "scene": scene }))
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    assert_scene_valid(&v, &scene);
     for (key, value) in [
         ("file", json!("../walk.mot")),
         ("data", json!("not base64!")),
@@ -157,6 +162,47 @@ fn motion_extras_follow_the_schema() {
     ] {
         let mut bad = scene.clone();
         bad["motions"][0][key] = value;
+        assert!(!v.is_valid(&json!({ "scene": bad })), "{key}");
+    }
+}
+
+#[test]
+fn archive_extras_follow_the_schema() {
+    use rigtrip::gltf::archive::ArchiveTag;
+    use rigtrip::native::dmc3::Pac;
+    let v = validator();
+    let pac = Pac::read(&rigtrip::synth::texture::sample_character_pac()).unwrap();
+    let c = rigtrip::ops::character::character(&pac).unwrap();
+    let (ptx_member, ptx) = c.textures.unwrap();
+    let tag = ArchiveTag::of(&pac, c.body.offset, Some(ptx_member.offset)).unwrap();
+    let (images, failed) = rigtrip::ops::character::images(&ptx.textures);
+    assert!(failed.is_empty());
+    let rig = rigtrip::rig::lift(rigtrip::native::NativeFile::Dmc3(c.model.clone()));
+    let e =
+        rigtrip::gltf::export_textured(&rig, &[], &images, Some(&tag), &ExportOptions::default())
+            .unwrap();
+    let scene = extras(&e.root.scenes[0].extras).unwrap();
+    assert_no_null(&scene, "scene");
+    let roles: Vec<&str> = scene["archive"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["textures", "model", "bytes"]);
+    // Nothing of a texture rides in extras: the textures member holds its count and tail only.
+    assert_eq!(
+        scene["archive"]["members"][0],
+        json!({"role": "textures", "offset": 0x50, "slots": [0], "count": 2, "tail": ""})
+    );
+    assert_scene_valid(&v, &scene);
+    for (key, value) in [
+        ("role", json!("ptx")),
+        ("offset", json!(-1)),
+        ("count", json!(null)),
+    ] {
+        let mut bad = scene.clone();
+        bad["archive"]["members"][0][key] = value;
         assert!(!v.is_valid(&json!({ "scene": bad })), "{key}");
     }
 }

@@ -182,6 +182,22 @@ impl Builder {
         )
     }
 
+    /// Appends `bytes` as a buffer view of its own (no target: an image's bytes).
+    pub fn view(&mut self, bytes: &[u8]) -> Index<json::buffer::View> {
+        let offset = self.begin(bytes.len());
+        self.bin.extend_from_slice(bytes);
+        self.root.push(json::buffer::View {
+            buffer: Index::new(0),
+            byte_length: USize64(bytes.len() as u64),
+            byte_offset: Some(USize64(offset as u64)),
+            byte_stride: None,
+            name: None,
+            target: None,
+            extensions: None,
+            extras: None,
+        })
+    }
+
     /// Pads the buffer to 4 bytes and declares buffer 0 when there is any data.
     pub fn finish(mut self) -> (Root, Vec<u8>) {
         self.align();

@@ -51,7 +51,7 @@ pub fn export_with(
     meshes: Vec<Mesh>,
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
-    export_inner(rig, owned(meshes), &[], opts, Content::Full)
+    export_inner(rig, owned(meshes), &[], NO_TEXTURES, opts, Content::Full)
 }
 
 /// Meshes the export owns.
@@ -66,7 +66,28 @@ pub fn export_animated(
     motions: &[MotionInput],
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
-    export_inner(rig, owned(rig.meshes()), motions, opts, Content::Full)
+    export_inner(
+        rig,
+        owned(rig.meshes()),
+        motions,
+        NO_TEXTURES,
+        opts,
+        Content::Full,
+    )
+}
+
+/// [`export_animated`] with one image per texture of `images` (see [`super::texture`]): the
+/// material the format names after a texture index shows that texture; with `archive`, the
+/// archive the model and textures came from (see [`super::archive`]).
+pub fn export_textured(
+    rig: &Rig,
+    motions: &[MotionInput],
+    images: &[super::texture::TextureImage],
+    archive: Option<&super::archive::ArchiveTag>,
+    opts: &ExportOptions,
+) -> Result<Exported, ExportError> {
+    let meshes = owned(rig.meshes());
+    export_inner(rig, meshes, motions, (images, archive), opts, Content::Full)
 }
 
 /// [`export_with`] without what only a reader of the whole document needs: no extras (scene,
@@ -79,8 +100,16 @@ pub(crate) fn export_geometry(
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
     let meshes = meshes.iter().map(Cow::Borrowed).collect();
-    export_inner(rig, meshes, &[], opts, Content::Geometry)
+    export_inner(rig, meshes, &[], NO_TEXTURES, opts, Content::Geometry)
 }
+
+/// The images of a document and the archive tag, if any.
+type Textures<'a> = (
+    &'a [super::texture::TextureImage],
+    Option<&'a super::archive::ArchiveTag>,
+);
+/// No images, no archive.
+const NO_TEXTURES: Textures<'static> = (&[], None);
 
 /// What [`export_inner`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +134,7 @@ fn export_inner(
     rig: &Rig,
     meshes: Vec<Cow<'_, Mesh>>,
     motions: &[MotionInput],
+    (images, archive): Textures<'_>,
     opts: &ExportOptions,
     content: Content,
 ) -> Result<Exported, ExportError> {
@@ -283,6 +313,8 @@ fn export_inner(
         scene_nodes.push(node);
     }
 
+    let format = rig.source.format();
+    report.textures = super::texture::attach(&mut b, images, |i| format.material_for_index(i));
     let written = animation::write_motions(&mut b, rig, &joint_nodes, motions, space)?;
     report.animations = written.animations;
     report.carried_motions = written.carried;
@@ -317,6 +349,7 @@ fn export_inner(
             source: Native(&rig.source),
             skeletons: SkeletonTags(&rig.skeletons),
             motions: motion_tags,
+            archive,
         },
     };
     let scene = b.root.push(json::Scene {
@@ -388,6 +421,8 @@ struct SceneTag<'a> {
     skeletons: SkeletonTags<'a>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     motions: Vec<MotionFileTag>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    archive: Option<&'a super::archive::ArchiveTag>,
 }
 
 /// `scene.extras.rigtrip.space` (the same value as [`Space::to_json`]).

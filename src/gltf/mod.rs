@@ -7,6 +7,7 @@
 //! joint scales when the conversion sits on a node above the joints).
 
 pub mod animation;
+pub mod archive;
 pub(crate) mod buffer;
 mod export;
 pub(crate) mod glb;
@@ -14,6 +15,7 @@ pub mod import;
 mod names;
 pub mod proxy;
 pub(crate) mod read;
+pub mod texture;
 
 use std::collections::BTreeMap;
 
@@ -22,7 +24,7 @@ use serde::Serialize;
 use crate::rig::GateFailure;
 
 pub use crate::rig::space::{Space, SpaceRotation};
-pub use export::{export, export_animated, export_with};
+pub use export::{export, export_animated, export_textured, export_with};
 pub use glb::{to_glb, to_gltf, GlbError};
 pub use import::{import_path, import_slice, ImportError, ImportOptions, ImportReport, Imported};
 pub use names::NamesError;
@@ -119,6 +121,9 @@ pub struct ExportReport {
     /// Animations whose translations show a motion made for another skeleton (a warning).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub motion_misfits: Vec<animation::MotionMisfit>,
+    /// One entry per texture written as an image (none without textures).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub textures: Vec<texture::TextureInfo>,
 }
 
 /// A skin as written.

@@ -1,5 +1,6 @@
 //! What the CLI commands do, as library functions: each command is a thin wrapper over these.
 
+pub mod character;
 pub mod coverage;
 pub mod dump;
 pub mod inspect;

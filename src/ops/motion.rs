@@ -580,7 +580,36 @@ pub fn verify(
     let gltf = match (legs, &file) {
         (Legs::Native, _) => GltfLeg::NotRun,
         (Legs::Both, MotionFile::Ptx(_) | MotionFile::Tm2(_)) => {
-            GltfLeg::Skipped("a texture alone has no glTF form (yet)".into())
+            let leg = match &file {
+                MotionFile::Ptx(p) => crate::ops::character::textures_gltf_leg(&p.textures),
+                MotionFile::Tm2(t) => {
+                    crate::ops::character::textures_gltf_leg(std::slice::from_ref(t))
+                }
+                _ => Ok(GltfLeg::NotRun),
+            };
+            match leg {
+                Ok(leg) => leg,
+                Err(message) => {
+                    return Verdict::Differ {
+                        kind,
+                        message: format!("glTF leg: {message}"),
+                    }
+                }
+            }
+        }
+        (Legs::Both, MotionFile::Pac(p)) if crate::ops::character::character(p).is_some() => {
+            match crate::ops::character::archive_gltf_leg(p, data) {
+                Some(Ok(leg)) => leg,
+                Some(Err(message)) => {
+                    return Verdict::Differ {
+                        kind,
+                        message: format!(
+                            "glTF leg (the archive through export and import): {message}"
+                        ),
+                    }
+                }
+                None => GltfLeg::NotRun,
+            }
         }
         (Legs::Both, _) => match crate::ops::verify::motion_gltf_leg(data) {
             // An archive without motions: its models' legs say it.

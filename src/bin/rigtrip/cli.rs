@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use rigtrip::native::dmc3::pixels::AlphaContent;
 use rigtrip::native::{Format, MotionFile, NativeFile};
 use rigtrip::ops::output::{json_doc, Files, Head};
 use rigtrip::ops::{self, verify};
@@ -71,6 +72,10 @@ and 180 degrees about X (Y down to glTF's Y up). In Blender, import with the def
 export back with \"Include > Custom Properties\" on, or the rig cannot be rebuilt. Joint names \
 come from --names, else from the names file beside the input (its stem + .names.json, which \
 import writes) when there is one.\n\n\
+A character archive (.pac with a MOD member) exports its body model with its textures: one PNG \
+image per texture (decoded from DXT1/DXT5, alpha kept; the native bytes ride inside the PNG), \
+one material per texture index a mesh uses (texture_N). --textures FILE.ptx does the same for a \
+loose model.\n\n\
 Several files or folders (recursed, as by verify) go to a folder, -o DIR: one GLB per rig file, \
 named after it (x.mod -> DIR/x.mod.glb), one line per file and a summary. Exit 0 if all were \
 exported, 2 if any was rejected.\n\n\
@@ -78,6 +83,8 @@ Examples:\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22
 rigtrip export samples/dmc3_humanoid.mod -o humanoid.gltf\n  \
 rigtrip export samples/dmc3_humanoid.mod --motions samples/dmc3_humanoid.pac --motions walk.mot -o anim.glb\n  \
 rigtrip export pl000.mod --motions motions/ -o pl000.glb\n  \
+rigtrip export samples/dmc3_character.pac -o character.glb\n  \
+rigtrip export samples/dmc3_humanoid.mod --textures samples/dmc3_textures.ptx -o dressed.glb\n  \
 rigtrip export --block-at 0x35 --nodes 8 samples/dmc3_effect.efm -o effect.glb\n  \
 rigtrip export samples/ -o exported/"
     )]
@@ -95,12 +102,16 @@ use are named in the report. Anything the native format cannot hold is refused, 
 joint, mesh or field. The glTF's joint names are kept in OUT's stem + .names.json beside OUT \
 when they are not the defaults (export reads them from there). In Blender, export with \
 \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
+A glTF exported from a character archive (.pac) gives the whole archive back: the model with its \
+edits, each texture from the native bytes inside its PNG (an image Blender did not change keeps \
+them; a repainted one is refused by texture index), every other member as it was.\n\n\
 --onto TEMPLATE takes a glTF without rigtrip data (made elsewhere, or exported without custom \
 properties): its skinned meshes replace the template's, joints matched by name (the template's \
 names file, rigtrip's default names, or --joint-map), everything else comes from the template.\n\n\
 Examples:\n  rigtrip import edited.glb -o DB22HIE.BIN\n  \
 rigtrip import edited.gltf -o humanoid.mod --json > report.json\n  \
 rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force\n  \
+rigtrip import character.glb -o pl000.pac\n  \
 rigtrip import body.glb --onto pl000.mod -o pl000_body.mod --joint-map joints.json"
     )]
     Import(ImportArgs),
@@ -224,6 +235,11 @@ struct ExportArgs {
     /// another skeleton is warned about, joint by joint.
     #[arg(long, value_name = "FILE|DIR")]
     motions: Vec<PathBuf>,
+    /// The model's textures: a PTX bundle (.ptx) or a single gfxTexture entry (.tm2). Each
+    /// becomes a PNG image (decoded from DXT1/DXT5, alpha kept, the native bytes inside it), shown
+    /// by the material of its index (`texture_N`). An archive (.pac) brings its own.
+    #[arg(long, value_name = "FILE.ptx")]
+    textures: Option<PathBuf>,
     /// Overwrite OUT if it exists.
     #[arg(long)]
     force: bool,
@@ -503,6 +519,7 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
     let names_file = a.names.clone().or_else(|| names_beside(input));
     let names = names_file.as_deref().map(read_names).transpose()?;
     let motions = read_motions(&a.motions)?;
+    let textures = a.textures.as_deref().map(read_textures).transpose()?;
     ops::output::check_target(&a.output, a.force, Some(input))?;
     let data = std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
     let done = export_one(
@@ -514,6 +531,7 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
         ext,
         names,
         &motions,
+        textures,
     )?;
     let r = &done.report;
     for m in &r.names_missing {
@@ -562,6 +580,7 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
             )?;
         }
         print_motion_fit(&mut out, r)?;
+        print_textures(&mut out, r)?;
         let notes = [
             (
                 r.zero_weight_vertices.len(),
@@ -589,6 +608,33 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// The textures of `--textures` (a .ptx bundle or a .tm2 entry).
+fn read_textures(p: &Path) -> Result<Vec<rigtrip::native::dmc3::texture::Texture>> {
+    let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+    ops::character::loose_textures(&bytes).with_context(|| format!("--textures {}", p.display()))
+}
+
+/// One line per texture the export wrote as an image.
+fn print_textures(out: &mut impl Write, r: &rigtrip::gltf::ExportReport) -> Result<()> {
+    for t in &r.textures {
+        let alpha = match t.alpha {
+            AlphaContent::Opaque => "opaque",
+            AlphaContent::Binary => "alpha 0 or 255 (MASK)",
+            AlphaContent::Graded => "graded alpha (BLEND)",
+        };
+        let shown = match &t.material {
+            Some(m) => format!("material {m}"),
+            None => "no mesh uses it".into(),
+        };
+        writeln!(
+            out,
+            "texture {}: image {} ({}x{}, PNG {} bytes), {alpha}, {shown}",
+            t.index, t.image, t.width, t.height, t.png_bytes
+        )?;
+    }
+    Ok(())
 }
 
 /// Reads the motion files `--motions` names (see [`motion_files`]).
@@ -717,7 +763,7 @@ fn gltf_ext(path: &Path) -> Option<&'static str> {
 
 /// What one export wrote.
 struct Exported {
-    /// The input's kind (`hie`, `mod`, `scm`, `block`).
+    /// The input's kind (`hie`, `mod`, `scm`, `block`, `pac`).
     kind: &'static str,
     /// Bytes written.
     bytes: usize,
@@ -737,22 +783,35 @@ fn export_one(
     ext: &str,
     names: Option<rigtrip::gltf::Names>,
     motions: &[rigtrip::gltf::MotionInput],
+    textures: Option<Vec<rigtrip::native::dmc3::texture::Texture>>,
 ) -> Result<Exported> {
-    if format.is_none() {
-        if let Some(m) = rigtrip::native::detect_motion_named(input, data) {
-            bail!("{}", not_a_rig(input, m, data));
+    let (file, textures, tag, kind) = match archive_parts(input, data, format)? {
+        Some(_) if textures.is_some() => bail!(
+            "{}: --textures is for a loose model; an archive brings its own (its PTX member), and import rebuilds that member from them",
+            input.display()
+        ),
+        Some((file, t, tag)) => (file, t, Some(tag), "pac"),
+        None => {
+            let file = NativeFile::read(format, data)
+                .map_err(|e| e.named(input))
+                .with_context(|| format!("{}", input.display()))?;
+            let kind = file.kind();
+            (file, textures, None, kind)
         }
+    };
+    let (images, failed) = ops::character::images(textures.as_deref().unwrap_or_default());
+    for e in failed {
+        eprintln!(
+            "rigtrip: warning: {}: {e}; its material has no image",
+            input.display()
+        );
     }
-    let file = NativeFile::read(format, data)
-        .map_err(|e| e.named(input))
-        .with_context(|| format!("{}", input.display()))?;
-    let kind = file.kind();
     let rig = rigtrip::rig::lift(file);
     let opts = rigtrip::gltf::ExportOptions {
         scale: a.scale,
         names,
     };
-    let exported = rigtrip::gltf::export_animated(&rig, motions, &opts)
+    let exported = rigtrip::gltf::export_textured(&rig, motions, &images, tag.as_ref(), &opts)
         .with_context(|| format!("{}", input.display()))?;
     let bytes = if ext == "glb" {
         rigtrip::gltf::to_glb(&exported)
@@ -766,6 +825,41 @@ fn export_one(
         bytes: bytes.len(),
         report: exported.report,
     })
+}
+
+/// A character archive's body model, textures and what the glTF must carry to rebuild it;
+/// `None` for any other file. Refuses a motion or texture file with what to do instead (unless
+/// `format` forces a reading).
+type Parts = (
+    NativeFile,
+    Option<Vec<rigtrip::native::dmc3::texture::Texture>>,
+    rigtrip::gltf::archive::ArchiveTag,
+);
+fn archive_parts(input: &Path, data: &[u8], format: Option<Format>) -> Result<Option<Parts>> {
+    if format.is_some() {
+        return Ok(None);
+    }
+    let Some(m) = rigtrip::native::detect_motion_named(input, data) else {
+        return Ok(None);
+    };
+    let pac = match m {
+        rigtrip::native::MotionFormat::Pac => rigtrip::native::dmc3::Pac::read(data).ok(),
+        _ => None,
+    };
+    let Some((pac, c)) = pac
+        .as_ref()
+        .and_then(|p| ops::character::character(p).map(|c| (p, c)))
+    else {
+        bail!("{}", not_a_rig(input, m, data));
+    };
+    let tag = rigtrip::gltf::archive::ArchiveTag::of(
+        pac,
+        c.body.offset,
+        c.textures.map(|(m, _)| m.offset),
+    )
+    .with_context(|| format!("{}", input.display()))?;
+    let textures = c.textures.map(|(_, p)| p.textures.clone());
+    Ok(Some((NativeFile::Dmc3(c.model.clone()), textures, tag)))
 }
 
 /// The names file beside a rig file (its stem + `.names.json`, what `import` writes), when
@@ -879,9 +973,9 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
                 Ok(n) => n,
                 Err(e) => return rejected(c, format!("{e:#}")),
             };
-            match made
-                .and_then(|()| export_one(a, &c.path, &data, detected, target, "glb", names, &[]))
-            {
+            match made.and_then(|()| {
+                export_one(a, &c.path, &data, detected, target, "glb", names, &[], None)
+            }) {
                 Ok(done) => ExportLine {
                     path: c.path.clone(),
                     status: "exported",
@@ -1157,10 +1251,10 @@ fn not_a_rig(input: &Path, m: rigtrip::native::MotionFormat, data: &[u8]) -> Str
         && rigtrip::native::dmc3::Pac::read(data).is_ok_and(|a| a.has_model());
     match m {
         MotionFormat::Pac if character => format!(
-            "{p}: a character archive (models and textures), not a motion archive: exporting an archive is not supported yet; `rigtrip inspect {p}` lists its members, `rigtrip dump {p}` holds each model's structure"
+            "{p}: a character archive whose body model does not read; `rigtrip inspect {p}` lists its members"
         ),
         MotionFormat::Ptx | MotionFormat::Tm2 => format!(
-            "{p}: a texture, not a rig: textures have no glTF export yet; `rigtrip inspect {p}` shows its levels and headers"
+            "{p}: a texture, not a rig: export it with the model it dresses (rigtrip export MODEL.mod --textures {p} -o OUT.glb); `rigtrip inspect {p}` shows its levels and headers"
         ),
         _ => format!(
             "{p}: a motion, not a rig: export it with the model it animates (rigtrip export MODEL --motions {p} -o OUT.glb)"

@@ -20,6 +20,7 @@
 //! - [`onto`]: a glTF without rigtrip data onto a native template, its skinned meshes written
 //!   as new meshes by the same path.
 
+mod archive;
 mod edits;
 mod fast;
 mod graph;
@@ -407,6 +408,9 @@ pub enum ImportError {
     /// The native file could not be written.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// The archive the document came from cannot be rebuilt.
+    #[error(transparent)]
+    Archive(#[from] crate::gltf::archive::ArchiveError),
     /// An animation is broken.
     #[error("animation {animation} ({name}): {problem}")]
     Animation {
@@ -469,7 +473,9 @@ pub fn import_slice(
 ) -> Result<Imported, ImportError> {
     let tol = Tolerance::from_option(opts.tolerance)?;
     let doc = read::parse(bytes, base_dir)?;
-    rebuild::import(&doc, &tol, opts)
+    let mut imported = rebuild::import(&doc, &tol, opts)?;
+    archive::rebuild(&doc, &mut imported)?;
+    Ok(imported)
 }
 
 /// What writing one mesh back did, in a line.

@@ -11,6 +11,7 @@ pub mod container;
 pub mod layout;
 pub mod motion;
 pub mod pac;
+pub mod pixels;
 pub mod strip;
 pub mod texture;
 

@@ -1,0 +1,112 @@
+//! Textures through glTF, in memory, one thread (release build: `cargo bench --bench
+//! textures`): a character archive holding the humanoid sample model and one 2048×2048 DXT5
+//! texture with its full mip chain (12 levels, 5.6 MB; random blocks, so graded alpha: an RGBA
+//! PNG of noise, the worst case for the PNG's size).
+//!
+//! - the texture to its PNG: BC3 decode of the top level, PNG encoding with the `rgTX` chunk
+//!   (`gltf::texture::texture_image`);
+//! - export of the archive: that, the model, the archive tag, `export_textured` and `to_glb`;
+//! - import of that GLB back to the archive's bytes (`import_slice`: model rebuilt and compared,
+//!   the PTX from the chunk);
+//! - `verify` of the archive on both legs (`verify_bytes_legs`: the native leg of every member,
+//!   the glTF leg through export and import).
+//!
+//! Best of `RIGTRIP_BENCH_REPS` (3) runs each.
+
+use std::time::{Duration, Instant};
+
+use rigtrip::gltf::import::{import_slice, ImportOptions};
+use rigtrip::native::dmc3::texture::{PixelFormat, Texture};
+use rigtrip::ops::verify::{verify_bytes_legs, Legs, Verdict};
+use rigtrip::synth::rng::Rng;
+use rigtrip::synth::texture as st;
+
+/// The best of `reps` runs of `f`, and its last result.
+fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut out = None;
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        let r = f();
+        best = best.min(t.elapsed());
+        out = Some(r);
+    }
+    (best, out.expect("at least one run"))
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
+fn main() {
+    let reps = std::env::var("RIGTRIP_BENCH_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let mut rng = Rng::new(2048);
+    let spec = st::EntrySpec {
+        format: PixelFormat::Dxt5,
+        width: 2048,
+        height: 2048,
+        levels: 12,
+        declared: 12,
+        headers: st::Headers::Canonical,
+    };
+    let ptx = st::bundle(&mut rng, &[spec], false, &[]);
+    let pac = st::character_pac(&mut rng, ptx.clone(), rigtrip::synth::dmc3::sample_mod());
+    let texture: Texture = rigtrip::native::dmc3::Ptx::read(&ptx)
+        .expect("reads")
+        .textures[0]
+        .clone();
+    println!(
+        "archive {} bytes (PTX {} bytes: one 2048x2048 DXT5, 12 levels)",
+        pac.len(),
+        ptx.len()
+    );
+
+    let (t_png, img) = best(reps, || {
+        rigtrip::gltf::texture::texture_image(0, &texture).expect("decodes")
+    });
+    println!(
+        "texture -> PNG (BC3 decode, PNG encode, rgTX chunk): {} (PNG {} bytes)",
+        ms(t_png),
+        img.png.len()
+    );
+
+    let (t_export, glb) = best(reps, || export(&pac));
+    println!(
+        "export (archive -> GLB): {} (GLB {} bytes)",
+        ms(t_export),
+        glb.len()
+    );
+
+    let (t_import, back) = best(reps, || {
+        import_slice(&glb, None, &ImportOptions::default()).expect("imports")
+    });
+    assert!(back.bytes == pac, "the archive comes back");
+    println!("import (GLB -> archive, byte for byte): {}", ms(t_import));
+
+    let (t_verify, v) = best(reps, || verify_bytes_legs(None, &pac, Legs::Both));
+    assert!(matches!(v, Verdict::Identical { .. }), "{v:?}");
+    println!("verify, both legs: {}", ms(t_verify));
+}
+
+/// What `rigtrip export ARCHIVE -o OUT.glb` does, in memory.
+fn export(pac: &[u8]) -> Vec<u8> {
+    use rigtrip::gltf::archive::ArchiveTag;
+    let p = rigtrip::native::dmc3::Pac::read(pac).expect("reads");
+    let c = rigtrip::ops::character::character(&p).expect("a character");
+    let (m, ptx) = c.textures.expect("textures");
+    let (images, _) = rigtrip::ops::character::images(&ptx.textures);
+    let tag = ArchiveTag::of(&p, c.body.offset, Some(m.offset)).expect("tag");
+    let rig = rigtrip::rig::lift(rigtrip::native::NativeFile::Dmc3(c.model.clone()));
+    let e = rigtrip::gltf::export_textured(
+        &rig,
+        &[],
+        &images,
+        Some(&tag),
+        &rigtrip::gltf::ExportOptions::default(),
+    )
+    .expect("exports");
+    rigtrip::gltf::to_glb(&e).expect("GLB")
+}

@@ -1,0 +1,558 @@
+//! Textures in glTF: `export ARCHIVE.pac` and `export MODEL --textures FILE` write one PNG image
+//! per texture, decoded from DXT1/DXT5 with its alpha, the native entry in the PNG's `rgTX`
+//! chunk, and a material per texture index used.
+//!
+//! The PNG pixels are held to a BC1/BC3 decoder written here from the S3TC description (not the
+//! library's, not texpresso's): 5/6-bit endpoints expanded exactly (c·255/31, c·255/63), the
+//! interpolants computed in real numbers and rounded once. texpresso expands by bit replication
+//! and truncates its thirds and sevenths, so the two may differ by at most [`BOUND`] per channel
+//! (colour: replication error under 0.52 plus truncation under 1, against a rounding of 0.5;
+//! alpha: endpoints exact, truncation under 1): the tests assert that bound and measure it.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::validate;
+use rigtrip::gltf::texture::{native_entry, CHUNK_TYPE};
+use rigtrip::native::dmc3::texture::{PixelFormat, Ptx, Texture};
+use rigtrip::synth::rng::Rng;
+use rigtrip::synth::texture as st;
+
+/// Largest difference per channel between the exported PNG and the decoder below.
+const BOUND: u8 = 2;
+
+fn rigtrip() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rigtrip-texture-gltf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// 5- or 6-bit channel to 0..255 in real numbers.
+fn expand(c: u16, bits: u32) -> f64 {
+    f64::from(c) * 255.0 / f64::from((1u16 << bits) - 1)
+}
+
+/// The four colours (RGBA, real numbers) of a BC1 block's endpoints; `bc1`: the 3-colour mode
+/// with transparent black applies when c0 <= c1 (BC3 colour blocks always use 4 colours).
+fn palette(c0: u16, c1: u16, bc1: bool) -> [[f64; 4]; 4] {
+    let rgb = |c: u16| {
+        [
+            expand(c >> 11, 5),
+            expand((c >> 5) & 0x3F, 6),
+            expand(c & 0x1F, 5),
+            255.0,
+        ]
+    };
+    let (a, b) = (rgb(c0), rgb(c1));
+    let mix = |wa: f64, wb: f64| -> [f64; 4] {
+        let mut o = [0.0; 4];
+        for i in 0..4 {
+            o[i] = (wa * a[i] + wb * b[i]) / (wa + wb);
+        }
+        o
+    };
+    if !bc1 || c0 > c1 {
+        [a, b, mix(2.0, 1.0), mix(1.0, 2.0)]
+    } else {
+        [a, b, mix(1.0, 1.0), [0.0; 4]]
+    }
+}
+
+/// One block decoded to 16 RGBA pixels (row-major in the block).
+fn decode_block(block: &[u8], format: PixelFormat) -> [[u8; 4]; 16] {
+    let (alpha, colour) = match format {
+        PixelFormat::Dxt1 => (None, block),
+        PixelFormat::Dxt5 => (Some(&block[..8]), &block[8..]),
+    };
+    let c0 = u16::from_le_bytes([colour[0], colour[1]]);
+    let c1 = u16::from_le_bytes([colour[2], colour[3]]);
+    let pal = palette(c0, c1, alpha.is_none());
+    let bits = u32::from_le_bytes([colour[4], colour[5], colour[6], colour[7]]);
+    let mut out = [[0u8; 4]; 16];
+    for (p, px) in out.iter_mut().enumerate() {
+        let c = pal[((bits >> (2 * p)) & 3) as usize];
+        for i in 0..4 {
+            px[i] = c[i].round() as u8;
+        }
+    }
+    if let Some(a) = alpha {
+        let (a0, a1) = (f64::from(a[0]), f64::from(a[1]));
+        let mut codes = 0u64;
+        for (k, &b) in a[2..8].iter().enumerate() {
+            codes |= u64::from(b) << (8 * k);
+        }
+        for (p, px) in out.iter_mut().enumerate() {
+            let i = ((codes >> (3 * p)) & 7) as u32;
+            let v = match (i, a[0] > a[1]) {
+                (0, _) => a0,
+                (1, _) => a1,
+                (i, true) => (f64::from(8 - i) * a0 + f64::from(i - 1) * a1) / 7.0,
+                (6, false) => 0.0,
+                (7, false) => 255.0,
+                (i, false) => (f64::from(6 - i) * a0 + f64::from(i - 1) * a1) / 5.0,
+            };
+            px[3] = v.round() as u8;
+        }
+    }
+    out
+}
+
+/// The top level of `t` decoded by the blocks above: (width, height, RGBA rows).
+fn decode_top(t: &Texture) -> (u32, u32, Vec<u8>) {
+    let g = t.geometry().expect("generated entries have a geometry");
+    let (w, h, len) = g.level(0);
+    let data = &t.chain[..len as usize];
+    let bw = w.div_ceil(4) as usize;
+    let step = g.format.block_bytes() as usize;
+    let mut img = vec![0u8; (w * h * 4) as usize];
+    for (k, block) in data.chunks_exact(step).enumerate() {
+        let (bx, by) = (k % bw, k / bw);
+        for (p, px) in decode_block(block, g.format).iter().enumerate() {
+            let (x, y) = (bx * 4 + p % 4, by * 4 + p / 4);
+            if x < w as usize && y < h as usize {
+                let at = (y * w as usize + x) * 4;
+                img[at..at + 4].copy_from_slice(px);
+            }
+        }
+    }
+    (w, h, img)
+}
+
+/// A PNG's size and pixels as RGBA (an RGB PNG gets alpha 255), by the png crate's decoder.
+fn png_rgba(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    let mut d = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; d.output_buffer_size().unwrap()];
+    let info = d.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    let rgba = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        other => panic!("unexpected PNG colour type {other:?}"),
+    };
+    (info.width, info.height, rgba)
+}
+
+/// What `alphaMode` the pixels call for.
+fn expected_mode(rgba: &[u8]) -> gltf::material::AlphaMode {
+    let alphas: Vec<u8> = rgba.iter().skip(3).step_by(4).copied().collect();
+    if alphas.iter().all(|&a| a == 255) {
+        gltf::material::AlphaMode::Opaque
+    } else if alphas.iter().all(|&a| a == 0 || a == 255) {
+        gltf::material::AlphaMode::Mask
+    } else {
+        gltf::material::AlphaMode::Blend
+    }
+}
+
+/// Checks one exported document against `textures`: an image per texture (PNG, pixels within
+/// [`BOUND`] of the independent decode, the entry's exact bytes in its chunk), and each
+/// `texture_N` material showing image N with the alpha mode its pixels call for. Returns the
+/// largest difference seen.
+fn check_doc(glb: &PathBuf, textures: &[Texture]) -> u8 {
+    let (doc, buffers, _) = gltf::import(glb).unwrap();
+    assert_eq!(doc.images().len(), textures.len(), "{}", glb.display());
+    let bin = &buffers[0];
+    let mut worst = 0u8;
+    for (i, (img, t)) in doc.images().zip(textures).enumerate() {
+        let gltf::image::Source::View { view, mime_type } = img.source() else {
+            panic!("image {i} is not in a buffer view");
+        };
+        assert_eq!(mime_type, "image/png");
+        let png = &bin[view.offset()..view.offset() + view.length()];
+        let (index, entry) = native_entry(png).expect("the rgTX chunk");
+        assert_eq!(index, i);
+        assert_eq!(entry, &t.write()[..], "texture {i}: chunk bytes");
+        let (w, h, ours) = decode_top(t);
+        let (pw, ph, theirs) = png_rgba(png);
+        assert_eq!((pw, ph), (w, h), "texture {i}: size");
+        assert_eq!(rigtrip::gltf::texture::png_size(png), Some((w, h)));
+        for (k, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            let d = a.abs_diff(*b);
+            assert!(
+                d <= BOUND,
+                "texture {i} pixel {} channel {}: independent {a}, PNG {b}",
+                k / 4,
+                k % 4
+            );
+            worst = worst.max(d);
+        }
+        let name = format!("texture_{i}");
+        if let Some(m) = doc.materials().find(|m| m.name() == Some(&name)) {
+            let info = m
+                .pbr_metallic_roughness()
+                .base_color_texture()
+                .expect("base colour");
+            assert_eq!(info.texture().source().index(), i, "{name}");
+            assert_eq!(m.alpha_mode(), expected_mode(&theirs), "{name}");
+            // The 1-bit alpha of DXT1 decides MASK exactly: no rounding reaches 0 or 255.
+            if t.geometry().unwrap().format == PixelFormat::Dxt1 {
+                assert_eq!(m.alpha_mode(), expected_mode(&ours), "{name}");
+            }
+        }
+    }
+    worst
+}
+
+fn export(args: &[&str]) {
+    let out = rigtrip()
+        .arg("export")
+        .args(args)
+        .arg("--force")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn independent_decoder_reads_known_blocks() {
+    // BC1, c0 = pure red (0xF800) > c1 = pure blue (0x001F): indices 0,1,2,3 in the first row.
+    let mut b = vec![0x00, 0xF8, 0x1F, 0x00, 0b1110_0100, 0, 0, 0];
+    let px = decode_block(&b, PixelFormat::Dxt1);
+    assert_eq!(
+        &px[..4],
+        &[
+            [255, 0, 0, 255],
+            [0, 0, 255, 255],
+            [170, 0, 85, 255],
+            [85, 0, 170, 255]
+        ]
+    );
+    // c0 <= c1: index 2 is the midpoint, 3 transparent black.
+    b[..4].copy_from_slice(&[0x1F, 0x00, 0x00, 0xF8]);
+    let px = decode_block(&b, PixelFormat::Dxt1);
+    assert_eq!(
+        &px[..4],
+        &[
+            [0, 0, 255, 255],
+            [255, 0, 0, 255],
+            [128, 0, 128, 255],
+            [0, 0, 0, 0]
+        ]
+    );
+    // BC3 alpha, a0 = 10 <= a1 = 250: codes 0..7 in the first row and a half.
+    let mut b5 = vec![10, 250];
+    let codes: u64 = (0..8u64).fold(0, |acc, i| acc | i << (3 * i));
+    b5.extend_from_slice(&codes.to_le_bytes()[..6]);
+    b5.extend_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]);
+    let px = decode_block(&b5, PixelFormat::Dxt5);
+    let a: Vec<u8> = px[..8].iter().map(|p| p[3]).collect();
+    assert_eq!(a, [10, 250, 58, 106, 154, 202, 0, 255]);
+}
+
+#[test]
+fn archive_export_writes_an_image_per_texture() {
+    let mut files = Vec::new();
+    let mut worst = 0;
+    for seed in 0..6u64 {
+        let mut rng = Rng::new(0x7E27 + seed);
+        let ptx = st::random_ptx(rng.next_u64());
+        let model = rigtrip::synth::dmc3::random_exportable(rng.next_u64(), false);
+        let pac = st::character_pac(&mut rng, ptx.clone(), model);
+        let input = tmp(&format!("c{seed}.pac"));
+        std::fs::write(&input, &pac).unwrap();
+        let glb = tmp(&format!("c{seed}.glb"));
+        export(&[input.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
+        let textures = Ptx::read(&ptx).unwrap().textures;
+        worst = worst.max(check_doc(&glb, &textures));
+        files.push(glb);
+    }
+    eprintln!("largest difference from the independent decoder: {worst} (bound {BOUND})");
+    validate(&files);
+}
+
+#[test]
+fn sample_archive_materials_and_loose_textures() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let pac = tmp("sample.glb");
+    export(&[
+        root.join("dmc3_character.pac").to_str().unwrap(),
+        "-o",
+        pac.to_str().unwrap(),
+    ]);
+    let loose = tmp("loose.glb");
+    export(&[
+        root.join("dmc3_humanoid.mod").to_str().unwrap(),
+        "--textures",
+        root.join("dmc3_textures.ptx").to_str().unwrap(),
+        "-o",
+        loose.to_str().unwrap(),
+    ]);
+    let textures = Ptx::read(&st::sample_ptx()).unwrap().textures;
+    for glb in [&pac, &loose] {
+        check_doc(glb, &textures);
+        let (doc, _, _) = gltf::import(glb).unwrap();
+        let modes: Vec<_> = ["texture_0", "texture_1"]
+            .iter()
+            .map(|n| {
+                doc.materials()
+                    .find(|m| m.name() == Some(n))
+                    .unwrap()
+                    .alpha_mode()
+            })
+            .collect();
+        // The sample DXT1 has transparent texels (1-bit alpha), its DXT5 graded alpha.
+        assert_eq!(
+            modes,
+            [
+                gltf::material::AlphaMode::Mask,
+                gltf::material::AlphaMode::Blend
+            ]
+        );
+    }
+    // An archive brings its own textures: --textures with one is refused, saying so.
+    let o = rigtrip()
+        .args([
+            "export",
+            root.join("dmc3_character.pac").to_str().unwrap(),
+            "--textures",
+        ])
+        .args([
+            root.join("dmc3_textures.ptx").to_str().unwrap(),
+            "-o",
+            tmp("no.glb").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--textures is for a loose model; an archive brings its own"),
+        "{err}"
+    );
+    assert!(!tmp("no.glb").exists());
+    // A single entry (.tm2) is texture 0.
+    let tm2 = tmp("one.tm2");
+    let one = st::random_tm2(7);
+    std::fs::write(&tm2, &one).unwrap();
+    let single = tmp("single.glb");
+    export(&[
+        root.join("dmc3_humanoid.mod").to_str().unwrap(),
+        "--textures",
+        tm2.to_str().unwrap(),
+        "-o",
+        single.to_str().unwrap(),
+    ]);
+    check_doc(&single, &[Texture::read(&one).unwrap()]);
+    validate(&[pac, loose, single]);
+}
+
+#[test]
+fn the_chunk_is_private_ancillary_and_not_safe_to_copy() {
+    assert!(CHUNK_TYPE[0].is_ascii_lowercase(), "ancillary");
+    assert!(CHUNK_TYPE[1].is_ascii_lowercase(), "private");
+    assert!(CHUNK_TYPE[2].is_ascii_uppercase(), "reserved bit clear");
+    assert!(CHUNK_TYPE[3].is_ascii_uppercase(), "not safe to copy");
+    // A PNG without the chunk (a repainted image) carries nothing; a truncated one neither.
+    let t = Texture::read(&st::random_tm2(3)).unwrap();
+    let img = rigtrip::gltf::texture::texture_image(0, &t).unwrap();
+    assert!(native_entry(&img.png).is_some());
+    for cut in [8, 20, 40, img.png.len() / 2] {
+        assert_eq!(native_entry(&img.png[..cut]), None, "cut at {cut}");
+    }
+    let mut other = img.png.clone();
+    let at = other.windows(4).position(|w| w == CHUNK_TYPE).unwrap();
+    other[at + 4] = 99; // an unknown version
+    assert_eq!(native_entry(&other), None);
+}
+
+fn import(glb: &std::path::Path, out: &std::path::Path) -> String {
+    let o = rigtrip()
+        .args([
+            "import",
+            glb.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--force",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn archives_come_back_byte_for_byte() {
+    let mut cases: Vec<Vec<u8>> = vec![st::sample_character_pac()];
+    for seed in 0..6u64 {
+        let mut rng = Rng::new(0xA7C4 + seed);
+        let ptx = st::random_ptx(rng.next_u64());
+        let model = rigtrip::synth::dmc3::random_exportable(rng.next_u64(), false);
+        cases.push(st::character_pac(&mut rng, ptx, model));
+    }
+    for (i, pac) in cases.iter().enumerate() {
+        let input = tmp(&format!("back{i}.pac"));
+        std::fs::write(&input, pac).unwrap();
+        let glb = tmp(&format!("back{i}.glb"));
+        export(&[input.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
+        let out = tmp(&format!("back{i}.new.pac"));
+        let report = import(&glb, &out);
+        assert!(report.contains("every member at its offset"), "{report}");
+        assert!(
+            std::fs::read(&out).unwrap() == *pac,
+            "case {i}: the archive differs"
+        );
+        // verify's glTF leg of the archive is this trip, in memory.
+        match rigtrip::ops::verify::verify_bytes(None, pac) {
+            rigtrip::ops::verify::Verdict::Identical { gltf, .. } => {
+                assert_eq!(gltf, rigtrip::ops::verify::GltfLeg::Identical, "case {i}")
+            }
+            v => panic!("case {i}: {v:?}"),
+        }
+    }
+}
+
+/// The tag and images of the sample archive, as the export makes them.
+fn sample_parts() -> (
+    Vec<u8>,
+    rigtrip::gltf::archive::ArchiveTag,
+    Vec<Vec<u8>>,
+    Vec<u8>,
+) {
+    use rigtrip::native::dmc3::Pac;
+    let bytes = st::sample_character_pac();
+    let pac = Pac::read(&bytes).unwrap();
+    let c = rigtrip::ops::character::character(&pac).unwrap();
+    let (m, ptx) = c.textures.unwrap();
+    let tag = rigtrip::gltf::archive::ArchiveTag::of(&pac, c.body.offset, Some(m.offset)).unwrap();
+    let (images, _) = rigtrip::ops::character::images(&ptx.textures);
+    let model = c.body.bytes().unwrap();
+    (
+        bytes,
+        tag,
+        images.into_iter().map(|i| i.png).collect(),
+        model,
+    )
+}
+
+#[test]
+fn a_longer_model_moves_the_members_after_it_only() {
+    use rigtrip::native::dmc3::Pac;
+    let (bytes, tag, pngs, model) = sample_parts();
+    let entries: Vec<_> = pngs.iter().map(|p| carried(p)).collect();
+    let (same, moved) = tag.rebuild(&model, &entries).unwrap();
+    assert!(same == bytes && !moved);
+    let mut longer = model.clone();
+    longer.extend_from_slice(&[0xAB; 5]);
+    let (out, moved) = tag.rebuild(&longer, &entries).unwrap();
+    assert!(moved);
+    let (a, b) = (Pac::read(&bytes).unwrap(), Pac::read(&out).unwrap());
+    // Textures before the model keep offset and bytes; the model is the new bytes; the shadow
+    // moves to the next 16-byte boundary after it, bytes unchanged, both its slots following.
+    assert_eq!(b.members[0].offset, a.members[0].offset);
+    assert_eq!(b.members[0].bytes().unwrap(), a.members[0].bytes().unwrap());
+    assert_eq!(b.members[1].offset, a.members[1].offset);
+    let end = u64::from(b.members[1].offset) + longer.len() as u64;
+    let expect = end.div_ceil(16) * 16;
+    assert_eq!(u64::from(b.members[2].offset), expect);
+    assert_eq!(b.offsets[8], expect as u32);
+    assert_eq!(b.offsets[14], expect as u32);
+    assert_eq!(b.members[2].bytes().unwrap(), a.members[2].bytes().unwrap());
+    assert_eq!(
+        &out[..8 + 4 * 16],
+        &{
+            let mut h = bytes[..8 + 4 * 16].to_vec();
+            h[8 + 4 * 8..8 + 4 * 9].copy_from_slice(&(expect as u32).to_le_bytes());
+            h[8 + 4 * 14..8 + 4 * 15].copy_from_slice(&(expect as u32).to_le_bytes());
+            h
+        }[..]
+    );
+}
+
+#[test]
+fn an_image_without_its_chunk_is_named() {
+    let (_, tag, pngs, model) = sample_parts();
+    let entries = vec![None, carried(&pngs[1])];
+    let e = tag.rebuild(&model, &entries).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "texture 0: no image carries its native bytes (the rgTX chunk of its PNG); an image repainted or replaced in an editor cannot be re-encoded yet"
+    );
+    // An entry in the chunk that is no gfxTexture entry is named too.
+    let entries = vec![Some((0, &b"short"[..], None)), carried(&pngs[1])];
+    let e = tag.rebuild(&model, &entries).unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "texture 0: the rgTX chunk of its image does not read as a gfxTexture entry"
+        ),
+        "{e}"
+    );
+    // An image of another size that kept the chunk (an editor that copied it, though it must
+    // not) is not taken for the texture it no longer is.
+    let (i, entry, _) = carried(&pngs[0]).unwrap();
+    let entries = vec![Some((i, entry, Some((32, 32)))), carried(&pngs[1])];
+    let e = tag.rebuild(&model, &entries).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "texture 0: its image is (32, 32) pixels but the native bytes in its rgTX chunk hold a top level of (16, 16): the image was changed by a tool that kept the chunk; re-encoding is not done yet"
+    );
+}
+
+/// What the import reads of one PNG: its chunk's index and entry, and its size.
+fn carried(png: &[u8]) -> Option<rigtrip::gltf::archive::Carried<'_>> {
+    let (i, entry) = native_entry(png)?;
+    Some((i, entry, rigtrip::gltf::texture::png_size(png)))
+}
+
+/// The PNG bytes of every image of a GLB, in image order.
+fn pngs_of(glb: &std::path::Path) -> Vec<Vec<u8>> {
+    let (doc, buffers, _) = gltf::import(glb).unwrap();
+    doc.images()
+        .map(|img| match img.source() {
+            gltf::image::Source::View { view, .. } => buffers[view.buffer().index()]
+                [view.offset()..view.offset() + view.length()]
+                .to_vec(),
+            _ => panic!("image {} not in a buffer view", img.index()),
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs Blender (tools/blender-python)"]
+fn blender_keeps_the_png_bytes_and_the_archive_comes_back() {
+    let input = tmp("blender.pac");
+    let pac = st::sample_character_pac();
+    std::fs::write(&input, &pac).unwrap();
+    let glb = tmp("blender.glb");
+    export(&[input.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
+    let through = tmp("blender_through.glb");
+    common::blender_roundtrip(&glb, &through, &[]);
+    // Blender writes an unmodified packed image back as it was: every PNG byte, chunk included.
+    let (before, after) = (pngs_of(&glb), pngs_of(&through));
+    assert_eq!(before.len(), after.len());
+    for (i, (a, b)) in before.iter().zip(&after).enumerate() {
+        assert!(
+            a == b,
+            "image {i}: {} bytes before, {} after Blender",
+            a.len(),
+            b.len()
+        );
+    }
+    let out = tmp("blender.new.pac");
+    let report = import(&through, &out);
+    assert!(
+        report.contains("2 texture(s) from their images' native bytes"),
+        "{report}"
+    );
+    assert!(
+        std::fs::read(&out).unwrap() == pac,
+        "the archive differs after Blender"
+    );
+    // Ours is clean; what Blender writes draws validator warnings of its own (skinned mesh
+    // nodes under the armature node).
+    validate(&[glb]);
+}
