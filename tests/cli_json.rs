@@ -2,6 +2,8 @@
 //! definition in schema/cli.schema.json (one `$defs` entry per command, the common head in
 //! each); failures print the `error` document on stdout; one top-level object per call.
 
+mod common;
+
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -213,6 +215,17 @@ fn every_command_json_validates_against_its_schema() {
         (t[1]["width"].as_u64(), t[1]["height"].as_u64()),
         (Some(16), Some(8))
     );
+    // An edited body: the archive's shadow model named, carried as it was.
+    let mut glb = std::fs::read(dir.join("c.glb")).unwrap();
+    common::shrink_first_mesh(&mut glb);
+    std::fs::write(dir.join("c.edited.glb"), glb).unwrap();
+    let v = check(
+        &dir,
+        "import",
+        &["import", "--json", "c.edited.glb", "-o", "c.new.pac"],
+        0,
+    );
+    assert_eq!(v["stale_shadows"][0]["slots"], json!([8, 14]), "{v}");
     let v = check(
         &dir,
         "export_folder",

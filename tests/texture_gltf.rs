@@ -556,3 +556,53 @@ fn blender_keeps_the_png_bytes_and_the_archive_comes_back() {
     // nodes under the armature node).
     validate(&[glb]);
 }
+
+/// An edited body says its shadow model (slot 8, carried as it was) still casts the old body,
+/// by member, in text and JSON; an unedited one says nothing of shadows.
+#[test]
+fn an_edited_body_names_its_stale_shadow() {
+    use rigtrip::native::dmc3::Pac;
+    let pac = st::sample_character_pac();
+    let read = Pac::read(&pac).unwrap();
+    let (member, shadow) = read
+        .members
+        .iter()
+        .enumerate()
+        .find(|(_, m)| m.slots.contains(&8))
+        .unwrap();
+    assert_eq!(shadow.slots, [8, 14]);
+    let input = tmp("shadow.pac");
+    std::fs::write(&input, &pac).unwrap();
+    let glb = tmp("shadow.glb");
+    export(&[input.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
+    let out = tmp("shadow.new.pac");
+    let report = import(&glb, &out);
+    assert!(!report.contains("casts the old body"), "{report}");
+    assert!(std::fs::read(&out).unwrap() == pac);
+
+    let mut bytes = std::fs::read(&glb).unwrap();
+    common::shrink_first_mesh(&mut bytes);
+    let edited = tmp("shadow.edited.glb");
+    std::fs::write(&edited, &bytes).unwrap();
+    let report = import(&edited, &out);
+    let line = format!(
+        "member {member} (slot 8, shadow; slot 14, coat shadow): the shadow still casts the old body (its layout is not public: carried as it was)"
+    );
+    assert!(report.lines().any(|l| l == line), "{report}");
+    let o = rigtrip()
+        .args(["import", "--json", edited.to_str().unwrap(), "-o"])
+        .arg(&out)
+        .arg("--force")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["meshes"]["status"], "written", "{v}");
+    assert_eq!(
+        v["stale_shadows"],
+        serde_json::json!([{"member": member, "offset": shadow.offset, "slots": [8, 14]}])
+    );
+    // The shadow's bytes are the archive's, unchanged.
+    let back = Pac::read(&std::fs::read(&out).unwrap()).unwrap();
+    let m = back.members.iter().find(|m| m.slots.contains(&8)).unwrap();
+    assert_eq!(m.bytes().unwrap(), shadow.bytes().unwrap());
+}

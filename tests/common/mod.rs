@@ -261,3 +261,32 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
         stderr: stderr.join().unwrap(),
     }
 }
+
+/// The GLB's JSON and where its BIN chunk's data starts.
+pub fn glb_parts(glb: &[u8]) -> (serde_json::Value, usize) {
+    let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    (
+        serde_json::from_slice(&glb[20..20 + len]).unwrap(),
+        20 + len + 8,
+    )
+}
+
+/// Every position of mesh 0 scaled by 0.9 in place (the body's first mesh edited).
+pub fn shrink_first_mesh(glb: &mut [u8]) {
+    let (v, bin) = glb_parts(glb);
+    let acc = &v["accessors"][v["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+        .as_u64()
+        .unwrap() as usize];
+    let view = &v["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+    let start = bin
+        + view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let stride = view["byteStride"].as_u64().unwrap_or(12) as usize;
+    for i in 0..acc["count"].as_u64().unwrap() as usize {
+        for c in 0..3 {
+            let at = start + i * stride + c * 4;
+            let f = f32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) * 0.9;
+            glb[at..at + 4].copy_from_slice(&f.to_le_bytes());
+        }
+    }
+}

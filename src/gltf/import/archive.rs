@@ -4,10 +4,14 @@
 
 use serde_json::Value;
 
+use serde::Serialize;
+
 use super::read::Doc;
 use super::{ImportError, Imported};
-use crate::gltf::archive::{ArchiveTag, Carried};
+use super::{MeshReport, MeshStatus};
+use crate::gltf::archive::{ArchiveTag, Carried, MemberTag};
 use crate::gltf::texture::{native_entry, png_size};
+use crate::native::dmc3::pac::{slot_name, BODY_SHADOW_SLOT};
 
 /// `scene.extras.rigtrip.archive` of the first scene that has one.
 fn tag(doc: &Doc) -> Result<Option<ArchiveTag>, ImportError> {
@@ -73,5 +77,63 @@ pub(super) fn rebuild(doc: &Doc, imported: &mut Imported) -> Result<(), ImportEr
         }
     ));
     imported.bytes = bytes;
+    imported.report.stale_shadows = stale_shadows(&tag, &imported.report.meshes);
     Ok(())
+}
+
+/// A shadow model of the body (a carried member in the body-shadow slot) left as it was while
+/// the body's meshes changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StaleShadow {
+    /// The member's index in offset order (as `inspect` numbers them).
+    pub member: usize,
+    /// Its offset in the archive read.
+    pub offset: u32,
+    /// The slots naming it.
+    pub slots: Vec<usize>,
+}
+
+impl std::fmt::Display for StaleShadow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let named: Vec<String> = self
+            .slots
+            .iter()
+            .map(|&s| match slot_name(s) {
+                Some(name) => format!("slot {s}, {name}"),
+                None => format!("slot {s}"),
+            })
+            .collect();
+        write!(
+            f,
+            "member {} ({}): the shadow still casts the old body (its layout is not public: carried as it was)",
+            self.member,
+            named.join("; ")
+        )
+    }
+}
+
+/// The members of `tag` in the body-shadow slot when a mesh of the body was edited, added or
+/// removed (a changed texture index alone leaves the shape, and so the shadow, as it was).
+fn stale_shadows(tag: &ArchiveTag, meshes: &MeshReport) -> Vec<StaleShadow> {
+    let changed = meshes
+        .written
+        .as_ref()
+        .is_some_and(|w| w.meshes.iter().any(|m| m.change != "texture"));
+    if meshes.status != MeshStatus::Written || !changed {
+        return Vec::new();
+    }
+    tag.members
+        .iter()
+        .enumerate()
+        .filter_map(|(member, m)| match m {
+            MemberTag::Bytes { offset, slots, .. } if slots.contains(&BODY_SHADOW_SLOT) => {
+                Some(StaleShadow {
+                    member,
+                    offset: *offset,
+                    slots: slots.clone(),
+                })
+            }
+            _ => None,
+        })
+        .collect()
 }

@@ -168,6 +168,10 @@ pub struct ImportReport {
     /// The motion files rebuilt from the animations (none when the glTF carries none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub motions: Vec<motions::MotionFileReport>,
+    /// The archive's shadow models of a body whose meshes changed: carried as they were, so
+    /// they still cast the old body (none when the body's meshes are unchanged).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale_shadows: Vec<archive::StaleShadow>,
 }
 
 /// What happened to one skeleton.
@@ -652,6 +656,9 @@ impl ImportReport {
         }
         for f in &self.motions {
             f.render_text(self.space.scale, &mut line);
+        }
+        for s in &self.stale_shadows {
+            line(format!("{s}"));
         }
         for n in &self.notes {
             line(format!("note: {n}"));

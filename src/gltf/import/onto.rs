@@ -243,6 +243,7 @@ pub fn import_onto(
         noise: super::Noise::default(),
         notes: matched_notes(&graph, &ids, &rig, opts.joint_map.as_ref()),
         motions: Vec::new(),
+        stale_shadows: Vec::new(),
     };
     Ok(Imported {
         native,

@@ -107,6 +107,7 @@ pub(crate) fn import(
             noise: built.noise,
             notes,
             motions: motions.iter().map(|m| m.report.clone()).collect(),
+            stale_shadows: Vec::new(),
         },
         motions,
     })

@@ -86,6 +86,9 @@ pub fn opaque_label(b: &[u8]) -> &'static str {
         .map_or("opaque", |(_, _, name)| name)
 }
 
+/// The slot the player-archive slot map gives the body's shadow model.
+pub const BODY_SHADOW_SLOT: usize = 8;
+
 /// The name the player-archive slot map gives a slot (community notes on the game's actor
 /// code: 0 textures, 1 body, 8 shadow, 12 coat, 13 cloth, 14 coat shadow). A name, never
 /// evidence of what the slot holds; some costumes use other slots.
