@@ -1,11 +1,14 @@
 """rigtrip for Blender: File > Import / Export > Game rig (rigtrip).
 
-Import runs `rigtrip export` on a native rig file (DMC3 .mod/.scm, PlayStation DBnnHIE.BIN, or a
-node-domain block inside any file), with DMC3 motions (.mot/.pac) as animations when given, and
+Import runs `rigtrip export` on a native rig file (DMC3 .mod/.scm, a DMC3 character archive
+.pac, PlayStation DBnnHIE.BIN, or a node-domain block inside any file), with DMC3 motions
+(.mot/.pac) as animations when given and a loose texture file (.ptx/.tm2) for a model, and
 loads the GLB with Blender's glTF importer into a new collection named after the file. That
 collection keeps what the way back needs: rigtrip's scene extras (custom property `rigtrip`) and
 the add-on's own state (`rigtrip_blender`: source path, block offset and node count, motion
-files).
+files). The textures arrive as images on the materials (the GLB's PNGs, packed into the .blend
+and named texture_N as in the GLB); their native bytes ride in each PNG, so an archive is
+written back whole, byte for byte when nothing was edited.
 
 Export writes that collection with Blender's glTF exporter, with the settings a lossless round
 trip needs (custom properties on, the pose shown as the rest pose), runs `rigtrip import --json`
@@ -43,6 +46,9 @@ bl_info = {
     "description": "Import and export game rigs losslessly through the rigtrip program",
     "category": "Import-Export",
 }
+
+#: The files the operators list: models, character archives, hierarchy tables, effects.
+FILE_GLOB = "*.mod;*.scm;*.pac;*.bin;*.BIN;*.efm"
 
 #: Collection custom property holding rigtrip's scene extras (exported as the glTF scene extras).
 EXTRAS = "rigtrip"
@@ -166,15 +172,28 @@ def _report_lines(operator, lines):
         operator.report({"INFO"}, line)
 
 
+def _pack_images(coll):
+    """Packs the images of the materials of `coll`'s meshes (their PNG bytes, rgTX chunk and
+    all, as Blender's glTF importer read them)."""
+    for obj in coll.all_objects:
+        for slot in getattr(obj, "material_slots", []):
+            tree = slot.material.node_tree if slot.material and slot.material.node_tree else None
+            for node in tree.nodes if tree else []:
+                image = getattr(node, "image", None)
+                if image is not None and image.packed_file is None:
+                    image.pack()
+
+
 class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
-    """Import a game rig (DMC3 .mod/.scm, DBnnHIE.BIN, a node-domain block) through rigtrip"""
+    """Import a game rig (DMC3 .mod/.scm, a DMC3 character archive .pac, DBnnHIE.BIN, a
+    node-domain block) through rigtrip"""
 
     bl_idname = "import_scene.rigtrip"
     bl_label = "Import Game Rig (rigtrip)"
     bl_options = {"REGISTER", "UNDO"}
 
     filename_ext = ""
-    filter_glob: StringProperty(default="*.mod;*.scm;*.bin;*.BIN;*.efm", options={"HIDDEN"})
+    filter_glob: StringProperty(default=FILE_GLOB, options={"HIDDEN"})
 
     file_format: EnumProperty(
         name="Format",
@@ -209,6 +228,13 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
         subtype="FILE_PATH",
         default="",
     )
+    textures: StringProperty(
+        name="Textures",
+        description="For a DMC3 model: its textures, a .ptx bundle or a .tm2 entry, as images on "
+        "its materials (rigtrip export --textures; empty: none; an archive brings its own)",
+        subtype="FILE_PATH",
+        default="",
+    )
     motions: StringProperty(
         name="Motions",
         description="DMC3 motions (.mot) or archives (.pac) to add as animations, one per motion: "
@@ -237,6 +263,9 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
             if not names and os.path.isfile(runner.names_path(source)):
                 names = runner.names_path(source)
         motions = runner.motion_files(bpy.path.abspath(self.motions))
+        textures = bpy.path.abspath(self.textures) if self.textures else ""
+        if textures and not os.path.isfile(textures):
+            raise runner.RigtripError(f"textures: {textures} is not a file")
         binary = _binary(context)
 
         tmp = tempfile.mkdtemp(prefix="rigtrip-")
@@ -252,6 +281,8 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
                 args += ["--block-at", block_at, "--nodes", str(self.nodes)]
             if names:
                 args += ["--names", names]
+            if textures:
+                args += ["--textures", os.path.abspath(textures)]
             report = runner.run(binary, args, hide=[glb])
             extras = runner.scene_extras(runner.glb_json(glb))
             if EXTRAS not in extras:
@@ -270,6 +301,9 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
                 result = {str(e).strip()}
             finally:
                 context.view_layer.active_layer_collection = previous
+            if "FINISHED" in result:
+                # The GLB goes with the temporary folder: keep its images in the .blend.
+                _pack_images(coll)
             if "FINISHED" not in result:
                 bpy.data.collections.remove(coll)
                 raise runner.RigtripError(
@@ -283,6 +317,7 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
                 "nodes": self.nodes,
                 "names": names,
                 "motions": motions,
+                "textures": textures,
             }
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -299,6 +334,7 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
         layout.prop(self, "use_names")
         if self.use_names:
             layout.prop(self, "names_file")
+        layout.prop(self, "textures")
         layout.prop(self, "motions")
         box = layout.box()
         box.label(text="Node-domain block in any file")
@@ -315,7 +351,7 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
 
     filename_ext = ""
     check_extension = None
-    filter_glob: StringProperty(default="*.mod;*.scm;*.bin;*.BIN;*.efm", options={"HIDDEN"})
+    filter_glob: StringProperty(default=FILE_GLOB, options={"HIDDEN"})
 
     rig: StringProperty(
         name="Rig",
