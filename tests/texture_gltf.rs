@@ -439,17 +439,41 @@ fn sample_parts() -> (
     )
 }
 
+/// The images of a document as import sees them: image i named `names[i]`.
+fn images<'a>(
+    names: &'a [String],
+    pngs: &'a [Vec<u8>],
+) -> Vec<rigtrip::gltf::archive::DocImage<'a>> {
+    names
+        .iter()
+        .zip(pngs)
+        .map(|(n, p)| rigtrip::gltf::archive::DocImage {
+            name: Some(n.as_str()),
+            materials: Vec::new(),
+            png: Some(p.as_slice()),
+        })
+        .collect()
+}
+
+/// `texture_0`, `texture_1`, ... as export names images.
+fn image_names(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("texture_{i}")).collect()
+}
+
 #[test]
 fn a_longer_model_moves_the_members_after_it_only() {
     use rigtrip::native::dmc3::Pac;
     let (bytes, tag, pngs, model) = sample_parts();
-    let entries: Vec<_> = pngs.iter().map(|p| carried(p)).collect();
-    let (same, moved) = tag.rebuild(&model, &entries).unwrap();
-    assert!(same == bytes && !moved);
+    let names = image_names(pngs.len());
+    let imgs = images(&names, &pngs);
+    let same = tag.rebuild(&model, &imgs).unwrap();
+    assert!(same.bytes == bytes && !same.moved);
+    assert_eq!((same.carried, same.reencoded.len()), (2, 0));
     let mut longer = model.clone();
     longer.extend_from_slice(&[0xAB; 5]);
-    let (out, moved) = tag.rebuild(&longer, &entries).unwrap();
-    assert!(moved);
+    let r = tag.rebuild(&longer, &imgs).unwrap();
+    let out = r.bytes;
+    assert!(r.moved);
     let (a, b) = (Pac::read(&bytes).unwrap(), Pac::read(&out).unwrap());
     // Textures before the model keep offset and bytes; the model is the new bytes; the shadow
     // moves to the next 16-byte boundary after it, bytes unchanged, both its slots following.
@@ -473,39 +497,264 @@ fn a_longer_model_moves_the_members_after_it_only() {
     );
 }
 
+/// `png` with its `rgTX` chunk's entry cut to `keep` bytes (chunk length and CRC fixed).
+fn cut_chunk(png: &[u8], keep: usize) -> Vec<u8> {
+    let mut at = 8;
+    loop {
+        let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        if png[at + 4..at + 8] == CHUNK_TYPE {
+            // version byte and index word, then the entry
+            let mut typed = CHUNK_TYPE.to_vec();
+            typed.extend_from_slice(&png[at + 8..at + 8 + 5 + keep]);
+            let mut out = png[..at].to_vec();
+            out.extend_from_slice(&((5 + keep) as u32).to_be_bytes());
+            out.extend_from_slice(&typed);
+            out.extend_from_slice(&crc32(&typed).to_be_bytes());
+            out.extend_from_slice(&png[at + 12 + len..]);
+            return out;
+        }
+        at += 12 + len;
+    }
+}
+
 #[test]
-fn an_image_without_its_chunk_is_named() {
+fn an_image_lost_or_unreadable_is_named() {
     let (_, tag, pngs, model) = sample_parts();
-    let entries = vec![None, carried(&pngs[1])];
-    let e = tag.rebuild(&model, &entries).unwrap_err();
+    let names = image_names(2);
+    // No image stands for texture 0: neither its chunk, nor its name, nor its material.
+    let mut imgs = images(&names, &pngs);
+    imgs.remove(0);
+    let e = tag.rebuild(&model, &imgs).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "texture 0: no image carries its native bytes (the rgTX chunk of its PNG); an image repainted or replaced in an editor cannot be re-encoded yet"
+        "texture 0: no image carries its native bytes (the rgTX chunk of its PNG), and no image named \"texture_0\" or shown by the material \"texture_0\" is there to re-encode"
     );
+    // An image named after it that is no PNG is named with the decoder's words.
+    let junk = [b"not a png".to_vec(), pngs[1].clone()];
+    let e = tag.rebuild(&model, &images(&names, &junk)).unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "texture 0: its repainted image \"texture_0\" cannot be re-encoded: not a PNG it can read"
+        ),
+        "{e}"
+    );
+    // A PNG whose header claims far more pixels than its data holds is refused before any
+    // allocation of that size.
+    let mut huge = encode_plain_png(1, 1, &[1, 2, 3, 4]);
+    huge[16..24].copy_from_slice(&[0, 0, 0xFF, 0xFF, 0, 0, 0xFF, 0xFF]);
+    let crc = crc32(&huge[12..29]);
+    huge[29..33].copy_from_slice(&crc.to_be_bytes());
+    let e = tag
+        .rebuild(&model, &images(&names, &[huge, pngs[1].clone()]))
+        .unwrap_err();
+    assert!(e.to_string().contains("cannot be re-encoded"), "{e}");
     // An entry in the chunk that is no gfxTexture entry is named too.
-    let entries = vec![Some((0, &b"short"[..], None)), carried(&pngs[1])];
-    let e = tag.rebuild(&model, &entries).unwrap_err();
+    let short = cut_chunk(&pngs[0], 16);
+    assert_eq!(native_entry(&short).unwrap().1.len(), 16);
+    let e = tag
+        .rebuild(&model, &images(&names, &[short, pngs[1].clone()]))
+        .unwrap_err();
     assert!(
         e.to_string().starts_with(
             "texture 0: the rgTX chunk of its image does not read as a gfxTexture entry"
         ),
         "{e}"
     );
-    // An image of another size that kept the chunk (an editor that copied it, though it must
-    // not) is not taken for the texture it no longer is.
-    let (i, entry, _) = carried(&pngs[0]).unwrap();
-    let entries = vec![Some((i, entry, Some((32, 32)))), carried(&pngs[1])];
-    let e = tag.rebuild(&model, &entries).unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "texture 0: its image is (32, 32) pixels but the native bytes in its rgTX chunk hold a top level of (16, 16): the image was changed by a tool that kept the chunk; re-encoding is not done yet"
-    );
 }
 
-/// What the import reads of one PNG: its chunk's index and entry, and its size.
-fn carried(png: &[u8]) -> Option<rigtrip::gltf::archive::Carried<'_>> {
-    let (i, entry) = native_entry(png)?;
-    Some((i, entry, rigtrip::gltf::texture::png_size(png)))
+/// CRC-32 (ISO 3309, as PNG chunks use), bit by bit.
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = 0xFFFF_FFFFu32;
+    for &b in data {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+/// An RGBA PNG with no private chunk (what an editor writes for a painted image).
+fn encode_plain_png(w: u32, h: u32, rgba: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut e = png::Encoder::new(&mut out, w, h);
+    e.set_color(png::ColorType::Rgba);
+    e.set_depth(png::BitDepth::Eight);
+    let mut wr = e.write_header().unwrap();
+    wr.write_image_data(rgba).unwrap();
+    wr.finish().unwrap();
+    out
+}
+
+/// The PTX member of an archive: its index among the members, and the bundle.
+fn ptx_of(pac: &[u8]) -> (usize, Ptx) {
+    use rigtrip::native::dmc3::pac::{MemberKind, Pac};
+    let pac = Pac::read(pac).unwrap();
+    pac.members
+        .iter()
+        .enumerate()
+        .find_map(|(i, m)| match &m.kind {
+            MemberKind::Ptx(p) => Some((i, (**p).clone())),
+            _ => None,
+        })
+        .expect("a PTX member")
+}
+
+/// `rgba` (w × h) with the rectangle [x0, x1) × [y0, y1) set to `colour`.
+fn paint(w: u32, rgba: &mut [u8], (x0, y0, x1, y1): (u32, u32, u32, u32), colour: [u8; 4]) {
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let at = ((y * w + x) * 4) as usize;
+            rgba[at..at + 4].copy_from_slice(&colour);
+        }
+    }
+}
+
+/// Largest difference per channel between two RGBA images of one size.
+fn max_diff(a: &[u8], b: &[u8]) -> [u8; 4] {
+    let mut max = [0u8; 4];
+    for (p, q) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        for c in 0..4 {
+            max[c] = max[c].max(p[c].abs_diff(q[c]));
+        }
+    }
+    max
+}
+
+#[test]
+fn a_painted_image_lands_in_its_own_entry_only() {
+    use rigtrip::native::dmc3::Pac;
+    let (bytes, tag, pngs, model) = sample_parts();
+    let (w, h, mut rgba) = png_rgba(&pngs[0]);
+    paint(w, &mut rgba, (0, 0, 8, 8), [255, 0, 0, 255]);
+    let painted = encode_plain_png(w, h, &rgba);
+    let names = image_names(2);
+    let r = tag
+        .rebuild(&model, &images(&names, &[painted, pngs[1].clone()]))
+        .unwrap();
+    assert_eq!((r.carried, r.reencoded.len()), (1, 1));
+    let re = &r.reencoded[0];
+    let (mi, old) = ptx_of(&bytes);
+    let (_, new) = ptx_of(&r.bytes);
+    let (o, n) = (&old.textures[0], &new.textures[0]);
+    let (og, ng) = (o.geometry().unwrap(), n.geometry().unwrap());
+    let size = (og.width, og.height);
+    assert_eq!((re.index, re.format, re.was), (0, og.format, size));
+    assert_eq!((re.width, re.height), size);
+    assert_eq!(
+        (ng.format, ng.width, ng.height),
+        (og.format, og.width, og.height)
+    );
+    assert_eq!(n.levels().len() as u32, og.full_chain(), "a full chain");
+    assert_eq!(re.levels, og.full_chain());
+    // The other entry and every other member keep their bytes.
+    assert_eq!(new.textures[1], old.textures[1]);
+    let (a, b) = (Pac::read(&bytes).unwrap(), Pac::read(&r.bytes).unwrap());
+    for (k, (x, y)) in a.members.iter().zip(&b.members).enumerate() {
+        if k != mi {
+            assert_eq!(x.bytes().unwrap(), y.bytes().unwrap(), "member {k}");
+        }
+    }
+    // Undecoded descriptor fields are kept; the decoded ones and the DDS header are canonical.
+    let (od, nd) = (&o.descriptor, &n.descriptor);
+    assert_eq!(
+        (od.unknown_00, od.unknown_0c, od.unknown_14, od.unknown_1c),
+        (nd.unknown_00, nd.unknown_0c, nd.unknown_14, nd.unknown_1c)
+    );
+    assert_eq!(
+        (od.unknown_20, od.unknown_24, od.unknown_50),
+        (nd.unknown_20, nd.unknown_24, nd.unknown_50)
+    );
+    assert_eq!(
+        (od.unknown_68, od.unknown_6c),
+        (nd.unknown_68, nd.unknown_6c)
+    );
+    for d in n.differences() {
+        assert!(
+            d.field.contains("+0x"),
+            "a decoded field not canonical: {d:?}"
+        );
+        assert!(!d.field.starts_with("DDS"), "{d:?}");
+    }
+    // What the independent decoder reads: the painted square is red, and the report's error
+    // is what it measures (within the decoders' rounding).
+    let (dw, dh, got) = decode_top(n);
+    assert_eq!((dw, dh), (w, h));
+    let max = max_diff(&rgba, &got);
+    for c in 0..4 {
+        let reported = re.error.max_abs[c];
+        assert!(
+            max[c].abs_diff(reported) <= BOUND,
+            "channel {c}: {max:?} vs {reported}"
+        );
+    }
+    for y in 0..8 {
+        for x in 0..8 {
+            let at = ((y * w + x) * 4) as usize;
+            let px = &got[at..at + 4];
+            let near = px
+                .iter()
+                .zip([255u8, 0, 0, 255])
+                .all(|(a, b)| a.abs_diff(b) <= BOUND);
+            assert!(near, "({x}, {y}): {px:?}");
+        }
+    }
+}
+
+#[test]
+fn a_replaced_or_resized_image_is_found_and_its_spans_follow() {
+    use rigtrip::gltf::archive::DocImage;
+    let (bytes, tag, pngs, model) = sample_parts();
+    let (_, old) = ptx_of(&bytes);
+    let og = old.textures[1].geometry().unwrap();
+    // An image of another name (loaded from disk into texture_1's material), twice the size.
+    let (w, h) = (og.width * 2, og.height * 2);
+    let rgba: Vec<u8> = (0..w * h)
+        .flat_map(|i| [(i % 251) as u8, 40, 200, 255])
+        .collect();
+    let replaced = encode_plain_png(w, h, &rgba);
+    let imgs = vec![
+        DocImage {
+            name: Some("texture_0"),
+            materials: vec!["texture_0"],
+            png: Some(&pngs[0]),
+        },
+        DocImage {
+            name: Some("my_paintover"),
+            materials: vec!["texture_1"],
+            png: Some(&replaced),
+        },
+    ];
+    let r = tag.rebuild(&model, &imgs).unwrap();
+    assert_eq!(r.reencoded.len(), 1);
+    let re = &r.reencoded[0];
+    assert_eq!((re.index, re.image.as_str()), (1, "my_paintover"));
+    assert_eq!((re.was, re.width, re.height), ((og.width, og.height), w, h));
+    let (_, new) = ptx_of(&r.bytes);
+    assert_eq!(new.textures[0], old.textures[0]);
+    let n = &new.textures[1];
+    let ng = n.geometry().unwrap();
+    assert_eq!((ng.width, ng.height, ng.format), (w, h, og.format));
+    assert_eq!(
+        (n.descriptor.width, n.descriptor.height),
+        (w as u16, h as u16)
+    );
+    assert_eq!(
+        u64::from(n.descriptor.payload_bytes),
+        ng.chain_bytes(ng.full_chain())
+    );
+    assert_eq!(n.len() % 0x800, 0, "a whole number of sectors");
+    // The bundle reads back as written, its span table following the new entry.
+    let written = new.write().unwrap();
+    assert_eq!(Ptx::read(&written).unwrap(), new);
+    assert_eq!(
+        new.offsets()[1] + n.len(),
+        written.len() as u64 - new.tail.len() as u64
+    );
 }
 
 /// The PNG bytes of every image of a GLB, in image order.

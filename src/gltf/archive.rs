@@ -14,12 +14,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::gltf::texture::{decode_png, native_entry, png_size};
 use crate::native::dmc3::pac::{MemberKind, Pac, PAC_MAGIC};
-use crate::native::dmc3::texture::{Ptx, Texture};
-
-/// What one image carries: its chunk's texture index and entry bytes, and the PNG's width and
-/// height when known.
-pub type Carried<'a> = (usize, &'a [u8], Option<(u32, u32)>);
+use crate::native::dmc3::pixels::{self, EncodingError};
+use crate::native::dmc3::texture::{PixelFormat, Ptx, Texture, CHAIN_AT};
+use crate::rig::geometry::texture_material;
 
 /// `scene.extras.rigtrip.archive`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,6 +65,11 @@ pub enum MemberTag {
         /// Bytes after the last texture.
         #[serde(with = "crate::bytes::base64_bytes")]
         tail: Vec<u8>,
+        /// Per texture its image's name and its two headers, to re-encode a repainted image
+        /// (one without the `rgTX` chunk) into the texture's format; empty in documents
+        /// written before.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        heads: Vec<TextureHead>,
     },
     /// Any other member, as its bytes.
     #[serde(rename_all = "camelCase")]
@@ -80,6 +84,115 @@ pub enum MemberTag {
     },
 }
 
+/// What the archive tag keeps of one texture for re-encoding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextureHead {
+    /// The name export gave its image (`texture_N`).
+    pub image: String,
+    /// Its descriptor and DDS header as in the archive (0xF0 bytes).
+    #[serde(with = "crate::bytes::base64_bytes")]
+    pub headers: Vec<u8>,
+}
+
+/// One image of the document, as the archive's rebuild sees it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocImage<'a> {
+    /// `images[i].name`.
+    pub name: Option<&'a str>,
+    /// The names of the materials showing it as base colour.
+    pub materials: Vec<&'a str>,
+    /// Its bytes (`None` when the image is not in a buffer view).
+    pub png: Option<&'a [u8]>,
+}
+
+impl<'a> DocImage<'a> {
+    /// The texture index and entry bytes its `rgTX` chunk carries.
+    fn carried(&self) -> Option<(usize, &'a [u8])> {
+        native_entry(self.png?)
+    }
+
+    /// Whether it stands for the texture whose image export named `name`: so named (Blender
+    /// keeps image names), or shown by the material of that name (an image replaced in the
+    /// material's node tree).
+    fn stands_for(&self, name: &str) -> bool {
+        self.name == Some(name) || self.materials.contains(&name)
+    }
+}
+
+/// An archive rebuilt from a document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rebuilt {
+    /// The archive's bytes.
+    pub bytes: Vec<u8>,
+    /// Whether a member moved (one before it changed length).
+    pub moved: bool,
+    /// Textures given back from their images' native bytes.
+    pub carried: usize,
+    /// Textures re-encoded from repainted images.
+    pub reencoded: Vec<Reencoded>,
+}
+
+/// A texture re-encoded from a repainted image.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reencoded {
+    /// Texture index.
+    pub index: usize,
+    /// The image it was encoded from.
+    pub image: String,
+    /// Its format (the original's).
+    pub format: PixelFormat,
+    /// The original's top level (width, height).
+    pub was: (u32, u32),
+    /// Width of the top level.
+    pub width: u32,
+    /// Height of the top level.
+    pub height: u32,
+    /// Levels written (the full chain).
+    pub levels: u32,
+    /// The top level as written, decoded, against the image.
+    pub error: EncodingError,
+    /// DXT1 with alpha other than 0/255 in the image: written with 1-bit alpha (below 128
+    /// transparent).
+    pub alpha_cut: bool,
+}
+
+impl std::fmt::Display for Reencoded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let e = &self.error;
+        let psnr = e.psnr.map(|p| match p.is_finite() {
+            true => format!("{p:.1}"),
+            false => "inf".into(),
+        });
+        write!(
+            f,
+            "texture {}: re-encoded from image {:?} as {} {}x{}{}, {} mip levels; error R G B A: max {} {} {} {}, PSNR {} dB",
+            self.index,
+            self.image,
+            self.format.name(),
+            self.width,
+            self.height,
+            match self.was == (self.width, self.height) {
+                true => String::new(),
+                false => format!(" (was {}x{})", self.was.0, self.was.1),
+            },
+            self.levels,
+            e.max_abs[0],
+            e.max_abs[1],
+            e.max_abs[2],
+            e.max_abs[3],
+            psnr.join(" "),
+        )?;
+        if self.alpha_cut {
+            write!(
+                f,
+                "; DXT1 keeps 1-bit alpha: alpha below 128 became transparent"
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// Why an archive cannot be rebuilt.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ArchiveError {
@@ -91,22 +204,23 @@ pub enum ArchiveError {
         /// Why.
         message: String,
     },
-    /// No image carries texture `index`'s native bytes.
-    #[error("texture {index}: no image carries its native bytes (the rgTX chunk of its PNG); an image repainted or replaced in an editor cannot be re-encoded yet")]
+    /// No image carries texture `index`'s native bytes, and none stands for it repainted.
+    #[error("texture {index}: no image carries its native bytes (the rgTX chunk of its PNG), and no image named {image:?} or shown by the material {image:?} is there to re-encode")]
     TextureLost {
         /// Texture index.
         index: usize,
+        /// The name export gave its image and material.
+        image: String,
     },
-    /// An image carries the chunk but is not the size of the texture it holds (resized by an
-    /// editor that copied the chunk although it must not).
-    #[error("texture {index}: its image is {image:?} pixels but the native bytes in its rgTX chunk hold a top level of {native:?}: the image was changed by a tool that kept the chunk; re-encoding is not done yet")]
-    Resized {
+    /// A repainted image does not decode as a PNG, or its texture's headers have no format.
+    #[error("texture {index}: its repainted image {image:?} cannot be re-encoded: {message}")]
+    Repaint {
         /// Texture index.
         index: usize,
-        /// The PNG's width and height.
-        image: (u32, u32),
-        /// The entry's top level.
-        native: (u32, u32),
+        /// The image's name.
+        image: String,
+        /// Why.
+        message: String,
     },
     /// An image's chunk holds bytes that are no gfxTexture entry.
     #[error("texture {index}: the rgTX chunk of its image does not read as a gfxTexture entry: {message}")]
@@ -141,6 +255,15 @@ impl ArchiveTag {
                             false => p.table_padding.clone(),
                         },
                         tail: p.tail.clone(),
+                        heads: p
+                            .textures
+                            .iter()
+                            .enumerate()
+                            .map(|(i, t)| TextureHead {
+                                image: texture_material(i as u16),
+                                headers: t.write()[..CHAIN_AT].to_vec(),
+                            })
+                            .collect(),
                     }),
                     _ => Ok(MemberTag::Bytes {
                         offset,
@@ -160,15 +283,12 @@ impl ArchiveTag {
         })
     }
 
-    /// The archive's bytes with `model` as the model member and the textures the images carry
-    /// (`entries`: per image its chunk's texture index and entry bytes and the PNG's size when
-    /// known, `None` for an image without the chunk). Also says whether any member moved.
-    pub fn rebuild(
-        &self,
-        model: &[u8],
-        entries: &[Option<Carried<'_>>],
-    ) -> Result<(Vec<u8>, bool), ArchiveError> {
+    /// The archive with `model` as the model member and the textures of `images`: each from
+    /// the native bytes of the image whose chunk names it, else re-encoded from the image that
+    /// stands for it ([`DocImage::stands_for`]).
+    pub fn rebuild(&self, model: &[u8], images: &[DocImage<'_>]) -> Result<Rebuilt, ArchiveError> {
         let mut pieces: Vec<(u32, &[usize], Vec<u8>)> = Vec::with_capacity(self.members.len());
+        let (mut carried, mut reencoded) = (0, Vec::new());
         for m in &self.members {
             pieces.push(match m {
                 MemberTag::Model { offset, slots } => (*offset, slots, model.to_vec()),
@@ -183,17 +303,34 @@ impl ArchiveTag {
                     count,
                     table_padding,
                     tail,
+                    heads,
                 } => {
-                    let ptx = bundle(*count, table_padding, tail, entries)?;
-                    let bytes = ptx.write().map_err(|e| ArchiveError::Member {
-                        offset: *offset,
-                        message: crate::chain(&e),
+                    let mut textures = Vec::with_capacity(*count);
+                    for index in 0..*count {
+                        let (t, re) = texture(index, heads.get(index), images)?;
+                        textures.push(t);
+                        match re {
+                            Some(r) => reencoded.push(r),
+                            None => carried += 1,
+                        }
+                    }
+                    let bytes = bundle(textures, table_padding, tail).write().map_err(|e| {
+                        ArchiveError::Member {
+                            offset: *offset,
+                            message: crate::chain(&e),
+                        }
                     })?;
                     (*offset, slots, bytes)
                 }
             });
         }
-        self.lay_out(pieces)
+        let (bytes, moved) = self.lay_out(pieces)?;
+        Ok(Rebuilt {
+            bytes,
+            moved,
+            carried,
+            reencoded,
+        })
     }
 
     /// The file: magic, count, the slot table (recorded offsets while nothing moved), the gap,
@@ -237,49 +374,102 @@ impl ArchiveTag {
     }
 }
 
-/// The PTX bundle of `count` textures, each from the image whose chunk names its index.
-fn bundle(
-    count: usize,
-    table_padding: &[u8],
-    tail: &[u8],
-    entries: &[Option<Carried<'_>>],
-) -> Result<Ptx, ArchiveError> {
-    if count == 0 || count > entries.len() {
-        return Err(ArchiveError::TextureLost {
-            index: entries.len().min(count),
-        });
-    }
-    let mut textures = Vec::with_capacity(count);
-    for index in 0..count {
-        let entry = entries
-            .iter()
-            .flatten()
-            .find(|(i, _, _)| *i == index)
-            .ok_or(ArchiveError::TextureLost { index })?;
-        let t = Texture::read(entry.1).map_err(|e| ArchiveError::BadEntry {
-            index,
-            message: crate::chain(&e),
-        })?;
-        let native = t.levels().first().map(|l| (l.width, l.height));
-        if let (Some(native), Some(image)) = (native, entry.2) {
-            if native != image {
-                return Err(ArchiveError::Resized {
-                    index,
-                    image,
-                    native,
-                });
-            }
-        }
-        textures.push(t);
-    }
-    let padding_len = (Ptx::first_texture(count) - 4 - 4 * count as u64) as usize;
+/// The PTX bundle of `textures` with the tag's table padding (all zeros when it recorded none)
+/// and tail.
+fn bundle(textures: Vec<Texture>, table_padding: &[u8], tail: &[u8]) -> Ptx {
+    let padding_len = (Ptx::first_texture(textures.len()) - 4 - 4 * textures.len() as u64) as usize;
     let table_padding = match table_padding.is_empty() {
         true => vec![0; padding_len],
         false => table_padding.to_vec(),
     };
-    Ok(Ptx {
+    Ptx {
         table_padding,
         textures,
         tail: tail.to_vec(),
-    })
+    }
+}
+
+/// Texture `index`: the entry in the chunk of the image that carries it (re-encoded from that
+/// image's pixels when an editor resized it and kept the chunk), else re-encoded from the image
+/// that stands for it, with the headers of `head`.
+fn texture(
+    index: usize,
+    head: Option<&TextureHead>,
+    images: &[DocImage<'_>],
+) -> Result<(Texture, Option<Reencoded>), ArchiveError> {
+    let name = || head.map_or_else(|| texture_material(index as u16), |h| h.image.clone());
+    let found = images
+        .iter()
+        .find_map(|img| img.carried().filter(|c| c.0 == index).map(|c| (img, c.1)));
+    if let Some((img, entry)) = found {
+        let t = Texture::read(entry).map_err(|e| ArchiveError::BadEntry {
+            index,
+            message: crate::chain(&e),
+        })?;
+        let top = t.levels().first().map(|l| (l.width, l.height));
+        let png = img.png.unwrap_or_default();
+        return match png_size(png) {
+            Some(size) if top.is_some_and(|top| top != size) => {
+                let image = img.name.map_or_else(name, str::to_string);
+                let (t, r) = reencode(index, &image, &entry[..CHAIN_AT.min(entry.len())], png)?;
+                Ok((t, Some(r)))
+            }
+            _ => Ok((t, None)),
+        };
+    }
+    let head = head.ok_or_else(|| ArchiveError::TextureLost {
+        index,
+        image: name(),
+    })?;
+    let img = images
+        .iter()
+        .find(|img| img.png.is_some() && img.carried().is_none() && img.stands_for(&head.image))
+        .ok_or_else(|| ArchiveError::TextureLost {
+            index,
+            image: name(),
+        })?;
+    let image = img.name.unwrap_or(&head.image);
+    let (t, r) = reencode(index, image, &head.headers, img.png.unwrap_or_default())?;
+    Ok((t, Some(r)))
+}
+
+/// Texture `index` re-encoded from `png` in the format `headers` (its descriptor and DDS
+/// header) name, at the image's size, with a full mip chain.
+fn reencode(
+    index: usize,
+    image: &str,
+    headers: &[u8],
+    png: &[u8],
+) -> Result<(Texture, Reencoded), ArchiveError> {
+    let fail = |message: String| ArchiveError::Repaint {
+        index,
+        image: image.to_string(),
+        message,
+    };
+    let old = Texture::read(headers).map_err(|e| fail(crate::chain(&e)))?;
+    let g = old
+        .geometry()
+        .ok_or_else(|| fail("its headers name no DXT1/DXT5 format".into()))?;
+    let rgba = decode_png(png).map_err(fail)?;
+    if rgba.width > u32::from(u16::MAX) || rgba.height > u32::from(u16::MAX) {
+        return Err(fail(format!(
+            "{}x{} pixels: a descriptor holds at most 65535 per side",
+            rgba.width, rgba.height
+        )));
+    }
+    let chain = pixels::encode_chain(&rgba, g.format);
+    let t = old.with_chain(g.format, rgba.width, rgba.height, chain);
+    let written = pixels::decode_top(&t).ok_or_else(|| fail("no top level written".into()))?;
+    let r = Reencoded {
+        index,
+        image: image.to_string(),
+        format: g.format,
+        was: (g.width, g.height),
+        width: rgba.width,
+        height: rgba.height,
+        levels: t.levels().len() as u32,
+        error: pixels::encoding_error(&rgba, &written),
+        alpha_cut: g.format == PixelFormat::Dxt1 && rgba.has_graded_alpha(),
+    };
+    Ok((t, r))
 }

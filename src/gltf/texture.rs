@@ -143,6 +143,51 @@ pub fn native_entry(png: &[u8]) -> Option<(usize, &[u8])> {
     None
 }
 
+/// The pixels of a PNG as 8-bit RGBA (grey, palette and 16-bit images expanded), or why not.
+/// At most 1,100 bytes are allocated per input byte (deflate expands at most 1,032 times), so
+/// a header cannot ask for more than its data could hold.
+pub fn decode_png(png: &[u8]) -> Result<Rgba, String> {
+    let bound = png.len().saturating_mul(1100);
+    let mut d =
+        png::Decoder::new_with_limits(std::io::Cursor::new(png), png::Limits { bytes: bound });
+    d.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = d
+        .read_info()
+        .map_err(|e| format!("not a PNG it can read: {e}"))?;
+    let size = reader
+        .output_buffer_size()
+        .filter(|&n| n <= bound)
+        .ok_or_else(|| {
+            format!(
+                "its header claims more pixels than {} bytes of PNG can hold",
+                png.len()
+            )
+        })?;
+    let mut buf = vec![0; size];
+    let info = reader
+        .next_frame(&mut buf)
+        .map_err(|e| format!("PNG data: {e}"))?;
+    let data = &buf[..info.buffer_size()];
+    let channels = info.color_type.samples();
+    let pixels: Vec<u8> = match channels {
+        4 => data.to_vec(),
+        3 => data
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        2 => data
+            .chunks_exact(2)
+            .flat_map(|p| [p[0], p[0], p[0], p[1]])
+            .collect(),
+        _ => data.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+    };
+    Ok(Rgba {
+        width: info.width,
+        height: info.height,
+        pixels,
+    })
+}
+
 /// A texture as the export wrote it (`export --json`: `textures`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TextureInfo {

@@ -9,7 +9,7 @@ pub mod dmc3;
 mod dmc3_mesh;
 pub mod extras;
 pub mod format;
-mod geometry;
+pub(crate) mod geometry;
 pub mod hie;
 pub mod mesh;
 pub mod motion;

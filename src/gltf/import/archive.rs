@@ -2,15 +2,13 @@
 //! (see [`crate::gltf::archive`]): its tag from the scene extras, each texture from the PNG of
 //! an image carrying the `rgTX` chunk.
 
-use serde_json::Value;
-
 use serde::Serialize;
+use serde_json::Value;
 
 use super::read::Doc;
 use super::{ImportError, Imported};
 use super::{MeshReport, MeshStatus};
-use crate::gltf::archive::{ArchiveTag, Carried, MemberTag};
-use crate::gltf::texture::{native_entry, png_size};
+use crate::gltf::archive::{ArchiveTag, DocImage, MemberTag};
 use crate::native::dmc3::pac::{slot_name, BODY_SHADOW_SLOT};
 
 /// `scene.extras.rigtrip.archive` of the first scene that has one.
@@ -51,31 +49,64 @@ fn image_bytes<'d>(doc: &'d Doc, image: &Value) -> Option<&'d [u8]> {
     bytes.get(offset..offset.checked_add(len)?)
 }
 
+/// The document's images as the archive's rebuild sees them: name, bytes, and the materials
+/// showing each as base colour.
+fn doc_images<'d>(doc: &'d Doc<'_>) -> Vec<DocImage<'d>> {
+    let json = doc.json();
+    let list = |key: &str| {
+        json.get(key)
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice)
+    };
+    let mut out: Vec<DocImage> = list("images")
+        .iter()
+        .map(|img| DocImage {
+            name: img.get("name").and_then(Value::as_str),
+            materials: Vec::new(),
+            png: image_bytes(doc, img),
+        })
+        .collect();
+    let textures = list("textures");
+    for m in list("materials") {
+        let image = m
+            .pointer("/pbrMetallicRoughness/baseColorTexture/index")
+            .and_then(Value::as_u64)
+            .and_then(|t| {
+                textures
+                    .get(usize::try_from(t).ok()?)?
+                    .get("source")?
+                    .as_u64()
+            });
+        let slot = image.and_then(|i| out.get_mut(usize::try_from(i).ok()?));
+        if let (Some(slot), Some(name)) = (slot, m.get("name").and_then(Value::as_str)) {
+            slot.materials.push(name);
+        }
+    }
+    out
+}
+
 /// When the document carries an archive: its bytes in place of the model's, and a note.
 pub(super) fn rebuild(doc: &Doc, imported: &mut Imported) -> Result<(), ImportError> {
     let Some(tag) = tag(doc)? else {
         return Ok(());
     };
-    let images = doc.json().get("images").and_then(Value::as_array);
-    let entries: Vec<Option<Carried>> = images
-        .into_iter()
-        .flatten()
-        .map(|img| {
-            let png = image_bytes(doc, img)?;
-            native_entry(png).map(|(i, entry)| (i, entry, png_size(png)))
-        })
-        .collect();
-    let (bytes, moved) = tag.rebuild(&imported.bytes, &entries)?;
-    let carried = entries.iter().flatten().count();
+    let r = tag.rebuild(&imported.bytes, &doc_images(doc))?;
     imported.report.notes.push(format!(
-        "archive: {} member(s) in {} slot(s) around the model, {carried} texture(s) from their images' native bytes (rgTX){}",
+        "archive: {} member(s) in {} slot(s) around the model, {} texture(s) from their images' native bytes (rgTX){}{}",
         tag.members.len(),
         tag.offsets.len(),
-        match moved {
+        r.carried,
+        match r.reencoded.len() {
+            0 => String::new(),
+            n => format!(", {n} re-encoded from repainted images"),
+        },
+        match r.moved {
             true => "; members after a changed one moved to the next 16-byte boundary",
             false => ", every member at its offset",
         }
     ));
+    let bytes = r.bytes;
+    imported.report.textures = r.reencoded;
     imported.bytes = bytes;
     imported.report.stale_shadows = stale_shadows(&tag, &imported.report.meshes);
     Ok(())

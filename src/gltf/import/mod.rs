@@ -172,6 +172,10 @@ pub struct ImportReport {
     /// they still cast the old body (none when the body's meshes are unchanged).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stale_shadows: Vec<archive::StaleShadow>,
+    /// The archive's textures re-encoded from repainted or replaced images (none when every
+    /// texture came back from its image's native bytes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub textures: Vec<crate::gltf::archive::Reencoded>,
 }
 
 /// What happened to one skeleton.
@@ -659,6 +663,9 @@ impl ImportReport {
         }
         for s in &self.stale_shadows {
             line(format!("{s}"));
+        }
+        for t in &self.textures {
+            line(format!("{t}"));
         }
         for n in &self.notes {
             line(format!("note: {n}"));

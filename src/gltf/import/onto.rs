@@ -244,6 +244,7 @@ pub fn import_onto(
         notes: matched_notes(&graph, &ids, &rig, opts.joint_map.as_ref()),
         motions: Vec::new(),
         stale_shadows: Vec::new(),
+        textures: Vec::new(),
     };
     Ok(Imported {
         native,

@@ -108,6 +108,7 @@ pub(crate) fn import(
             notes,
             motions: motions.iter().map(|m| m.report.clone()).collect(),
             stale_shadows: Vec::new(),
+            textures: Vec::new(),
         },
         motions,
     })

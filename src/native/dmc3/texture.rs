@@ -415,6 +415,51 @@ impl Texture {
     }
 }
 
+impl Texture {
+    /// This entry with a new full mip `chain` of `format` for a `width × height` top level (a
+    /// re-encoded image), as a bundle member: the DDS header canonical, the descriptor's
+    /// decoded fields (encoding word, sizes, row and payload bytes, w2/h2 and their inverses,
+    /// format, DDS bytes) canonical and every other field kept, zeros up to the next sector.
+    pub fn with_chain(
+        &self,
+        format: PixelFormat,
+        width: u32,
+        height: u32,
+        chain: Vec<u8>,
+    ) -> Texture {
+        let g = Geometry {
+            format,
+            width,
+            height,
+            mips: 0,
+            source: "dds",
+        };
+        let c = canonical_descriptor(&g, self.descriptor.aux);
+        let descriptor = Descriptor {
+            encoding: c.encoding,
+            width: c.width,
+            height: c.height,
+            row_bytes: c.row_bytes,
+            payload_bytes: c.payload_bytes,
+            aux: c.aux,
+            half_width: c.half_width,
+            half_height: c.half_height,
+            inv_half_width_bits: c.inv_half_width_bits,
+            inv_half_height_bits: c.inv_half_height_bits,
+            format: c.format,
+            dds_bytes: c.dds_bytes,
+            ..self.descriptor.clone()
+        };
+        let used = (CHAIN_AT + chain.len()) as u64;
+        Texture {
+            descriptor,
+            dds: canonical_dds(&g),
+            chain,
+            padding: vec![0; (align(used, SECTOR) - used) as usize],
+        }
+    }
+}
+
 /// One way an entry departs from the canonical form.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Difference {
