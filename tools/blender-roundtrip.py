@@ -31,6 +31,11 @@ EDIT, applied in the order given:
                            and insert a rotation keyframe there, as a user keying a pose does
     --delete-animation ANIMATION
                            delete the action ANIMATION
+    --paint-image IMAGE X0 Y0 X1 Y1 R G B
+                           paint the pixels [X0, X1) x [Y0, Y1) of the image IMAGE (rows counted
+                           from the top, as in the PNG) in the colour R G B (0-255, alpha 255),
+                           as a brush in Texture Paint does: the image becomes dirty and the
+                           exporter encodes it anew
 
 IN is imported with the glTF importer's default settings. OUT is exported with
 "Include > Custom Properties" on (export_extras; off with --plain), everything else at Blender's defaults;
@@ -70,6 +75,7 @@ def parse_edits(words):
             "--plain": 0,
             "--key-rotation": 6,
             "--delete-animation": 1,
+            "--paint-image": 8,
         }.get(op)
         if want is None:
             raise Usage(f"unknown edit {op!r}")
@@ -86,6 +92,11 @@ def parse_edits(words):
                 args = [args[0], args[1], float(args[2]), Vector([float(x) for x in args[3:]])]
             except ValueError:
                 raise Usage(f"--key-rotation {args[0]} {args[1]}: FRAME RX RY RZ must be numbers")
+        if op == "--paint-image":
+            try:
+                args = [args[0], *[int(x) for x in args[1:]]]
+            except ValueError:
+                raise Usage(f"--paint-image {args[0]}: X0 Y0 X1 Y1 R G B must be integers")
         edits.append((op, args))
     return edits
 
@@ -259,6 +270,24 @@ def plain():
 
 CUSTOM_PROPERTIES = True
 
+
+def paint_image(name, x0, y0, x1, y1, r, g, b):
+    """Sets a rectangle of an image's pixels (rows from the top) to one opaque colour."""
+    image = bpy.data.images.get(name)
+    if image is None:
+        raise NoBone(f"no image named {name!r} (there are {sorted(bpy.data.images.keys())})")
+    w, h = image.size
+    px = [0.0] * (w * h * 4)
+    image.pixels.foreach_get(px)
+    colour = (r / 255.0, g / 255.0, b / 255.0, 1.0)
+    for y in range(max(y0, 0), min(y1, h)):
+        row = h - 1 - y  # Blender stores rows bottom first
+        for x in range(max(x0, 0), min(x1, w)):
+            at = (row * w + x) * 4
+            px[at : at + 4] = colour
+    image.pixels.foreach_set(px)
+    image.update()
+
 EDITS = {
     "--move": move,
     "--rename": rename,
@@ -272,6 +301,7 @@ EDITS = {
     "--plain": plain,
     "--key-rotation": key_rotation,
     "--delete-animation": delete_animation,
+    "--paint-image": paint_image,
 }
 
 
