@@ -226,6 +226,27 @@ fn every_command_json_validates_against_its_schema() {
         0,
     );
     assert_eq!(v["stale_shadows"][0]["slots"], json!([8, 14]), "{v}");
+    // A repainted texture (its image without the native chunk): re-encoded, with its error.
+    let mut glb = std::fs::read(dir.join("c.glb")).unwrap();
+    common::drop_first_texture_chunk(&mut glb);
+    std::fs::write(dir.join("c.painted.glb"), glb).unwrap();
+    let v = check(
+        &dir,
+        "import",
+        &["import", "--json", "c.painted.glb", "-o", "c.painted.pac"],
+        0,
+    );
+    let t = &v["textures"][0];
+    assert_eq!(
+        (t["index"].as_u64(), t["image"].as_str()),
+        (Some(0), Some("texture_0")),
+        "{v}"
+    );
+    assert_eq!(
+        (t["format"].as_str(), t["levels"].as_u64()),
+        (Some("dxt1"), Some(5)),
+        "{v}"
+    );
     let v = check(
         &dir,
         "export_folder",

@@ -509,7 +509,7 @@ fn cut_chunk(png: &[u8], keep: usize) -> Vec<u8> {
             let mut out = png[..at].to_vec();
             out.extend_from_slice(&((5 + keep) as u32).to_be_bytes());
             out.extend_from_slice(&typed);
-            out.extend_from_slice(&crc32(&typed).to_be_bytes());
+            out.extend_from_slice(&common::crc32(&typed).to_be_bytes());
             out.extend_from_slice(&png[at + 12 + len..]);
             return out;
         }
@@ -542,7 +542,7 @@ fn an_image_lost_or_unreadable_is_named() {
     // allocation of that size.
     let mut huge = encode_plain_png(1, 1, &[1, 2, 3, 4]);
     huge[16..24].copy_from_slice(&[0, 0, 0xFF, 0xFF, 0, 0, 0xFF, 0xFF]);
-    let crc = crc32(&huge[12..29]);
+    let crc = common::crc32(&huge[12..29]);
     huge[29..33].copy_from_slice(&crc.to_be_bytes());
     let e = tag
         .rebuild(&model, &images(&names, &[huge, pngs[1].clone()]))
@@ -560,22 +560,6 @@ fn an_image_lost_or_unreadable_is_named() {
         ),
         "{e}"
     );
-}
-
-/// CRC-32 (ISO 3309, as PNG chunks use), bit by bit.
-fn crc32(data: &[u8]) -> u32 {
-    let mut c = 0xFFFF_FFFFu32;
-    for &b in data {
-        c ^= u32::from(b);
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-    }
-    !c
 }
 
 /// An RGBA PNG with no private chunk (what an editor writes for a painted image).

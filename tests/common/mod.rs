@@ -290,3 +290,33 @@ pub fn shrink_first_mesh(glb: &mut [u8]) {
         }
     }
 }
+
+/// The first image's `rgTX` chunk renamed `rgTx` in place (its CRC fixed): a PNG whose pixels
+/// are unchanged but which no longer carries its native bytes, as an editor writes a repainted
+/// image.
+pub fn drop_first_texture_chunk(glb: &mut [u8]) {
+    let at = glb
+        .windows(4)
+        .position(|w| w == b"rgTX")
+        .expect("an image with the rgTX chunk");
+    let len = u32::from_be_bytes(glb[at - 4..at].try_into().unwrap()) as usize;
+    glb[at + 3] = b'x';
+    let crc = crc32(&glb[at..at + 4 + len]);
+    glb[at + 4 + len..at + 8 + len].copy_from_slice(&crc.to_be_bytes());
+}
+
+/// CRC-32 (ISO 3309, as PNG chunks use), bit by bit.
+pub fn crc32(data: &[u8]) -> u32 {
+    let mut c = 0xFFFF_FFFFu32;
+    for &b in data {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
