@@ -223,9 +223,34 @@ def import_info(report):
         for m in f.get("motions", []):
             if m.get("status") != "unchanged":
                 lines.append(f"  {m.get('animation')}: {m.get('status')}")
+    for s in report.get("stale_shadows") or []:
+        lines.append(
+            f"member {s['member']} (slots {s['slots']}): the shadow still casts the old body "
+            "(its layout is not public: carried as it was)"
+        )
+    for t in report.get("textures") or []:
+        lines.append(texture_line(t))
     for note in report.get("notes", []):
         lines.append(f"note: {note}")
     return lines
+
+
+def texture_line(t):
+    """One re-encoded texture (an entry of the import report's `textures`) as an Info line."""
+    size = f"{t['width']}x{t['height']}"
+    if list(t["was"]) != [t["width"], t["height"]]:
+        size += f" (was {t['was'][0]}x{t['was'][1]})"
+    err = t["error"]
+    psnr = " ".join("inf" if p is None else f"{p:.1f}" for p in err["psnr"])
+    line = (
+        f"texture {t['index']}: re-encoded from image \"{t['image']}\" as "
+        f"{t['format'].upper()} {size}, {t['levels']} mip levels; error R G B A: max "
+        + " ".join(str(m) for m in err["max_abs"])
+        + f", PSNR {psnr} dB"
+    )
+    if t.get("alpha_cut"):
+        line += "; DXT1 keeps 1-bit alpha: alpha below 128 became transparent"
+    return line
 
 
 def written_mesh(w):

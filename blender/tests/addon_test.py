@@ -9,6 +9,10 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         scale that bone by 2 in pose mode and export (rigtrip refuses it)
     addon_test.py rename NATIVE OUT SKELETON JOINT NEW
         rename that bone to NEW, export OUT, import OUT again through the add-on
+    addon_test.py archive NATIVE OUT PAINT
+        import the character archive NATIVE through the add-on (its textures as Blender
+        images), with PAINT 1 paint an 8x8 red square at the top left of image texture_0 (as a
+        brush does), export OUT; reports the images (name, size, packed)
     addon_test.py mesh NATIVE OUT KEEP
         move a vertex of the first rig mesh 10 cm up, export with Keep original meshes = KEEP (0/1)
     addon_test.py motions NATIVE OUT MOTIONS OVERWRITE [BONE_JOINT ANIMATION DELETE]
@@ -245,6 +249,8 @@ def main(args):
         result(bone=bone, actions=actions, state=dict(coll[rigtrip_blender.STATE]),
                error=error, files=listing(out), source_files=listing(native))
         return 0
+    if mode == "archive":
+        return archive(native, out, args[3] == "1")
     coll = import_rig(native)
     if mode == "mesh":
         mesh = next(o for o in coll.all_objects if o.type == "MESH" and "rigtrip" in o)
@@ -281,6 +287,20 @@ def main(args):
     else:
         print(__doc__)
         return 2
+    return 0
+
+
+def archive(native, out, paint):
+    """An archive in, its images shown, optionally one painted, the archive out."""
+    import_rig(native)
+    images = [
+        {"name": i.name, "size": list(i.size), "packed": i.packed_file is not None}
+        for i in sorted(bpy.data.images, key=lambda i: i.name)
+    ]
+    if paint:
+        roundtrip_edits().paint_image("texture_0", 0, 0, 8, 8, 255, 0, 0)
+    error = export_rig(out)
+    result(images=images, error=error, files=listing(out))
     return 0
 
 
