@@ -190,11 +190,20 @@ fn archive_extras_follow_the_schema() {
         .map(|m| m["role"].as_str().unwrap())
         .collect();
     assert_eq!(roles, ["textures", "model", "bytes"]);
-    // Nothing of a texture rides in extras: the textures member holds its count and tail only.
+    // No pixel of a texture rides in extras: the textures member holds its count, tail, and
+    // per texture its image's name and its two headers (0xF0 bytes, for re-encoding a
+    // repainted image), never its mip chain.
+    let mut textures = scene["archive"]["members"][0].clone();
+    let heads = textures.as_object_mut().unwrap().remove("heads").unwrap();
     assert_eq!(
-        scene["archive"]["members"][0],
+        textures,
         json!({"role": "textures", "offset": 0x50, "slots": [0], "count": 2, "tail": ""})
     );
+    for (i, h) in heads.as_array().unwrap().iter().enumerate() {
+        assert_eq!(h["image"], format!("texture_{i}"));
+        let b64 = h["headers"].as_str().unwrap();
+        assert_eq!(b64.len(), 0xF0 / 3 * 4, "texture {i}: the headers only");
+    }
     assert_scene_valid(&v, &scene);
     for (key, value) in [
         ("role", json!("ptx")),

@@ -849,7 +849,7 @@ fn a_texture_painted_in_blender_lands_in_its_own_entry_only() {
     std::fs::write(&input, &pac).unwrap();
     let glb = tmp("paint.glb");
     export(&[input.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
-    validate(&[glb.clone()]);
+    validate(std::slice::from_ref(&glb));
     let through = tmp("paint_through.glb");
     let edit = [
         "--paint-image",
