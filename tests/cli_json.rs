@@ -105,6 +105,15 @@ fn every_command_json_validates_against_its_schema() {
     // Textures and a character archive; the .tm2's DDS header is zeroed: known by its name.
     use rigtrip::synth::texture as tex;
     std::fs::write(dir.join("c.pac"), tex::sample_character_pac()).unwrap();
+    let mut rng = rigtrip::synth::rng::Rng::new(12);
+    let coat = rigtrip::synth::dmc3::random_mod(rng.next_u64());
+    let coated = tex::coated_character_pac(
+        &mut rng,
+        tex::sample_ptx(),
+        rigtrip::synth::dmc3::sample_mod(),
+        coat,
+    );
+    std::fs::write(dir.join("coat.pac"), coated).unwrap();
     std::fs::write(dir.join("t.ptx"), tex::sample_ptx()).unwrap();
     let mut rng = rigtrip::synth::rng::Rng::new(29);
     let spec = tex::EntrySpec {
@@ -226,6 +235,14 @@ fn every_command_json_validates_against_its_schema() {
         0,
     );
     assert_eq!(v["stale_shadows"][0]["slots"], json!([8, 14]), "{v}");
+    // An archive with a coat: the coat named, carried.
+    let v = check(
+        &dir,
+        "export",
+        &["export", "--json", "coat.pac", "-o", "coat.glb"],
+        0,
+    );
+    assert_eq!(v["carried_models"][0]["slots"], json!([12]), "{v}");
     // A repainted texture (its image without the native chunk): re-encoded, with its error.
     let mut glb = std::fs::read(dir.join("c.glb")).unwrap();
     common::drop_first_texture_chunk(&mut glb);

@@ -934,3 +934,37 @@ fn a_texture_painted_in_blender_lands_in_its_own_entry_only() {
         );
     }
 }
+
+#[test]
+fn a_coat_is_named_as_carried_and_comes_back() {
+    let mut rng = Rng::new(0xC0A7);
+    let coat = rigtrip::synth::dmc3::random_mod(rng.next_u64());
+    let pac = st::coated_character_pac(
+        &mut rng,
+        st::sample_ptx(),
+        rigtrip::synth::dmc3::sample_mod(),
+        coat,
+    );
+    let input = tmp("coat.pac");
+    std::fs::write(&input, &pac).unwrap();
+    let glb = tmp("coat.glb");
+    let out = rigtrip()
+        .args([
+            "export",
+            input.to_str().unwrap(),
+            "-o",
+            glb.to_str().unwrap(),
+            "--force",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("note: member 2 (slot 12, coat): a model besides the body, not in the glTF (exporting it on the body's skeleton is not done yet); carried as its bytes, it comes back unchanged"),
+        "{text}"
+    );
+    let back = tmp("coat.new.pac");
+    import(&glb, &back);
+    assert!(std::fs::read(&back).unwrap() == pac, "the archive differs");
+}

@@ -166,6 +166,12 @@ def export_info(report):
         n = len(report.get(key) or [])
         if n:
             lines.append(f"note: {n} {what} (glTF only; native bytes untouched)")
+    for m in report.get("carried_models") or []:
+        lines.append(
+            f"note: member {m['member']} (slots {m['slots']}): a model besides the body, not "
+            "shown (exporting it on the body's skeleton is not done yet); carried as its "
+            "bytes, it comes back unchanged"
+        )
     return lines
 
 

@@ -193,6 +193,36 @@ impl std::fmt::Display for Reencoded {
     }
 }
 
+/// A model member the document does not show (a coat, a second body): carried as its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CarriedModel {
+    /// The member's index in offset order (as `inspect` numbers them).
+    pub member: usize,
+    /// Its offset.
+    pub offset: u32,
+    /// The slots naming it.
+    pub slots: Vec<usize>,
+}
+
+impl std::fmt::Display for CarriedModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let slots: Vec<String> = self
+            .slots
+            .iter()
+            .map(|&s| match crate::native::dmc3::pac::slot_name(s) {
+                Some(name) => format!("slot {s}, {name}"),
+                None => format!("slot {s}"),
+            })
+            .collect();
+        write!(
+            f,
+            "member {} ({}): a model besides the body, not in the glTF (exporting it on the body's skeleton is not done yet); carried as its bytes, it comes back unchanged",
+            self.member,
+            slots.join("; ")
+        )
+    }
+}
+
 /// Why an archive cannot be rebuilt.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ArchiveError {
@@ -331,6 +361,27 @@ impl ArchiveTag {
             carried,
             reencoded,
         })
+    }
+
+    /// The model members carried as bytes (every model but the document's).
+    pub fn carried_models(&self) -> Vec<CarriedModel> {
+        let model = |b: &[u8]| crate::native::dmc3::has_container_magic(b);
+        self.members
+            .iter()
+            .enumerate()
+            .filter_map(|(member, m)| match m {
+                MemberTag::Bytes {
+                    offset,
+                    slots,
+                    bytes,
+                } if model(bytes) => Some(CarriedModel {
+                    member,
+                    offset: *offset,
+                    slots: slots.clone(),
+                }),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The file: magic, count, the slot table (recorded offsets while nothing moved), the gap,

@@ -315,6 +315,7 @@ fn export_inner(
 
     let format = rig.source.format();
     report.textures = super::texture::attach(&mut b, images, |i| format.material_for_index(i));
+    report.carried_models = archive.map(|t| t.carried_models()).unwrap_or_default();
     let written = animation::write_motions(&mut b, rig, &joint_nodes, motions, space)?;
     report.animations = written.animations;
     report.carried_motions = written.carried;

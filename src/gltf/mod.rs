@@ -124,6 +124,9 @@ pub struct ExportReport {
     /// One entry per texture written as an image (none without textures).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub textures: Vec<texture::TextureInfo>,
+    /// An archive's model members other than the exported one (a coat): carried as bytes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub carried_models: Vec<archive::CarriedModel>,
 }
 
 /// A skin as written.

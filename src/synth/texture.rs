@@ -199,7 +199,16 @@ fn shadow_like(rng: &mut Rng) -> Vec<u8> {
 /// set to the PTX's, a shadow-like opaque member in slot 8 that slot 14 shares, slot 12 empty,
 /// non-zero bytes between the table and the first member, and the shadow member at an offset
 /// 8 past a 16-byte boundary (the model padded to 8 mod 16).
-pub fn character_pac(rng: &mut Rng, ptx: Vec<u8>, mut model: Vec<u8>) -> Vec<u8> {
+pub fn character_pac(rng: &mut Rng, ptx: Vec<u8>, model: Vec<u8>) -> Vec<u8> {
+    dressed_pac(rng, ptx, model, None)
+}
+
+/// [`character_pac`] with `coat` (a second MOD) in slot 12, after the body.
+pub fn coated_character_pac(rng: &mut Rng, ptx: Vec<u8>, model: Vec<u8>, coat: Vec<u8>) -> Vec<u8> {
+    dressed_pac(rng, ptx, model, Some(coat))
+}
+
+fn dressed_pac(rng: &mut Rng, ptx: Vec<u8>, mut model: Vec<u8>, coat: Option<Vec<u8>>) -> Vec<u8> {
     let slots = 16;
     let count = u32::from_le_bytes([ptx[0], ptx[1], ptx[2], ptx[3]]);
     if let Some(b) = model.get_mut(0x12) {
@@ -212,11 +221,9 @@ pub fn character_pac(rng: &mut Rng, ptx: Vec<u8>, mut model: Vec<u8>) -> Vec<u8>
     ptx.resize(ptx_len, 0);
     let model_len = crate::bytes::align(model.len() as u64, 16) as usize + 8;
     model.resize(model_len, 0);
-    let members = vec![
-        (vec![0], ptx),
-        (vec![1], model),
-        (vec![8, 14], shadow_like(rng)),
-    ];
+    let mut members = vec![(vec![0], ptx), (vec![1], model)];
+    members.extend(coat.map(|c| (vec![12], c)));
+    members.push((vec![8, 14], shadow_like(rng)));
     super::motion::place(slots, &gap, members)
 }
 

@@ -581,6 +581,9 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
         }
         print_motion_fit(&mut out, r)?;
         print_textures(&mut out, r)?;
+        for m in &r.carried_models {
+            writeln!(out, "note: {m}")?;
+        }
         let notes = [
             (
                 r.zero_weight_vertices.len(),
