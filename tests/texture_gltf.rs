@@ -968,3 +968,141 @@ fn a_coat_is_named_as_carried_and_comes_back() {
     import(&glb, &back);
     assert!(std::fs::read(&back).unwrap() == pac, "the archive differs");
 }
+
+#[test]
+fn a_new_image_on_a_new_material_becomes_a_new_texture() {
+    use rigtrip::gltf::archive::DocImage;
+    let (bytes, tag, pngs, model) = sample_parts();
+    let opaque: Vec<u8> = (0..32 * 32)
+        .flat_map(|i| [(i % 256) as u8, 90, 30, 255])
+        .collect();
+    let graded: Vec<u8> = (0..8 * 8)
+        .flat_map(|i| [200, 10, (i * 4) as u8, 128])
+        .collect();
+    let (a, b) = (
+        encode_plain_png(32, 32, &opaque),
+        encode_plain_png(8, 8, &graded),
+    );
+    let names = image_names(2);
+    let mut imgs = images(&names, &pngs);
+    // Shown by a new material: new. Shown by `texture_0` (a replaced image) or by nothing:
+    // not new.
+    let new = |name, material, png| DocImage {
+        name: Some(name),
+        materials: vec![material],
+        png: Some(png),
+    };
+    imgs.push(new("sword_paint", "sword", &a));
+    imgs.push(new("glass", "visor", &b));
+    imgs.push(DocImage {
+        name: Some("loose"),
+        materials: vec![],
+        png: Some(&a),
+    });
+    assert_eq!(tag.new_images(&imgs), [2, 3]);
+    assert_eq!(tag.grown_count(&imgs), Some(4));
+    let r = tag.rebuild(&model, &imgs).unwrap();
+    assert_eq!(r.carried, 2);
+    let added: Vec<_> = r
+        .reencoded
+        .iter()
+        .map(|t| (t.index, t.format, t.added))
+        .collect();
+    assert_eq!(
+        added,
+        [(2, PixelFormat::Dxt1, true), (3, PixelFormat::Dxt5, true)]
+    );
+    let (_, old) = ptx_of(&bytes);
+    let (_, grown) = ptx_of(&r.bytes);
+    assert_eq!(grown.textures.len(), 4);
+    assert_eq!(grown.textures[..2], old.textures[..]);
+    for t in &grown.textures[2..] {
+        // Canonical in every field, a full chain.
+        assert_eq!(t.differences(), vec![], "{:?}", t.geometry());
+    }
+    // The opaque image decodes back within BC1's error by the independent decoder.
+    let (w, h, got) = decode_top(&grown.textures[2]);
+    assert_eq!((w, h), (32, 32));
+    let reported = r.reencoded[0].error.max_abs;
+    let max = max_diff(&opaque, &got);
+    for c in 0..4 {
+        assert!(
+            max[c].abs_diff(reported[c]) <= BOUND,
+            "{max:?} vs {reported:?}"
+        );
+    }
+    // A document written before re-encoding (no headers) cannot tell new from repainted.
+    let old_tag: rigtrip::gltf::archive::ArchiveTag = {
+        let mut v = serde_json::to_value(&tag).unwrap();
+        v["members"][0].as_object_mut().unwrap().remove("heads");
+        serde_json::from_value(v).unwrap()
+    };
+    assert!(old_tag.new_images(&imgs).is_empty());
+}
+
+#[test]
+#[ignore = "needs Blender (tools/blender-python)"]
+fn a_new_mesh_with_its_own_texture_in_blender_adds_a_texture() {
+    use rigtrip::native::dmc3::pac::{MemberKind, Pac};
+    let input = tmp("newtex.pac");
+    let pac = st::sample_character_pac();
+    std::fs::write(&input, &pac).unwrap();
+    let glb = tmp("newtex.glb");
+    export(&[input.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
+    let through = tmp("newtex_through.glb");
+    let edits = [
+        "--add-mesh",
+        "sword",
+        "mod_30",
+        "--new-texture",
+        "sword",
+        "sword_steel",
+        "steel",
+        "32",
+        "180",
+        "190",
+        "200",
+    ];
+    common::blender_roundtrip(&glb, &through, &edits);
+    let out = tmp("newtex.new.pac");
+    let report = import(&through, &out);
+    assert!(report.contains("2 texture(s) from their images' native bytes (rgTX), 1 new from images on new materials"), "{report}");
+    assert!(
+        report.contains("texture 2: new, encoded from image \"steel\" as DXT1 32x32, 6 mip levels"),
+        "{report}"
+    );
+    assert!(report.contains("texture count (+0x12): 2 -> 3"), "{report}");
+    assert!(!report.contains("likely has no texture"), "{report}");
+    let got = Pac::read(&std::fs::read(&out).unwrap()).unwrap();
+    let (_, grown) = ptx_of(&std::fs::read(&out).unwrap());
+    let (_, old) = ptx_of(&pac);
+    assert_eq!(grown.textures.len(), 3);
+    assert_eq!(grown.textures[..2], old.textures[..]);
+    // The steel colour, by the independent decoder, within BC1's rounding of one colour.
+    let (_, _, px) = decode_top(&grown.textures[2]);
+    for p in px.chunks_exact(4) {
+        let want = [180u8, 190, 200, 255];
+        assert!(p.iter().zip(want).all(|(a, b)| a.abs_diff(b) <= 8), "{p:?}");
+    }
+    // The model counts 3 textures and its new mesh shows texture 2.
+    let model = got
+        .members
+        .iter()
+        .find_map(|m| match &m.kind {
+            MemberKind::Model(f) => Some(f.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let c = model.container.as_ref().unwrap();
+    assert_eq!(c.header.texture_count, 3);
+    let indices: Vec<u16> = c
+        .objects
+        .iter()
+        .flat_map(|o| o.meshes.iter().map(|m| m.record.texture_index))
+        .collect();
+    assert_eq!(
+        indices.iter().filter(|&&t| t == 2).count(),
+        1,
+        "{indices:?}"
+    );
+}

@@ -31,6 +31,10 @@ EDIT, applied in the order given:
                            and insert a rotation keyframe there, as a user keying a pose does
     --delete-animation ANIMATION
                            delete the action ANIMATION
+    --new-texture OBJ MATERIAL IMAGE SIZE R G B
+                           give mesh object OBJ a new material MATERIAL (all faces) whose base
+                           colour is a new SIZE x SIZE image IMAGE filled with R G B (0-255), and
+                           a UV map if it has none, as a modder texturing a new mesh does
     --paint-image IMAGE X0 Y0 X1 Y1 R G B
                            paint the pixels [X0, X1) x [Y0, Y1) of the image IMAGE (rows counted
                            from the top, as in the PNG) in the colour R G B (0-255, alpha 255),
@@ -76,6 +80,7 @@ def parse_edits(words):
             "--key-rotation": 6,
             "--delete-animation": 1,
             "--paint-image": 8,
+            "--new-texture": 7,
         }.get(op)
         if want is None:
             raise Usage(f"unknown edit {op!r}")
@@ -97,6 +102,11 @@ def parse_edits(words):
                 args = [args[0], *[int(x) for x in args[1:]]]
             except ValueError:
                 raise Usage(f"--paint-image {args[0]}: X0 Y0 X1 Y1 R G B must be integers")
+        if op == "--new-texture":
+            try:
+                args = [*args[:3], *[int(x) for x in args[3:]]]
+            except ValueError:
+                raise Usage(f"--new-texture {args[0]}: SIZE R G B must be integers")
         edits.append((op, args))
     return edits
 
@@ -271,6 +281,26 @@ def plain():
 CUSTOM_PROPERTIES = True
 
 
+def new_texture(obj_name, material, image_name, size, r, g, b):
+    """A new material showing a new image, on every face of a mesh object."""
+    obj = mesh_object(obj_name)
+    image = bpy.data.images.new(image_name, size, size)
+    image.generated_color = (r / 255.0, g / 255.0, b / 255.0, 1.0)
+    mat = bpy.data.materials.new(material)
+    mat.use_nodes = True
+    nodes = mat.node_tree.nodes
+    tex = nodes.new("ShaderNodeTexImage")
+    tex.image = image
+    bsdf = next(n for n in nodes if n.type == "BSDF_PRINCIPLED")
+    mat.node_tree.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+    if not obj.data.uv_layers:
+        obj.data.uv_layers.new(name="UVMap")
+    obj.data.materials.clear()
+    obj.data.materials.append(mat)
+    for p in obj.data.polygons:
+        p.material_index = 0
+
+
 def paint_image(name, x0, y0, x1, y1, r, g, b):
     """Sets a rectangle of an image's pixels (rows from the top) to one opaque colour."""
     image = bpy.data.images.get(name)
@@ -302,6 +332,7 @@ EDITS = {
     "--key-rotation": key_rotation,
     "--delete-animation": delete_animation,
     "--paint-image": paint_image,
+    "--new-texture": new_texture,
 }
 
 

@@ -244,12 +244,13 @@ def import_info(report):
 def texture_line(t):
     """One re-encoded texture (an entry of the import report's `textures`) as an Info line."""
     size = f"{t['width']}x{t['height']}"
-    if list(t["was"]) != [t["width"], t["height"]]:
+    if not t.get("added") and list(t["was"]) != [t["width"], t["height"]]:
         size += f" (was {t['was'][0]}x{t['was'][1]})"
     err = t["error"]
     psnr = " ".join("inf" if p is None else f"{p:.1f}" for p in err["psnr"])
     line = (
-        f"texture {t['index']}: re-encoded from image \"{t['image']}\" as "
+        f"texture {t['index']}: {'new, encoded' if t.get('added') else 're-encoded'} from "
+        f"image \"{t['image']}\" as "
         f"{t['format'].upper()} {size}, {t['levels']} mip levels; error R G B A: max "
         + " ".join(str(m) for m in err["max_abs"])
         + f", PSNR {psnr} dB"

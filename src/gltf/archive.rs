@@ -155,6 +155,8 @@ pub struct Reencoded {
     /// DXT1 with alpha other than 0/255 in the image: written with 1-bit alpha (below 128
     /// transparent).
     pub alpha_cut: bool,
+    /// A new texture (a new image on a new material), appended to the bundle.
+    pub added: bool,
 }
 
 impl std::fmt::Display for Reencoded {
@@ -166,13 +168,17 @@ impl std::fmt::Display for Reencoded {
         });
         write!(
             f,
-            "texture {}: re-encoded from image {:?} as {} {}x{}{}, {} mip levels; error R G B A: max {} {} {} {}, PSNR {} dB",
+            "texture {}: {} from image {:?} as {} {}x{}{}, {} mip levels; error R G B A: max {} {} {} {}, PSNR {} dB",
             self.index,
+            match self.added {
+                true => "new, encoded",
+                false => "re-encoded",
+            },
             self.image,
             self.format.name(),
             self.width,
             self.height,
-            match self.was == (self.width, self.height) {
+            match self.added || self.was == (self.width, self.height) {
                 true => String::new(),
                 false => format!(" (was {}x{})", self.was.0, self.was.1),
             },
@@ -260,6 +266,12 @@ pub enum ArchiveError {
         /// Why.
         message: String,
     },
+    /// New textures would take the model's texture count (a byte) past 255.
+    #[error("{count} textures: a model's texture count (+0x12) holds at most 255")]
+    TooManyTextures {
+        /// The count the new textures would make.
+        count: usize,
+    },
     /// The tag does not describe an archive.
     #[error("scene.extras.rigtrip.archive: {0}")]
     Tag(String),
@@ -344,6 +356,11 @@ impl ArchiveTag {
                             None => carried += 1,
                         }
                     }
+                    for (k, &i) in self.new_images(images).iter().enumerate() {
+                        let (t, r) = added(count + k, &images[i])?;
+                        textures.push(t);
+                        reencoded.push(r);
+                    }
                     let bytes = bundle(textures, table_padding, tail).write().map_err(|e| {
                         ArchiveError::Member {
                             offset: *offset,
@@ -361,6 +378,42 @@ impl ArchiveTag {
             carried,
             reencoded,
         })
+    }
+
+    /// The texture count and per texture headers of the textures member, when there is one.
+    fn textures_member(&self) -> Option<(usize, &[TextureHead])> {
+        self.members.iter().find_map(|m| match m {
+            MemberTag::Textures { count, heads, .. } => Some((*count, heads.as_slice())),
+            _ => None,
+        })
+    }
+
+    /// The images of `images` that become new textures, in image order: a PNG without the
+    /// `rgTX` chunk that stands for no texture of the bundle ([`DocImage::stands_for`]), shown
+    /// by a material whose name names no texture index (not `texture_N`). Their indices follow
+    /// the bundle's last. None for a document written before re-encoding (no headers: it cannot
+    /// tell a repainted image from a new one).
+    pub fn new_images(&self, images: &[DocImage<'_>]) -> Vec<usize> {
+        let Some((_, heads)) = self.textures_member().filter(|(_, h)| !h.is_empty()) else {
+            return Vec::new();
+        };
+        let named = |m: &&str| crate::rig::geometry::material_texture(m).is_none();
+        (0..images.len())
+            .filter(|&i| {
+                let img = &images[i];
+                img.png.is_some()
+                    && img.carried().is_none()
+                    && !heads.iter().any(|h| img.stands_for(&h.image))
+                    && img.materials.iter().any(named)
+            })
+            .collect()
+    }
+
+    /// The texture count after `images`' new textures, when there are any.
+    pub fn grown_count(&self, images: &[DocImage<'_>]) -> Option<usize> {
+        let (count, _) = self.textures_member()?;
+        let new = self.new_images(images).len();
+        (new > 0).then_some(count + new)
     }
 
     /// The model members carried as bytes (every model but the document's).
@@ -484,6 +537,28 @@ fn texture(
     Ok((t, Some(r)))
 }
 
+/// A new texture `index` from `img`: DXT1 when every alpha is 0 or 255, else DXT5; the
+/// descriptor and DDS header canonical (undecoded fields at their canonical values).
+fn added(index: usize, img: &DocImage<'_>) -> Result<(Texture, Reencoded), ArchiveError> {
+    let image = img
+        .name
+        .map_or_else(|| format!("image {index}"), str::to_string);
+    let png = img.png.unwrap_or_default();
+    let rgba = decode_png(png).map_err(|message| ArchiveError::Repaint {
+        index,
+        image: image.clone(),
+        message,
+    })?;
+    let format = match rgba.has_graded_alpha() {
+        true => PixelFormat::Dxt5,
+        false => PixelFormat::Dxt1,
+    };
+    let headers = Texture::canonical_headers(format, rgba.width, rgba.height);
+    let (t, mut r) = reencode(index, &image, &headers, png)?;
+    r.added = true;
+    Ok((t, r))
+}
+
 /// Texture `index` re-encoded from `png` in the format `headers` (its descriptor and DDS
 /// header) name, at the image's size, with a full mip chain.
 fn reencode(
@@ -521,6 +596,7 @@ fn reencode(
         levels: t.levels().len() as u32,
         error: pixels::encoding_error(&rgba, &written),
         alpha_cut: g.format == PixelFormat::Dxt1 && rgba.has_graded_alpha(),
+        added: false,
     };
     Ok((t, r))
 }

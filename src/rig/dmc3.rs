@@ -41,6 +41,17 @@ pub struct Dmc3Shell {
     pub file: Dmc3File,
 }
 
+/// Sets a DMC3 model's header texture count (+0x12) to `count` (a character archive whose
+/// texture bundle grew); returns the count before, `None` for another rig or a file without a
+/// container header.
+pub fn set_texture_count(rig: &mut Rig, count: u8) -> Option<u8> {
+    let Source::Dmc3(shell) = &mut rig.source else {
+        return None;
+    };
+    let header = &mut shell.file.container.as_mut()?.header;
+    Some(std::mem::replace(&mut header.texture_count, count))
+}
+
 crate::native::dmc3::block::block_frame! {
     /// What a node-domain block keeps besides its nodes: header fields, raw arrays, padding.
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -9,7 +9,9 @@ use super::read::Doc;
 use super::{ImportError, Imported};
 use super::{MeshReport, MeshStatus};
 use crate::gltf::archive::{ArchiveTag, DocImage, MemberTag};
+use crate::gltf::texture::native_entry;
 use crate::native::dmc3::pac::{slot_name, BODY_SHADOW_SLOT};
+use crate::rig::geometry::{material_texture, texture_material};
 
 /// `scene.extras.rigtrip.archive` of the first scene that has one.
 fn tag(doc: &Doc) -> Result<Option<ArchiveTag>, ImportError> {
@@ -85,6 +87,51 @@ fn doc_images<'d>(doc: &'d Doc<'_>) -> Vec<DocImage<'d>> {
     out
 }
 
+/// What a document's archive gains: each material showing a new image (see
+/// [`ArchiveTag::new_images`]) renamed to the texture it becomes (`texture_N` after the
+/// bundle's last), and the texture count after.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct AddedTextures {
+    /// (material name in the document, the name it is read as).
+    pub aliases: Vec<(String, String)>,
+    /// The model's texture count after, when textures were added.
+    pub count: Option<u8>,
+}
+
+/// The [`AddedTextures`] of `doc`; nothing (and no parse of the scene extras) unless some
+/// image lacks the `rgTX` chunk.
+pub(super) fn added_textures(doc: &Doc) -> Result<AddedTextures, ImportError> {
+    let images = doc_images(doc);
+    if !images
+        .iter()
+        .any(|i| i.png.is_some_and(|p| native_entry(p).is_none()))
+    {
+        return Ok(AddedTextures::default());
+    }
+    let Some(tag) = tag(doc)? else {
+        return Ok(AddedTextures::default());
+    };
+    let Some(total) = tag.grown_count(&images) else {
+        return Ok(AddedTextures::default());
+    };
+    let new = tag.new_images(&images);
+    let count = u8::try_from(total)
+        .map_err(|_| crate::gltf::archive::ArchiveError::TooManyTextures { count: total })?;
+    let mut aliases = Vec::new();
+    for (k, &i) in new.iter().enumerate() {
+        let name = texture_material((total - new.len() + k) as u16);
+        for m in &images[i].materials {
+            if material_texture(m).is_none() && !aliases.iter().any(|(a, _)| a == m) {
+                aliases.push((m.to_string(), name.clone()));
+            }
+        }
+    }
+    Ok(AddedTextures {
+        aliases,
+        count: Some(count),
+    })
+}
+
 /// When the document carries an archive: its bytes in place of the model's, and a note.
 pub(super) fn rebuild(doc: &Doc, imported: &mut Imported) -> Result<(), ImportError> {
     let Some(tag) = tag(doc)? else {
@@ -92,13 +139,17 @@ pub(super) fn rebuild(doc: &Doc, imported: &mut Imported) -> Result<(), ImportEr
     };
     let r = tag.rebuild(&imported.bytes, &doc_images(doc))?;
     imported.report.notes.push(format!(
-        "archive: {} member(s) in {} slot(s) around the model, {} texture(s) from their images' native bytes (rgTX){}{}",
+        "archive: {} member(s) in {} slot(s) around the model, {} texture(s) from their images' native bytes (rgTX){}{}{}",
         tag.members.len(),
         tag.offsets.len(),
         r.carried,
-        match r.reencoded.len() {
+        match r.reencoded.iter().filter(|t| !t.added).count() {
             0 => String::new(),
             n => format!(", {n} re-encoded from repainted images"),
+        },
+        match r.reencoded.iter().filter(|t| t.added).count() {
+            0 => String::new(),
+            n => format!(", {n} new from images on new materials (the model's texture count follows)"),
         },
         match r.moved {
             true => "; members after a changed one moved to the next 16-byte boundary",

@@ -253,8 +253,12 @@ pub(super) fn material_of(doc: &Doc, inst: &Instance) -> Result<Option<String>, 
             .and_then(|m| m.get(i as usize))
             .and_then(|m| m.get("name"))
             .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+            .unwrap_or("");
+        // A material showing a new texture of the document's archive is read as that texture's.
+        let name = match doc.added.aliases.iter().find(|(a, _)| a == name) {
+            Some((_, alias)) => alias.clone(),
+            None => name.to_string(),
+        };
         match &found {
             Some(f) if *f != name => {
                 return Err(ImportError::MeshRefused(crate::rig::mesh::MeshRefusal {

@@ -480,7 +480,8 @@ pub fn import_slice(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let tol = Tolerance::from_option(opts.tolerance)?;
-    let doc = read::parse(bytes, base_dir)?;
+    let mut doc = read::parse(bytes, base_dir)?;
+    doc.added = archive::added_textures(&doc)?;
     let mut imported = rebuild::import(&doc, &tol, opts)?;
     archive::rebuild(&doc, &mut imported)?;
     Ok(imported)

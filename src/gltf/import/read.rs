@@ -30,6 +30,8 @@ pub(crate) struct Doc<'a> {
     pub node_extras: Vec<Option<&'a RawValue>>,
     /// `scenes[i].extras` as text, likewise.
     pub scene_extras: Vec<Option<&'a RawValue>>,
+    /// What an archive the document carries gains: new textures from new images.
+    pub added: super::archive::AddedTextures,
 }
 
 impl<'a> Doc<'a> {
@@ -45,6 +47,7 @@ impl<'a> Doc<'a> {
             doc,
             node_extras: Vec::new(),
             scene_extras: Vec::new(),
+            added: Default::default(),
         }
     }
 
@@ -147,6 +150,7 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
         doc,
         node_extras,
         scene_extras,
+        added: Default::default(),
     })
 }
 

@@ -51,6 +51,15 @@ pub(crate) fn import(
         )
     };
     let mut meshes = mesh::compare(doc, &graph, &built.ids, exported.as_ref(), tol)?;
+    if let Some(n) = doc.added.count {
+        // The archive's texture bundle grows: the model's count follows (before the meshes
+        // are written, which say when an index is past it).
+        if let Some(was) = crate::rig::dmc3::set_texture_count(&mut built.rig, n) {
+            built.notes.push(format!(
+                "texture count (+0x12): {was} -> {n} (new textures in the archive)"
+            ));
+        }
+    }
     let cx = meshback::Context {
         doc,
         graph: &graph,

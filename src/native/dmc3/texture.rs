@@ -416,6 +416,21 @@ impl Texture {
 }
 
 impl Texture {
+    /// The two headers (0xF0 bytes) of a new `width × height` texture of `format` with a full
+    /// chain, every field canonical.
+    pub fn canonical_headers(format: PixelFormat, width: u32, height: u32) -> Vec<u8> {
+        let g = Geometry {
+            format,
+            width,
+            height,
+            mips: 0,
+            source: "dds",
+        };
+        let mut out = canonical_descriptor(&g, [0, 0]).encode().to_vec();
+        out.extend_from_slice(&canonical_dds(&g).encode());
+        out
+    }
+
     /// This entry with a new full mip `chain` of `format` for a `width × height` top level (a
     /// re-encoded image), as a bundle member: the DDS header canonical, the descriptor's
     /// decoded fields (encoding word, sizes, row and payload bytes, w2/h2 and their inverses,
