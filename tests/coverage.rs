@@ -1,6 +1,6 @@
 //! Coverage maps: for every generated file and every sample the entries are disjoint, in order,
 //! and cover every byte exactly once; the field entries sit where the reader found the values;
-//! the evidence classes are the ones FORMATS.md gives.
+//! the evidence classes are the ones `docs/formats.md` gives.
 
 use proptest::prelude::*;
 use rigtrip::native::{Format, NativeFile};
@@ -83,7 +83,7 @@ fn le32(data: &[u8], e: &Entry) -> u32 {
     u32::from_le_bytes([s[0], s[1], s[2], s[3]])
 }
 
-/// Every field entry sits where the reader found its value, with the class FORMATS.md gives.
+/// Every field entry sits where the reader found its value, with the class `docs/formats.md` gives.
 fn check_fields(file: &NativeFile, c: &Coverage, data: &[u8]) {
     let m = by_start(c);
     let gap_bytes = match file {

@@ -1,6 +1,6 @@
 //! Acceptance against an independent implementation of the spec.
 //!
-//! `tests/independent/specgen.py` was written from FORMATS.md and the seeds alone, without
+//! `tests/independent/specgen.py` was written from the format notes alone (`docs/formats.md`), without
 //! reading our sources. It writes HIE, MOD, SCM and EFM-like files with every oddity the spec
 //! allows, malformed ones, and a manifest with its own rest-pose world positions. Here every
 //! accepted file must verify identical and agree on the gate and on world positions; every

@@ -1,5 +1,5 @@
 //! Motions and archives against an independent decoder: `tests/independent/motdecode.py`,
-//! written from FORMATS.md §5–6 alone, decodes generated files; `rigtrip inspect --json` must
+//! written from the motion and archive layouts alone (`docs/formats.md`), decodes generated files; `rigtrip inspect --json` must
 //! agree with it key for key (frame, bit 15, value and tangents as f32 bit patterns), slot for
 //! slot and member for member.
 

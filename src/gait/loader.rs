@@ -1,4 +1,4 @@
-//! The clip loader (`LoadLocomotionClips`, seed 002): slot inventory, per-clip measurement and
+//! The clip loader (the game's `LoadLocomotionClips`): slot inventory, per-clip measurement and
 //! the ten constants, with the shipped quirks reproduced and marked.
 //!
 //! Constants are computed in f64 from the f32 keyframe data, in the loader's order of
@@ -42,7 +42,7 @@ const CAP: Quirk = Quirk {
 };
 const UNSOURCED: Quirk = Quirk {
     code: "formula-unsourced",
-    note: "the seed names the slot, not the arithmetic; s/d of that one clip is our reading",
+    note: "the published description names the slot, not the arithmetic; s/d of that one clip is our reading",
 };
 
 /// A figure a formula needs.
@@ -223,7 +223,7 @@ const DEFS: &[Def] = &[
     },
     Def {
         name: "gimpLeftStrideLength",
-        holds: "the limp cycle's speed, left (slot 24, as the seed's table pairs them)",
+        holds: "the limp cycle's speed, left (slot 24, as the published description's table pairs them)",
         formula: "s24 / d24",
         needs: &pace(24),
         compute: ratio,
@@ -232,7 +232,7 @@ const DEFS: &[Def] = &[
     },
     Def {
         name: "gimpRightStrideLength",
-        holds: "the limp cycle's speed, right (slot 25, as the seed's table pairs them)",
+        holds: "the limp cycle's speed, right (slot 25, as the published description's table pairs them)",
         formula: "s25 / d25",
         needs: &pace(25),
         compute: ratio,

@@ -1,7 +1,7 @@
-//! The leg channel's transition machine (seed 002, `AdvanceLegAnimation` / `LegClipFinished`),
+//! The leg channel's transition machine (the game's `AdvanceLegAnimation` / `LegClipFinished`),
 //! driven by a demand timeline in fixed frames.
 //!
-//! From the seed: every clip is one stride and every state is handed (the next stride steps with
+//! From the published description: every clip is one stride and every state is handed (the next stride steps with
 //! the other foot); the walk handler's three exits with the commit test (demand AND the cycle
 //! speed slewed by one carryover must both agree); a cycle plays its clip at cycle/strideLength
 //! of the authored rate, the cycle speed slewed toward the demand within per-gait caps; the
@@ -9,7 +9,7 @@
 //! standing falls through, so it advances in the frame it was selected; the leg channel's
 //! wind-down drops to standing when the cycle speed has decayed.
 //!
-//! Our reading where the seed is silent (named in [`Simulation::notes`] too): the run and
+//! Our reading where the published description is silent (named in [`Simulation::notes`] too): the run and
 //! reverse handlers mirror the walk handler's commit test (run -> walk below walkStrideLength;
 //! back -> stand above gimpSpeedMax); standing arms swr above standSpeed and a reverse entry
 //! below gimpSpeedMax, on the foot opposite the last stride (swr has no left twin); the caps
@@ -108,7 +108,7 @@ pub fn parse_demand(s: &str) -> Result<Demand, GaitError> {
     Demand::new(points)
 }
 
-/// The machine's parameters that the seed leaves unsourced.
+/// The machine's parameters that the published description leaves unsourced.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MachineParams {
     /// Frame step, seconds (the demand is read once per frame, as the mapper is).
@@ -551,10 +551,10 @@ pub(crate) fn run(
 ) -> Simulation {
     let mut notes = vec![
         "leg channel only (the body channel is a near twin that measures; not simulated)".into(),
-        "limp set and bump clip are not simulated: the seed defers the Gimp*ClipFinished \
+        "limp set and bump clip are not simulated: the published description defers the Gimp*ClipFinished \
          machines, so a limping mech runs this machine"
             .into(),
-        "our reading (seed silent): run -> walk mirrors the walk's commit test on \
+        "our reading (the description is silent): run -> walk mirrors the walk's commit test on \
          walkStrideLength; back -> stand on gimpSpeedMax; caps walk [standSpeed, \
          reverseSpeedMax], run [walkStrideLength, runSpeedMax], reverse (-inf, gimpSpeedMax]; \
          transitions play at the authored rate; slew rates are defaulted"

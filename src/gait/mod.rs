@@ -1,5 +1,5 @@
 //! `rigtrip gait`: the 1995 mech simulator's gait clip loader and leg-channel transition machine
-//! (seed 002, `mech2.cpp`), run on glTF animations named like the game's clips.
+//! (the game's `mech2.cpp`, as public research describes it), run on glTF animations named like the game's clips.
 //!
 //! What it does, in the order the report lists it:
 //! 1. inventory: the 0x21-slot `animationClips` table filled from animations named
@@ -13,7 +13,7 @@
 //! 5. a preview GLB: the input plus one animation playing the chosen clips ([`preview`]).
 //!
 //! The game's keyframe format is not public: rigtrip works on glTF only, and every place where
-//! the seed is silent and we had to choose is named in the report's notes and in `spec/GAIT.md`.
+//! that description is silent and we had to choose is named in the report's notes.
 
 mod constant;
 mod doc;

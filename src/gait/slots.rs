@@ -1,10 +1,10 @@
-//! The loader's slot table (seed 002, `LoadLocomotionClips`): which three-letter code fills which
+//! The loader's slot table (the game's `LoadLocomotionClips`): which three-letter code fills which
 //! of the 0x21 `animationClips` slots, and what each clip is for.
 
 use serde::Serialize;
 
 /// Size of `animationClips`: the bump clip sits at 0x20, so the table has 0x21 slots (sizing it
-/// from the 0x1d-entry state-name enum was the original bug the seed records).
+/// from the 0x1d-entry state-name enum was the original bug the published description records).
 pub const SLOT_COUNT: usize = 0x21;
 
 /// The slot the bump (crash stagger) clip fills.
@@ -65,7 +65,7 @@ pub enum Family {
     Run,
     /// Stand -> back, the reverse cycle.
     Reverse,
-    /// The limp set (not simulated: the seed defers the limp machines).
+    /// The limp set (not simulated: the published description defers the limp machines).
     Limp,
     /// The bump clip (not simulated).
     Bump,

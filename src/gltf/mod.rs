@@ -2,7 +2,7 @@
 //! skeleton, the space conversion baked into joints and vertices, the native payloads in
 //! `extras`), and the GLB / embedded-glTF writers.
 //!
-//! What the output must survive is measured in `spec/GLTF.md` (Blender keeps scene, node and mesh
+//! What the output must survive was measured with Blender 4.5 (it keeps scene, node and mesh
 //! extras but drops asset, skin and top-level extras, cuts names at 63 bytes, and adds spurious
 //! joint scales when the conversion sits on a node above the joints).
 

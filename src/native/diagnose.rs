@@ -61,7 +61,7 @@ pub fn unrecognised(data: &[u8]) -> Unrecognised {
 }
 
 /// Whether `data`, a MOD/SCM container the HD reader refused, has the layout of the earlier PC
-/// release (FORMATS.md §2): a u32 block offset at +0x1C and 0x30-byte object records from 0x30
+/// release: a u32 block offset at +0x1C and 0x30-byte object records from 0x30
 /// with a u32 mesh pointer at +4, all pointing inside the file past the records, where the HD
 /// reading (u64 block offset at +0x20, 0x40-byte records with a u64 mesh offset at +8) does not.
 pub fn pre_hd(data: &[u8]) -> bool {

@@ -1,7 +1,7 @@
 //! PlayStation `DBnnHIE.BIN`: a database's hierarchies (the skeletons its characters and
 //! jointed props are built on).
 //!
-//! Layout (little-endian, FORMATS.md §3): a table of 256 u32 file offsets at 0 (0 = empty slot),
+//! Layout (little-endian; `docs/formats.md`): a table of 256 u32 file offsets at 0 (0 = empty slot),
 //! then hierarchies anywhere after the table. A hierarchy is an s16 part count, a 0x32-byte area
 //! of 0xFF-ended byte lists, and `parts` records of 0x28 bytes. Several slots may point at one
 //! hierarchy; hierarchies need not follow slot order; bytes between and after them are kept as

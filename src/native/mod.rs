@@ -5,6 +5,7 @@
 
 pub mod diagnose;
 pub mod dmc3;
+pub mod formats_doc;
 pub mod hie;
 pub mod record;
 

@@ -46,7 +46,7 @@ impl Kind {
     }
 }
 
-/// The evidence classes of FORMATS.md.
+/// How sure we are of a field (the classes `docs/formats.md` lists).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Evidence {
@@ -63,7 +63,7 @@ pub enum Evidence {
 }
 
 impl Evidence {
-    /// The class name as FORMATS.md writes it.
+    /// The class name as `docs/formats.md` and the dump schema write it.
     pub fn name(self) -> &'static str {
         match self {
             Evidence::ExeConfirmed => "EXE_CONFIRMED",

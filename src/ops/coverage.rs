@@ -1,5 +1,5 @@
 //! `inspect --coverage`: every byte of a file accounted for, field by field, with the evidence
-//! class FORMATS.md gives the field.
+//! class its record declaration gives (`docs/formats.md`).
 //!
 //! A byte is a decoded field (we know what it means, from the executable, the layout or public
 //! tools), a preserved field (its place is known, its meaning is not: carried unchanged), or an

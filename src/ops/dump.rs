@@ -754,7 +754,7 @@ pub fn schema() -> Value {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://rigtrip.invalid/schema/dump.schema.json",
         "title": "rigtrip native dump, version 1",
-        "description": "`rigtrip dump` output: the whole native structure of a file, every byte represented, so that `rigtrip build` writes the exact bytes back. u32/u64 values and f32 bit patterns are 0x-hex strings (any case, leading zeros optional), fixed-size byte fields hex, gaps and vertex streams base64 of their exact little-endian bytes. Offsets are absolute file offsets unless a description says otherwise. Each field's description gives its evidence class from FORMATS.md.",
+        "description": "`rigtrip dump` output: the whole native structure of a file, every byte represented, so that `rigtrip build` writes the exact bytes back. u32/u64 values and f32 bit patterns are 0x-hex strings (any case, leading zeros optional), fixed-size byte fields hex, gaps and vertex streams base64 of their exact little-endian bytes. Offsets are absolute file offsets unless a description says otherwise. Each field's description gives its evidence class (docs/formats.md lists the classes).",
         "type": "object",
         "required": [
             "rigtrip_dump",
@@ -932,7 +932,7 @@ pub fn schema() -> Value {
         }),
     );
     defs.insert("hieFile".into(), json!({
-    "description": "DBnnHIE.BIN (FORMATS.md section 3).",
+    "description": "DBnnHIE.BIN (docs/formats.md).",
     "type": "object",
     "additionalProperties": false,
     "required": [
@@ -1138,27 +1138,30 @@ pub fn schema() -> Value {
         }
     }
 }));
-    defs.insert("container".into(), json!({
-    "description": "DMC3 MOD/SCM container (FORMATS.md section 2, COMMUNITY unless stated).",
-    "type": "object",
-    "additionalProperties": false,
-    "required": [
-        "header",
-        "objects"
-    ],
-    "properties": {
-        "header": {
-            "$ref": "#/$defs/containerHeader"
-        },
-        "objects": {
-            "type": "array",
-            "maxItems": 255,
-            "items": {
-                "$ref": "#/$defs/object"
+    defs.insert(
+        "container".into(),
+        json!({
+            "description": "DMC3 MOD/SCM container (docs/formats.md, COMMUNITY unless stated).",
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+                "header",
+                "objects"
+            ],
+            "properties": {
+                "header": {
+                    "$ref": "#/$defs/containerHeader"
+                },
+                "objects": {
+                    "type": "array",
+                    "maxItems": 255,
+                    "items": {
+                        "$ref": "#/$defs/object"
+                    }
+                }
             }
-        }
-    }
-}));
+        }),
+    );
     defs.insert(
         "object".into(),
         json!({
@@ -1226,7 +1229,7 @@ pub fn schema() -> Value {
     }
 }));
     defs.insert("block".into(), json!({
-    "description": "DMC3 node-domain block (FORMATS.md section 1).",
+    "description": "DMC3 node-domain block (docs/formats.md).",
     "type": "object",
     "additionalProperties": false,
     "required": [
@@ -1322,7 +1325,7 @@ pub fn schema() -> Value {
 /// The dump schema of motions and archives (spec §5, §6).
 fn motion_defs(defs: &mut Map<String, Value>) {
     defs.insert("motFile".into(), json!({
-        "description": "A DMC3 motion (FORMATS.md §5). node_count equals the number of masks, header_size 0x1E + 2 * masks + headerTail bytes, trackCount the number of set mask bits and of tracks.",
+        "description": "A DMC3 motion (docs/formats.md). node_count equals the number of masks, header_size 0x1E + 2 * masks + headerTail bytes, trackCount the number of set mask bits and of tracks.",
         "type": "object",
         "additionalProperties": false,
         "required": ["header", "masks", "headerTail", "trackCount", "tracks", "tail"],
@@ -1372,7 +1375,7 @@ fn motion_defs(defs: &mut Map<String, Value>) {
         }
     }));
     defs.insert("pacFile".into(), json!({
-        "description": "A DMC3 archive (FORMATS.md §6): the slot table (0 = empty), the bytes between it and the first member, the members in offset order, each following the previous one.",
+        "description": "A DMC3 archive (docs/formats.md): the slot table (0 = empty), the bytes between it and the first member, the members in offset order, each following the previous one.",
         "type": "object",
         "additionalProperties": false,
         "required": ["offsets", "gap", "members"],

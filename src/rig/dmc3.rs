@@ -1,6 +1,6 @@
 //! DMC3 lift/lower: a node-domain block to one IR skeleton and back.
 //!
-//! Parents follow the EXE-confirmed rule (seed 000): for order position i, node = order[i] and
+//! Parents follow the rule the executable was seen to apply: for order position i, node = order[i] and
 //! its parent is parents[i], ALREADY A NODE INDEX. The local transform is T(tx,ty,tz) · R with
 //! R = Rz·Ry·Rx (X applied first), column-vector terms; the engine's row-vector
 //! `world[node] = local[node] · world[parent]` is `world[parent] · T · R` in column terms,

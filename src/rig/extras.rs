@@ -1,5 +1,5 @@
-//! The native payloads as JSON values for glTF extras and back (the extras contract in
-//! DESIGN.md): u32/u64 and float bit patterns as `0x` hex strings, byte blobs and vertex streams
+//! The native payloads as JSON values for glTF extras and back (the extras contract of
+//! `schema/rigtrip-extras.schema.json`): u32/u64 and float bit patterns as `0x` hex strings, byte blobs and vertex streams
 //! as base64, so that nothing passes through a JSON double or a 31-bit integer.
 
 use serde::de::DeserializeOwned;

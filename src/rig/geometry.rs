@@ -7,7 +7,7 @@
 //! - Winding: the game's own rule is not documented, and strip parity alone cannot say which
 //!   side is the front. Like the public importer, each triangle is turned so that its face
 //!   normal agrees with the sum of its three vertex normals; glTF wants counter-clockwise front
-//!   faces in a right-handed frame, which DMC3's Y-up data is (FORMATS.md §2).
+//!   faces in a right-handed frame, which DMC3's Y-up data is (`docs/formats.md`).
 
 use glam::DVec3;
 

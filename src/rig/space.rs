@@ -1,6 +1,6 @@
 //! The conversion from a format's native frame and units to glTF's (+Y up, metres), baked into
 //! joint transforms and vertices rather than carried by a node: Blender turns a converting node
-//! above the joints into spurious joint scales (measured in `spec/GLTF.md`).
+//! above the joints into spurious joint scales (measured with Blender 4.5).
 
 use glam::{DQuat, DVec3};
 use serde::Serialize;

@@ -1,4 +1,4 @@
-//! A synthetic mech with a full gait clip set, built from nothing but the seed's slot table:
+//! A synthetic mech with a full gait clip set, built from nothing but the published description's slot table:
 //! 22 joints (a ground-level vehicle root, a torso, two six-joint legs, cockpit, two three-joint
 //! arms and a missile rack), a rigidly skinned box per bone, and every clip `rigtrip gait` knows
 //! (the mandatory set, the limp set and the bump clip) as one-stride animations named `mch` +

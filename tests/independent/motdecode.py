@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Independent decoder of DMC3 motions (.mot) and archives (.pac).
 
-Written from shared/spec/FORMATS.md sections 5 and 6 only (not from rigtrip's sources).
+Written from the motion and archive layouts alone (the team's format notes, which
+`docs/formats.md` now publishes), not from rigtrip's sources.
 Standard library only.
 
     python3 motdecode.py FILE...   # prints one JSON document: {"files": [...]}

@@ -2,8 +2,8 @@
 """Independent corpus generator / acceptance oracle for the DMC3 node-domain
 block, the DMC3 MOD/SCM container and DBnnHIE.BIN.
 
-Written only from shared/spec/FORMATS.md (sections 1-3) and the seeds
-000 (DMC3 node domain) and 004 (DBnnHIE.BIN).  No code of the tool under
+Written only from the team's format notes (published as docs/formats.md) and
+public research on the DMC3 node domain and DBnnHIE.BIN.  No code of the tool under
 test was consulted.  Standard library only.
 
     python3 specgen.py OUTDIR [--seed S] [--count N]

@@ -1,5 +1,6 @@
 //! An independent reader of MOD/SCM files for the mesh write-back tests: its own offsets,
-//! stream decoding and strip decoder, written from FORMATS.md §2 without the library's code.
+//! stream decoding and strip decoder, written from the container's published layout (`docs/formats.md`) without the library's
+//! code.
 
 #![allow(dead_code)]
 

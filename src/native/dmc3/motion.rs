@@ -1,4 +1,4 @@
-//! DMC3 motions (`.mot`, spec FORMATS.md §5): a header of per-node 9-bit channel masks, a track
+//! DMC3 motions (`.mot`; `docs/formats.md`): a header of per-node 9-bit channel masks, a track
 //! count and one keyframe track per set mask bit, node by node, bit 8 down to bit 0.
 //!
 //! Every byte is represented: the fixed header ([`MotHeader`]), the masks, the header tail after
