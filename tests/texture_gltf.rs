@@ -204,7 +204,8 @@ fn check_doc(glb: &PathBuf, textures: &[Texture]) -> u8 {
     worst
 }
 
-fn export(args: &[&str]) {
+/// Runs `rigtrip export ARGS --force`, which must succeed; its stdout.
+fn export(args: &[&str]) -> String {
     let out = rigtrip()
         .arg("export")
         .args(args)
@@ -216,6 +217,7 @@ fn export(args: &[&str]) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
@@ -948,18 +950,7 @@ fn a_coat_is_named_as_carried_and_comes_back() {
     let input = tmp("coat.pac");
     std::fs::write(&input, &pac).unwrap();
     let glb = tmp("coat.glb");
-    let out = rigtrip()
-        .args([
-            "export",
-            input.to_str().unwrap(),
-            "-o",
-            glb.to_str().unwrap(),
-            "--force",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    let text = export(&[input.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
     assert!(
         text.contains("note: member 2 (slot 12, coat): a model besides the body, not in the glTF (exporting it on the body's skeleton is not done yet); carried as its bytes, it comes back unchanged"),
         "{text}"

@@ -199,20 +199,21 @@ impl std::fmt::Display for Reencoded {
     }
 }
 
-/// A model member the document does not show (a coat, a second body): carried as its bytes.
+/// A member the archive tag carries as its bytes, as a report names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CarriedModel {
+pub struct MemberRef {
     /// The member's index in offset order (as `inspect` numbers them).
     pub member: usize,
-    /// Its offset.
+    /// Its offset in the archive read.
     pub offset: u32,
     /// The slots naming it.
     pub slots: Vec<usize>,
 }
 
-impl std::fmt::Display for CarriedModel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let slots: Vec<String> = self
+impl MemberRef {
+    /// Its slots with the names the slot map gives them (`slot 8, shadow; slot 14, ...`).
+    pub fn named_slots(&self) -> String {
+        let named: Vec<String> = self
             .slots
             .iter()
             .map(|&s| match crate::native::dmc3::pac::slot_name(s) {
@@ -220,11 +221,22 @@ impl std::fmt::Display for CarriedModel {
                 None => format!("slot {s}"),
             })
             .collect();
+        named.join("; ")
+    }
+}
+
+/// A model member the document does not show (a coat, a second body): carried as its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct CarriedModel(pub MemberRef);
+
+impl std::fmt::Display for CarriedModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "member {} ({}): a model besides the body, not in the glTF (exporting it on the body's skeleton is not done yet); carried as its bytes, it comes back unchanged",
-            self.member,
-            slots.join("; ")
+            self.0.member,
+            self.0.named_slots()
         )
     }
 }
@@ -416,9 +428,8 @@ impl ArchiveTag {
         (new > 0).then_some(count + new)
     }
 
-    /// The model members carried as bytes (every model but the document's).
-    pub fn carried_models(&self) -> Vec<CarriedModel> {
-        let model = |b: &[u8]| crate::native::dmc3::has_container_magic(b);
+    /// The members carried as bytes whose slots and bytes `keep` accepts.
+    pub fn carried(&self, keep: impl Fn(&[usize], &[u8]) -> bool) -> Vec<MemberRef> {
         self.members
             .iter()
             .enumerate()
@@ -427,7 +438,7 @@ impl ArchiveTag {
                     offset,
                     slots,
                     bytes,
-                } if model(bytes) => Some(CarriedModel {
+                } if keep(slots, bytes) => Some(MemberRef {
                     member,
                     offset: *offset,
                     slots: slots.clone(),
@@ -435,6 +446,12 @@ impl ArchiveTag {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The model members carried as bytes (every model but the document's).
+    pub fn carried_models(&self) -> Vec<CarriedModel> {
+        let models = self.carried(|_, b| crate::native::dmc3::has_container_magic(b));
+        models.into_iter().map(CarriedModel).collect()
     }
 
     /// The file: magic, count, the slot table (recorded offsets while nothing moved), the gap,

@@ -8,9 +8,9 @@ use serde_json::Value;
 use super::read::Doc;
 use super::{ImportError, Imported};
 use super::{MeshReport, MeshStatus};
-use crate::gltf::archive::{ArchiveTag, DocImage, MemberTag};
+use crate::gltf::archive::{ArchiveTag, DocImage, MemberRef};
 use crate::gltf::texture::native_entry;
-use crate::native::dmc3::pac::{slot_name, BODY_SHADOW_SLOT};
+use crate::native::dmc3::pac::BODY_SHADOW_SLOT;
 use crate::rig::geometry::{material_texture, texture_material};
 
 /// `scene.extras.rigtrip.archive` of the first scene that has one.
@@ -166,30 +166,16 @@ pub(super) fn rebuild(doc: &Doc, imported: &mut Imported) -> Result<(), ImportEr
 /// A shadow model of the body (a carried member in the body-shadow slot) left as it was while
 /// the body's meshes changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct StaleShadow {
-    /// The member's index in offset order (as `inspect` numbers them).
-    pub member: usize,
-    /// Its offset in the archive read.
-    pub offset: u32,
-    /// The slots naming it.
-    pub slots: Vec<usize>,
-}
+#[serde(transparent)]
+pub struct StaleShadow(pub MemberRef);
 
 impl std::fmt::Display for StaleShadow {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let named: Vec<String> = self
-            .slots
-            .iter()
-            .map(|&s| match slot_name(s) {
-                Some(name) => format!("slot {s}, {name}"),
-                None => format!("slot {s}"),
-            })
-            .collect();
         write!(
             f,
             "member {} ({}): the shadow still casts the old body (its layout is not public: carried as it was)",
-            self.member,
-            named.join("; ")
+            self.0.member,
+            self.0.named_slots()
         )
     }
 }
@@ -204,18 +190,6 @@ fn stale_shadows(tag: &ArchiveTag, meshes: &MeshReport) -> Vec<StaleShadow> {
     if meshes.status != MeshStatus::Written || !changed {
         return Vec::new();
     }
-    tag.members
-        .iter()
-        .enumerate()
-        .filter_map(|(member, m)| match m {
-            MemberTag::Bytes { offset, slots, .. } if slots.contains(&BODY_SHADOW_SLOT) => {
-                Some(StaleShadow {
-                    member,
-                    offset: *offset,
-                    slots: slots.clone(),
-                })
-            }
-            _ => None,
-        })
-        .collect()
+    let shadows = tag.carried(|slots, _| slots.contains(&BODY_SHADOW_SLOT));
+    shadows.into_iter().map(StaleShadow).collect()
 }

@@ -168,6 +168,17 @@ pub struct Geometry {
 }
 
 impl Geometry {
+    /// The geometry of a new `width × height` texture of `format` (its headers to be written).
+    pub fn of_top(format: PixelFormat, width: u32, height: u32) -> Geometry {
+        Geometry {
+            format,
+            width,
+            height,
+            mips: 0,
+            source: "dds",
+        }
+    }
+
     /// The levels of a full chain down to 1×1.
     pub fn full_chain(&self) -> u32 {
         32 - self.width.max(self.height).max(1).leading_zeros()
@@ -419,13 +430,7 @@ impl Texture {
     /// The two headers (0xF0 bytes) of a new `width × height` texture of `format` with a full
     /// chain, every field canonical.
     pub fn canonical_headers(format: PixelFormat, width: u32, height: u32) -> Vec<u8> {
-        let g = Geometry {
-            format,
-            width,
-            height,
-            mips: 0,
-            source: "dds",
-        };
+        let g = Geometry::of_top(format, width, height);
         let mut out = canonical_descriptor(&g, [0, 0]).encode().to_vec();
         out.extend_from_slice(&canonical_dds(&g).encode());
         out
@@ -442,13 +447,7 @@ impl Texture {
         height: u32,
         chain: Vec<u8>,
     ) -> Texture {
-        let g = Geometry {
-            format,
-            width,
-            height,
-            mips: 0,
-            source: "dds",
-        };
+        let g = Geometry::of_top(format, width, height);
         let c = canonical_descriptor(&g, self.descriptor.aux);
         let descriptor = Descriptor {
             encoding: c.encoding,
