@@ -631,14 +631,23 @@ impl ImportReport {
                 m.unused_vertices
             ));
         }
-        for d in &m.differences {
-            line(format!("  {d}"));
-        }
-        if m.difference_count > m.differences.len() {
+        if m.status == MeshStatus::Written {
+            // The meshes written say what changed, mesh by mesh, below.
             line(format!(
-                "  ... {} more differences",
-                m.difference_count - m.differences.len()
+                "  {} differences from the original geometry (--json lists the first {}); written mesh by mesh:",
+                m.difference_count,
+                m.differences.len()
             ));
+        } else {
+            for d in &m.differences {
+                line(format!("  {d}"));
+            }
+            if m.difference_count > m.differences.len() {
+                line(format!(
+                    "  ... {} more differences",
+                    m.difference_count - m.differences.len()
+                ));
+            }
         }
         for x in &m.ignored {
             line(format!(
