@@ -18,7 +18,7 @@ use crate::gltf::texture::{decode_png, native_entry, png_size};
 use crate::native::dmc3::pac::{MemberKind, Pac, PAC_MAGIC};
 use crate::native::dmc3::pixels::{self, EncodingError};
 use crate::native::dmc3::texture::{PixelFormat, Ptx, Texture, CHAIN_AT};
-use crate::rig::geometry::texture_material;
+use crate::rig::dmc3_geometry::texture_material;
 
 /// `scene.extras.rigtrip.archive`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -409,7 +409,7 @@ impl ArchiveTag {
         let Some((_, heads)) = self.textures_member().filter(|(_, h)| !h.is_empty()) else {
             return Vec::new();
         };
-        let named = |m: &&str| crate::rig::geometry::material_texture(m).is_none();
+        let named = |m: &&str| crate::rig::dmc3_geometry::material_texture(m).is_none();
         (0..images.len())
             .filter(|&i| {
                 let img = &images[i];

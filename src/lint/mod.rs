@@ -55,7 +55,7 @@
 
 mod container;
 mod doc;
-mod lean;
+mod json_without_extras;
 mod names;
 mod out;
 mod prim;
@@ -308,7 +308,7 @@ pub fn lint_slice(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> LintRepo
     };
     if let Some(c) = container::split(bytes, &mut out) {
         report.container = c.kind.to_string();
-        match lean::parse(c.json) {
+        match json_without_extras::parse(c.json) {
             Err(e) => out.error("json-invalid", "", format!("the JSON does not parse: {e}")),
             Ok(Value::Object(root)) => {
                 lint_root(&root, c.bin, base_dir, bytes.len(), &mut out, &mut report)

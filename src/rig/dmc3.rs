@@ -845,7 +845,7 @@ impl RigFormat for Dmc3Format {
 
     fn kind(&self, source: &Source) -> &'static str {
         match source {
-            Source::Dmc3(shell) => super::geometry::dmc3_kind(shell),
+            Source::Dmc3(shell) => super::dmc3_geometry::dmc3_kind(shell),
             // Not a DMC3 source: never asked (a source answers through its own format).
             Source::Hie(_) => "mod",
         }
@@ -866,19 +866,21 @@ impl RigFormat for Dmc3Format {
 
     fn meshes(&self, rig: &Rig) -> Vec<Mesh> {
         match &rig.source {
-            Source::Dmc3(shell) => super::geometry::dmc3_meshes(shell),
+            Source::Dmc3(shell) => super::dmc3_geometry::dmc3_meshes(shell),
             Source::Hie(_) => Vec::new(),
         }
     }
 
     /// `texture_N` names texture index N.
     fn material_key(&self, name: &str) -> Option<String> {
-        super::geometry::material_texture(name).map(super::geometry::texture_material)
+        super::dmc3_geometry::material_texture(name).map(super::dmc3_geometry::texture_material)
     }
 
     /// Texture index `i`, when it fits the mesh record's u16.
     fn material_for_index(&self, i: usize) -> Option<String> {
-        u16::try_from(i).ok().map(super::geometry::texture_material)
+        u16::try_from(i)
+            .ok()
+            .map(super::dmc3_geometry::texture_material)
     }
 
     fn write_meshes(

@@ -31,7 +31,7 @@ use std::collections::HashMap;
 use glam::DVec3;
 
 use super::dmc3::Dmc3Shell;
-use super::geometry::material_texture;
+use super::dmc3_geometry::material_texture;
 use super::mesh::{IncomingMesh, Mesh as IrMesh, MeshRefusal, MeshWrite, MeshWritten};
 use super::space::Space;
 use crate::native::dmc3::container::check_counts;

@@ -6,10 +6,10 @@
 //! native reader accepts, including those whose skeletons fail the gate.
 
 pub mod dmc3;
+pub(crate) mod dmc3_geometry;
 mod dmc3_mesh;
 pub mod extras;
 pub mod format;
-pub(crate) mod geometry;
 pub mod hie;
 pub mod mesh;
 pub mod motion;

@@ -11,7 +11,7 @@ use super::{MeshReport, MeshStatus};
 use crate::gltf::archive::{ArchiveTag, DocImage, MemberRef};
 use crate::gltf::texture::native_entry;
 use crate::native::dmc3::pac::BODY_SHADOW_SLOT;
-use crate::rig::geometry::{material_texture, texture_material};
+use crate::rig::dmc3_geometry::{material_texture, texture_material};
 
 /// `scene.extras.rigtrip.archive` of the first scene that has one.
 fn tag(doc: &Doc) -> Result<Option<ArchiveTag>, ImportError> {

@@ -10,10 +10,10 @@ use glam::{DMat4, DQuat, DVec3};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::fast::Fast;
 use super::graph::{joint_native, Graph, Trs};
 use super::joints::{Identities, JointKey, JointNode};
 use super::matching::classify;
+use super::num_hash::NumHash;
 use super::read::Doc;
 use super::scene::{extras_err, SceneExtras, SkelExtras};
 use super::{ImportError, JointReport, Noise, Refusal, Refusals, SkeletonReport, Tolerance};
@@ -469,8 +469,8 @@ fn number(
 }
 
 /// Each entry's position by its key.
-fn key_index(entries: &[Entry]) -> HashMap<JointKey, usize, Fast> {
-    let mut index = HashMap::with_capacity_and_hasher(entries.len(), Fast::default());
+fn key_index(entries: &[Entry]) -> HashMap<JointKey, usize, NumHash> {
+    let mut index = HashMap::with_capacity_and_hasher(entries.len(), NumHash::default());
     index.extend(entries.iter().enumerate().map(|(x, e)| (e.key, x)));
     index
 }

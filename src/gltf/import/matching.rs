@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::fast::Fast;
 use super::graph::{Graph, Tag};
 use super::joints::{JointKey, JointNode};
+use super::num_hash::NumHash;
 use super::scene::{SceneExtras, SkelExtras};
 use super::{ImportError, Refusal};
 use crate::rig::format::Recorded;
@@ -34,8 +34,8 @@ pub(crate) fn classify(
 ) -> Result<Vec<Option<JointNode>>, ImportError> {
     let n = graph.nodes.len();
     let mut jn: Vec<Option<JointNode>> = vec![None; n];
-    let mut claimed: HashMap<(usize, usize), usize, Fast> =
-        HashMap::with_capacity_and_hasher(graph.preorder.len(), Fast::default());
+    let mut claimed: HashMap<(usize, usize), usize, NumHash> =
+        HashMap::with_capacity_and_hasher(graph.preorder.len(), NumHash::default());
     for &i in &graph.preorder {
         let node = &graph.nodes[i];
         let Tag::Joint {
@@ -125,7 +125,7 @@ pub(crate) fn classify(
         skin_of: &[Option<usize>],
         jn: &[Option<JointNode>],
     ) -> Option<usize> {
-        let mut count: HashMap<usize, usize, Fast> = HashMap::default();
+        let mut count: HashMap<usize, usize, NumHash> = HashMap::default();
         for (s, j) in skin_of.iter().zip(jn) {
             if *s == Some(k) {
                 if let Some(j) = j {

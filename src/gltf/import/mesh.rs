@@ -16,9 +16,9 @@ use glam::{DMat4, DVec3};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::fast::Fast;
 use super::graph::{Graph, Tag};
 use super::joints::{Identities, JointKey};
+use super::num_hash::NumHash;
 use super::read::{Doc, Elements};
 use super::{ImportError, MeshReport, MeshStatus, Tolerance};
 use crate::gltf::Exported;
@@ -679,8 +679,8 @@ impl<'i> Primitives<'i> {
         let positions = self.positions();
         let (used, unused) = used_vertices(&self.tris, positions.len());
         let key = |p: &[f64; 3]| p.map(f64::to_bits);
-        let mut at: HashMap<[u64; 3], u32, Fast> =
-            HashMap::with_capacity_and_hasher(positions.len(), Fast::default());
+        let mut at: HashMap<[u64; 3], u32, NumHash> =
+            HashMap::with_capacity_and_hasher(positions.len(), NumHash::default());
         for (p, _) in positions.iter().zip(&used).filter(|(_, u)| **u) {
             let n = at.entry(key(p)).or_insert(0);
             *n = n.saturating_add(1);
@@ -701,8 +701,8 @@ impl<'i> Primitives<'i> {
             }
             v0 += p.count;
         }
-        let mut seen: HashSet<ByBits, Fast> =
-            HashSet::with_capacity_and_hasher(shared.len(), Fast::default());
+        let mut seen: HashSet<ByBits, NumHash> =
+            HashSet::with_capacity_and_hasher(shared.len(), NumHash::default());
         vertices += shared.iter().filter(|v| seen.insert(ByBits(v))).count();
         let triangles = triangles_at(&self.tris, |c| positions.get(c).map(key));
         let notes = Notes::of(&self.odd);
@@ -736,7 +736,7 @@ impl std::hash::Hash for ByBits<'_> {
 /// Position grid for neighbour search.
 pub(super) struct Grid {
     h: f64,
-    cells: HashMap<[i64; 3], Vec<usize>, Fast>,
+    cells: HashMap<[i64; 3], Vec<usize>, NumHash>,
 }
 
 impl Grid {
@@ -750,7 +750,7 @@ impl Grid {
     }
 
     pub(super) fn new(h: f64, points: impl Iterator<Item = (usize, [f64; 3])>) -> Grid {
-        let mut cells: HashMap<[i64; 3], Vec<usize>, Fast> = HashMap::default();
+        let mut cells: HashMap<[i64; 3], Vec<usize>, NumHash> = HashMap::default();
         for (i, p) in points {
             cells.entry(Grid::cell(h, &p)).or_default().push(i);
         }
@@ -824,8 +824,8 @@ pub(super) fn close_shape(a: &Vert, b: &Vert, tol: &Tolerance) -> bool {
 /// Also returns how many vertices no triangle uses.
 fn distinct(g: &Geometry) -> (Vec<&Vert>, usize) {
     let (used, unused) = used_vertices(&g.tris, g.verts.len());
-    let mut seen: HashSet<ByBits, Fast> =
-        HashSet::with_capacity_and_hasher(g.verts.len(), Fast::default());
+    let mut seen: HashSet<ByBits, NumHash> =
+        HashSet::with_capacity_and_hasher(g.verts.len(), NumHash::default());
     let out = g
         .verts
         .iter()
@@ -1029,7 +1029,7 @@ fn incoming_triangles(
     positions: &[[f64; 3]],
     h: f64,
     tol: &Tolerance,
-) -> (HashSet<[usize; 3], Fast>, usize) {
+) -> (HashSet<[usize; 3], NumHash>, usize) {
     let pgrid = Grid::new(h, positions.iter().copied().enumerate());
     let iids: Vec<Option<usize>> = incoming
         .verts
@@ -1049,7 +1049,7 @@ fn incoming_triangles(
                 })
         })
         .collect();
-    let mut itris: HashSet<[usize; 3], Fast> = HashSet::default();
+    let mut itris: HashSet<[usize; 3], NumHash> = HashSet::default();
     let mut unplaced = 0usize;
     for t in &incoming.tris {
         let corners_known = t.iter().all(|&c| iids.get(c).is_some_and(Option::is_some));
@@ -1215,7 +1215,7 @@ fn geometry_report(
         }
 
         // Triangles over the expected side's distinct positions.
-        let mut pos_id: HashMap<[u64; 3], usize, Fast> = HashMap::default();
+        let mut pos_id: HashMap<[u64; 3], usize, NumHash> = HashMap::default();
         let mut positions: Vec<[f64; 3]> = Vec::new();
         let eids: Vec<Option<usize>> = expected
             .verts
@@ -1228,7 +1228,7 @@ fn geometry_report(
                 }))
             })
             .collect();
-        let etris: HashSet<[usize; 3], Fast> = expected
+        let etris: HashSet<[usize; 3], NumHash> = expected
             .tris
             .iter()
             .filter_map(|t| tri_key(t, &eids))

@@ -22,7 +22,6 @@
 
 mod archive;
 mod edits;
-mod fast;
 mod graph;
 mod guard;
 mod joints;
@@ -30,6 +29,7 @@ mod lazy;
 mod matching;
 mod mesh;
 mod meshback;
+mod num_hash;
 pub mod onto;
 pub use mesh::Ignored;
 pub mod motions;

@@ -7,7 +7,7 @@
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Maps and sets built with [`NumHasher`].
-pub(super) type Fast = BuildHasherDefault<NumHasher>;
+pub(super) type NumHash = BuildHasherDefault<NumHasher>;
 
 /// A multiplicative hasher over whole words.
 #[derive(Default)]
