@@ -560,7 +560,7 @@ fn cases() -> Vec<Case> {
             }),
             want(&[
                 &format!("error joint-repeated {PRIM}/JOINTS_1"),
-                &format!("warning influences-over-4 {PRIM}/JOINTS_1"),
+                &format!("info influences-over-4 {PRIM}/JOINTS_1"),
             ]),
         ),
         (
@@ -574,7 +574,7 @@ fn cases() -> Vec<Case> {
             }),
             want(&[
                 &format!("error weights-not-normalized {PRIM}/WEIGHTS_0"),
-                &format!("warning influences-over-4 {PRIM}/JOINTS_1"),
+                &format!("info influences-over-4 {PRIM}/JOINTS_1"),
             ]),
         ),
         (
@@ -701,7 +701,7 @@ fn cases() -> Vec<Case> {
                 w1[0] = [0.25, 0.25, 0.25, 0.0];
                 x.sets.push((j1, w1));
             }),
-            want(&[&format!("warning influences-over-4 {PRIM}/JOINTS_1")]),
+            want(&[&format!("info influences-over-4 {PRIM}/JOINTS_1")]),
         ),
         (
             "joint repeated within a vertex",
@@ -719,7 +719,7 @@ fn cases() -> Vec<Case> {
                 w1[7] = [0.125, 0.0, 0.0, 0.0];
                 x.sets.push((j1, w1));
             }),
-            want(&[&format!("warning influences-over-4 {PRIM}/JOINTS_1")]),
+            want(&[&format!("info influences-over-4 {PRIM}/JOINTS_1")]),
         ),
         (
             "indices written as whole floats (1.0 is the JSON integer 1)",

@@ -37,7 +37,8 @@
 //! - primitives and nodes: `joints-weights-unpaired` E, `attribute-count` E, `joints-type` E,
 //!   `weights-type` E, `weights-invalid` E, `weights-zero-sum` E, `weights-not-normalized` E
 //!   (the sum over every `WEIGHTS_n` set), `joint-repeated` E (a vertex naming a joint twice,
-//!   in one set or across two), `joint-zero-weight` I, `influences-over-4` W/I,
+//!   in one set or across two), `joint-zero-weight` I, `influences-over-4` I (valid glTF that runtimes reading only
+//!   `JOINTS_0` draw otherwise),
 //!   `node-joints-without-skin` W, `node-skin-without-joints` E, `node-skin-without-mesh` E,
 //!   `skin-joints-not-in-scene` E, `primitive-not-skinned` W, `skinned-mesh-transformed` I,
 //!   `joints-out-of-range` E, `joint-slot-as-node-index` E;

@@ -619,31 +619,25 @@ fn report_duplicates(out: &mut Out, m: usize, p: usize, aptr: &str, d: &Duplicat
     );
 }
 
-/// `influences-over-4`: a warning when a vertex uses a set beyond the first, else an info.
+/// `influences-over-4`: an info either way. glTF allows more than one JOINTS/WEIGHTS set, so
+/// an asset using them is valid; what it says is where it will look different: runtimes that
+/// read only `JOINTS_0` (three.js, bevy) drop the other sets' weight.
 fn report_sets(out: &mut Out, m: usize, p: usize, aptr: &str, sets: &[Set], beyond4: usize) {
     let Some(s) = sets.get(1) else {
         return;
     };
     let ptr = format!("{aptr}/JOINTS_{}", s.n);
-    if beyond4 > 0 {
-        out.warning(
-            "influences-over-4",
-            ptr,
-            format!(
-                "mesh {m} primitive {p}: {beyond4} vertices have more than 4 influences ({} JOINTS/WEIGHTS sets); many runtimes read only JOINTS_0 and drop the rest",
-                sets.len()
-            ),
-        );
-    } else {
-        out.info(
-            "influences-over-4",
-            ptr,
-            format!(
-                "mesh {m} primitive {p} has {} JOINTS/WEIGHTS sets, but no vertex uses more than the first",
-                sets.len()
-            ),
-        );
-    }
+    let message = match beyond4 {
+        0 => format!(
+            "mesh {m} primitive {p} has {} JOINTS/WEIGHTS sets, but no vertex uses more than the first",
+            sets.len()
+        ),
+        n => format!(
+            "mesh {m} primitive {p}: {n} vertices have more than 4 influences ({} JOINTS/WEIGHTS sets), valid glTF; runtimes that read only JOINTS_0 (three.js, bevy) drop the rest and draw them otherwise than Blender",
+            sets.len()
+        ),
+    };
+    out.info("influences-over-4", ptr, message);
 }
 
 /// Joint slots against skin `s`: in range, and not node indices in disguise.
