@@ -540,6 +540,15 @@ fn an_image_lost_or_unreadable_is_named() {
         ),
         "{e}"
     );
+    // A JPEG (an exporter set to write JPEGs) is named as such, with what to do.
+    let jpeg = [vec![0xFF, 0xD8, 0xFF, 0xE0, 0, 16], pngs[1].clone()];
+    let e = tag.rebuild(&model, &images(&names, &jpeg)).unwrap_err();
+    assert!(
+        e.to_string().ends_with(
+            "cannot be re-encoded: a JPEG, not a PNG: export images as PNG (Blender's glTF exporter: Images, PNG)"
+        ),
+        "{e}"
+    );
     // A PNG whose header claims far more pixels than its data holds is refused before any
     // allocation of that size.
     let mut huge = encode_plain_png(1, 1, &[1, 2, 3, 4]);

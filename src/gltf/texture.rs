@@ -153,7 +153,13 @@ pub fn decode_png(png: &[u8]) -> Result<Rgba, String> {
     d.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = d
         .read_info()
-        .map_err(|e| format!("not a PNG it can read: {e}"))?;
+        .map_err(|e| match png.starts_with(&[0xFF, 0xD8, 0xFF]) {
+            true => {
+                "a JPEG, not a PNG: export images as PNG (Blender's glTF exporter: Images, PNG)"
+                    .to_string()
+            }
+            false => format!("not a PNG it can read: {e}"),
+        })?;
     let size = reader
         .output_buffer_size()
         .filter(|&n| n <= bound)
