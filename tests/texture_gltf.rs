@@ -1000,6 +1000,16 @@ fn a_new_image_on_a_new_material_becomes_a_new_texture() {
         png: Some(&a),
     });
     assert_eq!(tag.new_images(&imgs), [2, 3]);
+    // An image shown by a material `texture_7` (past the bundle) is named, not taken.
+    let past = DocImage {
+        name: Some("decal"),
+        materials: vec!["texture_7"],
+        png: Some(&a),
+    };
+    let mut with_past = imgs.clone();
+    with_past.push(past);
+    let r = tag.rebuild(&model, &with_past).unwrap();
+    assert_eq!(r.unused, ["loose", "decal"]);
     assert_eq!(tag.grown_count(&imgs), Some(4));
     let r = tag.rebuild(&model, &imgs).unwrap();
     assert_eq!(r.carried, 2);

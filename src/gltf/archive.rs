@@ -131,6 +131,10 @@ pub struct Rebuilt {
     pub carried: usize,
     /// Textures re-encoded from repainted images.
     pub reencoded: Vec<Reencoded>,
+    /// Images no texture was taken from (the name, else `image N`): a second image carrying
+    /// a texture's bytes, or one that stands for no texture and whose material names no new
+    /// one (a `texture_N` past the bundle).
+    pub unused: Vec<String>,
 }
 
 /// A texture re-encoded from a repainted image.
@@ -343,6 +347,7 @@ impl ArchiveTag {
     pub fn rebuild(&self, model: &[u8], images: &[DocImage<'_>]) -> Result<Rebuilt, ArchiveError> {
         let mut pieces: Vec<(u32, &[usize], Vec<u8>)> = Vec::with_capacity(self.members.len());
         let (mut carried, mut reencoded) = (0, Vec::new());
+        let mut used = vec![false; images.len()];
         for m in &self.members {
             pieces.push(match m {
                 MemberTag::Model { offset, slots } => (*offset, slots, model.to_vec()),
@@ -361,7 +366,8 @@ impl ArchiveTag {
                 } => {
                     let mut textures = Vec::with_capacity(*count);
                     for index in 0..*count {
-                        let (t, re) = texture(index, heads.get(index), images)?;
+                        let (t, re, image) = texture(index, heads.get(index), images)?;
+                        used[image] = true;
                         textures.push(t);
                         match re {
                             Some(r) => reencoded.push(r),
@@ -369,6 +375,7 @@ impl ArchiveTag {
                         }
                     }
                     for (k, &i) in self.new_images(images).iter().enumerate() {
+                        used[i] = true;
                         let (t, r) = added(count + k, &images[i])?;
                         textures.push(t);
                         reencoded.push(r);
@@ -384,11 +391,20 @@ impl ArchiveTag {
             });
         }
         let (bytes, moved) = self.lay_out(pieces)?;
+        let unused = (0..images.len())
+            .filter(|&i| !used[i] && images[i].png.is_some())
+            .map(|i| {
+                images[i]
+                    .name
+                    .map_or_else(|| format!("image {i}"), str::to_string)
+            })
+            .collect();
         Ok(Rebuilt {
             bytes,
             moved,
             carried,
             reencoded,
+            unused,
         })
     }
 
@@ -517,12 +533,13 @@ fn texture(
     index: usize,
     head: Option<&TextureHead>,
     images: &[DocImage<'_>],
-) -> Result<(Texture, Option<Reencoded>), ArchiveError> {
+) -> Result<(Texture, Option<Reencoded>, usize), ArchiveError> {
     let name = || head.map_or_else(|| texture_material(index as u16), |h| h.image.clone());
-    let found = images
-        .iter()
-        .find_map(|img| img.carried().filter(|c| c.0 == index).map(|c| (img, c.1)));
-    if let Some((img, entry)) = found {
+    let found = images.iter().enumerate().find_map(|(i, img)| {
+        let c = img.carried().filter(|c| c.0 == index)?;
+        Some((i, img, c.1))
+    });
+    if let Some((i, img, entry)) = found {
         let t = Texture::read(entry).map_err(|e| ArchiveError::BadEntry {
             index,
             message: crate::chain(&e),
@@ -533,25 +550,26 @@ fn texture(
             Some(size) if top.is_some_and(|top| top != size) => {
                 let image = img.name.map_or_else(name, str::to_string);
                 let (t, r) = reencode(index, &image, &entry[..CHAIN_AT.min(entry.len())], png)?;
-                Ok((t, Some(r)))
+                Ok((t, Some(r), i))
             }
-            _ => Ok((t, None)),
+            _ => Ok((t, None, i)),
         };
     }
-    let head = head.ok_or_else(|| ArchiveError::TextureLost {
+    let lost = || ArchiveError::TextureLost {
         index,
         image: name(),
-    })?;
-    let img = images
+    };
+    let head = head.ok_or_else(lost)?;
+    let (i, img) = images
         .iter()
-        .find(|img| img.png.is_some() && img.carried().is_none() && img.stands_for(&head.image))
-        .ok_or_else(|| ArchiveError::TextureLost {
-            index,
-            image: name(),
-        })?;
+        .enumerate()
+        .find(|(_, img)| {
+            img.png.is_some() && img.carried().is_none() && img.stands_for(&head.image)
+        })
+        .ok_or_else(lost)?;
     let image = img.name.unwrap_or(&head.image);
     let (t, r) = reencode(index, image, &head.headers, img.png.unwrap_or_default())?;
-    Ok((t, Some(r)))
+    Ok((t, Some(r), i))
 }
 
 /// A new texture `index` from `img`: DXT1 when every alpha is 0 or 255, else DXT5; the

@@ -156,6 +156,11 @@ pub(super) fn rebuild(doc: &Doc, imported: &mut Imported) -> Result<(), ImportEr
             false => ", every member at its offset",
         }
     ));
+    for name in &r.unused {
+        imported.report.notes.push(format!(
+            "image {name:?} is not in the archive: no texture was taken from it (another image carries the same texture, or it stands for no texture and its material names no new one; give it a material of another name than texture_N to add it)"
+        ));
+    }
     let bytes = r.bytes;
     imported.report.textures = r.reencoded;
     imported.bytes = bytes;
