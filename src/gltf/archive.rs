@@ -137,6 +137,16 @@ pub struct Rebuilt {
     pub unused: Vec<String>,
 }
 
+/// What the textures of a rebuild were taken from.
+struct Took {
+    /// Textures from their images' native bytes.
+    carried: usize,
+    /// Textures encoded from images.
+    reencoded: Vec<Reencoded>,
+    /// Per image whether a texture was taken from it.
+    used: Vec<bool>,
+}
+
 /// A texture re-encoded from a repainted image.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Reencoded {
@@ -346,8 +356,11 @@ impl ArchiveTag {
     /// stands for it ([`DocImage::stands_for`]).
     pub fn rebuild(&self, model: &[u8], images: &[DocImage<'_>]) -> Result<Rebuilt, ArchiveError> {
         let mut pieces: Vec<(u32, &[usize], Vec<u8>)> = Vec::with_capacity(self.members.len());
-        let (mut carried, mut reencoded) = (0, Vec::new());
-        let mut used = vec![false; images.len()];
+        let mut took = Took {
+            carried: 0,
+            reencoded: Vec::new(),
+            used: vec![false; images.len()],
+        };
         for m in &self.members {
             pieces.push(match m {
                 MemberTag::Model { offset, slots } => (*offset, slots, model.to_vec()),
@@ -364,22 +377,7 @@ impl ArchiveTag {
                     tail,
                     heads,
                 } => {
-                    let mut textures = Vec::with_capacity(*count);
-                    for index in 0..*count {
-                        let (t, re, image) = texture(index, heads.get(index), images)?;
-                        used[image] = true;
-                        textures.push(t);
-                        match re {
-                            Some(r) => reencoded.push(r),
-                            None => carried += 1,
-                        }
-                    }
-                    for (k, &i) in self.new_images(images).iter().enumerate() {
-                        used[i] = true;
-                        let (t, r) = added(count + k, &images[i])?;
-                        textures.push(t);
-                        reencoded.push(r);
-                    }
+                    let textures = self.textures(*count, heads, images, &mut took)?;
                     let bytes = bundle(textures, table_padding, tail).write().map_err(|e| {
                         ArchiveError::Member {
                             offset: *offset,
@@ -392,7 +390,7 @@ impl ArchiveTag {
         }
         let (bytes, moved) = self.lay_out(pieces)?;
         let unused = (0..images.len())
-            .filter(|&i| !used[i] && images[i].png.is_some())
+            .filter(|&i| !took.used[i] && images[i].png.is_some())
             .map(|i| {
                 images[i]
                     .name
@@ -402,10 +400,38 @@ impl ArchiveTag {
         Ok(Rebuilt {
             bytes,
             moved,
-            carried,
-            reencoded,
+            carried: took.carried,
+            reencoded: took.reencoded,
             unused,
         })
+    }
+
+    /// The bundle's `count` textures from `images` (see [`texture`]), then the new ones
+    /// ([`ArchiveTag::new_images`]), with what was taken from where in `took`.
+    fn textures(
+        &self,
+        count: usize,
+        heads: &[TextureHead],
+        images: &[DocImage<'_>],
+        took: &mut Took,
+    ) -> Result<Vec<Texture>, ArchiveError> {
+        let mut textures = Vec::with_capacity(count);
+        for index in 0..count {
+            let (t, re, image) = texture(index, heads.get(index), images)?;
+            took.used[image] = true;
+            textures.push(t);
+            match re {
+                Some(r) => took.reencoded.push(r),
+                None => took.carried += 1,
+            }
+        }
+        for (k, &i) in self.new_images(images).iter().enumerate() {
+            took.used[i] = true;
+            let (t, r) = added(count + k, &images[i])?;
+            textures.push(t);
+            took.reencoded.push(r);
+        }
+        Ok(textures)
     }
 
     /// The texture count and per texture headers of the textures member, when there is one.
