@@ -765,16 +765,24 @@ fn pngs_of(glb: &std::path::Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The sample archive written as `NAME.pac`, exported to `NAME.glb` (validator-clean) and taken
+/// through Blender with `edits` to `NAME_through.glb`: (the archive, the export, Blender's).
+fn sample_through_blender(name: &str, edits: &[&str]) -> (Vec<u8>, PathBuf, PathBuf) {
+    let input = tmp(&format!("{name}.pac"));
+    let pac = st::sample_character_pac();
+    std::fs::write(&input, &pac).unwrap();
+    let glb = tmp(&format!("{name}.glb"));
+    export(&[input.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
+    validate(std::slice::from_ref(&glb));
+    let through = tmp(&format!("{name}_through.glb"));
+    common::blender_roundtrip(&glb, &through, edits);
+    (pac, glb, through)
+}
+
 #[test]
 #[ignore = "needs Blender (tools/blender-python)"]
 fn blender_keeps_the_png_bytes_and_the_archive_comes_back() {
-    let input = tmp("blender.pac");
-    let pac = st::sample_character_pac();
-    std::fs::write(&input, &pac).unwrap();
-    let glb = tmp("blender.glb");
-    export(&[input.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
-    let through = tmp("blender_through.glb");
-    common::blender_roundtrip(&glb, &through, &[]);
+    let (pac, glb, through) = sample_through_blender("blender", &[]);
     // Blender writes an unmodified packed image back as it was: every PNG byte, chunk included.
     let (before, after) = (pngs_of(&glb), pngs_of(&through));
     assert_eq!(before.len(), after.len());
@@ -796,9 +804,8 @@ fn blender_keeps_the_png_bytes_and_the_archive_comes_back() {
         std::fs::read(&out).unwrap() == pac,
         "the archive differs after Blender"
     );
-    // Ours is clean; what Blender writes draws validator warnings of its own (skinned mesh
-    // nodes under the armature node).
-    validate(&[glb]);
+    // Ours was validated (clean); what Blender writes draws validator warnings of its own
+    // (skinned mesh nodes under the armature node).
 }
 
 /// An edited body says its shadow model (slot 8, carried as it was) still casts the old body,
@@ -855,13 +862,6 @@ fn an_edited_body_names_its_stale_shadow() {
 #[ignore = "needs Blender (tools/blender-python)"]
 fn a_texture_painted_in_blender_lands_in_its_own_entry_only() {
     use rigtrip::native::dmc3::Pac;
-    let input = tmp("paint.pac");
-    let pac = st::sample_character_pac();
-    std::fs::write(&input, &pac).unwrap();
-    let glb = tmp("paint.glb");
-    export(&[input.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
-    validate(std::slice::from_ref(&glb));
-    let through = tmp("paint_through.glb");
     let edit = [
         "--paint-image",
         "texture_0",
@@ -873,7 +873,7 @@ fn a_texture_painted_in_blender_lands_in_its_own_entry_only() {
         "0",
         "0",
     ];
-    common::blender_roundtrip(&glb, &through, &edit);
+    let (pac, glb, through) = sample_through_blender("paint", &edit);
     // Blender encodes the painted image anew (no chunk) and keeps the other as it was.
     let (before, after) = (pngs_of(&glb), pngs_of(&through));
     assert!(
@@ -1054,12 +1054,6 @@ fn a_new_image_on_a_new_material_becomes_a_new_texture() {
 #[ignore = "needs Blender (tools/blender-python)"]
 fn a_new_mesh_with_its_own_texture_in_blender_adds_a_texture() {
     use rigtrip::native::dmc3::pac::{MemberKind, Pac};
-    let input = tmp("newtex.pac");
-    let pac = st::sample_character_pac();
-    std::fs::write(&input, &pac).unwrap();
-    let glb = tmp("newtex.glb");
-    export(&[input.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
-    let through = tmp("newtex_through.glb");
     let edits = [
         "--add-mesh",
         "sword",
@@ -1073,7 +1067,7 @@ fn a_new_mesh_with_its_own_texture_in_blender_adds_a_texture() {
         "190",
         "200",
     ];
-    common::blender_roundtrip(&glb, &through, &edits);
+    let (pac, _, through) = sample_through_blender("newtex", &edits);
     let out = tmp("newtex.new.pac");
     let report = import(&through, &out);
     assert!(report.contains("2 texture(s) from their images' native bytes (rgTX), 1 new from images on new materials"), "{report}");
