@@ -1110,3 +1110,44 @@ fn a_new_mesh_with_its_own_texture_in_blender_adds_a_texture() {
         "{indices:?}"
     );
 }
+
+#[test]
+#[ignore = "needs Blender (tools/blender-python)"]
+fn a_texture_painted_on_a_loose_model_is_named_as_not_written() {
+    let model = tmp("loose_paint.mod");
+    std::fs::write(&model, rigtrip::synth::dmc3::sample_mod()).unwrap();
+    let ptx = tmp("loose_paint.ptx");
+    std::fs::write(&ptx, st::sample_ptx()).unwrap();
+    let glb = tmp("loose_paint.glb");
+    let m = model.to_str().unwrap();
+    export(&[
+        m,
+        "--textures",
+        ptx.to_str().unwrap(),
+        "-o",
+        glb.to_str().unwrap(),
+    ]);
+    let through = tmp("loose_paint_through.glb");
+    let edit = [
+        "--paint-image",
+        "texture_1",
+        "0",
+        "0",
+        "4",
+        "4",
+        "0",
+        "255",
+        "0",
+    ];
+    common::blender_roundtrip(&glb, &through, &edit);
+    let report = import(&through, &tmp("loose_paint.new.mod"));
+    assert!(
+        report.contains(
+            "note: image(s) \"texture_1\" not written: a model holds texture indices, not textures"
+        ),
+        "{report}"
+    );
+    // Unpainted, nothing is said.
+    let plain = import(&glb, &tmp("loose_plain.new.mod"));
+    assert!(!plain.contains("not written"), "{plain}");
+}

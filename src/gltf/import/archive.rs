@@ -132,12 +132,34 @@ pub(super) fn added_textures(doc: &Doc) -> Result<AddedTextures, ImportError> {
     })
 }
 
+/// Without an archive, a model holds texture indices, not textures: the images edited or made
+/// in an editor (no `rgTX` chunk) are named, so that no texture work is lost in silence.
+fn images_not_written(images: &[DocImage<'_>]) -> Option<String> {
+    let edited: Vec<String> = images
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.png.is_some_and(|p| native_entry(p).is_none()))
+        .map(|(k, i)| {
+            i.name
+                .map_or_else(|| format!("image {k}"), |n| format!("{n:?}"))
+        })
+        .collect();
+    (!edited.is_empty()).then(|| {
+        format!(
+            "image(s) {} not written: a model holds texture indices, not textures; edited and new textures are written back for a character archive (export ARCHIVE.pac, then import)",
+            edited.join(", ")
+        )
+    })
+}
+
 /// When the document carries an archive: its bytes in place of the model's, and a note.
 pub(super) fn rebuild(doc: &Doc, imported: &mut Imported) -> Result<(), ImportError> {
+    let images = doc_images(doc);
     let Some(tag) = tag(doc)? else {
+        imported.report.notes.extend(images_not_written(&images));
         return Ok(());
     };
-    let r = tag.rebuild(&imported.bytes, &doc_images(doc))?;
+    let r = tag.rebuild(&imported.bytes, &images)?;
     imported.report.notes.push(format!(
         "archive: {} member(s) in {} slot(s) around the model, {} texture(s) from their images' native bytes (rgTX){}{}{}",
         tag.members.len(),
