@@ -609,6 +609,21 @@ fn paint(w: u32, rgba: &mut [u8], (x0, y0, x1, y1): (u32, u32, u32, u32), colour
     }
 }
 
+/// The 8×8 square at the top left of `rgba` (`w` wide) is opaque red within [`BOUND`].
+fn assert_red_square(w: u32, rgba: &[u8]) {
+    for y in 0..8 {
+        for x in 0..8 {
+            let at = ((y * w + x) * 4) as usize;
+            let px = &rgba[at..at + 4];
+            let red = px
+                .iter()
+                .zip([255u8, 0, 0, 255])
+                .all(|(a, b)| a.abs_diff(b) <= BOUND);
+            assert!(red, "({x}, {y}): {px:?}");
+        }
+    }
+}
+
 /// Largest difference per channel between two RGBA images of one size.
 fn max_diff(a: &[u8], b: &[u8]) -> [u8; 4] {
     let mut max = [0u8; 4];
@@ -687,17 +702,7 @@ fn a_painted_image_lands_in_its_own_entry_only() {
             "channel {c}: {max:?} vs {reported}"
         );
     }
-    for y in 0..8 {
-        for x in 0..8 {
-            let at = ((y * w + x) * 4) as usize;
-            let px = &got[at..at + 4];
-            let near = px
-                .iter()
-                .zip([255u8, 0, 0, 255])
-                .all(|(a, b)| a.abs_diff(b) <= BOUND);
-            assert!(near, "({x}, {y}): {px:?}");
-        }
-    }
+    assert_red_square(w, &got);
 }
 
 #[test]
@@ -912,17 +917,7 @@ fn a_texture_painted_in_blender_lands_in_its_own_entry_only() {
     // wrote, within the encoding error the report gives.
     let (w, _, painted) = png_rgba(&after[0]);
     let (_, _, decoded) = decode_top(n);
-    for y in 0..8 {
-        for x in 0..8 {
-            let at = ((y * w + x) * 4) as usize;
-            let px = &decoded[at..at + 4];
-            let red = px
-                .iter()
-                .zip([255u8, 0, 0, 255])
-                .all(|(a, b)| a.abs_diff(b) <= BOUND);
-            assert!(red, "({x}, {y}): {px:?}");
-        }
-    }
+    assert_red_square(w, &decoded);
     let max = max_diff(&painted, &decoded);
     let line = report
         .lines()
