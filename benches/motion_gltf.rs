@@ -11,7 +11,9 @@
 //! Best of `RIGTRIP_BENCH_REPS` (3) runs each. Knob: `RIGTRIP_BENCH_MOTIONS` (1000) for the
 //! verify corpus.
 
-use std::time::{Duration, Instant};
+mod common;
+
+use common::best;
 
 use rigtrip::gltf::import::{import_slice, ImportOptions};
 use rigtrip::gltf::{export_animated, to_glb, ExportOptions, MotionInput};
@@ -23,19 +25,6 @@ fn env(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// The best of `reps` runs of `f`, and its last result.
-fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut out = None;
-    for _ in 0..reps.max(1) {
-        let t = Instant::now();
-        let r = f();
-        best = best.min(t.elapsed());
-        out = Some(r);
-    }
-    (best, out.expect("at least one run"))
 }
 
 fn main() {

@@ -16,26 +16,17 @@
 //!
 //! Best of `RIGTRIP_BENCH_REPS` (3) runs each.
 
-use std::time::{Duration, Instant};
+mod common;
+
+use std::time::Duration;
+
+use common::best;
 
 use rigtrip::gltf::import::{import_slice, ImportOptions};
 use rigtrip::native::dmc3::texture::{PixelFormat, Texture};
 use rigtrip::ops::verify::{verify_bytes_legs, Legs, Verdict};
 use rigtrip::synth::rng::Rng;
 use rigtrip::synth::texture as st;
-
-/// The best of `reps` runs of `f`, and its last result.
-fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut out = None;
-    for _ in 0..reps.max(1) {
-        let t = Instant::now();
-        let r = f();
-        best = best.min(t.elapsed());
-        out = Some(r);
-    }
-    (best, out.expect("at least one run"))
-}
 
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
