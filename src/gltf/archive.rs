@@ -463,11 +463,9 @@ impl ArchiveTag {
             .collect()
     }
 
-    /// The texture count after `images`' new textures, when there are any.
-    pub fn grown_count(&self, images: &[DocImage<'_>]) -> Option<usize> {
-        let (count, _) = self.textures_member()?;
-        let new = self.new_images(images).len();
-        (new > 0).then_some(count + new)
+    /// The texture count of the bundle, when the archive has one.
+    pub fn texture_count(&self) -> Option<usize> {
+        self.textures_member().map(|(count, _)| count)
     }
 
     /// The members carried as bytes whose slots and bytes `keep` accepts.

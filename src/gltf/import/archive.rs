@@ -14,7 +14,7 @@ use crate::native::dmc3::pac::BODY_SHADOW_SLOT;
 use crate::rig::dmc3_geometry::{material_texture, texture_material};
 
 /// `scene.extras.rigtrip.archive` of the first scene that has one.
-fn tag(doc: &Doc) -> Result<Option<ArchiveTag>, ImportError> {
+pub(super) fn tag(doc: &Doc) -> Result<Option<ArchiveTag>, ImportError> {
     let scenes = doc.json().get("scenes").and_then(Value::as_array);
     for (s, scene) in scenes.into_iter().flatten().enumerate() {
         let found = match doc.scene_extras.get(s).copied().flatten() {
@@ -98,28 +98,25 @@ pub(crate) struct AddedTextures {
     pub count: Option<u8>,
 }
 
-/// The [`AddedTextures`] of `doc`; nothing (and no parse of the scene extras) unless some
-/// image lacks the `rgTX` chunk.
-pub(super) fn added_textures(doc: &Doc) -> Result<AddedTextures, ImportError> {
+/// The [`AddedTextures`] of `doc`, whose archive tag (if any) is `tag`.
+pub(super) fn added_textures(
+    doc: &Doc,
+    tag: Option<&ArchiveTag>,
+) -> Result<AddedTextures, ImportError> {
+    let Some(tag) = tag else {
+        return Ok(AddedTextures::default());
+    };
     let images = doc_images(doc);
-    if !images
-        .iter()
-        .any(|i| i.png.is_some_and(|p| native_entry(p).is_none()))
-    {
-        return Ok(AddedTextures::default());
-    }
-    let Some(tag) = tag(doc)? else {
-        return Ok(AddedTextures::default());
-    };
-    let Some(total) = tag.grown_count(&images) else {
-        return Ok(AddedTextures::default());
-    };
     let new = tag.new_images(&images);
-    let count = u8::try_from(total)
+    let Some(count) = tag.texture_count().filter(|_| !new.is_empty()) else {
+        return Ok(AddedTextures::default());
+    };
+    let total = count + new.len();
+    let grown = u8::try_from(total)
         .map_err(|_| crate::gltf::archive::ArchiveError::TooManyTextures { count: total })?;
     let mut aliases = Vec::new();
     for (k, &i) in new.iter().enumerate() {
-        let name = texture_material((total - new.len() + k) as u16);
+        let name = texture_material((count + k) as u16);
         for m in &images[i].materials {
             if material_texture(m).is_none() && !aliases.iter().any(|(a, _)| a == m) {
                 aliases.push((m.to_string(), name.clone()));
@@ -128,7 +125,7 @@ pub(super) fn added_textures(doc: &Doc) -> Result<AddedTextures, ImportError> {
     }
     Ok(AddedTextures {
         aliases,
-        count: Some(count),
+        count: Some(grown),
     })
 }
 
@@ -153,9 +150,13 @@ fn images_not_written(images: &[DocImage<'_>]) -> Option<String> {
 }
 
 /// When the document carries an archive: its bytes in place of the model's, and a note.
-pub(super) fn rebuild(doc: &Doc, imported: &mut Imported) -> Result<(), ImportError> {
+pub(super) fn rebuild(
+    doc: &Doc,
+    tag: Option<ArchiveTag>,
+    imported: &mut Imported,
+) -> Result<(), ImportError> {
     let images = doc_images(doc);
-    let Some(tag) = tag(doc)? else {
+    let Some(tag) = tag else {
         imported.report.notes.extend(images_not_written(&images));
         return Ok(());
     };

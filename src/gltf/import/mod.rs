@@ -481,9 +481,10 @@ pub fn import_slice(
 ) -> Result<Imported, ImportError> {
     let tol = Tolerance::from_option(opts.tolerance)?;
     let mut doc = read::parse(bytes, base_dir)?;
-    doc.added = archive::added_textures(&doc)?;
+    let tag = archive::tag(&doc)?;
+    doc.added = archive::added_textures(&doc, tag.as_ref())?;
     let mut imported = rebuild::import(&doc, &tol, opts)?;
-    archive::rebuild(&doc, &mut imported)?;
+    archive::rebuild(&doc, tag, &mut imported)?;
     Ok(imported)
 }
 
