@@ -11,7 +11,7 @@ use super::dmc3::motion::{KeyF32, KeyF32Hermite, KeyU16, KeyU16Hermite};
 use super::dmc3::motion::{MotHeader, TangentRanges, TrackHead};
 use super::dmc3::texture::{DdsHeader, Descriptor};
 use super::hie::Part;
-use super::record::{Evidence, FieldDef, Record};
+use super::record::{FieldDef, Record};
 
 /// One record as the document lists it.
 struct Entry {
@@ -147,7 +147,7 @@ pub fn markdown() -> String {
          shadow: rigtrip uses these slots as names only.\n",
     );
     for s in sections() {
-        let _ = write!(out, "\n## {}\n\n{}\n", s.heading, wrap(s.prose));
+        let _ = write!(out, "\n## {}\n\n{}\n", s.heading, one_line(s.prose));
         for r in &s.records {
             record_table(&mut out, r);
         }
@@ -169,7 +169,7 @@ fn record_table(out: &mut String, r: &Entry) {
             size(f),
             f.key,
             f.kind.name(),
-            evidence(f.evidence),
+            f.evidence.name(),
             f.doc.replace('|', "\\|")
         );
     }
@@ -182,11 +182,7 @@ fn size(f: &FieldDef) -> String {
     }
 }
 
-fn evidence(e: Evidence) -> &'static str {
-    e.name()
-}
-
 /// `text` with runs of spaces (from the source's line continuations) made single.
-fn wrap(text: &str) -> String {
+fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
