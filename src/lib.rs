@@ -10,15 +10,17 @@
 //!   for samples, tests and benchmarks.
 
 pub mod bytes;
-pub mod gait;
+/// Mech locomotion clip sets (their own crate).
+pub use rigtrip_gait as gait;
 pub mod gltf;
-pub mod lint;
+/// The skin-contract linter (its own crate).
+pub use rigtrip_lint as lint;
 pub mod native;
 pub mod ops;
 pub mod rig;
 #[cfg(any(test, feature = "synth"))]
 pub mod synth;
-pub mod units;
+pub use rigtrip_gltf::units;
 
 /// An error and its sources as one line, each layer's clause once, joined by `": "` (what the
 /// CLI prints with `{:#}`), for callers that report an error

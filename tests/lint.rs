@@ -9,7 +9,8 @@ use glam::{DMat4, DQuat, DVec3};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use rigtrip::lint::{lint_path, lint_slice, render_json, LintReport, Severity};
+use rigtrip::lint::{lint_path, lint_slice, LintReport, Severity};
+use rigtrip::ops::output::lint_json as render_json;
 
 // ---------------------------------------------------------------------------------------------
 // The fixture: a mesh node, an "Armature" node, four joints (nodes 2..5, so slots != nodes),

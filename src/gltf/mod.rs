@@ -14,7 +14,8 @@ pub(crate) mod glb;
 pub mod import;
 mod names;
 pub mod proxy;
-pub(crate) mod read;
+/// The glTF read model (its own crate, shared with the linter and gait).
+pub(crate) use rigtrip_gltf as read;
 pub mod texture;
 
 use std::collections::BTreeMap;

@@ -144,6 +144,22 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Reports as the `--json` document (one object, the CLI's common head first): the report's
+/// keys for one file (fields in declaration order, `path` first), a `files` array for several.
+pub fn lint_json(reports: &[rigtrip_lint::LintReport]) -> String {
+    let head = Head::exit(rigtrip_lint::exit_code(reports));
+    match reports {
+        [one] => json_doc(&head, one),
+        many => json_doc(
+            &head,
+            &Files::<_, ()> {
+                files: many,
+                summary: None,
+            },
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1345,7 +1345,7 @@ fn lint_cmd(cli: &Cli, a: &LintArgs) -> Result<i32> {
         .collect();
     let mut out = std::io::stdout().lock();
     if a.json {
-        write!(out, "{}", rigtrip::lint::render_json(&reports))?;
+        write!(out, "{}", rigtrip::ops::output::lint_json(&reports))?;
     } else {
         for (r, f) in reports.iter().zip(&a.files) {
             if cli.quiet && !r.has_errors() && !r.has_warnings() {

@@ -6,10 +6,10 @@ use std::convert::Infallible;
 
 use serde::Serialize;
 
-use crate::gltf::read::accessor::AccError;
-use crate::gltf::read::buffers::{BufferProblem, UriProblem};
-use crate::gltf::read::doc::{Problem, Sink};
-use crate::gltf::read::graph::NodeProblem;
+use rigtrip_gltf::accessor::AccError;
+use rigtrip_gltf::buffers::{BufferProblem, UriProblem};
+use rigtrip_gltf::doc::{Problem, Sink};
+use rigtrip_gltf::graph::NodeProblem;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

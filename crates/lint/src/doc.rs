@@ -1,14 +1,14 @@
-//! The document as the checks see it (the shared model of [`crate::gltf::read::doc`]: JSON
+//! The document as the checks see it (the shared model of [`rigtrip_gltf::doc`]: JSON
 //! root, buffers, accessors) and the node hierarchy with rest-pose world matrices.
 
 use glam::{DMat4, DQuat, DVec3};
 use serde_json::Value;
 
 use super::out::Out;
-use crate::gltf::read::graph::Parents;
+use rigtrip_gltf::graph::Parents;
 
 /// The document and its binary data, read-only for the checks: the shared model.
-pub(crate) type Doc<'a> = crate::gltf::read::doc::Document<'a>;
+pub(crate) type Doc<'a> = rigtrip_gltf::doc::Document<'a>;
 
 /// What an index field holds.
 pub(crate) enum Ix {

@@ -1,13 +1,13 @@
 //! URIs in a glTF: percent-decoding of relative file references.
 
 /// Decodes `%XX` escapes; `None` for a malformed escape or a result that is not UTF-8.
-pub(crate) fn percent_decode(s: &str) -> Option<String> {
+pub fn percent_decode(s: &str) -> Option<String> {
     decode(s, false)
 }
 
 /// Decodes `%XX` escapes, keeping a malformed escape as it is, and the whole text as it is when
 /// the result is not UTF-8.
-pub(crate) fn percent_decode_lossy(s: &str) -> String {
+pub fn percent_decode_lossy(s: &str) -> String {
     decode(s, true).unwrap_or_else(|| s.to_string())
 }
 

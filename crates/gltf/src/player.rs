@@ -9,7 +9,7 @@ use glam::DQuat;
 
 /// A sampler's interpolation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Interpolation {
+pub enum Interpolation {
     /// Each key held until the next.
     Step,
     /// Linear between keys (rotations: see [`Blend`]).
@@ -20,7 +20,7 @@ pub(crate) enum Interpolation {
 
 impl Interpolation {
     /// The sampler's `interpolation` (LINEAR when absent); `None` for an unknown one.
-    pub(crate) fn parse(s: Option<&str>) -> Option<Self> {
+    pub fn parse(s: Option<&str>) -> Option<Self> {
         match s {
             None | Some("LINEAR") => Some(Interpolation::Linear),
             Some("STEP") => Some(Interpolation::Step),
@@ -30,7 +30,7 @@ impl Interpolation {
     }
 
     /// Output elements per key (three for a cubic-spline triplet).
-    pub(crate) fn per_key(self) -> usize {
+    pub fn per_key(self) -> usize {
         if self == Interpolation::CubicSpline {
             3
         } else {
@@ -41,7 +41,7 @@ impl Interpolation {
 
 /// How values between two LINEAR keys are blended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Blend {
+pub enum Blend {
     /// Component-wise (translation, scale, weights).
     Lerp,
     /// Spherical, as the glTF specification asks for rotations; any played rotation is
@@ -56,7 +56,7 @@ pub(crate) enum Blend {
 /// A sampler's keyframes: strictly increasing `times` and the flattened output `values`,
 /// `width` components per element, [`Interpolation::per_key`] elements per key.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Keys<'a> {
+pub struct Keys<'a> {
     /// Keyframe times.
     pub times: &'a [f64],
     /// Output values, element after element.
@@ -70,7 +70,7 @@ pub(crate) struct Keys<'a> {
 impl Keys<'_> {
     /// Element `part` of key `k` (0 in-tangent, 1 value, 2 out-tangent of a cubic-spline
     /// triplet; the key itself otherwise); empty when out of range.
-    pub(crate) fn element(&self, k: usize, part: usize) -> &[f64] {
+    pub fn element(&self, k: usize, part: usize) -> &[f64] {
         let e = if self.interpolation == Interpolation::CubicSpline {
             k.saturating_mul(3).saturating_add(part)
         } else {
@@ -83,13 +83,13 @@ impl Keys<'_> {
     }
 
     /// Key `k`'s value (the value element of a cubic-spline triplet).
-    pub(crate) fn key(&self, k: usize) -> &[f64] {
+    pub fn key(&self, k: usize) -> &[f64] {
         self.element(k, 1)
     }
 
     /// The value played at time `t`; `None` without keys, or for a rotation (`Slerp`) that
     /// is not four components.
-    pub(crate) fn play(&self, t: f64, blend: Blend) -> Option<Vec<f64>> {
+    pub fn play(&self, t: f64, blend: Blend) -> Option<Vec<f64>> {
         let last = self.times.len().checked_sub(1)?;
         let (first_t, last_t) = (*self.times.first()?, *self.times.last()?);
         let before = match blend {

@@ -1,7 +1,7 @@
 //! Skins: joints, common root and `skeleton`, inverse bind matrices, bind vs rest pose, and the
 //! first keyframe of animated joints vs their rest pose.
 
-use crate::units;
+use rigtrip_gltf::units;
 use std::collections::BTreeMap;
 
 use glam::{DMat4, DQuat, DVec3, DVec4};
@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::doc::{index, Doc, Graph, Ix};
 use super::out::{Out, Severity};
 use super::SkinSummary;
-use crate::gltf::read::component::FLOAT;
+use rigtrip_gltf::component::FLOAT;
 
 /// Relative tolerance of pose comparisons (unitless parts; translations relative to their size).
 pub(crate) const POSE_TOL: f64 = 1e-3;
@@ -647,8 +647,8 @@ pub(crate) fn check_first_keys(doc: &Doc, graph: &Graph, skins: &[SkinInfo], out
                         (
                             format!(
                                 "translation {} vs rest {}",
-                                crate::units::lengths(&k.to_array()),
-                                crate::units::lengths(&rest.t.to_array())
+                                rigtrip_gltf::units::lengths(&k.to_array()),
+                                rigtrip_gltf::units::lengths(&rest.t.to_array())
                             ),
                             d / mag,
                         )
@@ -664,7 +664,7 @@ pub(crate) fn check_first_keys(doc: &Doc, graph: &Graph, skins: &[SkinInfo], out
                         (
                             format!(
                                 "rotation differs from rest by {}",
-                                crate::units::degrees(angle)
+                                rigtrip_gltf::units::degrees(angle)
                             ),
                             angle,
                         )
@@ -678,8 +678,8 @@ pub(crate) fn check_first_keys(doc: &Doc, graph: &Graph, skins: &[SkinInfo], out
                         (
                             format!(
                                 "scale {} vs rest {}",
-                                crate::units::values(&k.to_array()),
-                                crate::units::values(&rest.s.to_array())
+                                rigtrip_gltf::units::values(&k.to_array()),
+                                rigtrip_gltf::units::values(&rest.s.to_array())
                             ),
                             d / mag,
                         )

@@ -361,7 +361,7 @@ pub const VALIDATOR_CODES: &[ValidatorCode] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lint::Severity;
+    use crate::Severity;
 
     fn finding(code: &'static str, pointer: &str) -> Finding {
         Finding {

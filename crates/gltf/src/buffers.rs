@@ -19,7 +19,7 @@ const MAX_EXTERNAL: u64 = 1 << 32;
 
 /// Which URI schemes name a local file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Schemes {
+pub enum Schemes {
     /// Any URI without `://` is a relative path (lint, import).
     NoRemote,
     /// `file:` and `file://` URIs are local paths; any other `:` is an unsupported scheme (gait).
@@ -28,7 +28,7 @@ pub(crate) enum Schemes {
 
 /// How an external file is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FileRead {
+pub enum FileRead {
     /// At most `byteLength` bytes, whatever the file's size (lint: the file may be anything).
     AtMostDeclared,
     /// The whole file (gait).
@@ -39,7 +39,7 @@ pub(crate) enum FileRead {
 
 /// What a reader allows when it loads buffers and follows URIs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Policy {
+pub struct Policy {
     /// Which schemes are local files.
     pub schemes: Schemes,
     /// Malformed `%` escapes refuse the URI (else they are kept as written).
@@ -56,7 +56,7 @@ pub(crate) struct Policy {
 
 impl Policy {
     /// The linter's: nothing refused that can be checked, files read up to `byteLength`.
-    pub(crate) const LINT: Policy = Policy {
+    pub const LINT: Policy = Policy {
         schemes: Schemes::NoRemote,
         strict_percent: false,
         stay_inside: false,
@@ -65,7 +65,7 @@ impl Policy {
         truncate: true,
     };
     /// Gait's: `file:` URIs followed, whole files read.
-    pub(crate) const GAIT: Policy = Policy {
+    pub const GAIT: Policy = Policy {
         schemes: Schemes::FileOnly,
         strict_percent: true,
         stay_inside: false,
@@ -74,7 +74,7 @@ impl Policy {
         truncate: true,
     };
     /// Import's: only files inside the glTF's folder, sizes checked before reading.
-    pub(crate) const IMPORT: Policy = Policy {
+    pub const IMPORT: Policy = Policy {
         schemes: Schemes::NoRemote,
         strict_percent: true,
         stay_inside: true,
@@ -86,7 +86,7 @@ impl Policy {
 
 /// Why a URI's bytes cannot be had.
 #[derive(Debug)]
-pub(crate) enum UriProblem {
+pub enum UriProblem {
     /// A `data:` URI without a comma.
     DataNoComma,
     /// A `data:` URI that is not base64.
@@ -112,7 +112,7 @@ pub(crate) enum UriProblem {
 
 /// Why a buffer cannot be loaded (or is short).
 #[derive(Debug)]
-pub(crate) enum BufferProblem<'u> {
+pub enum BufferProblem<'u> {
     /// `buffers` is not an array (reported as buffer 0).
     NotArray,
     /// No valid `byteLength`.
@@ -129,7 +129,7 @@ pub(crate) enum BufferProblem<'u> {
 
 /// The bytes `uri` names: a base64 `data:` URI, or a file relative to `base_dir`. `declared`
 /// bounds the read under [`FileRead::AtMostDeclared`] and [`FileRead::Checked`].
-pub(crate) fn fetch(
+pub fn fetch(
     uri: &str,
     base_dir: Option<&Path>,
     declared: u64,
@@ -145,7 +145,7 @@ pub(crate) fn fetch(
         } else {
             payload
         };
-        return crate::bytes::b64::decode(payload.as_bytes()).map_err(UriProblem::Base64);
+        return crate::b64::decode(payload.as_bytes()).map_err(UriProblem::Base64);
     }
     let path = match policy.schemes {
         Schemes::NoRemote if uri.contains("://") => return Err(UriProblem::Remote),
@@ -195,7 +195,7 @@ pub(crate) fn fetch(
 
 /// Loads every buffer of `root` (`bin`: the GLB's first BIN chunk), each problem reported to
 /// `sink`; a buffer that cannot be had is `None` when the sink lets the loading go on.
-pub(crate) fn load<'a, S: Sink>(
+pub fn load<'a, S: Sink>(
     root: &Map<String, Value>,
     bin: Option<&'a [u8]>,
     base_dir: Option<&Path>,
@@ -262,7 +262,7 @@ fn load_one<'a, S: Sink>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gltf::read::doc::First;
+    use crate::doc::First;
     use serde_json::json;
 
     fn root(v: Value) -> Map<String, Value> {

@@ -19,8 +19,8 @@ use super::doc::{self, Doc};
 use super::loader::{channels, target_node, target_path, track, Track};
 use super::machine::Segment;
 use super::{GaitError, GaitReport};
-use crate::gltf::glb::{self, GlbError};
-use crate::gltf::read::player::Blend;
+use rigtrip_gltf::glb::{self, GlbError};
+use rigtrip_gltf::player::Blend;
 
 /// Samples per second of the preview animation.
 pub const PREVIEW_FPS: f64 = 30.0;

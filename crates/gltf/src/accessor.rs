@@ -10,7 +10,7 @@ use super::Buffer;
 
 /// Why an accessor cannot be read.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum AccError {
+pub enum AccError {
     /// The accessor (or its view, or sparse part) is malformed or out of bounds.
     Invalid(String),
     /// Its buffer could not be loaded (already reported).
@@ -21,7 +21,7 @@ pub(crate) enum AccError {
 
 impl AccError {
     /// What is wrong, for a message that names accessor `i` already (`accessor 3: ...`).
-    pub(crate) fn words(self, i: usize) -> String {
+    pub fn words(self, i: usize) -> String {
         match self {
             AccError::Invalid(m) | AccError::Compressed(m) => {
                 let label = format!("accessor {i}");
@@ -37,7 +37,7 @@ impl AccError {
 
 /// A resolved accessor: layout checked, data slices in hand.
 #[derive(Debug, Clone)]
-pub(crate) struct Acc<'a> {
+pub struct Acc<'a> {
     /// Components per element.
     pub comps: usize,
     /// Component type code.
@@ -145,7 +145,7 @@ fn view<'a>(
 
 /// Checks accessor `index` against its view and buffer. `limit` bounds the elements of an
 /// accessor without a buffer view (whose zeros would otherwise be allocated on trust).
-pub(crate) fn resolve<'a>(
+pub fn resolve<'a>(
     root: &Map<String, Value>,
     buffers: &'a [Buffer<'a>],
     index: usize,
@@ -299,7 +299,7 @@ impl Acc<'_> {
     }
 
     /// Element `i` into `out` (its first `comps` entries); false when `i` is out of range.
-    pub(crate) fn get(&self, i: usize, out: &mut [f64]) -> bool {
+    pub fn get(&self, i: usize, out: &mut [f64]) -> bool {
         if i >= self.count || out.len() < self.comps {
             return false;
         }
@@ -334,7 +334,7 @@ impl Acc<'_> {
     }
 
     /// Every element, flattened (`count * comps` values).
-    pub(crate) fn read_all(&self) -> Vec<f64> {
+    pub fn read_all(&self) -> Vec<f64> {
         let n = self.count.saturating_mul(self.comps);
         let fast = match self.ctype {
             FLOAT => self.tight(n, |c: [u8; 4]| f64::from(f32::from_le_bytes(c))),
@@ -392,7 +392,7 @@ impl Acc<'_> {
     /// Whether `self` and `other` read as the same elements, judged by their bytes: the same
     /// component type, type, normalisation and count, no sparse substitution, and each
     /// element's bytes (column padding included) equal. `false` when unsure.
-    pub(crate) fn same_elements(&self, other: &Acc) -> bool {
+    pub fn same_elements(&self, other: &Acc) -> bool {
         if self.ctype != other.ctype
             || self.rows != other.rows
             || self.comps != other.comps
@@ -430,7 +430,7 @@ impl Acc<'_> {
     }
 
     /// `MAT4 FLOAT`-style description for messages.
-    pub(crate) fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         let norm = if self.normalized { " normalized" } else { "" };
         format!("{} {}{norm}", self.type_name, component::name(self.ctype))
     }

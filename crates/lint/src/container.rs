@@ -1,14 +1,14 @@
 //! Getting at the JSON and the binary data of a glTF or GLB without trusting any length in it:
-//! the linter's findings on the GLB header and chunks (read by [`crate::gltf::glb`]), and which
+//! the linter's findings on the GLB header and chunks (read by [`rigtrip_gltf::glb`]), and which
 //! buffers may lack their data (the buffers themselves are loaded by
-//! [`crate::gltf::read::buffers`]).
+//! [`rigtrip_gltf::buffers`]).
 
 use std::collections::HashSet;
 
 use serde_json::Value;
 
 use super::out::Out;
-use crate::gltf::glb::{self, Step};
+use rigtrip_gltf::glb::{self, Step};
 
 /// The JSON text and (for a GLB) the BIN chunk of an input.
 pub(crate) struct Container<'a> {

@@ -2,7 +2,7 @@
 //!
 //! The input is read without the `gltf` crate's validating loader, because broken files are the
 //! point: the JSON is parsed with serde_json, the GLB header and chunks are read by
-//! [`crate::gltf`]'s container reader, the buffers (BIN chunk, `data:` URIs, files next to the
+//! the read model's container reader ([`rigtrip_gltf::glb`]), the buffers (BIN chunk, `data:` URIs, files next to the
 //! input, at most `byteLength` bytes of each) by the shared loader and accessor data by the
 //! shared checked reader, with every offset, stride and count checked first. Every problem goes
 //! to the findings ([`out::Out`], the linter's diagnostics sink), and the reading goes on.
@@ -69,10 +69,10 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::gltf::read::buffers::Policy;
 use doc::Doc;
 use out::Out;
 pub use out::{Finding, Severity};
+use rigtrip_gltf::buffers::Policy;
 pub use validator::{validator_code, ValidatorCode, VALIDATOR_CODES};
 
 /// Per-vertex weight sums of a primitive, bucketed.
@@ -252,22 +252,6 @@ pub fn exit_code(reports: &[LintReport]) -> i32 {
         1
     } else {
         0
-    }
-}
-
-/// Reports as the `--json` document (one object, the CLI's common head first): the report's
-/// keys for one file (fields in declaration order, `path` first), a `files` array for several.
-pub fn render_json(reports: &[LintReport]) -> String {
-    let head = crate::ops::output::Head::exit(exit_code(reports));
-    match reports {
-        [one] => crate::ops::output::json_doc(&head, one),
-        many => crate::ops::output::json_doc(
-            &head,
-            &crate::ops::output::Files::<_, ()> {
-                files: many,
-                summary: None,
-            },
-        ),
     }
 }
 

@@ -15,7 +15,7 @@ use super::Buffer;
 
 /// A problem met while reading a document, for the reader's sink to word.
 #[derive(Debug)]
-pub(crate) enum Problem<'u> {
+pub enum Problem<'u> {
     /// Buffer `.0` cannot be loaded (or is short).
     Buffer(usize, BufferProblem<'u>),
     /// Accessor `.0` cannot be read.
@@ -25,7 +25,7 @@ pub(crate) enum Problem<'u> {
 }
 
 /// Where the reading's problems go, and whether it goes on after one.
-pub(crate) trait Sink {
+pub trait Sink {
     /// What stops the reading (`Infallible` for a sink that collects everything).
     type Stop;
     /// Takes one problem: `Ok` to go on without the part that failed, `Err` to stop.
@@ -33,7 +33,7 @@ pub(crate) trait Sink {
 }
 
 /// A sink that stops at the first problem, with the error `.0` makes of it.
-pub(crate) struct First<F>(pub F);
+pub struct First<F>(pub F);
 
 impl<E, F: FnMut(Problem<'_>) -> E> Sink for First<F> {
     type Stop = E;
@@ -45,7 +45,7 @@ impl<E, F: FnMut(Problem<'_>) -> E> Sink for First<F> {
 /// A glTF document: the JSON root, each buffer's bytes (`None` where a collecting sink let a
 /// failed one pass) and the bound on accessors without a buffer view.
 #[derive(Debug)]
-pub(crate) struct Document<'a> {
+pub struct Document<'a> {
     /// The JSON root object.
     pub root: Cow<'a, Map<String, Value>>,
     /// Buffers by index.
@@ -57,7 +57,7 @@ pub(crate) struct Document<'a> {
 impl<'a> Document<'a> {
     /// Loads the buffers of `root` (`bin`: the GLB's BIN chunk) under `policy`, problems to
     /// `sink`. `limit` starts at 0 (no view-less accessor): the reader sets its own bound.
-    pub(crate) fn load<S: Sink>(
+    pub fn load<S: Sink>(
         root: Cow<'a, Map<String, Value>>,
         bin: Option<&'a [u8]>,
         base_dir: Option<&Path>,
@@ -73,12 +73,12 @@ impl<'a> Document<'a> {
     }
 
     /// Total bytes of the buffers loaded.
-    pub(crate) fn buffer_bytes(&self) -> usize {
+    pub fn buffer_bytes(&self) -> usize {
         self.buffers.iter().flatten().map(|b| b.len()).sum()
     }
 
     /// The array under a top-level key (empty when absent or not an array).
-    pub(crate) fn array(&self, key: &str) -> &[Value] {
+    pub fn array(&self, key: &str) -> &[Value] {
         self.root
             .get(key)
             .and_then(Value::as_array)
@@ -87,16 +87,12 @@ impl<'a> Document<'a> {
     }
 
     /// Accessor `i`, checked against its view and buffer.
-    pub(crate) fn resolve(&self, i: usize) -> Result<Acc<'_>, AccError> {
+    pub fn resolve(&self, i: usize) -> Result<Acc<'_>, AccError> {
         accessor::resolve(&self.root, &self.buffers, i, self.limit)
     }
 
     /// Accessor `i`; `Ok(None)` when it cannot be read and `sink` goes on.
-    pub(crate) fn accessor<S: Sink>(
-        &self,
-        i: usize,
-        sink: &mut S,
-    ) -> Result<Option<Acc<'_>>, S::Stop> {
+    pub fn accessor<S: Sink>(&self, i: usize, sink: &mut S) -> Result<Option<Acc<'_>>, S::Stop> {
         match self.resolve(i) {
             Ok(a) => Ok(Some(a)),
             Err(e) => sink.report(Problem::Accessor(i, e)).map(|()| None),
@@ -104,7 +100,7 @@ impl<'a> Document<'a> {
     }
 
     /// A short description of node `i` for messages: `node 5 "hips"`.
-    pub(crate) fn node_label(&self, i: usize) -> String {
+    pub fn node_label(&self, i: usize) -> String {
         match self
             .array("nodes")
             .get(i)

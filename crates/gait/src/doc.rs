@@ -1,6 +1,6 @@
 //! Reading the input glTF defensively, stopping at the first problem, into the shared document
-//! model ([`crate::gltf::read::doc`]): the GLB container (its chunks read by
-//! [`crate::gltf::glb`]) in gait's words, the buffers under gait's policy (`file:` URIs
+//! model ([`rigtrip_gltf::doc`]): the GLB container (its chunks read by
+//! [`rigtrip_gltf::glb`]) in gait's words, the buffers under gait's policy (`file:` URIs
 //! followed), accessors through the shared checked reader, and the node hierarchy. Nothing here
 //! can panic on file content.
 
@@ -10,12 +10,12 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::GaitError;
-use crate::bytes::OutOfBounds;
-use crate::gltf::glb::{self, Step};
-use crate::gltf::read::buffers::{self, BufferProblem, Policy, UriProblem};
-use crate::gltf::read::doc::{Document, First, Problem};
-use crate::gltf::read::graph::{Parents, Quiet};
-use crate::gltf::DataError;
+use rigtrip_gltf::buffers::{self, BufferProblem, Policy, UriProblem};
+use rigtrip_gltf::doc::{Document, First, Problem};
+use rigtrip_gltf::glb::{self, Step};
+use rigtrip_gltf::graph::{Parents, Quiet};
+use rigtrip_gltf::DataError;
+use rigtrip_gltf::OutOfBounds;
 
 /// The input as the gait tools need it.
 #[derive(Debug)]
@@ -24,7 +24,7 @@ pub(crate) struct Doc<'a> {
     pub doc: Document<'a>,
     /// The raw JSON text, for edits that must keep every unknown field.
     pub json: &'a [u8],
-    /// What rigtrip's own glTF checker ([`crate::lint`]) calls errors in the file, when it
+    /// What rigtrip's own glTF checker ([`rigtrip_lint`]) calls errors in the file, when it
     /// does: the count and the first (gait reads defensively anyway).
     pub validation: Option<String>,
 }
@@ -185,15 +185,15 @@ pub(crate) fn load<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<'
     })
 }
 
-/// What [`crate::lint`] calls errors in the file: `N error(s), first CODE: MESSAGE`, or
+/// What [`rigtrip_lint`] calls errors in the file: `N error(s), first CODE: MESSAGE`, or
 /// `None` when it finds none. Gait stops only where its own reading cannot go on; the rest is a
 /// note of its report.
 fn lint_errors(bytes: &[u8], base_dir: Option<&Path>) -> Option<String> {
-    let report = crate::lint::lint_slice(bytes, "", base_dir);
+    let report = rigtrip_lint::lint_slice(bytes, "", base_dir);
     let first = report
         .findings
         .iter()
-        .find(|f| f.severity == crate::lint::Severity::Error)?;
+        .find(|f| f.severity == rigtrip_lint::Severity::Error)?;
     Some(format!(
         "{} error(s), first {}: {}",
         report.errors, first.code, first.message
@@ -285,7 +285,6 @@ impl Doc<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use base64::Engine as _;
 
     /// Every normalised byte and short read through the shared reader (f64, rounded once)
     /// gives the f32 that f32 arithmetic gives (what this reader computed on its own before).
@@ -295,7 +294,7 @@ mod tests {
         for v in 0..=u16::MAX {
             bin.extend_from_slice(&v.to_le_bytes());
         }
-        let data = base64::engine::general_purpose::STANDARD.encode(&bin);
+        let data = rigtrip_gltf::b64::encode(&bin);
         let acc = |view: usize, ct: u32, count: usize| {
             serde_json::json!({"bufferView": view, "componentType": ct, "count": count,
                                "type": "SCALAR", "normalized": true})

@@ -2,21 +2,21 @@
 //! sizes, names, little-endian reads and the normalisation glTF defines.
 
 /// BYTE.
-pub(crate) const BYTE: u64 = 5120;
+pub const BYTE: u64 = 5120;
 /// UNSIGNED_BYTE.
-pub(crate) const UNSIGNED_BYTE: u64 = 5121;
+pub const UNSIGNED_BYTE: u64 = 5121;
 /// SHORT.
-pub(crate) const SHORT: u64 = 5122;
+pub const SHORT: u64 = 5122;
 /// UNSIGNED_SHORT.
-pub(crate) const UNSIGNED_SHORT: u64 = 5123;
+pub const UNSIGNED_SHORT: u64 = 5123;
 /// UNSIGNED_INT.
-pub(crate) const UNSIGNED_INT: u64 = 5125;
+pub const UNSIGNED_INT: u64 = 5125;
 /// FLOAT.
-pub(crate) const FLOAT: u64 = 5126;
+pub const FLOAT: u64 = 5126;
 
 /// Size in bytes of a component type.
 #[inline]
-pub(crate) fn size(ctype: u64) -> Option<usize> {
+pub fn size(ctype: u64) -> Option<usize> {
     match ctype {
         BYTE | UNSIGNED_BYTE => Some(1),
         SHORT | UNSIGNED_SHORT => Some(2),
@@ -26,7 +26,7 @@ pub(crate) fn size(ctype: u64) -> Option<usize> {
 }
 
 /// Name of a component type as the spec writes it.
-pub(crate) fn name(ctype: u64) -> String {
+pub fn name(ctype: u64) -> String {
     match ctype {
         BYTE => "BYTE".into(),
         UNSIGNED_BYTE => "UNSIGNED_BYTE".into(),
@@ -40,13 +40,13 @@ pub(crate) fn name(ctype: u64) -> String {
 
 /// Whether sparse indices may be of this type (the unsigned integers).
 #[inline]
-pub(crate) fn is_index(ctype: u64) -> bool {
+pub fn is_index(ctype: u64) -> bool {
     matches!(ctype, UNSIGNED_BYTE | UNSIGNED_SHORT | UNSIGNED_INT)
 }
 
 /// The element type's name, rows and columns: `VEC3` is ("VEC3", 3, 1), `MAT4` ("MAT4", 4, 4).
 #[inline]
-pub(crate) fn shape(type_name: &str) -> Option<(&'static str, usize, usize)> {
+pub fn shape(type_name: &str) -> Option<(&'static str, usize, usize)> {
     Some(match type_name {
         "SCALAR" => ("SCALAR", 1, 1),
         "VEC2" => ("VEC2", 2, 1),
@@ -62,7 +62,7 @@ pub(crate) fn shape(type_name: &str) -> Option<(&'static str, usize, usize)> {
 /// One little-endian component at `off` of `b`, as f64 (not normalised); `None` when it is not
 /// all there or the type is unknown.
 #[inline]
-pub(crate) fn read(b: &[u8], off: usize, ctype: u64) -> Option<f64> {
+pub fn read(b: &[u8], off: usize, ctype: u64) -> Option<f64> {
     let get = |n: usize| b.get(off..off.checked_add(n)?);
     Some(match ctype {
         BYTE => f64::from(get(1)?[0] as i8),
@@ -90,7 +90,7 @@ pub(crate) fn read(b: &[u8], off: usize, ctype: u64) -> Option<f64> {
 /// A normalised integer component as glTF maps it: signed `max(c / MAX, -1)`, unsigned
 /// `c / MAX`; a float is returned as it is.
 #[inline]
-pub(crate) fn normalise(ctype: u64, x: f64) -> f64 {
+pub fn normalise(ctype: u64, x: f64) -> f64 {
     match ctype {
         BYTE => (x / 127.0).max(-1.0),
         UNSIGNED_BYTE => x / 255.0,

@@ -16,7 +16,7 @@ use super::{
     BumpSlot, ClipMeasure, GaitError, GaitOptions, GaitReport, LimpSet, MissingClip, PrefixSource,
     RootJoint, SlotReport, SlotStatus, StrideSource, Unmatched,
 };
-use crate::gltf::read::player::{Interpolation, Keys};
+use rigtrip_gltf::player::{Interpolation, Keys};
 
 const STALE: Quirk = Quirk {
     code: "stale-data",

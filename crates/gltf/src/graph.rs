@@ -10,7 +10,7 @@ use super::doc::{Problem, Sink};
 
 /// A problem of `nodes[*].children`, for the reader's sink to word.
 #[derive(Debug)]
-pub(crate) enum NodeProblem<'v> {
+pub enum NodeProblem<'v> {
     /// `nodes[node].children` is there but not an array.
     ChildrenNotArray {
         /// The node.
@@ -59,7 +59,7 @@ pub(crate) enum NodeProblem<'v> {
 impl NodeProblem<'_> {
     /// The node the problem is about, and what is wrong with it, in plain words (import's;
     /// the linter words its own findings).
-    pub(crate) fn words(&self) -> (usize, String) {
+    pub fn words(&self) -> (usize, String) {
         match *self {
             NodeProblem::ChildrenNotArray { node } => (node, "`children` is not an array".into()),
             NodeProblem::NotANode { node, .. } => (
@@ -83,16 +83,16 @@ impl NodeProblem<'_> {
 
 /// Each node's parent, filled by [`Parents::take`] node after node.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Parents(pub Vec<Option<usize>>);
+pub struct Parents(pub Vec<Option<usize>>);
 
 impl Parents {
     /// `count` nodes, none with a parent yet.
-    pub(crate) fn new(count: usize) -> Self {
+    pub fn new(count: usize) -> Self {
         Parents(vec![None; count])
     }
 
     /// Every parent of the `nodes` list, problems to `sink`.
-    pub(crate) fn of<S: Sink>(nodes: &[Value], sink: &mut S) -> Result<Self, S::Stop> {
+    pub fn of<S: Sink>(nodes: &[Value], sink: &mut S) -> Result<Self, S::Stop> {
         let mut p = Parents::new(nodes.len());
         for (i, node) in nodes.iter().enumerate() {
             p.take(i, node, sink)?;
@@ -102,7 +102,7 @@ impl Parents {
 
     /// Takes node `i`'s `children`: each valid entry without a parent so far gets `i`. Returns
     /// the entries that name a node, in their order (repeats included).
-    pub(crate) fn take<S: Sink>(
+    pub fn take<S: Sink>(
         &mut self,
         i: usize,
         node: &Value,
@@ -156,7 +156,7 @@ impl Parents {
     /// Cuts every cycle of parent links, each at its last link, reporting it: walking up from
     /// every node, reaching the current path again closes a cycle. Afterwards every walk up
     /// ends.
-    pub(crate) fn cut_cycles<S: Sink>(&mut self, sink: &mut S) -> Result<(), S::Stop> {
+    pub fn cut_cycles<S: Sink>(&mut self, sink: &mut S) -> Result<(), S::Stop> {
         let n = self.0.len();
         let mut state = vec![0u8; n];
         for start in 0..n {
@@ -197,7 +197,7 @@ impl Parents {
 
 /// A sink that lets every problem pass unreported (gait keeps the first parent of each node and
 /// reads the rest defensively).
-pub(crate) struct Quiet;
+pub struct Quiet;
 
 impl Sink for Quiet {
     type Stop = std::convert::Infallible;

@@ -11,7 +11,7 @@ use super::doc::{escape, index, Doc, Graph, Ix};
 use super::out::Out;
 use super::skin::{placeholder, report_placeholder, SkinInfo, POSE_TOL};
 use super::{PrimitiveSummary, SkinSummary, WeightSums};
-use crate::gltf::read::component::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
+use rigtrip_gltf::component::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
 
 /// One JOINTS_n / WEIGHTS_n set, decoded (4 values per vertex).
 struct Set {

@@ -23,7 +23,7 @@ pub mod preview;
 mod render;
 pub mod slots;
 
-use crate::gltf::DataError;
+use rigtrip_gltf::DataError;
 use std::path::Path;
 
 use serde::Serialize;

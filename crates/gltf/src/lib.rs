@@ -1,0 +1,60 @@
+//! The glTF read model every glTF reader of rigtrip shares (the converter's import, the linter,
+//! gait): the GLB container both ways ([`glb`]), one document model ([`doc`]: the JSON root,
+//! the buffers, accessors) with a diagnostics sink, one buffer loader under each reader's
+//! policy ([`buffers`]), the component and element types of accessors, URIs, the checked
+//! accessor reader, the node hierarchy ([`graph`]: parents, cycles) and the sampler player
+//! ([`player`]); with them the two codecs every report and document uses, base64 ([`b64`]) and
+//! numbers for people ([`units`]). Each reader keeps its own policy for a broken file (the
+//! linter reports every problem and goes on, import and gait stop at the first) and its own
+//! words for it; the facts come from here.
+
+pub mod accessor;
+pub mod b64;
+pub mod buffers;
+pub mod component;
+pub mod doc;
+pub mod glb;
+pub mod graph;
+pub mod player;
+pub mod units;
+pub mod uri;
+
+use std::borrow::Cow;
+
+/// A read that would leave the input, or a region that does not fit in it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what} at offset {offset:#x} ({len} bytes) runs past the end of the file ({file_len:#x} bytes)")]
+pub struct OutOfBounds {
+    /// What was being read, in the format's words.
+    pub what: String,
+    /// Absolute byte offset of the read.
+    pub offset: u64,
+    /// Length of the read.
+    pub len: u64,
+    /// Length of the whole input.
+    pub file_len: u64,
+}
+
+/// A buffer or accessor that cannot be read: where import and gait stop.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DataError {
+    /// A buffer is missing or short.
+    #[error("buffer {buffer}: {problem}")]
+    Buffer {
+        /// Buffer index.
+        buffer: usize,
+        /// What is wrong.
+        problem: String,
+    },
+    /// An accessor is broken.
+    #[error("accessor {accessor}: {problem}")]
+    Accessor {
+        /// Accessor index.
+        accessor: usize,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// A buffer's bytes, or `None` when they could not be had (the reader said why).
+pub type Buffer<'a> = Option<Cow<'a, [u8]>>;
