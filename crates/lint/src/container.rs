@@ -31,6 +31,19 @@ pub(crate) fn split<'a>(input: &'a [u8], out: &mut Out) -> Option<Container<'a>>
             kind: "gltf",
         });
     }
+    let end = check_header(input, out)?;
+    let data = input.get(..end).unwrap_or(input);
+    let (json, bin) = walk_chunks(data, end, out)?;
+    Some(Container {
+        json,
+        bin,
+        kind: "glb",
+    })
+}
+
+/// Findings on a GLB's 12-byte header; the end of the data to read (the smaller of the length
+/// the header gives and the file's), `None` when the header is cut or not version 2.
+fn check_header(input: &[u8], out: &mut Out) -> Option<usize> {
     let header = glb::header(input);
     let (Some(version), Some(length)) = (header.version, header.length) else {
         out.error(
@@ -72,9 +85,18 @@ pub(crate) fn split<'a>(input: &'a [u8], out: &mut Out) -> Option<Container<'a>>
         );
         end = length as usize;
     }
+    Some(end)
+}
+
+/// The JSON chunk (the first) and first BIN chunk of a GLB's `data` (cut at `end`), with
+/// findings on every chunk; `None` when there is no JSON chunk or the first is another.
+fn walk_chunks<'a>(
+    data: &'a [u8],
+    end: usize,
+    out: &mut Out,
+) -> Option<(&'a [u8], Option<&'a [u8]>)> {
     let mut json: Option<&[u8]> = None;
     let mut bin: Option<&[u8]> = None;
-    let data = input.get(..end).unwrap_or(input);
     for (k, step) in glb::chunks(data, true).enumerate() {
         let c = match step {
             Step::Chunk(c) => c,
@@ -134,11 +156,7 @@ pub(crate) fn split<'a>(input: &'a [u8], out: &mut Out) -> Option<Container<'a>>
         out.error("glb-invalid", "", "the GLB has no JSON chunk");
         return None;
     };
-    Some(Container {
-        json,
-        bin,
-        kind: "glb",
-    })
+    Some((json, bin))
 }
 
 /// The buffers whose missing data is no fault: no buffer view reads them, or they are an

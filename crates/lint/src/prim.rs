@@ -20,6 +20,18 @@ struct Set {
     weights: Option<Vec<f64>>,
 }
 
+impl Set {
+    /// Vertices whose influences were decoded: the shorter stream of the two read.
+    fn decoded_len(&self) -> Option<usize> {
+        let j = self.joints.as_ref().map(|v| v.len() / 4);
+        let w = self.weights.as_ref().map(|v| v.len() / 4);
+        match (j, w) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
 /// A primitive with skinning attributes.
 struct Prim {
     mesh: usize,
@@ -58,26 +70,7 @@ pub(crate) fn check(
     out: &mut Out,
 ) -> (Vec<PrimitiveSummary>, usize) {
     let mut summaries = Vec::new();
-    // Per mesh: its primitives with skinning attributes, and whether any primitive lacks them.
-    let mut per_mesh: Vec<(Vec<Prim>, Vec<usize>)> = Vec::new();
-    for (m, mesh) in doc.array("meshes").iter().enumerate() {
-        let prims = mesh
-            .get("primitives")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        let mut skinned = Vec::new();
-        let mut plain = Vec::new();
-        for (p, prim) in prims.iter().enumerate() {
-            match check_primitive(doc, out, m, p, prim, &mut summaries) {
-                Some(x) if x.has_joints() => skinned.push(x),
-                Some(_) => {}
-                None => plain.push(p),
-            }
-        }
-        per_mesh.push((skinned, plain));
-    }
-
+    let mut per_mesh = primitives_per_mesh(doc, out, &mut summaries);
     let n_meshes = per_mesh.len();
     let n_skins = skins.len();
     let scenes = scene_roots(doc);
@@ -108,21 +101,7 @@ pub(crate) fn check(
                 ),
             ),
             (None, _) => {}
-            (Some(m), None) => {
-                if let Some((skinned, _)) = per_mesh.get(m) {
-                    if let Some(first) = skinned.first() {
-                        out.warning(
-                            "node-joints-without-skin",
-                            ptr,
-                            format!(
-                                "{label} shows mesh {m}, whose primitive {} has JOINTS_{}, but the node has no skin: legal, and loaders draw it as a static mesh",
-                                first.prim,
-                                first.sets.first().map_or(0, |s| s.n)
-                            ),
-                        );
-                    }
-                }
-            }
+            (Some(m), None) => report_joints_without_skin(out, &per_mesh, m, ptr, &label),
             (Some(m), Some(s)) => {
                 skinned_nodes += 1;
                 if let Some(sum) = skin_summaries.get_mut(s) {
@@ -180,6 +159,64 @@ pub(crate) fn check(
             }
         }
     }
+    report_unused_skins(skin_summaries, out);
+    (summaries, skinned_nodes)
+}
+
+/// Per mesh: its primitives with skinning attributes, and the primitives without them.
+type PerMesh = Vec<(Vec<Prim>, Vec<usize>)>;
+
+/// Checks every primitive of every mesh (summaries of the skinned ones go to `summaries`) and
+/// sorts them per mesh into skinned and plain.
+fn primitives_per_mesh(doc: &Doc, out: &mut Out, summaries: &mut Vec<PrimitiveSummary>) -> PerMesh {
+    let mut per_mesh: PerMesh = Vec::new();
+    for (m, mesh) in doc.array("meshes").iter().enumerate() {
+        let prims = mesh
+            .get("primitives")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let mut skinned = Vec::new();
+        let mut plain = Vec::new();
+        for (p, prim) in prims.iter().enumerate() {
+            match check_primitive(doc, out, m, p, prim, summaries) {
+                Some(x) if x.has_joints() => skinned.push(x),
+                Some(_) => {}
+                None => plain.push(p),
+            }
+        }
+        per_mesh.push((skinned, plain));
+    }
+
+    per_mesh
+}
+
+/// A node showing mesh `m` without a skin, though a primitive of the mesh has JOINTS: legal,
+/// drawn static (a warning naming the first such primitive).
+fn report_joints_without_skin(
+    out: &mut Out,
+    per_mesh: &PerMesh,
+    m: usize,
+    ptr: String,
+    label: &str,
+) {
+    if let Some((skinned, _)) = per_mesh.get(m) {
+        if let Some(first) = skinned.first() {
+            out.warning(
+                "node-joints-without-skin",
+                ptr,
+                format!(
+                    "{label} shows mesh {m}, whose primitive {} has JOINTS_{}, but the node has no skin: legal, and loaders draw it as a static mesh",
+                    first.prim,
+                    first.sets.first().map_or(0, |s| s.n)
+                ),
+            );
+        }
+    }
+}
+
+/// An info for every skin no mesh node uses.
+fn report_unused_skins(skin_summaries: &[SkinSummary], out: &mut Out) {
     for sum in skin_summaries.iter() {
         if sum.mesh_nodes == 0 {
             out.info(
@@ -192,7 +229,6 @@ pub(crate) fn check(
             );
         }
     }
-    (summaries, skinned_nodes)
 }
 
 /// The root nodes of each scene (valid indices only; the validator reports the others).
@@ -252,6 +288,23 @@ fn check_scenes(
     }
 }
 
+/// The JOINTS_n and WEIGHTS_n attributes of a primitive, by set number.
+type BySet<'a> = BTreeMap<u32, &'a Value>;
+
+/// A primitive's JOINTS_n and WEIGHTS_n attributes, each by set number.
+fn influence_attributes(attrs: &serde_json::Map<String, Value>) -> (BySet<'_>, BySet<'_>) {
+    let mut joints = BTreeMap::new();
+    let mut weights = BTreeMap::new();
+    for (k, v) in attrs {
+        if let Some(n) = set_number(k, "JOINTS_") {
+            joints.insert(n, v);
+        } else if let Some(n) = set_number(k, "WEIGHTS_") {
+            weights.insert(n, v);
+        }
+    }
+    (joints, weights)
+}
+
 /// Pairing, types, counts and the per-vertex checks of one primitive. `None` when it has no
 /// JOINTS or WEIGHTS attribute.
 fn check_primitive(
@@ -264,15 +317,7 @@ fn check_primitive(
 ) -> Option<Prim> {
     let attrs_v = prim.get("attributes")?;
     let attrs = attrs_v.as_object()?;
-    let mut joints: BTreeMap<u32, &Value> = BTreeMap::new();
-    let mut weights: BTreeMap<u32, &Value> = BTreeMap::new();
-    for (k, v) in attrs {
-        if let Some(n) = set_number(k, "JOINTS_") {
-            joints.insert(n, v);
-        } else if let Some(n) = set_number(k, "WEIGHTS_") {
-            weights.insert(n, v);
-        }
-    }
+    let (joints, weights) = influence_attributes(attrs);
     if joints.is_empty() && weights.is_empty() {
         return None;
     }
@@ -284,13 +329,6 @@ fn check_primitive(
             Ix::At(a) => Some(a),
             _ => None,
         };
-    let declared = |a: usize| -> Option<usize> {
-        doc.array("accessors")
-            .get(a)?
-            .get("count")?
-            .as_u64()
-            .and_then(|c| usize::try_from(c).ok())
-    };
     let compressed = prim
         .get("extensions")
         .and_then(Value::as_object)
@@ -298,27 +336,27 @@ fn check_primitive(
     let vertices = attrs
         .get("POSITION")
         .and_then(Value::as_u64)
-        .and_then(|a| declared(a as usize));
+        .and_then(|a| declared_count(doc, a as usize));
 
+    let at = Place {
+        m,
+        p,
+        ptr: &ptr,
+        aptr: &aptr,
+        vertices,
+        compressed,
+    };
     let mut sets = Vec::new();
     let numbers: BTreeSet<u32> = joints.keys().chain(weights.keys()).copied().collect();
     for &n in &numbers {
         let (jk, wk) = (format!("JOINTS_{n}"), format!("WEIGHTS_{n}"));
-        match (joints.contains_key(&n), weights.contains_key(&n)) {
-            (true, false) => out.error(
-                "joints-weights-unpaired",
-                format!("{aptr}/{jk}"),
-                format!("mesh {m} primitive {p} has {jk} but no {wk}"),
-            ),
-            (false, true) => {
-                out.error(
-                    "joints-weights-unpaired",
-                    format!("{aptr}/{wk}"),
-                    format!("mesh {m} primitive {p} has {wk} but no {jk}"),
-                );
-                continue;
-            }
-            _ => {}
+        if !check_paired(
+            out,
+            &at,
+            (&jk, joints.contains_key(&n)),
+            (&wk, weights.contains_key(&n)),
+        ) {
+            continue;
         }
         let mut set = Set {
             n,
@@ -331,79 +369,14 @@ fn check_primitive(
         } else {
             None
         };
-        for (a, key, is_joints) in [(ja, &jk, true), (wa, &wk, false)] {
-            let Some(a) = a else { continue };
-            let kptr = format!("{aptr}/{}", escape(key));
-            if let (Some(v), Some(c)) = (vertices, declared(a)) {
-                if v != c {
-                    out.error(
-                        "attribute-count",
-                        kptr.clone(),
-                        format!("mesh {m} primitive {p}: {key} has {c} elements for {v} vertices (POSITION)"),
-                    );
-                }
-            }
-            if compressed {
-                out.info(
-                    "data-compressed",
-                    ptr.clone(),
-                    format!("mesh {m} primitive {p} is Draco-compressed; its {key} data was not checked"),
-                );
-                continue;
-            }
-            let Ok(Some(acc)) = doc.accessor(a, out) else {
-                continue;
-            };
-            let type_ok = acc.type_name == "VEC4"
-                && if is_joints {
-                    matches!(acc.ctype, UNSIGNED_BYTE | UNSIGNED_SHORT) && !acc.normalized
-                } else {
-                    acc.ctype == FLOAT
-                        || (matches!(acc.ctype, UNSIGNED_BYTE | UNSIGNED_SHORT) && acc.normalized)
-                };
-            if !type_ok {
-                out.error(
-                    if is_joints {
-                        "joints-type"
-                    } else {
-                        "weights-type"
-                    },
-                    kptr,
-                    format!(
-                        "mesh {m} primitive {p}: {key} is {}, expected {}",
-                        acc.describe(),
-                        if is_joints {
-                            "VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT"
-                        } else {
-                            "VEC4 FLOAT, or normalized VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT"
-                        }
-                    ),
-                );
-                continue;
-            }
-            if placeholder(doc, a) {
-                report_placeholder(out, a, kptr, &format!("mesh {m} primitive {p}: {key}"));
-                continue;
-            }
-            let data = acc.read_all();
-            if is_joints {
-                set.joints = Some(data.into_iter().map(|x| x as u32).collect());
-            } else {
-                set.weights = Some(data);
-            }
-        }
+        set.joints = ja
+            .and_then(|a| read_set_accessor(doc, out, &at, a, &jk, true))
+            .map(|data| data.into_iter().map(|x| x as u32).collect());
+        set.weights = wa.and_then(|a| read_set_accessor(doc, out, &at, a, &wk, false));
         sets.push(set);
     }
 
-    let decoded_len = |s: &Set| -> Option<usize> {
-        let j = s.joints.as_ref().map(|v| v.len() / 4);
-        let w = s.weights.as_ref().map(|v| v.len() / 4);
-        match (j, w) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    };
-    let n = sets.iter().filter_map(decoded_len).min().unwrap_or(0);
+    let n = sets.iter().filter_map(Set::decoded_len).min().unwrap_or(0);
     let mut summary = PrimitiveSummary {
         mesh: m,
         primitive: p,
@@ -427,6 +400,116 @@ fn check_primitive(
         vertices: n,
         summary_at,
     })
+}
+
+/// An error for a JOINTS_n without its WEIGHTS_n or the reverse (each given with whether the
+/// primitive has it); `false` when there is no JOINTS_n, so nothing of the set is read.
+fn check_paired(out: &mut Out, at: &Place, joints: (&str, bool), weights: (&str, bool)) -> bool {
+    let (m, p, aptr) = (at.m, at.p, at.aptr);
+    let ((jk, has_j), (wk, has_w)) = (joints, weights);
+    if has_j && !has_w {
+        out.error(
+            "joints-weights-unpaired",
+            format!("{aptr}/{jk}"),
+            format!("mesh {m} primitive {p} has {jk} but no {wk}"),
+        );
+    } else if has_w && !has_j {
+        out.error(
+            "joints-weights-unpaired",
+            format!("{aptr}/{wk}"),
+            format!("mesh {m} primitive {p} has {wk} but no {jk}"),
+        );
+        return false;
+    }
+    true
+}
+
+/// Where a primitive's influence sets are read: mesh, primitive, their JSON pointers, the
+/// vertex count POSITION declares and whether the primitive is Draco-compressed.
+struct Place<'a> {
+    m: usize,
+    p: usize,
+    ptr: &'a str,
+    aptr: &'a str,
+    vertices: Option<usize>,
+    compressed: bool,
+}
+
+/// The `count` accessor `a` declares, when it is a valid size.
+fn declared_count(doc: &Doc, a: usize) -> Option<usize> {
+    doc.array("accessors")
+        .get(a)?
+        .get("count")?
+        .as_u64()
+        .and_then(|c| usize::try_from(c).ok())
+}
+
+/// The data of a JOINTS_n (`is_joints`) or WEIGHTS_n accessor `a` named `key`, after its
+/// count, type and placeholder checks; `None` when it cannot or need not be read.
+fn read_set_accessor(
+    doc: &Doc,
+    out: &mut Out,
+    at: &Place,
+    a: usize,
+    key: &str,
+    is_joints: bool,
+) -> Option<Vec<f64>> {
+    let (m, p) = (at.m, at.p);
+    let kptr = format!("{}/{}", at.aptr, escape(key));
+    if let (Some(v), Some(c)) = (at.vertices, declared_count(doc, a)) {
+        if v != c {
+            out.error(
+                "attribute-count",
+                kptr.clone(),
+                format!(
+                    "mesh {m} primitive {p}: {key} has {c} elements for {v} vertices (POSITION)"
+                ),
+            );
+        }
+    }
+    if at.compressed {
+        out.info(
+            "data-compressed",
+            at.ptr.to_string(),
+            format!("mesh {m} primitive {p} is Draco-compressed; its {key} data was not checked"),
+        );
+        return None;
+    }
+    let Ok(Some(acc)) = doc.accessor(a, out) else {
+        return None;
+    };
+    let type_ok = acc.type_name == "VEC4"
+        && if is_joints {
+            matches!(acc.ctype, UNSIGNED_BYTE | UNSIGNED_SHORT) && !acc.normalized
+        } else {
+            acc.ctype == FLOAT
+                || (matches!(acc.ctype, UNSIGNED_BYTE | UNSIGNED_SHORT) && acc.normalized)
+        };
+    if !type_ok {
+        out.error(
+            if is_joints {
+                "joints-type"
+            } else {
+                "weights-type"
+            },
+            kptr,
+            format!(
+                "mesh {m} primitive {p}: {key} is {}, expected {}",
+                acc.describe(),
+                if is_joints {
+                    "VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT"
+                } else {
+                    "VEC4 FLOAT, or normalized VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT"
+                }
+            ),
+        );
+        return None;
+    }
+    if placeholder(doc, a) {
+        report_placeholder(out, a, kptr, &format!("mesh {m} primitive {p}: {key}"));
+        return None;
+    }
+    Some(acc.read_all())
 }
 
 /// One influence of a vertex: set number, component and joint slot.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use glam::{DMat4, DQuat, DVec3, DVec4};
 use serde_json::Value;
 
-use super::doc::{index, Doc, Graph, Ix};
+use super::doc::{index, Doc, Graph, Ix, Trs};
 use super::out::{Out, Severity};
 use super::SkinSummary;
 use rigtrip_gltf::component::FLOAT;
@@ -164,52 +164,7 @@ pub(crate) fn check_skins(
             name: skin.get("name").and_then(Value::as_str).map(str::to_string),
             ..SkinSummary::default()
         };
-        let entries: &[Value] = match skin.get("joints") {
-            Some(Value::Array(a)) => a,
-            _ => {
-                out.error(
-                    "json-schema",
-                    format!("{ptr}/joints"),
-                    format!("skin {s} has no joints array"),
-                );
-                &[]
-            }
-        };
-        if entries.is_empty() {
-            out.error(
-                "skin-joints-empty",
-                format!("{ptr}/joints"),
-                format!("skin {s} has no joints"),
-            );
-        }
-        let mut joints = Vec::with_capacity(entries.len());
-        let mut slot_of: BTreeMap<usize, usize> = BTreeMap::new();
-        for (k, j) in entries.iter().enumerate() {
-            let node = j
-                .as_u64()
-                .and_then(|x| usize::try_from(x).ok())
-                .filter(|&x| x < n);
-            match node {
-                None => out.error(
-                    "index-invalid",
-                    format!("{ptr}/joints/{k}"),
-                    format!("joint slot {k} of skin {s} is {j}, not one of the {n} nodes"),
-                ),
-                Some(x) => {
-                    if let Some(first) = slot_of.insert(x, k) {
-                        out.error(
-                            "skin-joint-duplicate",
-                            format!("{ptr}/joints/{k}"),
-                            format!(
-                                "joint slots {first} and {k} of skin {s} are both {}",
-                                doc.node_label(x)
-                            ),
-                        );
-                    }
-                }
-            }
-            joints.push(node);
-        }
+        let joints = skin_joints(doc, out, s, skin, n);
         sum.joints = joints.len();
 
         let valid: Vec<usize> = joints.iter().flatten().copied().collect();
@@ -262,6 +217,60 @@ pub(crate) fn check_skins(
         summaries.push(sum);
     }
     (infos, summaries)
+}
+
+/// The joint slots of skin `s` as node indices (`None` for an entry that is not one of the `n`
+/// nodes), with an error for a missing or empty joint list, an invalid entry and a node in two
+/// slots.
+fn skin_joints(doc: &Doc, out: &mut Out, s: usize, skin: &Value, n: usize) -> Vec<Option<usize>> {
+    let ptr = format!("/skins/{s}");
+    let entries: &[Value] = match skin.get("joints") {
+        Some(Value::Array(a)) => a,
+        _ => {
+            out.error(
+                "json-schema",
+                format!("{ptr}/joints"),
+                format!("skin {s} has no joints array"),
+            );
+            &[]
+        }
+    };
+    if entries.is_empty() {
+        out.error(
+            "skin-joints-empty",
+            format!("{ptr}/joints"),
+            format!("skin {s} has no joints"),
+        );
+    }
+    let mut joints = Vec::with_capacity(entries.len());
+    let mut slot_of: BTreeMap<usize, usize> = BTreeMap::new();
+    for (k, j) in entries.iter().enumerate() {
+        let node = j
+            .as_u64()
+            .and_then(|x| usize::try_from(x).ok())
+            .filter(|&x| x < n);
+        match node {
+            None => out.error(
+                "index-invalid",
+                format!("{ptr}/joints/{k}"),
+                format!("joint slot {k} of skin {s} is {j}, not one of the {n} nodes"),
+            ),
+            Some(x) => {
+                if let Some(first) = slot_of.insert(x, k) {
+                    out.error(
+                        "skin-joint-duplicate",
+                        format!("{ptr}/joints/{k}"),
+                        format!(
+                            "joint slots {first} and {k} of skin {s} are both {}",
+                            doc.node_label(x)
+                        ),
+                    );
+                }
+            }
+        }
+        joints.push(node);
+    }
+    joints
 }
 
 fn node_name(doc: &Doc, i: usize) -> Option<String> {
@@ -335,43 +344,11 @@ fn check_ibms(
     pose: &Pose,
     sum: &mut SkinSummary,
 ) {
-    let frames = pose.frames;
     let ptr = format!("/skins/{s}");
     let n_acc = doc.array("accessors").len();
     let acc = match index(out, skin, "inverseBindMatrices", n_acc, &ptr, "accessors") {
         Ix::Bad => return,
-        Ix::Absent => {
-            let off: Vec<usize> = joints
-                .iter()
-                .enumerate()
-                .filter(|(_, j)| {
-                    j.and_then(|j| graph.world.get(j)).is_some_and(|&w| {
-                        let (lin, t, mag) = deviation(w, DMat4::IDENTITY);
-                        lin > POSE_TOL || t > POSE_TOL * mag
-                    })
-                })
-                .map(|(k, _)| k)
-                .collect();
-            if off.is_empty() {
-                out.info(
-                    "ibm-missing",
-                    format!("{ptr}/inverseBindMatrices"),
-                    format!("skin {s} has no inverseBindMatrices; identity is assumed, which fits its joints (all at the origin in the rest pose)"),
-                );
-            } else {
-                out.error(
-                    "ibm-missing",
-                    format!("{ptr}/inverseBindMatrices"),
-                    format!(
-                        "skin {s} has no inverseBindMatrices, so identity is assumed, but {} of its {} joints are away from the origin in the rest pose (first: slot {}): the surface is bound as if they were not",
-                        off.len(),
-                        joints.len(),
-                        off.first().copied().unwrap_or(0)
-                    ),
-                );
-            }
-            return;
-        }
+        Ix::Absent => return report_missing_ibms(graph, out, s, joints),
         Ix::At(a) => a,
     };
     sum.inverse_bind_matrices = Some(acc);
@@ -421,6 +398,76 @@ fn check_ibms(
         sum.ibm_ok = ok;
         return;
     }
+    let (checks, not_affine, invertible_all) = bind_checks(&a, graph, out, s, joints, pose.frames);
+    ok &= invertible_all;
+    if !not_affine.is_empty() {
+        out.warning(
+            "ibm-not-affine",
+            ibm_ptr.clone(),
+            format!(
+                "skin {s}: {} inverse bind matrices (first: slot {}) have a last row other than (0, 0, 0, 1)",
+                not_affine.len(),
+                not_affine.first().copied().unwrap_or(0)
+            ),
+        );
+    }
+    sum.ibm_ok = ok;
+    sum.max_bind_error = checks
+        .iter()
+        .map(BindCheck::relative)
+        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+
+    report_bind_pose(doc, out, s, &checks, pose);
+}
+
+/// A skin without inverse bind matrices: identity is assumed, which fits only joints at the
+/// origin in the rest pose (an info then, an error otherwise).
+fn report_missing_ibms(graph: &Graph, out: &mut Out, s: usize, joints: &[Option<usize>]) {
+    let ptr = format!("/skins/{s}");
+    let off: Vec<usize> = joints
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| {
+            j.and_then(|j| graph.world.get(j)).is_some_and(|&w| {
+                let (lin, t, mag) = deviation(w, DMat4::IDENTITY);
+                lin > POSE_TOL || t > POSE_TOL * mag
+            })
+        })
+        .map(|(k, _)| k)
+        .collect();
+    if off.is_empty() {
+        out.info(
+            "ibm-missing",
+            format!("{ptr}/inverseBindMatrices"),
+            format!("skin {s} has no inverseBindMatrices; identity is assumed, which fits its joints (all at the origin in the rest pose)"),
+        );
+    } else {
+        out.error(
+            "ibm-missing",
+            format!("{ptr}/inverseBindMatrices"),
+            format!(
+                "skin {s} has no inverseBindMatrices, so identity is assumed, but {} of its {} joints are away from the origin in the rest pose (first: slot {}): the surface is bound as if they were not",
+                off.len(),
+                joints.len(),
+                off.first().copied().unwrap_or(0)
+            ),
+        );
+    }
+}
+
+/// World · IBM per joint slot (at the origin, or at a mesh node's frame when that fits
+/// better), with the slots whose IBM is not affine; an error for each IBM that is singular or
+/// not finite. The flag says whether every IBM read was invertible.
+fn bind_checks(
+    a: &rigtrip_gltf::accessor::Acc<'_>,
+    graph: &Graph,
+    out: &mut Out,
+    s: usize,
+    joints: &[Option<usize>],
+    frames: &[DMat4],
+) -> (Vec<BindCheck>, Vec<usize>, bool) {
+    let ptr = format!("/skins/{s}");
+    let mut ok = true;
     let mut not_affine = Vec::new();
     let mut checks: Vec<BindCheck> = Vec::new();
     let mut e = [0.0; 16];
@@ -471,23 +518,15 @@ fn check_ibms(
             });
         }
     }
-    if !not_affine.is_empty() {
-        out.warning(
-            "ibm-not-affine",
-            ibm_ptr.clone(),
-            format!(
-                "skin {s}: {} inverse bind matrices (first: slot {}) have a last row other than (0, 0, 0, 1)",
-                not_affine.len(),
-                not_affine.first().copied().unwrap_or(0)
-            ),
-        );
-    }
-    sum.ibm_ok = ok;
-    sum.max_bind_error = checks
-        .iter()
-        .map(BindCheck::relative)
-        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+    (checks, not_affine, ok)
+}
 
+/// The joints whose world · IBM is off the identity: one info when all are off by the same
+/// matrix (the whole bind pose moved), else one finding per joint (an info for a joint an
+/// animation drives: the file was saved posed).
+fn report_bind_pose(doc: &Doc, out: &mut Out, s: usize, checks: &[BindCheck], pose: &Pose) {
+    let ptr = format!("/skins/{s}");
+    let ibm_ptr = format!("{ptr}/inverseBindMatrices");
     let bad: Vec<&BindCheck> = checks.iter().filter(|c| c.off()).collect();
     if bad.is_empty() {
         return;
@@ -606,87 +645,13 @@ pub(crate) fn check_first_keys(doc: &Doc, graph: &Graph, skins: &[SkinInfo], out
                 continue;
             }
             on_joints += 1;
-            let Ix::At(sp) = index(out, ch, "sampler", samplers.len(), &cptr, "samplers") else {
+            let Some((e, comps)) = first_key(doc, out, ch, samplers, &aptr, &cptr) else {
                 continue;
             };
-            let Some(sampler) = samplers.get(sp) else {
-                continue;
-            };
-            let sptr = format!("{aptr}/samplers/{sp}");
-            let Ix::At(oa) = index(
-                out,
-                sampler,
-                "output",
-                doc.array("accessors").len(),
-                &sptr,
-                "accessors",
-            ) else {
-                continue;
-            };
-            let Ok(Some(acc)) = doc.accessor(oa, out) else {
-                continue;
-            };
-            // A cubic spline stores (in-tangent, value, out-tangent) per key.
-            let first = match sampler.get("interpolation").and_then(Value::as_str) {
-                Some("CUBICSPLINE") => 1,
-                _ => 0,
-            };
-            let mut e = [0.0; 16];
-            if !acc.get(first, &mut e) {
-                continue;
-            }
             let Some(rest) = graph.rest.get(node) else {
                 continue;
             };
-            let found = match (path, acc.comps) {
-                ("translation", 3) => {
-                    let k = DVec3::new(e[0], e[1], e[2]);
-                    let d = (k - rest.t).length();
-                    let mag = 1f64.max(rest.t.length());
-                    (d > POSE_TOL * mag).then(|| {
-                        (
-                            format!(
-                                "translation {} vs rest {}",
-                                rigtrip_gltf::units::lengths(&k.to_array()),
-                                rigtrip_gltf::units::lengths(&rest.t.to_array())
-                            ),
-                            d / mag,
-                        )
-                    })
-                }
-                ("rotation", 4) => {
-                    let q = DQuat::from_xyzw(e[0], e[1], e[2], e[3]);
-                    let q = if q.length() > 0.0 { q.normalize() } else { q };
-                    let r = if q.dot(rest.r) < 0.0 { -rest.r } else { rest.r };
-                    // Stable for small angles, unlike acos of the dot product.
-                    let angle = 4.0 * (q - r).length().atan2((q + r).length());
-                    (angle > ANGLE_TOL).then(|| {
-                        (
-                            format!(
-                                "rotation differs from rest by {}",
-                                rigtrip_gltf::units::degrees(angle)
-                            ),
-                            angle,
-                        )
-                    })
-                }
-                ("scale", 3) => {
-                    let k = DVec3::new(e[0], e[1], e[2]);
-                    let d = (k - rest.s).abs().max_element();
-                    let mag = 1f64.max(rest.s.abs().max_element());
-                    (d > POSE_TOL * mag).then(|| {
-                        (
-                            format!(
-                                "scale {} vs rest {}",
-                                rigtrip_gltf::units::values(&k.to_array()),
-                                rigtrip_gltf::units::values(&rest.s.to_array())
-                            ),
-                            d / mag,
-                        )
-                    })
-                }
-                _ => None,
-            };
+            let found = first_key_deviation(path, comps, &e, rest);
             if let Some((text, size)) = found {
                 snaps.push((c, node, path, text, size));
             }
@@ -716,6 +681,102 @@ pub(crate) fn check_first_keys(doc: &Doc, graph: &Graph, skins: &[SkinInfo], out
                 worst.join("; ")
             ),
         );
+    }
+}
+
+/// The first key of a channel's sampler output (the value of a cubic spline's first key) and
+/// its component count; `None` (with findings for what is broken) when it cannot be read.
+fn first_key(
+    doc: &Doc,
+    out: &mut Out,
+    ch: &Value,
+    samplers: &[Value],
+    aptr: &str,
+    cptr: &str,
+) -> Option<([f64; 16], usize)> {
+    let Ix::At(sp) = index(out, ch, "sampler", samplers.len(), cptr, "samplers") else {
+        return None;
+    };
+    let sampler = samplers.get(sp)?;
+    let sptr = format!("{aptr}/samplers/{sp}");
+    let Ix::At(oa) = index(
+        out,
+        sampler,
+        "output",
+        doc.array("accessors").len(),
+        &sptr,
+        "accessors",
+    ) else {
+        return None;
+    };
+    let Ok(Some(acc)) = doc.accessor(oa, out) else {
+        return None;
+    };
+    // A cubic spline stores (in-tangent, value, out-tangent) per key.
+    let first = match sampler.get("interpolation").and_then(Value::as_str) {
+        Some("CUBICSPLINE") => 1,
+        _ => 0,
+    };
+    let mut e = [0.0; 16];
+    acc.get(first, &mut e).then_some((e, acc.comps))
+}
+
+/// How far a first key (`e`, `comps` components, for `path`) is from the joint's rest pose,
+/// in words and as a relative size for ranking; `None` within tolerance or for another path.
+fn first_key_deviation(
+    path: &str,
+    comps: usize,
+    e: &[f64; 16],
+    rest: &Trs,
+) -> Option<(String, f64)> {
+    match (path, comps) {
+        ("translation", 3) => {
+            let k = DVec3::new(e[0], e[1], e[2]);
+            let d = (k - rest.t).length();
+            let mag = 1f64.max(rest.t.length());
+            (d > POSE_TOL * mag).then(|| {
+                (
+                    format!(
+                        "translation {} vs rest {}",
+                        rigtrip_gltf::units::lengths(&k.to_array()),
+                        rigtrip_gltf::units::lengths(&rest.t.to_array())
+                    ),
+                    d / mag,
+                )
+            })
+        }
+        ("rotation", 4) => {
+            let q = DQuat::from_xyzw(e[0], e[1], e[2], e[3]);
+            let q = if q.length() > 0.0 { q.normalize() } else { q };
+            let r = if q.dot(rest.r) < 0.0 { -rest.r } else { rest.r };
+            // Stable for small angles, unlike acos of the dot product.
+            let angle = 4.0 * (q - r).length().atan2((q + r).length());
+            (angle > ANGLE_TOL).then(|| {
+                (
+                    format!(
+                        "rotation differs from rest by {}",
+                        rigtrip_gltf::units::degrees(angle)
+                    ),
+                    angle,
+                )
+            })
+        }
+        ("scale", 3) => {
+            let k = DVec3::new(e[0], e[1], e[2]);
+            let d = (k - rest.s).abs().max_element();
+            let mag = 1f64.max(rest.s.abs().max_element());
+            (d > POSE_TOL * mag).then(|| {
+                (
+                    format!(
+                        "scale {} vs rest {}",
+                        rigtrip_gltf::units::values(&k.to_array()),
+                        rigtrip_gltf::units::values(&rest.s.to_array())
+                    ),
+                    d / mag,
+                )
+            })
+        }
+        _ => None,
     }
 }
 
