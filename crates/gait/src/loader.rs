@@ -630,6 +630,153 @@ fn lookalike(name: &str, prefix: &str) -> Option<String> {
     None
 }
 
+/// The clip each slot got: the prefix, the animation filling each slot, whether the limp set
+/// is loaded.
+struct Assigned<'a> {
+    prefix: &'a str,
+    slots: &'a BTreeMap<u8, usize>,
+    limp_present: bool,
+}
+
+/// One report per slot (measured when filled) and the clips missing from the set.
+fn slot_reports(
+    doc: &Doc,
+    opts: &GaitOptions,
+    at: &Assigned,
+    root_node: Option<usize>,
+) -> (Vec<SlotReport>, Vec<MissingClip>) {
+    let mut slots_out = Vec::with_capacity(SLOT_COUNT);
+    let mut missing = Vec::new();
+    for s in 0..SLOT_COUNT as u8 {
+        let Some(d) = slots::slot_def(s) else {
+            slots_out.push(SlotReport {
+                slot: s,
+                code: None,
+                expected: None,
+                meaning: "not filled by this loader",
+                hand: None,
+                set: SlotSet::NotFilled,
+                measures: Vec::new(),
+                status: SlotStatus::NotFilled,
+                clip: None,
+            });
+            continue;
+        };
+        let expected = format!("{}{}", at.prefix, d.code);
+        let (status, clip) = match at.slots.get(&s) {
+            Some(&i) => (
+                SlotStatus::Filled,
+                Some(measure(doc, i, d, root_node, opts)),
+            ),
+            None if d.set == SlotSet::Limp && !at.limp_present => (SlotStatus::NotLoaded, None),
+            None => {
+                missing.push(MissingClip {
+                    slot: s,
+                    code: d.code,
+                    name: expected.clone(),
+                });
+                (SlotStatus::Missing, None)
+            }
+        };
+        slots_out.push(SlotReport {
+            slot: s,
+            code: Some(d.code),
+            expected: Some(expected),
+            meaning: d.meaning,
+            hand: d.hand,
+            set: d.set,
+            measures: d.measures.to_vec(),
+            status,
+            clip,
+        });
+    }
+    (slots_out, missing)
+}
+
+/// The animations that fill no slot and say why: a limp clip not loaded, a duplicate name, or
+/// a name that looks like a slot's.
+fn unmatched_animations(
+    names: &[Option<String>],
+    filled: &[usize],
+    at: &Assigned,
+) -> Vec<Unmatched> {
+    let mut unmatched = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if filled.contains(&i) {
+            continue;
+        }
+        let name = name.clone().unwrap_or_default();
+        let exact = SLOTS
+            .iter()
+            .find(|d| format!("{}{}", at.prefix, d.code) == name);
+        let reason = match exact {
+            Some(d) if d.set == SlotSet::Limp && !at.limp_present => Some(format!(
+                "limp clip not loaded: the probe for '{}{}' failed",
+                at.prefix,
+                slots::LIMP_PROBE
+            )),
+            Some(d) => Some(format!(
+                "duplicate name: animation {} already fills slot {}",
+                at.slots.get(&d.slot).copied().unwrap_or(0),
+                d.slot
+            )),
+            None => lookalike(&name, at.prefix),
+        };
+        if let Some(reason) = reason {
+            unmatched.push(Unmatched {
+                animation: i,
+                name,
+                reason,
+            });
+        }
+    }
+    unmatched
+}
+
+/// The report's notes: lint's errors, an odd prefix, missing clips, no root joint, a reverse
+/// speed cap that is not negative.
+fn report_notes(
+    doc: &Doc,
+    prefix: &str,
+    missing: usize,
+    no_root: bool,
+    constants: &[Constant],
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(v) = &doc.validation {
+        notes.push(format!("rigtrip lint finds {v}; read defensively anyway"));
+    }
+    if prefix.chars().count() != 3 {
+        notes.push(format!(
+            "the game's prefixes are three letters; '{prefix}' has {}",
+            prefix.chars().count()
+        ));
+    }
+    if missing > 0 {
+        notes.push(format!(
+            "{missing} clip(s) missing: the original dereferences every clip unguarded and \
+             crashes on load; the reconstruction stores a null clip and keeps the bring-up \
+             defaults"
+        ));
+    }
+    if no_root {
+        notes.push(
+            "no root joint found (no skin, no translated node): strides come only from \
+                    extras.rigtrip.stride"
+                .into(),
+        );
+    }
+    if let Some(c) = constants.iter().find(|c| c.name == "gimpSpeedMax") {
+        if let Some(v) = c.value.filter(|v| *v >= 0.0) {
+            notes.push(format!(
+                "gimpSpeedMax is {v}, not negative: the game's reverse caps are authored \
+                 negative (only gimpStrideLength is negated at measurement)"
+            ));
+        }
+    }
+    notes
+}
+
 /// Runs the loader on `doc`: inventory, measurement, constants and (with a demand) the machine.
 pub(crate) fn analyse(doc: &Doc, opts: &GaitOptions) -> Result<GaitReport, GaitError> {
     let names: Vec<Option<String>> = (0..doc.array("animations").len())
@@ -659,80 +806,13 @@ pub(crate) fn analyse(doc: &Doc, opts: &GaitOptions) -> Result<GaitReport, GaitE
     let root = root_joint(doc, &filled);
     let root_node = root.as_ref().map(|r| r.node);
 
-    let mut slots_out = Vec::with_capacity(SLOT_COUNT);
-    let mut missing = Vec::new();
-    for s in 0..SLOT_COUNT as u8 {
-        let Some(d) = slots::slot_def(s) else {
-            slots_out.push(SlotReport {
-                slot: s,
-                code: None,
-                expected: None,
-                meaning: "not filled by this loader",
-                hand: None,
-                set: SlotSet::NotFilled,
-                measures: Vec::new(),
-                status: SlotStatus::NotFilled,
-                clip: None,
-            });
-            continue;
-        };
-        let expected = format!("{prefix}{}", d.code);
-        let (status, clip) = match assigned.get(&s) {
-            Some(&i) => (
-                SlotStatus::Filled,
-                Some(measure(doc, i, d, root_node, opts)),
-            ),
-            None if d.set == SlotSet::Limp && !limp_present => (SlotStatus::NotLoaded, None),
-            None => {
-                missing.push(MissingClip {
-                    slot: s,
-                    code: d.code,
-                    name: expected.clone(),
-                });
-                (SlotStatus::Missing, None)
-            }
-        };
-        slots_out.push(SlotReport {
-            slot: s,
-            code: Some(d.code),
-            expected: Some(expected),
-            meaning: d.meaning,
-            hand: d.hand,
-            set: d.set,
-            measures: d.measures.to_vec(),
-            status,
-            clip,
-        });
-    }
-
-    let mut unmatched = Vec::new();
-    for (i, name) in names.iter().enumerate() {
-        if filled.contains(&i) {
-            continue;
-        }
-        let name = name.clone().unwrap_or_default();
-        let exact = SLOTS.iter().find(|d| format!("{prefix}{}", d.code) == name);
-        let reason = match exact {
-            Some(d) if d.set == SlotSet::Limp && !limp_present => Some(format!(
-                "limp clip not loaded: the probe for '{prefix}{}' failed",
-                slots::LIMP_PROBE
-            )),
-            Some(d) => Some(format!(
-                "duplicate name: animation {} already fills slot {}",
-                assigned.get(&d.slot).copied().unwrap_or(0),
-                d.slot
-            )),
-            None => lookalike(&name, &prefix),
-        };
-        if let Some(reason) = reason {
-            unmatched.push(Unmatched {
-                animation: i,
-                name,
-                reason,
-            });
-        }
-    }
-
+    let at = Assigned {
+        prefix: &prefix,
+        slots: &assigned,
+        limp_present,
+    };
+    let (slots_out, missing) = slot_reports(doc, opts, &at, root_node);
+    let unmatched = unmatched_animations(&names, &filled, &at);
     let clips: BTreeMap<u8, &ClipMeasure> = slots_out
         .iter()
         .filter_map(|s| s.clip.as_ref().map(|c| (s.slot, c)))
@@ -743,39 +823,7 @@ pub(crate) fn analyse(doc: &Doc, opts: &GaitOptions) -> Result<GaitReport, GaitE
     };
     let constants = constants(&loaded, opts.intended);
 
-    let mut notes = Vec::new();
-    if let Some(v) = &doc.validation {
-        notes.push(format!("rigtrip lint finds {v}; read defensively anyway"));
-    }
-    if prefix.chars().count() != 3 {
-        notes.push(format!(
-            "the game's prefixes are three letters; '{prefix}' has {}",
-            prefix.chars().count()
-        ));
-    }
-    if !missing.is_empty() {
-        notes.push(format!(
-            "{} clip(s) missing: the original dereferences every clip unguarded and crashes on \
-             load; the reconstruction stores a null clip and keeps the bring-up defaults",
-            missing.len()
-        ));
-    }
-    if root.is_none() {
-        notes.push(
-            "no root joint found (no skin, no translated node): strides come only from \
-                    extras.rigtrip.stride"
-                .into(),
-        );
-    }
-    if let Some(c) = constants.iter().find(|c| c.name == "gimpSpeedMax") {
-        if let Some(v) = c.value.filter(|v| *v >= 0.0) {
-            notes.push(format!(
-                "gimpSpeedMax is {v}, not negative: the game's reverse caps are authored \
-                 negative (only gimpStrideLength is negated at measurement)"
-            ));
-        }
-    }
-
+    let notes = report_notes(doc, &prefix, missing.len(), root.is_none(), &constants);
     let simulation = opts.demand.as_ref().map(|demand| {
         machine::run(
             &slots_out,

@@ -247,6 +247,8 @@ fn value(constants: &[Constant], name: &str) -> Result<f64, String> {
     }
 }
 
+/// The machine for a clip set: refused when a clip is missing, a parameter or a threshold is
+/// not usable; a cap that cannot be had leaves its gait unbounded or never armed (a note).
 fn prepare(
     slots_in: &[SlotReport],
     constants: &[Constant],
@@ -311,6 +313,24 @@ fn prepare(
             None
         }
     };
+    let clips = clip_table(slots_in)?;
+    Ok(Machine {
+        th: Thresholds {
+            stand_speed,
+            walk_stride_length: walk,
+            reverse_speed_max,
+            reverse_stride_length: run,
+            gimp_speed_max,
+            gimp_stride_length: gimp_stride,
+        },
+        params: params.clone(),
+        clips,
+    })
+}
+
+/// The clips the machine plays (stand, walk, run, reverse) by slot; refused when one has no
+/// finite positive duration (it could never finish).
+fn clip_table(slots_in: &[SlotReport]) -> Result<Vec<Option<Clip>>, String> {
     let mut clips = vec![None; slots::SLOT_COUNT];
     for s in slots_in {
         let (Some(def), Some(clip)) = (slots::slot_def(s.slot), &s.clip) else {
@@ -341,18 +361,107 @@ fn prepare(
             });
         }
     }
-    Ok(Machine {
-        th: Thresholds {
-            stand_speed,
-            walk_stride_length: walk,
-            reverse_speed_max,
-            reverse_stride_length: run,
-            gimp_speed_max,
-            gimp_stride_length: gimp_stride,
-        },
-        params: params.clone(),
-        clips,
-    })
+    Ok(clips)
+}
+
+/// The machine's state from one frame to the next: what plays, the cycle speed, the hand of
+/// the last clip finished, the timeline so far and how far the playing clip has got.
+struct Run {
+    state: State,
+    c: f64,
+    last_hand: Option<Hand>,
+    timeline: Vec<Segment>,
+    played: f64,
+}
+
+impl Machine {
+    /// The cycle speed after one frame: `c` moved toward the demand `d` (held within the caps of
+    /// the family playing in `state`) by at most the family's slew rate.
+    fn slewed(&self, state: State, c: f64, d: f64) -> f64 {
+        let family = match state {
+            State::Standing => Family::Stand,
+            State::Playing { slot, .. } => self
+                .clip(slot)
+                .map(|k| k.def.family)
+                .unwrap_or(Family::Stand),
+        };
+        let (lo, hi, slew) = self.caps(family, c);
+        let target = d.max(lo).min(hi);
+        let step = slew * self.params.frame;
+        if target > c {
+            (c + step).min(target)
+        } else {
+            (c - step).max(target)
+        }
+    }
+
+    /// Plays one frame from `t0` under demand `d`: the clip advances at its rate, clips that
+    /// end hand over to the next or to standing (each a new segment), a decayed cycle speed
+    /// winds down to standing. `Err` when the machine cannot go on (its words).
+    fn play(&self, run: &mut Run, t0: f64, d: f64) -> Result<(), String> {
+        let dt = self.params.frame;
+        let mut remaining = dt;
+        let mut ends = 0;
+        while let State::Playing { slot, local } = run.state {
+            let Some(clip) = self.clip(slot) else {
+                return Err(format!("slot {slot} has no clip"));
+            };
+            let (rate, _) = self.rate(clip.def, run.c);
+            let now = t0 + dt - remaining;
+            if !(rate > 0.0 && rate.is_finite()) {
+                if let Some(seg) = run.timeline.last_mut() {
+                    close(seg, now, local, false);
+                }
+                run.timeline.push(self.segment(
+                    now,
+                    None,
+                    run.c,
+                    d,
+                    format!(
+                        "wind-down: cycle speed {:.3} has decayed; drop to standing",
+                        run.c
+                    ),
+                ));
+                run.state = State::Standing;
+                return Ok(());
+            }
+            let need = (clip.duration - local) / rate;
+            if need > remaining {
+                let local = local + remaining * rate;
+                run.state = State::Playing { slot, local };
+                run.played = local;
+                return Ok(());
+            }
+            remaining -= need;
+            let t_end = t0 + dt - remaining;
+            if let Some(seg) = run.timeline.last_mut() {
+                close(seg, t_end, clip.duration, true);
+            }
+            run.last_hand = clip.def.hand;
+            match self.finished(clip.def, d, run.c, remaining) {
+                Next::Play(next, why) => {
+                    run.timeline
+                        .push(self.segment(t_end, Some(next), run.c, d, why));
+                    run.state = State::Playing {
+                        slot: next,
+                        local: 0.0,
+                    };
+                    run.played = 0.0;
+                }
+                Next::Stand(why) => {
+                    run.timeline.push(self.segment(t_end, None, run.c, d, why));
+                    run.state = State::Standing;
+                }
+            }
+            ends += 1;
+            if ends > MAX_ENDS_PER_FRAME {
+                return Err(format!(
+                    "more than {MAX_ENDS_PER_FRAME} clip ends in one frame at {t0:.3} s"
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What a clip's end leads to.
@@ -580,101 +689,42 @@ pub(crate) fn run(
     let dt = m.params.frame;
     let end = demand.end() + m.params.tail;
     let frames = (end / dt).ceil().clamp(0.0, (2.0 * MAX_SECONDS) / dt) as usize;
-    let mut c = 0.0f64;
-    let mut state = State::Standing;
-    let mut last_hand: Option<Hand> = None;
-    let mut timeline = vec![m.segment(0.0, None, 0.0, demand.at(0.0), "initial state".into())];
-    let mut played = 0.0;
-    'frames: for f in 0..frames {
+    let mut run = Run {
+        state: State::Standing,
+        c: 0.0,
+        last_hand: None,
+        timeline: vec![m.segment(0.0, None, 0.0, demand.at(0.0), "initial state".into())],
+        played: 0.0,
+    };
+    for f in 0..frames {
         let t0 = f as f64 * dt;
         let d = demand.at(t0);
-        let family = match state {
-            State::Standing => Family::Stand,
-            State::Playing { slot, .. } => {
-                m.clip(slot).map(|k| k.def.family).unwrap_or(Family::Stand)
-            }
-        };
-        let (lo, hi, slew) = m.caps(family, c);
-        let target = d.max(lo).min(hi);
-        let step = slew * dt;
-        c = if target > c {
-            (c + step).min(target)
-        } else {
-            (c - step).max(target)
-        };
-        let mut remaining = dt;
-        if let State::Standing = state {
-            match m.arm(d, last_hand) {
+        run.c = m.slewed(run.state, run.c, d);
+        if let State::Standing = run.state {
+            match m.arm(d, run.last_hand) {
                 Some((slot, why)) => {
-                    if let Some(seg) = timeline.last_mut() {
+                    if let Some(seg) = run.timeline.last_mut() {
                         close(seg, t0, 0.0, true);
                     }
-                    timeline.push(m.segment(t0, Some(slot), c, d, why));
-                    state = State::Playing { slot, local: 0.0 };
-                    played = 0.0;
+                    run.timeline.push(m.segment(t0, Some(slot), run.c, d, why));
+                    run.state = State::Playing { slot, local: 0.0 };
+                    run.played = 0.0;
                 }
                 None => continue,
             }
         }
-        let mut ends = 0;
-        while let State::Playing { slot, local } = state {
-            let Some(clip) = m.clip(slot) else {
-                sim.refused = Some(format!("slot {slot} has no clip"));
-                break 'frames;
-            };
-            let (rate, _) = m.rate(clip.def, c);
-            let now = t0 + dt - remaining;
-            if !(rate > 0.0 && rate.is_finite()) {
-                if let Some(seg) = timeline.last_mut() {
-                    close(seg, now, local, false);
-                }
-                timeline.push(m.segment(
-                    now,
-                    None,
-                    c,
-                    d,
-                    format!("wind-down: cycle speed {c:.3} has decayed; drop to standing"),
-                ));
-                state = State::Standing;
-                break;
-            }
-            let need = (clip.duration - local) / rate;
-            if need > remaining {
-                let local = local + remaining * rate;
-                state = State::Playing { slot, local };
-                played = local;
-                break;
-            }
-            remaining -= need;
-            let t_end = t0 + dt - remaining;
-            if let Some(seg) = timeline.last_mut() {
-                close(seg, t_end, clip.duration, true);
-            }
-            last_hand = clip.def.hand;
-            match m.finished(clip.def, d, c, remaining) {
-                Next::Play(next, why) => {
-                    timeline.push(m.segment(t_end, Some(next), c, d, why));
-                    state = State::Playing {
-                        slot: next,
-                        local: 0.0,
-                    };
-                    played = 0.0;
-                }
-                Next::Stand(why) => {
-                    timeline.push(m.segment(t_end, None, c, d, why));
-                    state = State::Standing;
-                }
-            }
-            ends += 1;
-            if ends > MAX_ENDS_PER_FRAME {
-                sim.refused = Some(format!(
-                    "more than {MAX_ENDS_PER_FRAME} clip ends in one frame at {t0:.3} s"
-                ));
-                break 'frames;
-            }
+        if let Err(why) = m.play(&mut run, t0, d) {
+            sim.refused = Some(why);
+            break;
         }
     }
     let t_end = frames as f64 * dt;
+    let Run {
+        state,
+        played,
+        mut timeline,
+        ..
+    } = run;
     if let Some(seg) = timeline.last_mut() {
         match state {
             State::Standing => close(seg, t_end, 0.0, true),

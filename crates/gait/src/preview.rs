@@ -124,7 +124,32 @@ pub fn preview_glb(
     if !timeline.iter().any(|s| s.clip.is_some()) {
         return Err(err("the timeline plays no clip"));
     }
-    // The report must describe this very file.
+    let starts = clip_starts(&doc, report, timeline)?;
+    let (tracks, targets, skipped_weights) = decode_tracks(&doc, &starts)?;
+    let root = report.root_joint.as_ref().map(|r| r.node);
+    let root_track = |a: usize| root.and_then(|n| tracks.get(&(a, (n, 0))));
+    let poses = segment_poses(timeline, &starts, root_track);
+    let hold = hold_poses(&poses);
+    let times = sample_times(timeline, &targets)?;
+    let sampled = Sampled {
+        timeline,
+        poses: &poses,
+        hold: &hold,
+        tracks: &tracks,
+        root,
+    };
+    let outputs = sampled.outputs(&doc, &times, &targets)?;
+    let extras = preview_extras(sim, skipped_weights);
+    assemble(&doc, base_dir, &times, &targets, &outputs, extras)
+}
+
+/// Each animation the timeline plays with the time its clip starts at, after checking that the
+/// report describes this very file (the same animation names at the same indices).
+fn clip_starts(
+    doc: &Doc,
+    report: &GaitReport,
+    timeline: &[Segment],
+) -> Result<BTreeMap<usize, f64>, GaitError> {
     let mut starts: BTreeMap<usize, f64> = BTreeMap::new();
     for s in timeline {
         let Some(a) = s.animation else { continue };
@@ -149,8 +174,15 @@ pub fn preview_glb(
             .unwrap_or(0.0);
         starts.insert(a, start);
     }
+    Ok(starts)
+}
 
-    // Decode every channel of every clip played.
+/// Decoded tracks per animation played and target, the targets sorted, and whether a morph
+/// weight channel was skipped.
+type Decoded = (BTreeMap<(usize, Target), Track>, Vec<Target>, bool);
+
+/// Decodes every channel of every clip played.
+fn decode_tracks(doc: &Doc, starts: &BTreeMap<usize, f64>) -> Result<Decoded, GaitError> {
     let mut tracks: BTreeMap<(usize, Target), Track> = BTreeMap::new();
     let mut targets: Vec<Target> = Vec::new();
     let mut skipped_weights = false;
@@ -169,7 +201,7 @@ pub fn preview_glb(
                     "animation {a} channel {ci}: node {node} does not exist"
                 )));
             }
-            let t = track(&doc, anim, ch)
+            let t = track(doc, anim, ch)
                 .map_err(|e| err(format!("animation {a} channel {ci}: {e}")))?;
             if t.values.width != width(path) {
                 return Err(err(format!(
@@ -184,10 +216,16 @@ pub fn preview_glb(
         }
     }
     targets.sort_unstable();
-    let root = report.root_joint.as_ref().map(|r| r.node);
-    let root_track = |a: usize| root.and_then(|n| tracks.get(&(a, (n, 0))));
+    Ok((tracks, targets, skipped_weights))
+}
 
-    // The pose each segment shows at its start and end, with the root carried over.
+/// The pose each segment shows at its start and end, with the root carried over from one clip
+/// to the next (no poses for a standing segment).
+fn segment_poses<'t>(
+    timeline: &[Segment],
+    starts: &BTreeMap<usize, f64>,
+    root_track: impl Fn(usize) -> Option<&'t Track>,
+) -> Vec<(Option<Pose>, Option<Pose>)> {
     let mut poses: Vec<(Option<Pose>, Option<Pose>)> = Vec::with_capacity(timeline.len());
     let mut carried: Option<[f64; 3]> = None;
     for s in timeline {
@@ -226,8 +264,13 @@ pub fn preview_glb(
             }),
         ));
     }
-    // Standing holds the previous clip's end pose, or the next clip's start pose at the start.
-    let mut hold: Vec<Option<Pose>> = vec![None; timeline.len()];
+    poses
+}
+
+/// Per segment, the pose a standing segment holds: the previous clip's end pose, or at the
+/// start the next clip's start pose.
+fn hold_poses(poses: &[(Option<Pose>, Option<Pose>)]) -> Vec<Option<Pose>> {
+    let mut hold: Vec<Option<Pose>> = vec![None; poses.len()];
     let mut prev: Option<Pose> = None;
     for (i, p) in poses.iter().enumerate() {
         match p {
@@ -252,7 +295,12 @@ pub fn preview_glb(
             }
         }
     }
+    hold
+}
 
+/// The sampling grid over the timeline at [`PREVIEW_FPS`], with the end added when it falls
+/// between two frames; refused when the preview would hold more than [`MAX_FLOATS`] numbers.
+fn sample_times(timeline: &[Segment], targets: &[Target]) -> Result<Vec<f32>, GaitError> {
     // The sampling grid.
     let end = timeline.last().map(|s| s.end).unwrap_or(0.0);
     let n = (end * PREVIEW_FPS).floor().max(0.0) as usize;
@@ -268,75 +316,113 @@ pub fn preview_glb(
             times.push(end as f32);
         }
     }
-    let rests: BTreeMap<usize, [Vec<f64>; 3]> = targets
-        .iter()
-        .map(|&(node, _)| (node, rest(&doc, node)))
-        .collect();
-    let mut outputs: Vec<Vec<f32>> = vec![Vec::with_capacity(times.len() * 4); targets.len()];
-    let mut seg = 0usize;
-    for &tf in &times {
-        let t = f64::from(tf);
-        while seg + 1 < timeline.len() && timeline.get(seg).is_some_and(|s| t >= s.end) {
-            seg += 1;
-        }
-        let Some(s) = timeline.get(seg) else { break };
-        let pose = match poses.get(seg) {
-            Some((Some(p), _)) => Some(local_pose(s, *p, t)),
-            _ => hold.get(seg).copied().flatten(),
-        };
-        for (k, &(node, path)) in targets.iter().enumerate() {
-            let rotation = path == 1;
-            let mut v = pose
-                .and_then(|p| {
-                    tracks
-                        .get(&(p.animation, (node, path)))
-                        .and_then(|tr| sample(tr, p.time, rotation))
-                        .map(|mut v| {
-                            if Some(node) == root && path == 0 {
-                                for (x, o) in v.iter_mut().zip(p.offset) {
-                                    *x += o;
-                                }
-                            }
-                            v
-                        })
-                })
-                .or_else(|| {
-                    rests
-                        .get(&node)
-                        .and_then(|r| r.get(usize::from(path)))
-                        .cloned()
-                })
-                .unwrap_or_else(|| vec![0.0; width(path)]);
-            // Root standing before any clip gets the carried position of its hold pose too.
-            if Some(node) == root && path == 0 && pose.is_some() && !tracks_has(&tracks, pose, node)
-            {
-                if let Some(p) = pose {
-                    for (x, o) in v.iter_mut().zip(p.offset) {
-                        *x += o;
-                    }
-                }
-            }
-            let out = outputs
-                .get_mut(k)
-                .ok_or_else(|| err("internal: output index"))?;
-            if rotation {
-                // Keep consecutive quaternions in one hemisphere so LINEAR takes the short way.
-                let n = out.len();
-                if n >= 4 {
-                    let dot: f64 = out[n - 4..]
-                        .iter()
-                        .zip(&v)
-                        .map(|(a, b)| f64::from(*a) * b)
-                        .sum();
-                    if dot < 0.0 {
-                        v.iter_mut().for_each(|x| *x = -*x);
-                    }
-                }
-            }
-            out.extend(v.iter().map(|&x| x as f32));
-        }
-    }
+    Ok(times)
+}
 
+/// What the timeline shows, ready to sample: segments, their poses and holds, the decoded
+/// tracks and the root joint.
+struct Sampled<'a> {
+    timeline: &'a [Segment],
+    poses: &'a [(Option<Pose>, Option<Pose>)],
+    hold: &'a [Option<Pose>],
+    tracks: &'a BTreeMap<(usize, Target), Track>,
+    root: Option<usize>,
+}
+
+impl Sampled<'_> {
+    /// Per target, its values at every time of the grid.
+    fn outputs(
+        &self,
+        doc: &Doc,
+        times: &[f32],
+        targets: &[Target],
+    ) -> Result<Vec<Vec<f32>>, GaitError> {
+        let Sampled {
+            timeline,
+            poses,
+            hold,
+            tracks,
+            root,
+        } = *self;
+        let rests: BTreeMap<usize, [Vec<f64>; 3]> = targets
+            .iter()
+            .map(|&(node, _)| (node, rest(doc, node)))
+            .collect();
+        let mut outputs: Vec<Vec<f32>> = vec![Vec::with_capacity(times.len() * 4); targets.len()];
+        let mut seg = 0usize;
+        for &tf in times {
+            let t = f64::from(tf);
+            while seg + 1 < timeline.len() && timeline.get(seg).is_some_and(|s| t >= s.end) {
+                seg += 1;
+            }
+            let Some(s) = timeline.get(seg) else { break };
+            let pose = match poses.get(seg) {
+                Some((Some(p), _)) => Some(local_pose(s, *p, t)),
+                _ => hold.get(seg).copied().flatten(),
+            };
+            for (k, &(node, path)) in targets.iter().enumerate() {
+                let rotation = path == 1;
+                let mut v = pose
+                    .and_then(|p| {
+                        tracks
+                            .get(&(p.animation, (node, path)))
+                            .and_then(|tr| sample(tr, p.time, rotation))
+                            .map(|mut v| {
+                                if Some(node) == root && path == 0 {
+                                    for (x, o) in v.iter_mut().zip(p.offset) {
+                                        *x += o;
+                                    }
+                                }
+                                v
+                            })
+                    })
+                    .or_else(|| {
+                        rests
+                            .get(&node)
+                            .and_then(|r| r.get(usize::from(path)))
+                            .cloned()
+                    })
+                    .unwrap_or_else(|| vec![0.0; width(path)]);
+                // Root standing before any clip gets the carried position of its hold pose too.
+                if Some(node) == root
+                    && path == 0
+                    && pose.is_some()
+                    && !tracks_has(tracks, pose, node)
+                {
+                    if let Some(p) = pose {
+                        for (x, o) in v.iter_mut().zip(p.offset) {
+                            *x += o;
+                        }
+                    }
+                }
+                let out = outputs
+                    .get_mut(k)
+                    .ok_or_else(|| err("internal: output index"))?;
+                if rotation {
+                    // Keep consecutive quaternions in one hemisphere so LINEAR takes the short way.
+                    let n = out.len();
+                    if n >= 4 {
+                        let dot: f64 = out[n - 4..]
+                            .iter()
+                            .zip(&v)
+                            .map(|(a, b)| f64::from(*a) * b)
+                            .sum();
+                        if dot < 0.0 {
+                            v.iter_mut().for_each(|x| *x = -*x);
+                        }
+                    }
+                }
+                out.extend(v.iter().map(|&x| x as f32));
+            }
+        }
+        Ok(outputs)
+    }
+}
+
+/// The preview's scene extras: the demand, the frame rate, the clips played and what was
+/// skipped.
+fn preview_extras(sim: &crate::machine::Simulation, skipped_weights: bool) -> Value {
+    let timeline = &sim.timeline;
     let clips: Vec<Value> = timeline
         .iter()
         .filter_map(|s| s.clip.map(|c| j!([s.start, c, s.mean_rate])))
@@ -352,7 +438,7 @@ pub fn preview_glb(
         "clips": clips,
         "skipped": if skipped_weights { "morph weight channels" } else { "" },
     }}});
-    assemble(&doc, base_dir, &times, &targets, &outputs, extras)
+    extras
 }
 
 fn tracks_has(tracks: &BTreeMap<(usize, Target), Track>, pose: Option<Pose>, node: usize) -> bool {
@@ -403,30 +489,8 @@ fn array<'a>(obj: &'a mut Map<String, Value>, key: &str) -> Result<&'a mut Vec<V
         .ok_or_else(|| err(format!("'{key}' is not an array")))
 }
 
-/// The input JSON with buffers merged, images embedded and the preview animation appended.
-fn assemble(
-    doc: &Doc,
-    base_dir: Option<&Path>,
-    times: &[f32],
-    targets: &[Target],
-    outputs: &[Vec<f32>],
-    extras: Value,
-) -> Result<Vec<u8>, GaitError> {
-    let mut v: Value =
-        serde_json::from_slice(doc.json).map_err(|e| GaitError::Json(e.to_string()))?;
-    let obj = v
-        .as_object_mut()
-        .ok_or_else(|| GaitError::Json("the document is not a JSON object".into()))?;
-    let used = |name: &str| {
-        obj.get(name).and_then(Value::as_array).is_some_and(|a| {
-            a.iter()
-                .any(|e| e.as_str() == Some("EXT_meshopt_compression"))
-        })
-    };
-    if used("extensionsUsed") {
-        return Err(err("EXT_meshopt_compression files are not supported"));
-    }
-
+/// Every buffer's data in one BIN (each at a multiple of 4), the buffer views rebased onto it.
+fn merge_buffers(doc: &Doc, obj: &mut Map<String, Value>) -> Result<Vec<u8>, GaitError> {
     let mut bin: Vec<u8> = Vec::new();
     let mut bases = Vec::with_capacity(doc.doc.buffers.len());
     for data in doc.doc.buffers.iter().flatten() {
@@ -450,7 +514,16 @@ fn assemble(
         view.insert("buffer".into(), j!(0));
         view.insert("byteOffset".into(), j!(base + off));
     }
-    // External images: embed when readable and of a known type, else leave the URI.
+    Ok(bin)
+}
+
+/// External images appended to `bin` and referenced by a buffer view, when they are readable
+/// and of a known type; the others keep their URI.
+fn embed_images(
+    base_dir: Option<&Path>,
+    obj: &mut Map<String, Value>,
+    bin: &mut Vec<u8>,
+) -> Result<(), GaitError> {
     let mut embedded: Vec<(usize, Vec<u8>, &'static str)> = Vec::new();
     if let Some(images) = obj.get("images").and_then(Value::as_array) {
         for (i, im) in images.iter().enumerate() {
@@ -478,7 +551,7 @@ fn assemble(
         }
     }
     for (i, bytes, mime) in embedded {
-        align4(&mut bin);
+        align4(bin);
         let offset = bin.len();
         bin.extend_from_slice(&bytes);
         let views = array(obj, "bufferViews")?;
@@ -493,34 +566,66 @@ fn assemble(
             im.insert("mimeType".into(), j!(mime));
         }
     }
+    Ok(())
+}
 
-    // The preview's data: one input accessor, one output per target.
-    let push_floats = |obj: &mut Map<String, Value>,
-                       bin: &mut Vec<u8>,
-                       data: &[f32],
-                       ty: &str,
-                       count: usize,
-                       min_max: bool|
-     -> Result<usize, GaitError> {
-        align4(bin);
-        let offset = bin.len();
-        for x in data {
-            bin.extend_from_slice(&x.to_le_bytes());
-        }
-        let views = array(obj, "bufferViews")?;
-        views.push(j!({"buffer": 0, "byteOffset": offset, "byteLength": data.len() * 4}));
-        let view = views.len() - 1;
-        let mut acc = j!({"bufferView": view, "componentType": 5126, "count": count, "type": ty});
-        if min_max {
-            let lo = data.iter().copied().fold(f32::INFINITY, f32::min);
-            let hi = data.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            acc["min"] = j!([f64::from(lo)]);
-            acc["max"] = j!([f64::from(hi)]);
-        }
-        let accessors = array(obj, "accessors")?;
-        accessors.push(acc);
-        Ok(accessors.len() - 1)
+/// Appends `data` (f32s) to `bin` with a buffer view and an accessor of `count` elements of
+/// type `ty` (with its min and max when asked); the accessor's index.
+fn push_floats(
+    obj: &mut Map<String, Value>,
+    bin: &mut Vec<u8>,
+    data: &[f32],
+    ty: &str,
+    count: usize,
+    min_max: bool,
+) -> Result<usize, GaitError> {
+    align4(bin);
+    let offset = bin.len();
+    for x in data {
+        bin.extend_from_slice(&x.to_le_bytes());
+    }
+    let views = array(obj, "bufferViews")?;
+    views.push(j!({"buffer": 0, "byteOffset": offset, "byteLength": data.len() * 4}));
+    let view = views.len() - 1;
+    let mut acc = j!({"bufferView": view, "componentType": 5126, "count": count, "type": ty});
+    if min_max {
+        let lo = data.iter().copied().fold(f32::INFINITY, f32::min);
+        let hi = data.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        acc["min"] = j!([f64::from(lo)]);
+        acc["max"] = j!([f64::from(hi)]);
+    }
+    let accessors = array(obj, "accessors")?;
+    accessors.push(acc);
+    Ok(accessors.len() - 1)
+}
+
+/// The input JSON with buffers merged, images embedded and the preview animation appended.
+fn assemble(
+    doc: &Doc,
+    base_dir: Option<&Path>,
+    times: &[f32],
+    targets: &[Target],
+    outputs: &[Vec<f32>],
+    extras: Value,
+) -> Result<Vec<u8>, GaitError> {
+    let mut v: Value =
+        serde_json::from_slice(doc.json).map_err(|e| GaitError::Json(e.to_string()))?;
+    let obj = v
+        .as_object_mut()
+        .ok_or_else(|| GaitError::Json("the document is not a JSON object".into()))?;
+    let used = |name: &str| {
+        obj.get(name).and_then(Value::as_array).is_some_and(|a| {
+            a.iter()
+                .any(|e| e.as_str() == Some("EXT_meshopt_compression"))
+        })
     };
+    if used("extensionsUsed") {
+        return Err(err("EXT_meshopt_compression files are not supported"));
+    }
+
+    let mut bin = merge_buffers(doc, obj)?;
+    embed_images(base_dir, obj, &mut bin)?;
+    // The preview's data: one input accessor, one output per target.
     let input = push_floats(obj, &mut bin, times, "SCALAR", times.len(), true)?;
     let mut samplers = Vec::new();
     let mut channels = Vec::new();

@@ -44,6 +44,46 @@ pub(crate) fn text(r: &GaitReport) -> String {
             None => "none".into(),
         }
     );
+    slots(&mut o, r);
+    let _ = writeln!(
+        o,
+        "\nlimp set: {} (probe '{}'); bump slot 0x{:02x}: {}",
+        if r.limp_set.present {
+            "present"
+        } else {
+            "absent"
+        },
+        r.limp_set.probe,
+        r.bump.slot,
+        r.bump.animation.as_deref().unwrap_or("MISSING")
+    );
+    if !r.missing.is_empty() {
+        let names: Vec<&str> = r.missing.iter().map(|m| m.name.as_str()).collect();
+        let _ = writeln!(
+            o,
+            "missing: {} (the original crashes on load; the reconstruction keeps defaults)",
+            names.join(", ")
+        );
+    }
+    for u in &r.unmatched {
+        let _ = writeln!(
+            o,
+            "unmatched: animation {} '{}': {}",
+            u.animation, u.name, u.reason
+        );
+    }
+    constants(&mut o, &r.constants);
+    for n in &r.notes {
+        let _ = writeln!(o, "note: {n}");
+    }
+    if let Some(sim) = &r.simulation {
+        timeline(&mut o, sim);
+    }
+    o
+}
+
+/// The slot table: one line per slot this loader fills.
+fn slots(o: &mut String, r: &GaitReport) {
     let _ = writeln!(o, "\nslots (0x{:02x}):", r.slot_count);
     let _ = writeln!(
         o,
@@ -85,35 +125,12 @@ pub(crate) fn text(r: &GaitReport) -> String {
         o,
         "  (slots 0x00-0x04 and 0x1c-0x1f are not filled by this loader)"
     );
-    let _ = writeln!(
-        o,
-        "\nlimp set: {} (probe '{}'); bump slot 0x{:02x}: {}",
-        if r.limp_set.present {
-            "present"
-        } else {
-            "absent"
-        },
-        r.limp_set.probe,
-        r.bump.slot,
-        r.bump.animation.as_deref().unwrap_or("MISSING")
-    );
-    if !r.missing.is_empty() {
-        let names: Vec<&str> = r.missing.iter().map(|m| m.name.as_str()).collect();
-        let _ = writeln!(
-            o,
-            "missing: {} (the original crashes on load; the reconstruction keeps defaults)",
-            names.join(", ")
-        );
-    }
-    for u in &r.unmatched {
-        let _ = writeln!(
-            o,
-            "unmatched: animation {} '{}': {}",
-            u.animation, u.name, u.reason
-        );
-    }
+}
+
+/// The constants, each with what holds it and its detail (and the intended column when asked).
+fn constants(o: &mut String, constants: &[super::constant::Constant]) {
     let _ = writeln!(o, "\nconstants:");
-    for c in &r.constants {
+    for c in constants {
         let quirks: Vec<&str> = c.quirks.iter().map(|q| q.code).collect();
         let mut line = format!(
             "  {:22} {:>12} {:10} = {:30}",
@@ -140,36 +157,34 @@ pub(crate) fn text(r: &GaitReport) -> String {
             let _ = writeln!(o, "  {:22} {}", "", d);
         }
     }
-    for n in &r.notes {
-        let _ = writeln!(o, "note: {n}");
+}
+
+/// The simulated timeline: the demand, then one line per segment, then the machine's notes.
+fn timeline(o: &mut String, sim: &super::machine::Simulation) {
+    let pts: Vec<String> = sim
+        .demand
+        .iter()
+        .map(|p| format!("{}:{}", p[0], p[1]))
+        .collect();
+    let _ = writeln!(o, "\ntimeline (demand {}):", pts.join(","));
+    if let Some(why) = &sim.refused {
+        let _ = writeln!(o, "  not simulated: {why}");
     }
-    if let Some(sim) = &r.simulation {
-        let pts: Vec<String> = sim
-            .demand
-            .iter()
-            .map(|p| format!("{}:{}", p[0], p[1]))
-            .collect();
-        let _ = writeln!(o, "\ntimeline (demand {}):", pts.join(","));
-        if let Some(why) = &sim.refused {
-            let _ = writeln!(o, "  not simulated: {why}");
-        }
-        let _ = writeln!(o, "  start     clip  hand  rate    cycle    demand   why");
-        for s in &sim.timeline {
-            let _ = writeln!(
-                o,
-                "  {:8.3}  {:5} {:4}  {:6.3}  {:7.3}  {:7.3}  {}",
-                s.start,
-                s.clip.unwrap_or("stand"),
-                s.hand.map(|h| h.letter().to_string()).unwrap_or_default(),
-                s.rate,
-                s.cycle,
-                s.demand,
-                s.why
-            );
-        }
-        for n in &sim.notes {
-            let _ = writeln!(o, "  note: {n}");
-        }
+    let _ = writeln!(o, "  start     clip  hand  rate    cycle    demand   why");
+    for s in &sim.timeline {
+        let _ = writeln!(
+            o,
+            "  {:8.3}  {:5} {:4}  {:6.3}  {:7.3}  {:7.3}  {}",
+            s.start,
+            s.clip.unwrap_or("stand"),
+            s.hand.map(|h| h.letter().to_string()).unwrap_or_default(),
+            s.rate,
+            s.cycle,
+            s.demand,
+            s.why
+        );
     }
-    o
+    for n in &sim.notes {
+        let _ = writeln!(o, "  note: {n}");
+    }
 }
