@@ -58,18 +58,67 @@ fn json_len_guess(root: &json::Root) -> u64 {
     json_size(root, 160, 6, 1).unwrap_or(0)
 }
 
+/// Bytes charged per part of the JSON text: per object, per entry of a list of indices or
+/// numbers, per byte of a string.
+#[derive(Clone, Copy)]
+struct Rates {
+    object: u64,
+    item: u64,
+    chr: u64,
+}
+
+impl Rates {
+    /// An optional string.
+    fn text(self, s: &Option<String>) -> u64 {
+        s.as_ref().map_or(0, |s| self.chr * s.len() as u64)
+    }
+
+    /// `n` list entries.
+    fn list(self, n: usize) -> u64 {
+        self.item * n as u64
+    }
+
+    /// An optional list of numbers (`min`, `max`); `None` for anything else.
+    fn numbers(self, v: &Option<Value>) -> Option<u64> {
+        match v {
+            None => Some(0),
+            Some(Value::Array(a)) if a.iter().all(Value::is_number) => Some(self.list(a.len())),
+            Some(_) => None,
+        }
+    }
+}
+
+/// Extras, which are kept as their JSON text.
+fn extras(e: &json::Extras) -> u64 {
+    e.as_ref().map_or(0, |r| r.get().len() as u64)
+}
+
 /// [`json_len_bound`] with `object` bytes per object, `item` per list entry and `chr` per byte of
 /// a string.
 fn json_size(root: &json::Root, object: u64, item: u64, chr: u64) -> Option<u64> {
-    let text = |s: &Option<String>| s.as_ref().map_or(0, |s| chr * s.len() as u64);
-    let extras = |e: &json::Extras| e.as_ref().map_or(0, |r| r.get().len() as u64);
-    let numbers = |v: &Option<Value>| match v {
-        None => Some(0),
-        Some(Value::Array(a)) if a.iter().all(Value::is_number) => Some(item * a.len() as u64),
-        Some(_) => None,
-    };
-    let r = root;
-    if !(r.animations.is_empty()
+    let rates = Rates { object, item, chr };
+    if !only_modelled_parts(root) {
+        return None;
+    }
+    let a = &root.asset;
+    let asset = object
+        + rates.text(&a.copyright)
+        + rates.text(&a.generator)
+        + rates.text(&a.min_version)
+        + chr * a.version.len() as u64;
+    Some(
+        asset
+            + graph_size(root, rates)?
+            + meshes_size(&root.meshes, rates)?
+            + materials_size(&root.materials, rates)?
+            + data_size(root, rates)?,
+    )
+}
+
+/// Whether the root holds only parts [`json_size`] models: no animations, cameras, images,
+/// samplers, textures, extensions, or root or asset extras.
+fn only_modelled_parts(r: &json::Root) -> bool {
+    r.animations.is_empty()
         && r.cameras.is_empty()
         && r.images.is_empty()
         && r.samplers.is_empty()
@@ -79,46 +128,48 @@ fn json_size(root: &json::Root, object: u64, item: u64, chr: u64) -> Option<u64>
         && r.extensions.is_none()
         && r.extras.is_none()
         && r.asset.extensions.is_none()
-        && r.asset.extras.is_none())
-    {
-        return None;
-    }
-    let mut n = object
-        + text(&r.asset.copyright)
-        + text(&r.asset.generator)
-        + text(&r.asset.min_version)
-        + chr * r.asset.version.len() as u64;
+        && r.asset.extras.is_none()
+}
+
+/// Nodes, scenes and skins; `None` when one has extensions.
+fn graph_size(r: &json::Root, rates: Rates) -> Option<u64> {
+    let mut n = 0;
     for x in &r.nodes {
         if x.extensions.is_some() {
             return None;
         }
-        let list = |v: usize| item * v as u64;
-        n += object
-            + text(&x.name)
+        n += rates.object
+            + rates.text(&x.name)
             + extras(&x.extras)
-            + x.children.as_ref().map_or(0, |c| list(c.len()))
-            + x.weights.as_ref().map_or(0, |w| list(w.len()));
+            + x.children.as_ref().map_or(0, |c| rates.list(c.len()))
+            + x.weights.as_ref().map_or(0, |w| rates.list(w.len()));
     }
     for x in &r.scenes {
         if x.extensions.is_some() {
             return None;
         }
-        n += object + text(&x.name) + extras(&x.extras) + item * x.nodes.len() as u64;
+        n += rates.object + rates.text(&x.name) + extras(&x.extras) + rates.list(x.nodes.len());
     }
     for x in &r.skins {
         if x.extensions.is_some() {
             return None;
         }
-        n += object + text(&x.name) + extras(&x.extras) + item * x.joints.len() as u64;
+        n += rates.object + rates.text(&x.name) + extras(&x.extras) + rates.list(x.joints.len());
     }
-    for x in &r.meshes {
+    Some(n)
+}
+
+/// Meshes and their primitives; `None` for extensions, morph targets or custom attributes.
+fn meshes_size(meshes: &[json::Mesh], rates: Rates) -> Option<u64> {
+    let mut n = 0;
+    for x in meshes {
         if x.extensions.is_some() {
             return None;
         }
-        n += object
-            + text(&x.name)
+        n += rates.object
+            + rates.text(&x.name)
             + extras(&x.extras)
-            + x.weights.as_ref().map_or(0, |w| item * w.len() as u64);
+            + x.weights.as_ref().map_or(0, |w| rates.list(w.len()));
         for p in &x.primitives {
             if p.extensions.is_some() || p.targets.is_some() {
                 return None;
@@ -129,12 +180,17 @@ fn json_size(root: &json::Root, object: u64, item: u64, chr: u64) -> Option<u64>
                     return None;
                 }
             }
-            n += object + extras(&p.extras) + item * p.attributes.len() as u64;
+            n += rates.object + extras(&p.extras) + rates.list(p.attributes.len());
         }
     }
-    for x in &r.materials {
-        // Named materials of fixed-size factors (what the export writes): two objects' worth
-        // (the material and its PBR block); textures are not modelled.
+    Some(n)
+}
+
+/// Materials of fixed-size factors (what the export writes): two objects' worth each (the
+/// material and its PBR block); `None` for textures or extensions, which are not modelled.
+fn materials_size(materials: &[json::Material], rates: Rates) -> Option<u64> {
+    let mut n = 0;
+    for x in materials {
         let p = &x.pbr_metallic_roughness;
         if x.extensions.is_some()
             || p.extensions.is_some()
@@ -146,25 +202,35 @@ fn json_size(root: &json::Root, object: u64, item: u64, chr: u64) -> Option<u64>
         {
             return None;
         }
-        n += 2 * object + text(&x.name) + extras(&x.extras) + extras(&p.extras);
+        n += 2 * rates.object + rates.text(&x.name) + extras(&x.extras) + extras(&p.extras);
     }
+    Some(n)
+}
+
+/// Accessors, buffer views and buffers; `None` for extensions or sparse accessors.
+fn data_size(r: &json::Root, rates: Rates) -> Option<u64> {
+    let mut n = 0;
     for x in &r.accessors {
         if x.extensions.is_some() || x.sparse.is_some() {
             return None;
         }
-        n += object + text(&x.name) + extras(&x.extras) + numbers(&x.min)? + numbers(&x.max)?;
+        n += rates.object
+            + rates.text(&x.name)
+            + extras(&x.extras)
+            + rates.numbers(&x.min)?
+            + rates.numbers(&x.max)?;
     }
     for x in &r.buffer_views {
         if x.extensions.is_some() {
             return None;
         }
-        n += object + text(&x.name) + extras(&x.extras);
+        n += rates.object + rates.text(&x.name) + extras(&x.extras);
     }
     for x in &r.buffers {
         if x.extensions.is_some() {
             return None;
         }
-        n += object + text(&x.name) + text(&x.uri) + extras(&x.extras);
+        n += rates.object + rates.text(&x.name) + rates.text(&x.uri) + extras(&x.extras);
     }
     Some(n)
 }
