@@ -428,34 +428,69 @@ pub(crate) struct Track {
     pub interpolation: Interpolation,
 }
 
+/// Why a channel's sampler cannot be played: a problem of the clip's report, in these words.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum TrackProblem {
+    /// The channel names no sampler of the animation.
+    #[error("sampler {0} does not exist")]
+    NoSampler(usize),
+    /// The sampler lacks its input or output accessor.
+    #[error("sampler {sampler} has no {key} accessor")]
+    NoAccessor {
+        /// The sampler.
+        sampler: usize,
+        /// `input` or `output`.
+        key: &'static str,
+    },
+    /// An accessor that cannot be read.
+    #[error(transparent)]
+    Data(#[from] GaitError),
+    /// An interpolation glTF does not define.
+    #[error("invalid interpolation")]
+    Interpolation,
+    /// A keyframe time that is not finite.
+    #[error("a keyframe time is not finite")]
+    TimeNotFinite,
+    /// Keyframe times that do not strictly increase.
+    #[error("keyframe times are not strictly increasing")]
+    TimesNotIncreasing,
+    /// Outputs that do not match the keyframes (three per key for a cubic spline).
+    #[error("{keys} keyframes but {outputs} output elements")]
+    Count {
+        /// Keyframes.
+        keys: usize,
+        /// Output elements.
+        outputs: usize,
+    },
+}
+
 /// The sampler of channel `ch` of animation `anim`, decoded.
-pub(crate) fn track(doc: &Doc, anim: &Value, ch: &Value) -> Result<Track, String> {
+pub(crate) fn track(doc: &Doc, anim: &Value, ch: &Value) -> Result<Track, TrackProblem> {
     let s = doc::index(ch, "sampler").unwrap_or(usize::MAX);
     let sampler = anim
         .get("samplers")
         .and_then(Value::as_array)
         .and_then(|l| l.get(s))
-        .ok_or_else(|| format!("sampler {s} does not exist"))?;
-    let accessor = |key: &str| {
-        doc::index(sampler, key).ok_or_else(|| format!("sampler {s} has no {key} accessor"))
+        .ok_or(TrackProblem::NoSampler(s))?;
+    let accessor = |key: &'static str| {
+        doc::index(sampler, key).ok_or(TrackProblem::NoAccessor { sampler: s, key })
     };
-    let input = doc.floats(accessor("input")?).map_err(|e| e.to_string())?;
-    let values = doc.floats(accessor("output")?).map_err(|e| e.to_string())?;
+    let input = doc.floats(accessor("input")?)?;
+    let values = doc.floats(accessor("output")?)?;
     let interpolation = Interpolation::parse(sampler.get("interpolation").and_then(Value::as_str))
-        .ok_or_else(|| "invalid interpolation".to_string())?;
+        .ok_or(TrackProblem::Interpolation)?;
     let times = input.values;
     if times.iter().any(|t| !t.is_finite()) {
-        return Err("a keyframe time is not finite".into());
+        return Err(TrackProblem::TimeNotFinite);
     }
     if times.windows(2).any(|w| w[1] <= w[0]) {
-        return Err("keyframe times are not strictly increasing".into());
+        return Err(TrackProblem::TimesNotIncreasing);
     }
     if values.count() != times.len() * interpolation.per_key() {
-        return Err(format!(
-            "{} keyframes but {} output elements",
-            times.len(),
-            values.count()
-        ));
+        return Err(TrackProblem::Count {
+            keys: times.len(),
+            outputs: values.count(),
+        });
     }
     Ok(Track {
         times,
@@ -476,8 +511,18 @@ impl Track {
     }
 }
 
+/// An `extras.rigtrip` value that should be a finite number and is not (ignored, with a note).
+#[derive(Debug, thiserror::Error)]
+#[error("extras.rigtrip.{key} is not a finite number ({value}); ignored")]
+pub(crate) struct NotANumber {
+    /// The key under `extras.rigtrip`.
+    key: String,
+    /// The value found, as JSON.
+    value: String,
+}
+
 /// Reads `extras.rigtrip.<key>` as a finite number; `Err` when present but not one.
-fn extras_number(extras: Option<&Value>, key: &str) -> Result<Option<f64>, String> {
+fn extras_number(extras: Option<&Value>, key: &str) -> Result<Option<f64>, NotANumber> {
     match extras
         .and_then(|v| v.get("rigtrip"))
         .and_then(|r| r.get(key))
@@ -485,9 +530,10 @@ fn extras_number(extras: Option<&Value>, key: &str) -> Result<Option<f64>, Strin
         None => Ok(None),
         Some(x) => match x.as_f64() {
             Some(f) if f.is_finite() => Ok(Some(f)),
-            _ => Err(format!(
-                "extras.rigtrip.{key} is not a finite number ({x}); ignored"
-            )),
+            _ => Err(NotANumber {
+                key: key.to_string(),
+                value: x.to_string(),
+            }),
         },
     }
 }
@@ -568,11 +614,11 @@ fn measure(
             m.stride_source = StrideSource::Extras;
         }
         Ok(None) => {}
-        Err(e) => m.problems.push(e),
+        Err(e) => m.problems.push(e.to_string()),
     }
     match extras_number(anim.get("extras"), "speedCap") {
         Ok(c) => m.speed_cap = c,
-        Err(e) => m.problems.push(e),
+        Err(e) => m.problems.push(e.to_string()),
     }
     if let Some(s) = m.stride {
         if s < 0.0 && def.slot != slots::BUMP_SLOT {

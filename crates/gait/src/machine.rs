@@ -229,22 +229,68 @@ struct Machine {
     clips: Vec<Option<Clip>>,
 }
 
-fn value(constants: &[Constant], name: &str) -> Result<f64, String> {
+fn value(constants: &[Constant], name: &str) -> Result<f64, Refusal> {
     let c = constants
         .iter()
         .find(|c| c.name == name)
-        .ok_or_else(|| format!("{name} is not computed"))?;
+        .ok_or_else(|| Refusal::NotComputed(name.to_string()))?;
     match (c.status, c.value) {
         (ConstantStatus::Measured, Some(v)) => Ok(v),
-        _ => Err(format!(
-            "{name} is {}: {}",
-            serde_json::to_value(c.status)
+        _ => Err(Refusal::NotMeasured {
+            name: name.to_string(),
+            status: serde_json::to_value(c.status)
                 .ok()
                 .and_then(|v| v.as_str().map(String::from))
                 .unwrap_or_default(),
-            c.detail.clone().unwrap_or_default()
-        )),
+            detail: c.detail.clone().unwrap_or_default(),
+        }),
     }
+}
+
+/// Why the machine does not run (or stops): the report's `refused`, in these words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum Refusal {
+    /// Clips the set lacks (their expected names).
+    #[error("the game would crash on load: missing {}", .0.join(", "))]
+    MissingClips(Vec<String>),
+    /// A machine parameter that is not a usable number.
+    #[error("machine parameters are not usable numbers")]
+    Parameters,
+    /// A constant the loader does not compute.
+    #[error("{0} is not computed")]
+    NotComputed(String),
+    /// A constant that could not be measured: its status and why.
+    #[error("{name} is {status}: {detail}")]
+    NotMeasured {
+        /// The constant.
+        name: String,
+        /// Its status word.
+        status: String,
+        /// What kept it from being measured.
+        detail: String,
+    },
+    /// A threshold that must be positive, with its value.
+    #[error("{0} {1} is not positive")]
+    NotPositive(&'static str, f64),
+    /// A zero reverse stride.
+    #[error("gimpStrideLength is 0: the reverse cycle could not advance")]
+    GimpStrideZero,
+    /// A clip whose duration is not finite and positive.
+    #[error("slot {slot} ({clip}) has duration {duration:?}: it could never finish")]
+    Duration {
+        /// Its slot.
+        slot: u8,
+        /// Its name.
+        clip: String,
+        /// Its duration.
+        duration: Option<f64>,
+    },
+    /// A slot the timeline plays that has no clip.
+    #[error("slot {0} has no clip")]
+    NoClip(u8),
+    /// More clip ends in one frame than any clip set makes (at this time).
+    #[error("more than {MAX_ENDS_PER_FRAME} clip ends in one frame at {0:.3} s")]
+    TooManyEnds(f64),
 }
 
 /// The machine for a clip set: refused when a clip is missing, a parameter or a threshold is
@@ -254,17 +300,14 @@ fn prepare(
     constants: &[Constant],
     params: &MachineParams,
     notes: &mut Vec<String>,
-) -> Result<Machine, String> {
+) -> Result<Machine, Refusal> {
     let missing: Vec<String> = slots_in
         .iter()
         .filter(|s| s.status == SlotStatus::Missing)
         .filter_map(|s| s.expected.clone())
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
-            "the game would crash on load: missing {}",
-            missing.join(", ")
-        ));
+        return Err(Refusal::MissingClips(missing));
     }
     let usable = params.frame > 0.0
         && params.frame.is_finite()
@@ -275,23 +318,23 @@ fn prepare(
         && params.tail >= 0.0
         && params.tail <= MAX_SECONDS;
     if !usable {
-        return Err("machine parameters are not usable numbers".into());
+        return Err(Refusal::Parameters);
     }
     let stand_speed = value(constants, "standSpeed")?;
     let walk = value(constants, "walkStrideLength")?;
     let run = value(constants, "reverseStrideLength")?;
     let gimp_stride = value(constants, "gimpStrideLength")?;
     if stand_speed.is_nan() || stand_speed <= 0.0 {
-        return Err(format!("standSpeed {stand_speed} is not positive"));
+        return Err(Refusal::NotPositive("standSpeed", stand_speed));
     }
     if walk.is_nan() || walk <= 0.0 {
-        return Err(format!("walkStrideLength {walk} is not positive"));
+        return Err(Refusal::NotPositive("walkStrideLength", walk));
     }
     if run.is_nan() || run <= 0.0 {
-        return Err(format!("reverseStrideLength {run} is not positive"));
+        return Err(Refusal::NotPositive("reverseStrideLength", run));
     }
     if gimp_stride == 0.0 {
-        return Err("gimpStrideLength is 0: the reverse cycle could not advance".into());
+        return Err(Refusal::GimpStrideZero);
     }
     let reverse_speed_max = match value(constants, "reverseSpeedMax") {
         Ok(v) => Some(v),
@@ -330,7 +373,7 @@ fn prepare(
 
 /// The clips the machine plays (stand, walk, run, reverse) by slot; refused when one has no
 /// finite positive duration (it could never finish).
-fn clip_table(slots_in: &[SlotReport]) -> Result<Vec<Option<Clip>>, String> {
+fn clip_table(slots_in: &[SlotReport]) -> Result<Vec<Option<Clip>>, Refusal> {
     let mut clips = vec![None; slots::SLOT_COUNT];
     for s in slots_in {
         let (Some(def), Some(clip)) = (slots::slot_def(s.slot), &s.clip) else {
@@ -346,10 +389,11 @@ fn clip_table(slots_in: &[SlotReport]) -> Result<Vec<Option<Clip>>, String> {
         let duration = match clip.duration {
             Some(d) if d > 0.0 && d.is_finite() => d,
             other => {
-                return Err(format!(
-                    "slot {} ({}) has duration {other:?}: it could never finish",
-                    s.slot, clip.name
-                ))
+                return Err(Refusal::Duration {
+                    slot: s.slot,
+                    clip: clip.name.clone(),
+                    duration: other,
+                })
             }
         };
         if let Some(slot) = clips.get_mut(usize::from(s.slot)) {
@@ -398,13 +442,13 @@ impl Machine {
     /// Plays one frame from `t0` under demand `d`: the clip advances at its rate, clips that
     /// end hand over to the next or to standing (each a new segment), a decayed cycle speed
     /// winds down to standing. `Err` when the machine cannot go on (its words).
-    fn play(&self, run: &mut Run, t0: f64, d: f64) -> Result<(), String> {
+    fn play(&self, run: &mut Run, t0: f64, d: f64) -> Result<(), Refusal> {
         let dt = self.params.frame;
         let mut remaining = dt;
         let mut ends = 0;
         while let State::Playing { slot, local } = run.state {
             let Some(clip) = self.clip(slot) else {
-                return Err(format!("slot {slot} has no clip"));
+                return Err(Refusal::NoClip(slot));
             };
             let (rate, _) = self.rate(clip.def, run.c);
             let now = t0 + dt - remaining;
@@ -455,9 +499,7 @@ impl Machine {
             }
             ends += 1;
             if ends > MAX_ENDS_PER_FRAME {
-                return Err(format!(
-                    "more than {MAX_ENDS_PER_FRAME} clip ends in one frame at {t0:.3} s"
-                ));
+                return Err(Refusal::TooManyEnds(t0));
             }
         }
         Ok(())
@@ -680,7 +722,7 @@ pub(crate) fn run(
     let m = match prepare(slots_in, constants, params, &mut notes) {
         Ok(m) => m,
         Err(e) => {
-            sim.refused = Some(e);
+            sim.refused = Some(e.to_string());
             sim.notes = notes;
             return sim;
         }
@@ -714,7 +756,7 @@ pub(crate) fn run(
             }
         }
         if let Err(why) = m.play(&mut run, t0, d) {
-            sim.refused = Some(why);
+            sim.refused = Some(why.to_string());
             break;
         }
     }
