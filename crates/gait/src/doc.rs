@@ -222,12 +222,7 @@ impl Floats {
     }
 }
 
-/// The index under `key` of `v`, when it is one.
-pub(crate) fn index(v: &Value, key: &str) -> Option<usize> {
-    v.get(key)
-        .and_then(Value::as_u64)
-        .and_then(|x| usize::try_from(x).ok())
-}
+pub(crate) use rigtrip_gltf::json::index_at as index;
 
 impl Doc<'_> {
     /// The array under a top-level key (empty when absent or not an array).

@@ -353,10 +353,7 @@ pub(crate) fn target_node(ch: &Value) -> Option<usize> {
 
 /// An animation's channels (empty when absent).
 pub(crate) fn channels(anim: &Value) -> &[Value] {
-    anim.get("channels")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
+    rigtrip_gltf::json::list(anim, "channels")
 }
 
 /// The root joint: skin 0's top joint, else the shallowest node a filled clip translates.

@@ -82,8 +82,7 @@ impl<'a> Document<'a> {
         self.root
             .get(key)
             .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Accessor `i`, checked against its view and buffer.

@@ -2,8 +2,8 @@
 //! gait): the GLB container both ways ([`glb`]), one document model ([`doc`]: the JSON root,
 //! the buffers, accessors) with a diagnostics sink, one buffer loader under each reader's
 //! policy ([`buffers`]), the component and element types of accessors, URIs, the checked
-//! accessor reader, the node hierarchy ([`graph`]: parents, cycles) and the sampler player
-//! ([`player`]); with them the two codecs every report and document uses, base64 ([`b64`]) and
+//! accessor reader, the node hierarchy ([`graph`]: parents, cycles), the sampler player
+//! ([`player`]) and the small readers of JSON values ([`json`]: lists, indices, numbers); with them the two codecs every report and document uses, base64 ([`b64`]) and
 //! numbers for people ([`units`]). Each reader keeps its own policy for a broken file (the
 //! linter reports every problem and goes on, import and gait stop at the first) and its own
 //! words for it; the facts come from here.
@@ -15,6 +15,7 @@ pub mod component;
 pub mod doc;
 pub mod glb;
 pub mod graph;
+pub mod json;
 pub mod player;
 pub mod units;
 pub mod uri;

@@ -31,7 +31,7 @@ pub(crate) fn index(
 ) -> Ix {
     match obj.get(key) {
         None => Ix::Absent,
-        Some(v) => match v.as_u64().and_then(|x| usize::try_from(x).ok()) {
+        Some(v) => match rigtrip_gltf::json::index(v) {
             Some(i) if i < len => Ix::At(i),
             _ => {
                 out.error(
@@ -166,18 +166,6 @@ fn preorder(parent: &[Option<usize>]) -> (Vec<(usize, usize)>, Vec<usize>) {
     (order, top)
 }
 
-fn numbers<const N: usize>(v: &Value) -> Option<[f64; N]> {
-    let a = v.as_array()?;
-    if a.len() != N {
-        return None;
-    }
-    let mut out = [0.0; N];
-    for (o, x) in out.iter_mut().zip(a) {
-        *o = x.as_f64().filter(|f| f.is_finite())?;
-    }
-    Some(out)
-}
-
 /// A node's local transform, reporting malformed values.
 fn local(node: &Value, i: usize, out: &mut Out) -> (DMat4, Trs) {
     let identity = Trs {
@@ -192,7 +180,7 @@ fn local(node: &Value, i: usize, out: &mut Out) -> (DMat4, Trs) {
     let ptr = format!("/nodes/{i}");
     let ptr = ptr.as_str();
     if let Some(m) = node.get("matrix") {
-        let Some(m) = numbers::<16>(m) else {
+        let Some(m) = rigtrip_gltf::json::numbers::<16>(m) else {
             out.error(
                 "node-transform-invalid",
                 format!("{ptr}/matrix"),
@@ -206,7 +194,7 @@ fn local(node: &Value, i: usize, out: &mut Out) -> (DMat4, Trs) {
     }
     let mut trs = identity;
     if let Some(v) = node.get("translation") {
-        match numbers::<3>(v) {
+        match rigtrip_gltf::json::numbers::<3>(v) {
             Some(t) => trs.t = DVec3::from_array(t),
             None => out.error(
                 "node-transform-invalid",
@@ -216,7 +204,7 @@ fn local(node: &Value, i: usize, out: &mut Out) -> (DMat4, Trs) {
         }
     }
     if let Some(v) = node.get("rotation") {
-        match numbers::<4>(v) {
+        match rigtrip_gltf::json::numbers::<4>(v) {
             Some(q) => {
                 let q = DQuat::from_array(q);
                 let len = q.length();
@@ -239,7 +227,7 @@ fn local(node: &Value, i: usize, out: &mut Out) -> (DMat4, Trs) {
         }
     }
     if let Some(v) = node.get("scale") {
-        match numbers::<3>(v) {
+        match rigtrip_gltf::json::numbers::<3>(v) {
             Some(s) => trs.s = DVec3::from_array(s),
             None => out.error(
                 "node-transform-invalid",

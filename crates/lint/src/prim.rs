@@ -171,11 +171,7 @@ type PerMesh = Vec<(Vec<Prim>, Vec<usize>)>;
 fn primitives_per_mesh(doc: &Doc, out: &mut Out, summaries: &mut Vec<PrimitiveSummary>) -> PerMesh {
     let mut per_mesh: PerMesh = Vec::new();
     for (m, mesh) in doc.array("meshes").iter().enumerate() {
-        let prims = mesh
-            .get("primitives")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+        let prims = rigtrip_gltf::json::list(mesh, "primitives");
         let mut skinned = Vec::new();
         let mut plain = Vec::new();
         for (p, prim) in prims.iter().enumerate() {
@@ -236,12 +232,9 @@ fn scene_roots(doc: &Doc) -> Vec<BTreeSet<usize>> {
     doc.array("scenes")
         .iter()
         .map(|sc| {
-            sc.get("nodes")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
+            rigtrip_gltf::json::list(sc, "nodes")
                 .iter()
-                .filter_map(|x| x.as_u64().and_then(|x| usize::try_from(x).ok()))
+                .filter_map(rigtrip_gltf::json::index)
                 .collect()
         })
         .collect()

@@ -67,13 +67,8 @@ fn invertible(m: DMat4) -> bool {
 
 /// The skin index of node `i` when it shows a mesh with a skin (both indices valid).
 pub(crate) fn skinned_mesh_skin(doc: &Doc, node: &Value) -> Option<usize> {
-    let as_index = |k: &str| {
-        node.get(k)
-            .and_then(Value::as_u64)
-            .and_then(|x| usize::try_from(x).ok())
-    };
-    let m = as_index("mesh")?;
-    let s = as_index("skin")?;
+    let m = rigtrip_gltf::json::index_at(node, "mesh")?;
+    let s = rigtrip_gltf::json::index_at(node, "skin")?;
     (m < doc.array("meshes").len() && s < doc.array("skins").len()).then_some(s)
 }
 
@@ -294,11 +289,7 @@ struct Pose<'a> {
 pub(crate) fn animated_nodes(doc: &Doc, n: usize) -> Vec<bool> {
     let mut animated = vec![false; n];
     for anim in doc.array("animations") {
-        let channels = anim
-            .get("channels")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+        let channels = rigtrip_gltf::json::list(anim, "channels");
         for target in channels.iter().filter_map(|c| c.get("target")) {
             let node = match target.get("path").and_then(Value::as_str) {
                 Some("translation" | "rotation" | "scale") => {
@@ -607,16 +598,8 @@ pub(crate) fn check_first_keys(doc: &Doc, graph: &Graph, skins: &[SkinInfo], out
         .collect();
     for (a, anim) in doc.array("animations").iter().enumerate() {
         let aptr = format!("/animations/{a}");
-        let samplers = anim
-            .get("samplers")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        let channels = anim
-            .get("channels")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+        let samplers = rigtrip_gltf::json::list(anim, "samplers");
+        let channels = rigtrip_gltf::json::list(anim, "channels");
         let mut on_joints = 0usize;
         // (channel, node, path, deviation text, relative size for ranking)
         let mut snaps: Vec<(usize, usize, &str, String, f64)> = Vec::new();
