@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::Exported;
 pub use rigtrip_gltf::glb::*;
 
-/// The document as a GLB (see [`write`]); an error only for a root holding invalid values
+/// The document as a GLB (see [`rigtrip_gltf::glb::write`]); an error only for a root holding invalid values
 /// (`export` never makes one) or one over 4 GiB (`export` refuses those).
 pub fn to_glb(e: &Exported) -> Result<Vec<u8>, GlbError> {
     // A guess at the JSON's size saves most regrowth (the text is mostly extras).

@@ -5,7 +5,7 @@
 //! the read model's container reader ([`rigtrip_gltf::glb`]), the buffers (BIN chunk, `data:` URIs, files next to the
 //! input, at most `byteLength` bytes of each) by the shared loader and accessor data by the
 //! shared checked reader, with every offset, stride and count checked first. Every problem goes
-//! to the findings ([`out::Out`], the linter's diagnostics sink), and the reading goes on.
+//! to the findings (`out::Out`, the linter's diagnostics sink), and the reading goes on.
 //! Nothing in the input can make the linter panic; an unreadable file is a report with an error
 //! finding.
 //!

@@ -29,7 +29,8 @@ pub enum Place {
 pub struct ValidatorCode {
     /// The validator's code, e.g. `SKIN_NO_COMMON_ROOT`.
     pub code: &'static str,
-    /// Lint finding codes, one of which reports the message's situation at its [`Place`].
+    /// Lint finding codes, one of which reports the message's situation at its place (the part
+    /// of the document the message is about).
     /// Empty: lint leaves the code to the validator.
     pub lint: &'static [&'static str],
     /// Where lint covers it: JSON pointer patterns, `*` standing for one segment. Empty:
@@ -49,7 +50,7 @@ impl ValidatorCode {
     }
 
     /// Whether `finding` is lint's report of this code's message at `pointer`: one of its lint
-    /// codes, at its [`Place`].
+    /// codes, at its place.
     pub fn reported_by(&self, pointer: &str, finding: &Finding) -> bool {
         let f = finding.pointer.as_str();
         self.lint.contains(&finding.code)
