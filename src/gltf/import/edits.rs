@@ -428,29 +428,9 @@ fn number(
         JointKey::Old(k) => (0, k),
         JointKey::New(_) => (1, 0),
     });
-    let mut present = vec![false; sx.joints];
-    for e in &entries {
-        if let Some(p) = e.key.original().and_then(|k| present.get_mut(k)) {
-            *p = true;
-        }
-    }
-    let removed: Vec<usize> = (0..sx.joints).filter(|&k| !present[k]).collect();
+    let removed = removed_joints(&entries, sx.joints);
     let mut rewritten = Vec::new();
-
-    let mut index = key_index(&entries);
-    let parents: Vec<Option<usize>> = entries
-        .iter()
-        .map(|e| e.parent.and_then(|p| index.get(&p).copied()))
-        .collect();
-    if let Some((order, why)) = c.format.storage_order(&parents) {
-        let mut slots: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
-        entries = order
-            .iter()
-            .filter_map(|&x| slots.get_mut(x).and_then(Option::take))
-            .collect();
-        rewritten.push(why.into());
-        index = key_index(&entries);
-    }
+    let (mut entries, index) = storage_order(c, entries, &mut rewritten);
     let map: Vec<Option<usize>> = (0..sx.joints)
         .map(|k| index.get(&JointKey::Old(k)).copied())
         .collect();
@@ -465,7 +445,6 @@ fn number(
             e.report.changes.push(format!("renumbered ({k} -> {x})"));
         }
     }
-
     if let Some(conflict) = c.format.renumbering_conflict(
         &c.ex.source,
         &sx.native,
@@ -490,7 +469,52 @@ fn number(
     if renumbered && !removed.is_empty() {
         rewritten.push("joints after a removed one renumbered".into());
     }
+    rebuilt(s, sx, entries, removed, rewritten)
+}
 
+/// The original joints (of `joints`) no entry is.
+fn removed_joints(entries: &[Entry], joints: usize) -> Vec<usize> {
+    let mut present = vec![false; joints];
+    for e in entries {
+        if let Some(p) = e.key.original().and_then(|k| present.get_mut(k)) {
+            *p = true;
+        }
+    }
+    (0..joints).filter(|&k| !present[k]).collect()
+}
+
+/// The entries in the order the format stores them (with the note saying why, in
+/// `rewritten`, when that is not their order) and each one's position by its key.
+fn storage_order(
+    c: &Ctx<'_>,
+    mut entries: Vec<Entry>,
+    rewritten: &mut Vec<String>,
+) -> (Vec<Entry>, HashMap<JointKey, usize, NumHash>) {
+    let mut index = key_index(&entries);
+    let parents: Vec<Option<usize>> = entries
+        .iter()
+        .map(|e| e.parent.and_then(|p| index.get(&p).copied()))
+        .collect();
+    if let Some((order, why)) = c.format.storage_order(&parents) {
+        let mut slots: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
+        entries = order
+            .iter()
+            .filter_map(|&x| slots.get_mut(x).and_then(Option::take))
+            .collect();
+        rewritten.push(why.into());
+        index = key_index(&entries);
+    }
+    (entries, index)
+}
+
+/// Skeleton `s` rebuilt from its numbered `entries`, with its report.
+fn rebuilt(
+    s: usize,
+    sx: &SkelExtras,
+    entries: Vec<Entry>,
+    removed: Vec<usize>,
+    rewritten: Vec<String>,
+) -> Rebuilt {
     // The entries taken apart, not cloned: a joint's payload is most of what it holds.
     let n = entries.len();
     let (mut joints, mut keys) = (Vec::with_capacity(n), Vec::with_capacity(n));
