@@ -181,7 +181,11 @@ fn export_inner(
         space,
         content,
     };
-    let (mut scene_nodes, skins, joint_nodes) = write_skeletons(&mut doc, rig, joint_names)?;
+    let WrittenSkeletons {
+        mut scene_nodes,
+        skins,
+        joint_nodes,
+    } = write_skeletons(&mut doc, rig, joint_names)?;
     let meshes = with_proxies(&mut doc, rig, meshes, &skins)?;
     write_mesh_nodes(&mut doc, &meshes, &skins, &mut scene_nodes)?;
 
@@ -258,13 +262,21 @@ fn claim_joint_names(
     joint_names
 }
 
-/// Writes every skeleton with joints (see [`write_skeleton`]). Returns the nodes to put at the
-/// scene root, the skins, and skeleton 0's joint nodes by joint index (what animations target).
+/// What writing the skeletons gives the rest of the export.
+struct WrittenSkeletons {
+    /// The nodes to put at the scene root.
+    scene_nodes: Vec<Index<Node>>,
+    skins: Skins,
+    /// Skeleton 0's joint nodes by joint index: what animations target.
+    joint_nodes: Vec<Index<Node>>,
+}
+
+/// Writes every skeleton with joints (see [`write_skeleton`]).
 fn write_skeletons(
     doc: &mut Doc,
     rig: &Rig,
     mut joint_names: Vec<Vec<String>>,
-) -> Result<(Vec<Index<Node>>, Skins, Vec<Index<Node>>), ExportError> {
+) -> Result<WrittenSkeletons, ExportError> {
     let mut scene_nodes: Vec<Index<Node>> = Vec::new();
     let mut skins: Skins = vec![None; rig.skeletons.len()];
     let mut joint_nodes: Vec<Index<Node>> = Vec::new();
@@ -310,7 +322,11 @@ fn write_skeletons(
             proxy: false,
         });
     }
-    Ok((scene_nodes, skins, joint_nodes))
+    Ok(WrittenSkeletons {
+        scene_nodes,
+        skins,
+        joint_nodes,
+    })
 }
 
 /// The geometry to write, each with whether it is a proxy: the rig's meshes, then (for the
@@ -488,6 +504,8 @@ fn finish(b: Builder, report: ExportReport) -> Result<Exported, ExportError> {
 
 /// A skeleton's skin, the nodes it puts at the scene root, and whether it got a wrapper.
 type WrittenSkeleton = (Index<json::Skin>, Vec<Index<Node>>, bool);
+/// A joint's local translation and rotation (x, y, z, w) as written.
+type LocalTrs = ([f32; 3], [f32; 4]);
 /// A written mesh and its skin (for skinned meshes).
 type WrittenMesh = (Index<json::Mesh>, Option<Index<json::Skin>>);
 
@@ -706,8 +724,8 @@ fn written_locals(
     sk: &Skeleton,
     space: Space,
     report: &mut ExportReport,
-) -> Result<Vec<([f32; 3], [f32; 4])>, ExportError> {
-    let mut trs: Vec<([f32; 3], [f32; 4])> = Vec::with_capacity(sk.joints.len());
+) -> Result<Vec<LocalTrs>, ExportError> {
+    let mut trs: Vec<LocalTrs> = Vec::with_capacity(sk.joints.len());
     for (k, j) in sk.joints.iter().enumerate() {
         let written =
             written_trs(space, j.translation, j.rotation).map_err(|e| joint_error(sk, k, e))?;
@@ -724,10 +742,7 @@ fn written_locals(
 
 /// The inverse bind matrices of `sk`: the inverses of the world matrices composed from the
 /// written local values `trs`, parents first.
-fn inverse_binds(
-    sk: &Skeleton,
-    trs: &[([f32; 3], [f32; 4])],
-) -> Result<Vec<[f32; 16]>, ExportError> {
+fn inverse_binds(sk: &Skeleton, trs: &[LocalTrs]) -> Result<Vec<[f32; 16]>, ExportError> {
     let n = sk.joints.len();
     let order = topological_order(&sk.joints).map_err(|failure| ExportError::Gate {
         skeleton: sk.name.clone(),
@@ -792,7 +807,7 @@ fn push_joint_nodes(
     (s, sk): (usize, &Skeleton),
     names: Vec<String>,
     placements: Option<Vec<Placement>>,
-    trs: &[([f32; 3], [f32; 4])],
+    trs: &[LocalTrs],
     content: Content,
 ) {
     let n = sk.joints.len();
@@ -1068,15 +1083,17 @@ fn written_colors(i: usize, m: &Mesh, report: &mut ExportReport) -> Vec<[f32; 4]
     colors
 }
 
+/// Every vertex's joints and weights as written, and whether the joints need 16 bits.
+type Influences = (Vec<[u16; 4]>, Vec<[f32; 4]>, bool);
+
 /// Every vertex's joints and weights as written (see [`influence`]), and whether the joints
 /// need 16 bits (more than 256 joints).
-#[allow(clippy::type_complexity)]
 fn written_influences(
     i: usize,
     m: &Mesh,
     joint_count: usize,
     report: &mut ExportReport,
-) -> Result<(Vec<[u16; 4]>, Vec<[f32; 4]>, bool), String> {
+) -> Result<Influences, String> {
     let n = m.positions.len();
     let mut js = Vec::with_capacity(n);
     let mut ws = Vec::with_capacity(n);
