@@ -326,6 +326,48 @@ fn write_animation(
     joints: &[Index<Node>],
     space: Space,
 ) -> Result<AnimationInfo, String> {
+    check_tracks(m)?;
+    let last = m.last_frame();
+    let curves = m.by_joint();
+    let mut sampled: Vec<(usize, Sampled)> = Vec::new();
+    for (j, cs) in curves.iter().enumerate() {
+        let r = rest
+            .get(j)
+            .copied()
+            .unwrap_or([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+        sampled.extend(sample_joint(cs, r, last, space).map(|s| (j, s)));
+        // A few keys spread over 32,767 frames on every joint would ask for hundreds of MB.
+        let keys: usize = sampled.iter().map(|(_, s)| s.times.len()).sum();
+        if keys > MAX_KEYS {
+            return Err(format!(
+                "it needs more than {MAX_KEYS} animation keys (one per frame where a channel moves)"
+            ));
+        }
+    }
+    check_samples(&sampled)?;
+    let (channels, samplers) = write_channels(b, sampled, joints)?;
+    let written = channels.len();
+    if written > 0 {
+        b.root.push(json::Animation {
+            extensions: None,
+            extras: None,
+            channels,
+            name: Some(name.to_string()),
+            samplers,
+        });
+    }
+    Ok(AnimationInfo {
+        name: name.to_string(),
+        file: String::new(),
+        slots: Vec::new(),
+        tracks: m.tracks.len(),
+        channels: written,
+        last_frame: last,
+    })
+}
+
+/// Refuses a track whose keys go back in time or are not finite.
+fn check_tracks(m: &Motion) -> Result<(), String> {
     for t in &m.tracks {
         let problem = if !t.curve.is_ordered() {
             "its key frames go back in time, which a glTF animation cannot hold"
@@ -340,57 +382,54 @@ fn write_animation(
             t.channel.name()
         ));
     }
-    let last = m.last_frame();
-    let curves = m.by_joint();
-    let mut sampled: Vec<(usize, Sampled)> = Vec::new();
-    for (j, cs) in curves.iter().enumerate() {
-        let r = rest
-            .get(j)
-            .copied()
-            .unwrap_or([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
-        let part = |k: usize| [cs[k], cs[k + 1], cs[k + 2]];
-        let rest3 = |k: usize| [r[k], r[k + 1], r[k + 2]];
-        if part(0).iter().any(Option::is_some) {
-            let to_gltf = |v: [f64; 3]| space.point(glam::DVec3::from_array(v)).to_array();
-            sampled.push((
-                j,
-                linear_channel(part(0), rest3(0), last, to_gltf, Property::Translation),
-            ));
-        }
-        if part(3).iter().any(Option::is_some) {
-            let keys = rotation_keys(part(3), rest3(3), last);
-            let mut times: Vec<[f32; 1]> = Vec::with_capacity(keys.len());
-            let mut vec4 = Vec::with_capacity(keys.len());
-            for (t, q) in keys {
-                let q = space.rotation(q).normalize();
-                times.push([t]);
-                vec4.push([q.x, q.y, q.z, q.w].map(|x| x as f32 + 0.0));
-            }
-            sampled.push((
-                j,
-                Sampled {
-                    times,
-                    vec3: Vec::new(),
-                    vec4,
-                    path: Property::Rotation,
-                },
-            ));
-        }
-        if part(6).iter().any(Option::is_some) {
-            sampled.push((
-                j,
-                linear_channel(part(6), rest3(6), last, |v| v, Property::Scale),
-            ));
-        }
-        // A few keys spread over 32,767 frames on every joint would ask for hundreds of MB.
-        let keys: usize = sampled.iter().map(|(_, s)| s.times.len()).sum();
-        if keys > MAX_KEYS {
-            return Err(format!(
-                "it needs more than {MAX_KEYS} animation keys (one per frame where a channel moves)"
-            ));
-        }
+    Ok(())
+}
+
+/// One joint's sampled channels: translation, rotation and scale, each only when one of its
+/// curves `cs` is animated (`r` holds the rest values of the others).
+fn sample_joint(
+    cs: &[Option<&Curve>; 9],
+    r: RestChannels,
+    last: f64,
+    space: Space,
+) -> impl Iterator<Item = Sampled> {
+    let part = |k: usize| [cs[k], cs[k + 1], cs[k + 2]];
+    let rest3 = |k: usize| [r[k], r[k + 1], r[k + 2]];
+    let moves = |k: usize| part(k).iter().any(Option::is_some);
+    let to_gltf = |v: [f64; 3]| space.point(glam::DVec3::from_array(v)).to_array();
+    let translation =
+        moves(0).then(|| linear_channel(part(0), rest3(0), last, to_gltf, Property::Translation));
+    let rotation = moves(3).then(|| rotation_channel(part(3), rest3(3), last, space));
+    let scale = moves(6).then(|| linear_channel(part(6), rest3(6), last, |v| v, Property::Scale));
+    [translation, rotation, scale].into_iter().flatten()
+}
+
+/// A rotation property sampled into LINEAR keys (glTF-space unit quaternions).
+fn rotation_channel(
+    curves: [Option<&Curve>; 3],
+    rest: [f64; 3],
+    last: f64,
+    space: Space,
+) -> Sampled {
+    let keys = rotation_keys(curves, rest, last);
+    let mut times: Vec<[f32; 1]> = Vec::with_capacity(keys.len());
+    let mut vec4 = Vec::with_capacity(keys.len());
+    for (t, q) in keys {
+        let q = space.rotation(q).normalize();
+        times.push([t]);
+        vec4.push([q.x, q.y, q.z, q.w].map(|x| x as f32 + 0.0));
     }
-    for (j, s) in &sampled {
+    Sampled {
+        times,
+        vec3: Vec::new(),
+        vec4,
+        path: Property::Rotation,
+    }
+}
+
+/// Refuses sampled values that do not fit 32-bit floats.
+fn check_samples(sampled: &[(usize, Sampled)]) -> Result<(), String> {
+    for (j, s) in sampled {
         let finite = s
             .vec3
             .iter()
@@ -408,6 +447,16 @@ fn write_animation(
             ));
         }
     }
+    Ok(())
+}
+
+/// Writes every sampled channel's keys; returns the channels (targeting the joints' nodes)
+/// and their samplers.
+fn write_channels(
+    b: &mut Builder,
+    sampled: Vec<(usize, Sampled)>,
+    joints: &[Index<Node>],
+) -> Result<(Vec<json::animation::Channel>, Vec<json::animation::Sampler>), String> {
     let mut channels = Vec::with_capacity(sampled.len());
     let mut samplers = Vec::with_capacity(sampled.len());
     for (j, s) in sampled {
@@ -439,22 +488,5 @@ fn write_animation(
             output,
         });
     }
-    let written = channels.len();
-    if written > 0 {
-        b.root.push(json::Animation {
-            extensions: None,
-            extras: None,
-            channels,
-            name: Some(name.to_string()),
-            samplers,
-        });
-    }
-    Ok(AnimationInfo {
-        name: name.to_string(),
-        file: String::new(),
-        slots: Vec::new(),
-        tracks: m.tracks.len(),
-        channels: written,
-        last_frame: last,
-    })
+    Ok((channels, samplers))
 }

@@ -130,6 +130,19 @@ impl Content {
     }
 }
 
+/// The document under construction: its builder, the node names given out so far and the
+/// report, with the space and content every step writes in.
+struct Doc {
+    b: Builder,
+    nameset: NameSet,
+    report: ExportReport,
+    space: Space,
+    content: Content,
+}
+
+/// Per skeleton: its skin and joint count, when it has joints.
+type Skins = Vec<Option<(Index<json::Skin>, usize)>>;
+
 fn export_inner(
     rig: &Rig,
     meshes: Vec<Cow<'_, Mesh>>,
@@ -138,23 +151,12 @@ fn export_inner(
     opts: &ExportOptions,
     content: Content,
 ) -> Result<Exported, ExportError> {
-    let mut space = Space::default_for(rig);
-    if let Some(s) = opts.scale {
-        if !(s.is_finite() && s > 0.0) {
-            return Err(ExportError::Scale(s));
-        }
-        space.scale = s;
-    }
+    let space = export_space(rig, opts)?;
     let mut report = ExportReport {
         space,
         ..ExportReport::default()
     };
-    for sk in &rig.skeletons {
-        sk.gate.clone().map_err(|failure| ExportError::Gate {
-            skeleton: sk.name.clone(),
-            failure,
-        })?;
-    }
+    check_gates(rig)?;
 
     // Joint names first, so that the names asked for win over wrapper and mesh node names.
     let requested = names::requested(rig, opts.names.as_ref(), &mut report.names_missing)?;
@@ -162,8 +164,87 @@ fn export_inner(
     // skeleton, a node a mesh, and the placeholder of an empty scene.
     let joints: usize = rig.skeletons.iter().map(|sk| sk.joints.len()).sum();
     let mut nameset = NameSet::with_capacity(joints + 2 * rig.skeletons.len() + meshes.len() + 1);
+    let joint_names = claim_joint_names(rig, &requested, &mut nameset, &mut report);
+
+    let mut b = Builder::default();
+    // Inverse bind matrices: 64 bytes per joint (a failed reservation only costs regrowth).
+    let ibm_bytes = rig
+        .skeletons
+        .iter()
+        .map(|sk| sk.joints.len().saturating_mul(64))
+        .fold(0, usize::saturating_add);
+    let _ = b.bin.try_reserve_exact(ibm_bytes);
+    let mut doc = Doc {
+        b,
+        nameset,
+        report,
+        space,
+        content,
+    };
+    let WrittenSkeletons {
+        mut scene_nodes,
+        skins,
+        joint_nodes,
+    } = write_skeletons(&mut doc, rig, joint_names)?;
+    let meshes = with_proxies(&mut doc, rig, meshes, &skins)?;
+    write_mesh_nodes(&mut doc, &meshes, &skins, &mut scene_nodes)?;
+
+    let format = rig.source.format();
+    let Doc { b, report, .. } = &mut doc;
+    report.textures = super::texture::attach(b, images, |i| format.material_for_index(i));
+    report.carried_models = archive.map(|t| t.carried_models()).unwrap_or_default();
+    let written = animation::write_motions(b, rig, &joint_nodes, motions, space)?;
+    report.animations = written.animations;
+    report.carried_motions = written.carried;
+    report.motion_misfits = written.misfits;
+
+    if scene_nodes.is_empty() {
+        scene_nodes.push(push_placeholder(&mut doc, rig));
+    }
+    write_scene(
+        &mut doc.b,
+        rig,
+        scene_nodes,
+        written.tags,
+        archive,
+        space,
+        content,
+    );
+    finish(doc.b, doc.report)
+}
+
+/// The space the export writes in: the rig's default, with the scale asked for.
+fn export_space(rig: &Rig, opts: &ExportOptions) -> Result<Space, ExportError> {
+    let mut space = Space::default_for(rig);
+    if let Some(s) = opts.scale {
+        if !(s.is_finite() && s > 0.0) {
+            return Err(ExportError::Scale(s));
+        }
+        space.scale = s;
+    }
+    Ok(space)
+}
+
+/// Refuses a rig with a skeleton that failed its gate.
+fn check_gates(rig: &Rig) -> Result<(), ExportError> {
+    for sk in &rig.skeletons {
+        sk.gate.clone().map_err(|failure| ExportError::Gate {
+            skeleton: sk.name.clone(),
+            failure,
+        })?;
+    }
+    Ok(())
+}
+
+/// Every skeleton's joint node names: the requested ones where free, else `{skeleton}_{k}`.
+fn claim_joint_names(
+    rig: &Rig,
+    requested: &[Vec<Cow<str>>],
+    nameset: &mut NameSet,
+    report: &mut ExportReport,
+) -> Vec<Vec<String>> {
     let mut joint_names: Vec<Vec<String>> = Vec::with_capacity(rig.skeletons.len());
-    for (sk, req) in rig.skeletons.iter().zip(&requested) {
+    for (sk, req) in rig.skeletons.iter().zip(requested) {
         let names = req
             .iter()
             .enumerate()
@@ -178,19 +259,26 @@ fn export_inner(
             .collect();
         joint_names.push(names);
     }
+    joint_names
+}
 
-    let mut b = Builder::default();
-    // Inverse bind matrices: 64 bytes per joint (a failed reservation only costs regrowth).
-    let ibm_bytes = rig
-        .skeletons
-        .iter()
-        .map(|sk| sk.joints.len().saturating_mul(64))
-        .fold(0, usize::saturating_add);
-    let _ = b.bin.try_reserve_exact(ibm_bytes);
+/// What writing the skeletons gives the rest of the export.
+struct WrittenSkeletons {
+    /// The nodes to put at the scene root.
+    scene_nodes: Vec<Index<Node>>,
+    skins: Skins,
+    /// Skeleton 0's joint nodes by joint index: what animations target.
+    joint_nodes: Vec<Index<Node>>,
+}
+
+/// Writes every skeleton with joints (see [`write_skeleton`]).
+fn write_skeletons(
+    doc: &mut Doc,
+    rig: &Rig,
+    mut joint_names: Vec<Vec<String>>,
+) -> Result<WrittenSkeletons, ExportError> {
     let mut scene_nodes: Vec<Index<Node>> = Vec::new();
-    // Per skeleton: its skin and joint count, when it has joints.
-    let mut skins: Vec<Option<(Index<json::Skin>, usize)>> = vec![None; rig.skeletons.len()];
-    // Skeleton 0's joint nodes by joint index: what animations target.
+    let mut skins: Skins = vec![None; rig.skeletons.len()];
     let mut joint_nodes: Vec<Index<Node>> = Vec::new();
     // Blender gives skins whose root joints share a parent (here: the scene root) one armature
     // between them, so with several skeletons each gets its own wrapper node (measured).
@@ -210,24 +298,15 @@ fn export_inner(
             .unwrap_or_default();
         // Stored values the f32 TRS cannot always hold ride beside it: without them the import
         // could not tell a whole-unit move from float noise.
-        let placements = match content {
+        let placements = match doc.content {
             Content::Full => rig.source.format().placements(s, sk),
             Content::Geometry => None,
         };
-        let (skin, top, wrapper) = write_skeleton(
-            &mut b,
-            (s, sk),
-            names,
-            placements,
-            space,
-            several,
-            content,
-            &mut nameset,
-            &mut report,
-        )?;
+        let (skin, top, wrapper) = write_skeleton(doc, (s, sk), names, placements, several)?;
         scene_nodes.extend(top);
         if s == 0 {
-            joint_nodes = b
+            joint_nodes = doc
+                .b
                 .root
                 .skins
                 .get(skin.value())
@@ -235,7 +314,7 @@ fn export_inner(
                 .unwrap_or_default();
         }
         skins[s] = Some((skin, sk.joints.len()));
-        report.skins.push(SkinInfo {
+        doc.report.skins.push(SkinInfo {
             skeleton: s,
             name: sk.name.clone(),
             joints: sk.joints.len(),
@@ -243,37 +322,61 @@ fn export_inner(
             proxy: false,
         });
     }
+    Ok(WrittenSkeletons {
+        scene_nodes,
+        skins,
+        joint_nodes,
+    })
+}
 
-    // Geometry: the rig's meshes, then a proxy for every skeleton no mesh is skinned to.
+/// The geometry to write, each with whether it is a proxy: the rig's meshes, then (for the
+/// whole document) a proxy for every skeleton with a skin no mesh is skinned to.
+fn with_proxies<'m>(
+    doc: &mut Doc,
+    rig: &Rig,
+    meshes: Vec<Cow<'m, Mesh>>,
+    skins: &Skins,
+) -> Result<Vec<(Cow<'m, Mesh>, bool)>, ExportError> {
     let mut meshes: Vec<(Cow<Mesh>, bool)> = meshes.into_iter().map(|m| (m, false)).collect();
     for (s, sk) in rig.skeletons.iter().enumerate() {
-        if content == Content::Geometry
+        if doc.content == Content::Geometry
             || skins.get(s).copied().flatten().is_none()
             || meshes.iter().any(|(m, _)| m.skeleton == Some(s))
         {
             continue;
         }
-        let proxy = skeleton_proxy(s, sk, PROXY_MIN_METRES / space.scale).map_err(|failure| {
-            ExportError::Gate {
-                skeleton: sk.name.clone(),
-                failure,
-            }
-        })?;
+        let proxy =
+            skeleton_proxy(s, sk, PROXY_MIN_METRES / doc.space.scale).map_err(|failure| {
+                ExportError::Gate {
+                    skeleton: sk.name.clone(),
+                    failure,
+                }
+            })?;
         if let Some(m) = proxy {
             meshes.push((Cow::Owned(m), true));
-            if let Some(info) = report.skins.iter_mut().find(|i| i.skeleton == s) {
+            if let Some(info) = doc.report.skins.iter_mut().find(|i| i.skeleton == s) {
                 info.proxy = true;
             }
         }
     }
+    Ok(meshes)
+}
+
+/// Writes every mesh (see [`write_mesh`]) and a scene root node for each one written.
+fn write_mesh_nodes(
+    doc: &mut Doc,
+    meshes: &[(Cow<Mesh>, bool)],
+    skins: &Skins,
+    scene_nodes: &mut Vec<Index<Node>>,
+) -> Result<(), ExportError> {
     let mesh_total = meshes
         .iter()
         .map(|(m, _)| mesh_bytes(m))
         .fold(0, usize::saturating_add);
-    let _ = b.bin.try_reserve_exact(mesh_total);
+    let _ = doc.b.bin.try_reserve_exact(mesh_total);
     for (i, (m, proxy)) in meshes.iter().enumerate() {
-        let written = write_mesh(&mut b, i, m, space, &skins, &mut report)?;
-        report.meshes.push(MeshInfo {
+        let written = write_mesh(doc, i, m, skins)?;
+        doc.report.meshes.push(MeshInfo {
             name: m.name.clone(),
             skeleton: m.skeleton,
             proxy: *proxy,
@@ -284,61 +387,78 @@ fn export_inner(
         let Some((mesh, skin)) = written else {
             continue;
         };
-        let tag = if *proxy {
-            content.extras(&Tagged {
-                rigtrip: ProxyTag {
-                    proxy: true,
-                    skeleton: m.skeleton,
-                },
-            })
-        } else {
-            content.extras(&Tagged {
-                rigtrip: MeshTag { mesh: i },
-            })
-        };
-        let name = nameset.claim(
-            || format!("mesh {i}"),
-            &m.name,
-            || format!("mesh{i}"),
-            &mut report.renamed,
-        );
-        // At the scene root without a transform: parent transforms do not apply to skinned meshes.
-        let node = b.root.push(Node {
-            name: Some(name),
-            mesh: Some(mesh),
-            skin,
-            extras: tag,
-            ..empty_node()
-        });
-        scene_nodes.push(node);
+        scene_nodes.push(push_mesh_node(doc, i, m, *proxy, mesh, skin));
     }
+    Ok(())
+}
 
-    let format = rig.source.format();
-    report.textures = super::texture::attach(&mut b, images, |i| format.material_for_index(i));
-    report.carried_models = archive.map(|t| t.carried_models()).unwrap_or_default();
-    let written = animation::write_motions(&mut b, rig, &joint_nodes, motions, space)?;
-    report.animations = written.animations;
-    report.carried_motions = written.carried;
-    report.motion_misfits = written.misfits;
-    let motion_tags = written.tags;
+/// Adds the node of mesh `i` (tagged as the rig's mesh or as a proxy).
+fn push_mesh_node(
+    doc: &mut Doc,
+    i: usize,
+    m: &Mesh,
+    proxy: bool,
+    mesh: Index<json::Mesh>,
+    skin: Option<Index<json::Skin>>,
+) -> Index<Node> {
+    let tag = if proxy {
+        doc.content.extras(&Tagged {
+            rigtrip: ProxyTag {
+                proxy: true,
+                skeleton: m.skeleton,
+            },
+        })
+    } else {
+        doc.content.extras(&Tagged {
+            rigtrip: MeshTag { mesh: i },
+        })
+    };
+    let name = doc.nameset.claim(
+        || format!("mesh {i}"),
+        &m.name,
+        || format!("mesh{i}"),
+        &mut doc.report.renamed,
+    );
+    // At the scene root without a transform: parent transforms do not apply to skinned meshes.
+    doc.b.root.push(Node {
+        name: Some(name),
+        mesh: Some(mesh),
+        skin,
+        extras: tag,
+        ..empty_node()
+    })
+}
 
-    if scene_nodes.is_empty() {
-        // A scene without nodes omits `nodes`, which readers such as the `gltf` crate reject;
-        // the scene must exist because it carries the file-level extras.
-        let name = nameset.claim(
-            || "placeholder".into(),
-            rig.kind(),
-            || "rigtrip".into(),
-            &mut report.renamed,
-        );
-        scene_nodes.push(b.root.push(Node {
-            name: Some(name),
-            extras: content.extras(&Tagged {
-                rigtrip: PlaceholderTag { placeholder: true },
-            }),
-            ..empty_node()
-        }));
-    }
+/// Adds the node of a scene that would have none.
+///
+/// A scene without nodes omits `nodes`, which readers such as the `gltf` crate reject; the
+/// scene must exist because it carries the file-level extras.
+fn push_placeholder(doc: &mut Doc, rig: &Rig) -> Index<Node> {
+    let name = doc.nameset.claim(
+        || "placeholder".into(),
+        rig.kind(),
+        || "rigtrip".into(),
+        &mut doc.report.renamed,
+    );
+    doc.b.root.push(Node {
+        name: Some(name),
+        extras: doc.content.extras(&Tagged {
+            rigtrip: PlaceholderTag { placeholder: true },
+        }),
+        ..empty_node()
+    })
+}
+
+/// Adds the scene (with the file-level extras) and the asset.
+fn write_scene(
+    b: &mut Builder,
+    rig: &Rig,
+    scene_nodes: Vec<Index<Node>>,
+    motion_tags: Vec<MotionFileTag>,
+    archive: Option<&super::archive::ArchiveTag>,
+    space: Space,
+    content: Content,
+) {
     let scene_extras = Tagged {
         rigtrip: SceneTag {
             format: rig.kind(),
@@ -365,7 +485,10 @@ fn export_inner(
         version: "2.0".into(),
         ..json::Asset::default()
     };
+}
 
+/// The finished document, refused when its GLB would exceed [`MAX_GLB`].
+fn finish(b: Builder, report: ExportReport) -> Result<Exported, ExportError> {
     let (root, bin) = b.finish();
     // The exact JSON length takes a serialisation; a cheap upper bound settles almost every case.
     let json_len = match glb::json_len_bound(&root) {
@@ -381,6 +504,8 @@ fn export_inner(
 
 /// A skeleton's skin, the nodes it puts at the scene root, and whether it got a wrapper.
 type WrittenSkeleton = (Index<json::Skin>, Vec<Index<Node>>, bool);
+/// A joint's local translation and rotation (x, y, z, w) as written.
+type LocalTrs = ([f32; 3], [f32; 4]);
 /// A written mesh and its skin (for skinned meshes).
 type WrittenMesh = (Index<json::Mesh>, Option<Index<json::Skin>>);
 
@@ -542,30 +667,68 @@ pub(crate) fn written_trs(
 /// Writes one skeleton's joint nodes (and wrapper), its IBMs and its skin. Returns the skin, the
 /// nodes to put at the scene root, and whether a wrapper was added (always when `wrap`, else
 /// only for several roots).
-#[allow(clippy::too_many_arguments)]
 fn write_skeleton(
-    b: &mut Builder,
+    doc: &mut Doc,
     (s, sk): (usize, &Skeleton),
     names: Vec<String>,
     placements: Option<Vec<Placement>>,
-    space: Space,
     wrap: bool,
-    content: Content,
-    nameset: &mut NameSet,
-    report: &mut ExportReport,
 ) -> Result<WrittenSkeleton, ExportError> {
     let n = sk.joints.len();
-    let joint_err = |k: usize, problem: String| ExportError::Joint {
+    let trs = written_locals(s, sk, doc.space, &mut doc.report)?;
+    let ibms = inverse_binds(sk, &trs)?;
+
+    let roots: Vec<usize> = sk.roots().collect();
+    // Joints without a common root are a validator error (SKIN_NO_COMMON_ROOT).
+    let wrapper = wrap || roots.len() > 1;
+    let wrapper_node = wrapper.then(|| push_wrapper(doc, s, sk));
+    let b = &mut doc.b;
+    let base = b.root.nodes.len();
+    let node_of = |k: usize| Index::<Node>::new((base + k) as u32);
+    push_joint_nodes(b, (s, sk), names, placements, &trs, doc.content);
+    let top: Vec<Index<Node>> = match wrapper_node {
+        Some(w) => {
+            if let Some(node) = b.root.nodes.get_mut(w.value()) {
+                node.children = Some(roots.iter().map(|&r| node_of(r)).collect());
+            }
+            vec![w]
+        }
+        None => roots.iter().map(|&r| node_of(r)).collect(),
+    };
+    let ibm = b.floats(&ibms, None, false, "");
+    let skin = b.root.push(json::Skin {
+        extensions: None,
+        extras: None,
+        inverse_bind_matrices: Some(ibm),
+        joints: (0..n).map(node_of).collect(),
+        name: Some(sk.name.clone()),
+        skeleton: top.first().copied(),
+    });
+    Ok((skin, top, wrapper))
+}
+
+/// The error for joint `k` of `sk`.
+fn joint_error(sk: &Skeleton, k: usize, problem: String) -> ExportError {
+    ExportError::Joint {
         skeleton: sk.name.clone(),
         joint: k,
         name: sk.joints.get(k).map(|j| j.name.clone()).unwrap_or_default(),
         problem,
-    };
+    }
+}
 
-    // Local TRS in glTF space, as the f32 values that will be written.
-    let mut trs: Vec<([f32; 3], [f32; 4])> = Vec::with_capacity(n);
+/// Every joint's local TRS in glTF space, as the f32 values that will be written (see
+/// [`written_trs`]); the joints whose rotation had to be normalised go to the report.
+fn written_locals(
+    s: usize,
+    sk: &Skeleton,
+    space: Space,
+    report: &mut ExportReport,
+) -> Result<Vec<LocalTrs>, ExportError> {
+    let mut trs: Vec<LocalTrs> = Vec::with_capacity(sk.joints.len());
     for (k, j) in sk.joints.iter().enumerate() {
-        let written = written_trs(space, j.translation, j.rotation).map_err(|e| joint_err(k, e))?;
+        let written =
+            written_trs(space, j.translation, j.rotation).map_err(|e| joint_error(sk, k, e))?;
         if written.normalised {
             report.normalised_rotations.push(JointRef {
                 skeleton: s,
@@ -574,8 +737,13 @@ fn write_skeleton(
         }
         trs.push((written.translation, written.rotation));
     }
+    Ok(trs)
+}
 
-    // World matrices from the written values, parents first.
+/// The inverse bind matrices of `sk`: the inverses of the world matrices composed from the
+/// written local values `trs`, parents first.
+fn inverse_binds(sk: &Skeleton, trs: &[LocalTrs]) -> Result<Vec<[f32; 16]>, ExportError> {
+    let n = sk.joints.len();
     let order = topological_order(&sk.joints).map_err(|failure| ExportError::Gate {
         skeleton: sk.name.clone(),
         failure,
@@ -601,37 +769,48 @@ fn write_skeleton(
         m[11] = 0.0;
         m[15] = 1.0;
         if !(w.is_finite() && m.iter().all(|x| x.is_finite())) {
-            return Err(joint_err(
+            return Err(joint_error(
+                sk,
                 k,
                 "its rest world transform is not finite in 32-bit floats".into(),
             ));
         }
         ibms.push(m);
     }
+    Ok(ibms)
+}
 
-    let roots: Vec<usize> = sk.roots().collect();
-    // Joints without a common root are a validator error (SKIN_NO_COMMON_ROOT).
-    let wrapper = wrap || roots.len() > 1;
-    let wrapper_node = if wrapper {
-        let name = nameset.claim(
-            || format!("wrapper {}", sk.name),
-            &sk.name,
-            || format!("skeleton{s}"),
-            &mut report.renamed,
-        );
-        Some(b.root.push(Node {
-            name: Some(name),
-            extras: content.extras(&Tagged {
-                rigtrip: WrapperTag {
-                    skeleton: s,
-                    wrapper: true,
-                },
-            }),
-            ..empty_node()
-        }))
-    } else {
-        None
-    };
+/// Adds the wrapper node of skeleton `s` (its children are set once the joints exist).
+fn push_wrapper(doc: &mut Doc, s: usize, sk: &Skeleton) -> Index<Node> {
+    let name = doc.nameset.claim(
+        || format!("wrapper {}", sk.name),
+        &sk.name,
+        || format!("skeleton{s}"),
+        &mut doc.report.renamed,
+    );
+    doc.b.root.push(Node {
+        name: Some(name),
+        extras: doc.content.extras(&Tagged {
+            rigtrip: WrapperTag {
+                skeleton: s,
+                wrapper: true,
+            },
+        }),
+        ..empty_node()
+    })
+}
+
+/// Adds one node per joint of `sk`, in joint order from the next free node, with its name,
+/// children, written TRS and tag.
+fn push_joint_nodes(
+    b: &mut Builder,
+    (s, sk): (usize, &Skeleton),
+    names: Vec<String>,
+    placements: Option<Vec<Placement>>,
+    trs: &[LocalTrs],
+    content: Content,
+) {
+    let n = sk.joints.len();
     let base = b.root.nodes.len();
     let node_of = |k: usize| Index::<Node>::new((base + k) as u32);
     let mut children: Vec<Vec<Index<Node>>> = vec![Vec::new(); n];
@@ -666,25 +845,6 @@ fn write_skeleton(
             ..empty_node()
         });
     }
-    let top: Vec<Index<Node>> = match wrapper_node {
-        Some(w) => {
-            if let Some(node) = b.root.nodes.get_mut(w.value()) {
-                node.children = Some(roots.iter().map(|&r| node_of(r)).collect());
-            }
-            vec![w]
-        }
-        None => roots.iter().map(|&r| node_of(r)).collect(),
-    };
-    let ibm = b.floats(&ibms, None, false, "");
-    let skin = b.root.push(json::Skin {
-        extensions: None,
-        extras: None,
-        inverse_bind_matrices: Some(ibm),
-        joints: (0..n).map(node_of).collect(),
-        name: Some(sk.name.clone()),
-        skeleton: top.first().copied(),
-    });
-    Ok((skin, top, wrapper))
 }
 
 /// At least the bytes [`write_mesh`] appends for `m`, padding included.
@@ -703,138 +863,33 @@ fn mesh_bytes(m: &Mesh) -> usize {
 /// Writes mesh `i` as one primitive; `None` when it has no vertices or no triangles. Returns the
 /// mesh and, for a skinned one, its skin.
 fn write_mesh(
-    b: &mut Builder,
+    doc: &mut Doc,
     i: usize,
     m: &Mesh,
-    space: Space,
     skins: &[Option<(Index<json::Skin>, usize)>],
-    report: &mut ExportReport,
 ) -> Result<Option<WrittenMesh>, ExportError> {
     let err = |problem: String| ExportError::Mesh {
         mesh: i,
         name: m.name.clone(),
         problem,
     };
-    let n = m.positions.len();
-    let skin = match m.skeleton {
-        None => None,
-        Some(s) => match skins.get(s) {
-            Some(Some(skin)) => Some(*skin),
-            Some(None) => return Err(err(format!("skinned to skeleton {s}, which has no joints"))),
-            None => {
-                return Err(err(format!(
-                    "skinned to skeleton {s}, but the rig has {} skeletons",
-                    skins.len()
-                )))
-            }
-        },
-    };
-    for (what, len) in [
-        ("normals", m.normals.len()),
-        ("uvs", m.uvs.len()),
-        ("colors", m.colors.len()),
-    ] {
-        if len != 0 && len != n {
-            return Err(err(format!("{len} {what} for {n} vertices")));
-        }
-    }
-    if skin.is_some() && (m.joints.len() != n || m.weights.len() != n) {
-        return Err(err(format!(
-            "skinned, but has {} joint and {} weight entries for {n} vertices",
-            m.joints.len(),
-            m.weights.len()
-        )));
-    }
-    if n == 0 || m.triangles.is_empty() {
+    let skin = mesh_skin(m, skins).map_err(err)?;
+    check_mesh(m, skin.is_some()).map_err(err)?;
+    if m.positions.is_empty() || m.triangles.is_empty() {
         return Ok(None);
     }
-    if n > u32::MAX as usize {
-        return Err(err(format!("{n} vertices, more than 32-bit indices reach")));
-    }
-    for (t, tri) in m.triangles.iter().enumerate() {
-        if let Some(&v) = tri.iter().find(|&&v| v as usize >= n) {
-            return Err(err(format!(
-                "triangle {t} uses vertex {v}, but there are {n} vertices"
-            )));
-        }
-    }
-
-    let mut positions: Vec<[f32; 3]> = Vec::with_capacity(n);
-    for (v, p) in m.positions.iter().enumerate() {
-        let q = space.point(DVec3::from_array(*p));
-        let q = [f32_of(q.x), f32_of(q.y), f32_of(q.z)];
-        if !q.iter().all(|c| c.is_finite()) {
-            return Err(err(format!(
-                "vertex {v}: position {p:?} is not finite in 32-bit floats"
-            )));
-        }
-        positions.push(q);
-    }
-
-    let normals = if m.normals.is_empty() {
-        None
-    } else {
-        let mut face: Option<Vec<DVec3>> = None;
-        let mut out = Vec::with_capacity(n);
-        for (v, nv) in m.normals.iter().enumerate() {
-            let d = space.direction(DVec3::from_array(*nv));
-            let len = d.length();
-            let unit = if len.is_finite() && len > 0.0 && (d / len).is_finite() {
-                d / len
-            } else {
-                report.fixed_normals.push(VertexRef { mesh: i, vertex: v });
-                let face = face.get_or_insert_with(|| face_normals(&positions, &m.triangles));
-                face.get(v)
-                    .copied()
-                    .filter(|f| *f != DVec3::ZERO)
-                    .unwrap_or(DVec3::Y)
-            };
-            out.push([f32_of(unit.x), f32_of(unit.y), f32_of(unit.z)]);
-        }
-        Some(out)
-    };
-
-    let mut uvs: Vec<[f32; 2]> = Vec::with_capacity(m.uvs.len());
-    for (v, uv) in m.uvs.iter().enumerate() {
-        let q = [f32_of(uv[0]), f32_of(uv[1])];
-        if !q.iter().all(|c| c.is_finite()) {
-            return Err(err(format!("vertex {v}: uv {uv:?} is not finite")));
-        }
-        uvs.push(q);
-    }
-
-    let mut colors: Vec<[f32; 4]> = Vec::with_capacity(m.colors.len());
-    for (v, c) in m.colors.iter().enumerate() {
-        let mut clamped = false;
-        let q = c.map(|x| {
-            let y = if x.is_finite() {
-                x.clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            clamped |= y != x;
-            f32_of(y)
-        });
-        if clamped {
-            report.clamped_colors.push(VertexRef { mesh: i, vertex: v });
-        }
-        colors.push(q);
-    }
-
+    check_triangles(m).map_err(err)?;
+    let report = &mut doc.report;
+    let positions = written_positions(m, doc.space).map_err(err)?;
+    let normals = written_normals(i, m, doc.space, &positions, report);
+    let uvs = written_uvs(m).map_err(err)?;
+    let colors = written_colors(i, m, report);
     let influences = match skin {
         None => None,
-        Some((_, joint_count)) => {
-            let mut js = Vec::with_capacity(n);
-            let mut ws = Vec::with_capacity(n);
-            for (v, (j, w)) in m.joints.iter().zip(&m.weights).enumerate() {
-                let (j, w) = influence(i, v, *j, *w, joint_count, report).map_err(err)?;
-                js.push(j);
-                ws.push(w);
-            }
-            Some((js, ws, joint_count > 256))
-        }
+        Some((_, joint_count)) => Some(written_influences(i, m, joint_count, report).map_err(err)?),
     };
 
+    let b = &mut doc.b;
     let mut attributes = std::collections::BTreeMap::new();
     let array = Some(Target::ArrayBuffer);
     attributes.insert(
@@ -884,6 +939,170 @@ fn write_mesh(
         weights: None,
     });
     Ok(Some((mesh, skin.map(|(s, _)| s))))
+}
+
+/// The skin (and its joint count) of the skeleton `m` is skinned to, if any; that skeleton
+/// must exist and have joints.
+fn mesh_skin(
+    m: &Mesh,
+    skins: &[Option<(Index<json::Skin>, usize)>],
+) -> Result<Option<(Index<json::Skin>, usize)>, String> {
+    match m.skeleton {
+        None => Ok(None),
+        Some(s) => match skins.get(s) {
+            Some(Some(skin)) => Ok(Some(*skin)),
+            Some(None) => Err(format!("skinned to skeleton {s}, which has no joints")),
+            None => Err(format!(
+                "skinned to skeleton {s}, but the rig has {} skeletons",
+                skins.len()
+            )),
+        },
+    }
+}
+
+/// Refuses per-vertex attributes whose count is not the vertex count (influences only
+/// matter when `skinned`).
+fn check_mesh(m: &Mesh, skinned: bool) -> Result<(), String> {
+    let n = m.positions.len();
+    for (what, len) in [
+        ("normals", m.normals.len()),
+        ("uvs", m.uvs.len()),
+        ("colors", m.colors.len()),
+    ] {
+        if len != 0 && len != n {
+            return Err(format!("{len} {what} for {n} vertices"));
+        }
+    }
+    if skinned && (m.joints.len() != n || m.weights.len() != n) {
+        return Err(format!(
+            "skinned, but has {} joint and {} weight entries for {n} vertices",
+            m.joints.len(),
+            m.weights.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses more vertices than 32-bit indices reach and triangles using a vertex that is not
+/// there.
+fn check_triangles(m: &Mesh) -> Result<(), String> {
+    let n = m.positions.len();
+    if n > u32::MAX as usize {
+        return Err(format!("{n} vertices, more than 32-bit indices reach"));
+    }
+    for (t, tri) in m.triangles.iter().enumerate() {
+        if let Some(&v) = tri.iter().find(|&&v| v as usize >= n) {
+            return Err(format!(
+                "triangle {t} uses vertex {v}, but there are {n} vertices"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The positions as written: in glTF space, f32, refused where not finite.
+fn written_positions(m: &Mesh, space: Space) -> Result<Vec<[f32; 3]>, String> {
+    let mut positions: Vec<[f32; 3]> = Vec::with_capacity(m.positions.len());
+    for (v, p) in m.positions.iter().enumerate() {
+        let q = space.point(DVec3::from_array(*p));
+        let q = [f32_of(q.x), f32_of(q.y), f32_of(q.z)];
+        if !q.iter().all(|c| c.is_finite()) {
+            return Err(format!(
+                "vertex {v}: position {p:?} is not finite in 32-bit floats"
+            ));
+        }
+        positions.push(q);
+    }
+    Ok(positions)
+}
+
+/// The normals as written (none when the mesh has none): unit vectors in glTF space, where one
+/// cannot be normalised the face normal (or +Y), reported as fixed.
+fn written_normals(
+    i: usize,
+    m: &Mesh,
+    space: Space,
+    positions: &[[f32; 3]],
+    report: &mut ExportReport,
+) -> Option<Vec<[f32; 3]>> {
+    if m.normals.is_empty() {
+        return None;
+    }
+    let mut face: Option<Vec<DVec3>> = None;
+    let mut out = Vec::with_capacity(m.positions.len());
+    for (v, nv) in m.normals.iter().enumerate() {
+        let d = space.direction(DVec3::from_array(*nv));
+        let len = d.length();
+        let unit = if len.is_finite() && len > 0.0 && (d / len).is_finite() {
+            d / len
+        } else {
+            report.fixed_normals.push(VertexRef { mesh: i, vertex: v });
+            let face = face.get_or_insert_with(|| face_normals(positions, &m.triangles));
+            face.get(v)
+                .copied()
+                .filter(|f| *f != DVec3::ZERO)
+                .unwrap_or(DVec3::Y)
+        };
+        out.push([f32_of(unit.x), f32_of(unit.y), f32_of(unit.z)]);
+    }
+    Some(out)
+}
+
+/// The UVs as written (f32), refused where not finite.
+fn written_uvs(m: &Mesh) -> Result<Vec<[f32; 2]>, String> {
+    let mut uvs: Vec<[f32; 2]> = Vec::with_capacity(m.uvs.len());
+    for (v, uv) in m.uvs.iter().enumerate() {
+        let q = [f32_of(uv[0]), f32_of(uv[1])];
+        if !q.iter().all(|c| c.is_finite()) {
+            return Err(format!("vertex {v}: uv {uv:?} is not finite"));
+        }
+        uvs.push(q);
+    }
+    Ok(uvs)
+}
+
+/// The colours as written: clamped to 0..=1 (non-finite to 0), the clamped ones reported.
+fn written_colors(i: usize, m: &Mesh, report: &mut ExportReport) -> Vec<[f32; 4]> {
+    let mut colors: Vec<[f32; 4]> = Vec::with_capacity(m.colors.len());
+    for (v, c) in m.colors.iter().enumerate() {
+        let mut clamped = false;
+        let q = c.map(|x| {
+            let y = if x.is_finite() {
+                x.clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            clamped |= y != x;
+            f32_of(y)
+        });
+        if clamped {
+            report.clamped_colors.push(VertexRef { mesh: i, vertex: v });
+        }
+        colors.push(q);
+    }
+    colors
+}
+
+/// Every vertex's joints and weights as written, and whether the joints need 16 bits.
+type Influences = (Vec<[u16; 4]>, Vec<[f32; 4]>, bool);
+
+/// Every vertex's joints and weights as written (see [`influence`]), and whether the joints
+/// need 16 bits (more than 256 joints).
+fn written_influences(
+    i: usize,
+    m: &Mesh,
+    joint_count: usize,
+    report: &mut ExportReport,
+) -> Result<Influences, String> {
+    let n = m.positions.len();
+    let mut js = Vec::with_capacity(n);
+    let mut ws = Vec::with_capacity(n);
+    for (v, (j, w)) in m.joints.iter().zip(&m.weights).enumerate() {
+        let (j, w) = influence(i, v, *j, *w, joint_count, report)?;
+        js.push(j);
+        ws.push(w);
+    }
+    Ok((js, ws, joint_count > 256))
 }
 
 /// The material named `name`, added the first time a mesh names it (a plain material: the

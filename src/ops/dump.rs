@@ -549,108 +549,13 @@ fn block_pointer(part: BlockPart) -> String {
 /// from the error's typed fields (which structure, which field, the values that disagree).
 /// An error about no one value (holes, sizes) points at `/file` with the writer's message.
 fn dmc3_error(e: &Dmc3Error) -> DumpError {
-    let whole = || unwritable("/file", crate::chain(e));
-    match e {
-        Dmc3Error::Inconsistent { what, problem } => match (what, problem) {
-            (
-                _,
-                Problem::BlockLink {
-                    field: LinkField::BoneCount,
-                    bone_count,
-                    nodes,
-                    ..
-                },
-            ) => unwritable(
-                "/file/container/header/bone_count",
-                format!("is {bone_count} but /file/block/transforms holds {nodes} records"),
-            ),
-            (
-                _,
-                Problem::BlockLink {
-                    field: LinkField::BlockOffset,
-                    block_offset,
-                    offset,
-                    ..
-                },
-            ) => unwritable(
-                "/file/container/header/block_offset",
-                format!("is {block_offset:#x} but /file/block/offset is {offset:#x}"),
-            ),
-            (
-                _,
-                Problem::NoBlock {
-                    bone_count,
-                    block_offset,
-                },
-            ) => unwritable(
-                "/file/block",
-                format!(
-                    "is missing but the header names a block of {bone_count} nodes at {block_offset:#x}"
-                ),
-            ),
-            (
-                Place::At {
-                    label: label @ Label::MeshRecord { .. },
-                    ..
-                },
-                problem,
-            ) => {
-                let record = dmc3_pointer(label);
-                let mesh = record.trim_end_matches("/record");
-                match problem {
-                    Problem::Variant { record: r, container } => unwritable(
-                        format!("{record}/variant"),
-                        format!(
-                            "a {} mesh record in a {} container",
-                            r.name(),
-                            container.name()
-                        ),
-                    ),
-                    Problem::ForeignStream { container, kind } => unwritable(
-                        format!("{mesh}/{}", stream_field(*kind)),
-                        format!(
-                            "a {} mesh has no {}; it must be empty",
-                            container.name(),
-                            kind.name()
-                        ),
-                    ),
-                    _ => whole(),
-                }
-            }
-            (Place::At { label, offset }, Problem::SharedStream { first }) => unwritable(
-                dmc3_pointer(label),
-                format!(
-                    "shares offset {offset:#x} with {} but holds other data; \
-                     edit both or give one its own offset",
-                    dmc3_pointer(first)
-                ),
-            ),
-            (_, Problem::BlockArray { array, len, nodes }) => unwritable(
-                block_pointer(*array),
-                format!("holds {len} entries but /file/block/transforms holds {nodes} records"),
-            ),
-            (
-                _,
-                Problem::PaddingOutside {
-                    index,
-                    start,
-                    end,
-                    extent,
-                },
-            ) => unwritable(
-                block_pointer(BlockPart::Padding(*index)),
-                format!(
-                    "padding at block-relative {start:#x}..{end:#x} lies outside the block's extent \
-                     {extent:#x} (set by /file/block/rels)"
-                ),
-            ),
-            _ => whole(),
-        },
+    let pointed = match e {
+        Dmc3Error::Inconsistent { what, problem } => inconsistent_error(what, problem),
         Dmc3Error::WriteOverlap {
             overlap: o,
             first,
             second,
-        } => unwritable(
+        } => Some(unwritable(
             dmc3_pointer(second),
             format!(
                 "its bytes {:#x}..{:#x} overlap {} ({:#x}..{:#x})",
@@ -660,7 +565,7 @@ fn dmc3_error(e: &Dmc3Error) -> DumpError {
                 o.first_start,
                 o.first_end
             ),
-        ),
+        )),
         Dmc3Error::BlockOverlap {
             overlap: o,
             block,
@@ -668,7 +573,7 @@ fn dmc3_error(e: &Dmc3Error) -> DumpError {
             second,
         } => {
             let rel = |x: u64| x.saturating_sub(*block);
-            unwritable(
+            Some(unwritable(
                 block_pointer(*second),
                 format!(
                     "its block-relative bytes {:#x}..{:#x} overlap {} ({:#x}..{:#x})",
@@ -678,9 +583,118 @@ fn dmc3_error(e: &Dmc3Error) -> DumpError {
                     rel(o.first_start),
                     rel(o.first_end)
                 ),
-            )
+            ))
         }
-        _ => whole(),
+        _ => None,
+    };
+    pointed.unwrap_or_else(|| unwritable("/file", crate::chain(e)))
+}
+
+/// An inconsistency at `what` as the value it is about, `None` when it is about no one value.
+fn inconsistent_error(what: &Place, problem: &Problem) -> Option<DumpError> {
+    if let Some(header) = header_link_error(problem) {
+        return Some(header);
+    }
+    Some(match (what, problem) {
+        (
+            Place::At {
+                label: label @ Label::MeshRecord { .. },
+                ..
+            },
+            problem,
+        ) => return mesh_record_error(label, problem),
+        (Place::At { label, offset }, Problem::SharedStream { first }) => unwritable(
+            dmc3_pointer(label),
+            format!(
+                "shares offset {offset:#x} with {} but holds other data; \
+                 edit both or give one its own offset",
+                dmc3_pointer(first)
+            ),
+        ),
+        (_, Problem::BlockArray { array, len, nodes }) => unwritable(
+            block_pointer(*array),
+            format!("holds {len} entries but /file/block/transforms holds {nodes} records"),
+        ),
+        (
+            _,
+            Problem::PaddingOutside {
+                index,
+                start,
+                end,
+                extent,
+            },
+        ) => unwritable(
+            block_pointer(BlockPart::Padding(*index)),
+            format!(
+                "padding at block-relative {start:#x}..{end:#x} lies outside the block's extent \
+                 {extent:#x} (set by /file/block/rels)"
+            ),
+        ),
+        _ => return None,
+    })
+}
+
+/// A header field that disagrees with the block (or names a block that is missing), wherever
+/// the writer found it.
+fn header_link_error(problem: &Problem) -> Option<DumpError> {
+    Some(match problem {
+        Problem::BlockLink {
+            field: LinkField::BoneCount,
+            bone_count,
+            nodes,
+            ..
+        } => unwritable(
+            "/file/container/header/bone_count",
+            format!("is {bone_count} but /file/block/transforms holds {nodes} records"),
+        ),
+        Problem::BlockLink {
+            field: LinkField::BlockOffset,
+            block_offset,
+            offset,
+            ..
+        } => unwritable(
+            "/file/container/header/block_offset",
+            format!("is {block_offset:#x} but /file/block/offset is {offset:#x}"),
+        ),
+        Problem::NoBlock {
+            bone_count,
+            block_offset,
+        } => unwritable(
+            "/file/block",
+            format!(
+                "is missing but the header names a block of {bone_count} nodes at {block_offset:#x}"
+            ),
+        ),
+        _ => return None,
+    })
+}
+
+/// A problem with the mesh record `label` as the value it is about (its variant or a stream
+/// it must not have), `None` for any other problem.
+fn mesh_record_error(label: &Label, problem: &Problem) -> Option<DumpError> {
+    let record = dmc3_pointer(label);
+    let mesh = record.trim_end_matches("/record");
+    match problem {
+        Problem::Variant {
+            record: r,
+            container,
+        } => Some(unwritable(
+            format!("{record}/variant"),
+            format!(
+                "a {} mesh record in a {} container",
+                r.name(),
+                container.name()
+            ),
+        )),
+        Problem::ForeignStream { container, kind } => Some(unwritable(
+            format!("{mesh}/{}", stream_field(*kind)),
+            format!(
+                "a {} mesh has no {}; it must be empty",
+                container.name(),
+                kind.name()
+            ),
+        )),
+        _ => None,
     }
 }
 
@@ -1374,7 +1388,26 @@ fn motion_defs(defs: &mut Map<String, Value>) {
             }
         }
     }));
-    defs.insert("pacFile".into(), json!({
+    defs.insert("pacFile".into(), pac_file_def());
+    texture_defs(defs);
+    let records = [
+        (MotHeader::SCHEMA_NAME, MotHeader::schema()),
+        (TrackHead::SCHEMA_NAME, TrackHead::schema()),
+        (TangentRanges::SCHEMA_NAME, TangentRanges::schema()),
+        (KeyF32::SCHEMA_NAME, KeyF32::schema()),
+        (KeyF32Hermite::SCHEMA_NAME, KeyF32Hermite::schema()),
+        (KeyU16::SCHEMA_NAME, KeyU16::schema()),
+        (KeyU16Hermite::SCHEMA_NAME, KeyU16Hermite::schema()),
+    ];
+    for (name, schema) in records {
+        defs.insert(name.into(), schema);
+    }
+}
+
+/// The dump schema of a DMC3 archive (`pacFile`): its members are motions, models, PTX
+/// bundles, textures, archives or opaque bytes.
+fn pac_file_def() -> Value {
+    json!({
         "description": "A DMC3 archive (docs/formats.md): the slot table (0 = empty), the bytes between it and the first member, the members in offset order, each following the previous one.",
         "type": "object",
         "additionalProperties": false,
@@ -1443,20 +1476,7 @@ fn motion_defs(defs: &mut Map<String, Value>) {
                 }
             }
         }
-    }));
-    texture_defs(defs);
-    let records = [
-        (MotHeader::SCHEMA_NAME, MotHeader::schema()),
-        (TrackHead::SCHEMA_NAME, TrackHead::schema()),
-        (TangentRanges::SCHEMA_NAME, TangentRanges::schema()),
-        (KeyF32::SCHEMA_NAME, KeyF32::schema()),
-        (KeyF32Hermite::SCHEMA_NAME, KeyF32Hermite::schema()),
-        (KeyU16::SCHEMA_NAME, KeyU16::schema()),
-        (KeyU16Hermite::SCHEMA_NAME, KeyU16Hermite::schema()),
-    ];
-    for (name, schema) in records {
-        defs.insert(name.into(), schema);
-    }
+    })
 }
 
 /// The dump schema of PTX bundles and gfxTexture entries.

@@ -149,13 +149,22 @@ pub fn check_gate(
             ),
         ));
     }
-    // (1) a full permutation.
+    let pos_of = order_positions(order, n)?;
+    check_roots(parents, order)?;
+    let parent_of = parent_nodes(parents, order)?;
+    check_acyclic(&parent_of, &pos_of)?;
+    check_parents_earlier(order, &parent_of, &pos_of)?;
+    check_finite(order, records)
+}
+
+/// (1) `order` is a full permutation of the `n` nodes: each node's position in it.
+fn order_positions(order: &[u8], n: usize) -> Result<Vec<usize>, GateFailure> {
     let mut pos_of = vec![usize::MAX; n];
     for (i, &node) in order.iter().enumerate() {
         let node = node as usize;
         if node >= n {
             return Err(fail(
-                OrderIsPermutation,
+                GateCondition::OrderIsPermutation,
                 Some(i),
                 None,
                 format!("node {node} at position {i}, but there are {n} nodes"),
@@ -163,7 +172,7 @@ pub fn check_gate(
         }
         if pos_of[node] != usize::MAX {
             return Err(fail(
-                OrderIsPermutation,
+                GateCondition::OrderIsPermutation,
                 Some(i),
                 Some(node),
                 format!("node {node} stands at positions {} and {i}", pos_of[node]),
@@ -171,27 +180,36 @@ pub fn check_gate(
         }
         pos_of[node] = i;
     }
-    // (2) no root anywhere but position 0.
-    for i in 1..n {
+    Ok(pos_of)
+}
+
+/// (2) no root anywhere but position 0, and (3) the node at position 0 is a root (`parents`
+/// and `order` are as long, and not empty).
+fn check_roots(parents: &[i8], order: &[u8]) -> Result<(), GateFailure> {
+    for i in 1..parents.len() {
         if parents[i] == -1 {
             return Err(fail(
-                RootFirst,
+                GateCondition::RootFirst,
                 Some(i),
                 Some(order[i] as usize),
                 format!("node {} has parent -1 at order position {i}", order[i]),
             ));
         }
     }
-    // (3) the node at position 0 is a root.
     if parents[0] != -1 {
         return Err(fail(
-            RootParentNone,
+            GateCondition::RootParentNone,
             Some(0),
             Some(order[0] as usize),
             format!("node {} at position 0 has parent {}", order[0], parents[0]),
         ));
     }
-    // Every non-root parent names a node.
+    Ok(())
+}
+
+/// Each node's parent, every non-root parent naming a node.
+fn parent_nodes(parents: &[i8], order: &[u8]) -> Result<Vec<Option<usize>>, GateFailure> {
+    let n = parents.len();
     let mut parent_of = vec![None; n];
     for i in 1..n {
         let node = order[i] as usize;
@@ -199,7 +217,7 @@ pub fn check_gate(
             Some(p) => parent_of[node] = Some(p),
             None => {
                 return Err(fail(
-                    ParentInRange,
+                    GateCondition::ParentInRange,
                     Some(i),
                     Some(node),
                     format!("parent {} is not a node (there are {n})", parents[i]),
@@ -207,7 +225,12 @@ pub fn check_gate(
             }
         }
     }
-    // (5) acyclic: walk up from every node; 1 = on the current chain, 2 = known to reach root.
+    Ok(parent_of)
+}
+
+/// (5) acyclic: walks up from every node; 1 = on the current chain, 2 = known to reach root.
+fn check_acyclic(parent_of: &[Option<usize>], pos_of: &[usize]) -> Result<(), GateFailure> {
+    let n = parent_of.len();
     let mut state = vec![0u8; n];
     let mut chain = Vec::new();
     for start in 0..n {
@@ -222,7 +245,7 @@ pub fn check_gate(
         }
         if state[j] == 1 && parent_of[j].is_some() {
             return Err(fail(
-                Acyclic,
+                GateCondition::Acyclic,
                 Some(pos_of[j]),
                 Some(j),
                 format!("node {j} is its own ancestor"),
@@ -232,13 +255,21 @@ pub fn check_gate(
             state[c] = 2;
         }
     }
-    // (4) parents evaluated earlier.
+    Ok(())
+}
+
+/// (4) parents evaluated earlier.
+fn check_parents_earlier(
+    order: &[u8],
+    parent_of: &[Option<usize>],
+    pos_of: &[usize],
+) -> Result<(), GateFailure> {
     for (i, &node) in order.iter().enumerate().skip(1) {
         let node = node as usize;
         if let Some(p) = parent_of[node] {
             if pos_of[p] >= i {
                 return Err(fail(
-                    ParentEvaluatedEarlier,
+                    GateCondition::ParentEvaluatedEarlier,
                     Some(i),
                     Some(node),
                     format!(
@@ -249,8 +280,12 @@ pub fn check_gate(
             }
         }
     }
-    // (6) finite local transforms (+0x0C magnitude and +0x1C are not part of the local
-    // transform the engine builds, so they may hold anything).
+    Ok(())
+}
+
+/// (6) finite local transforms (+0x0C magnitude and +0x1C are not part of the local
+/// transform the engine builds, so they may hold anything).
+fn check_finite(order: &[u8], records: &[NodeTransform]) -> Result<(), GateFailure> {
     for (i, &node) in order.iter().enumerate() {
         let r = &records[node as usize];
         let fields = [
@@ -264,7 +299,7 @@ pub fn check_gate(
         for (name, bits) in fields {
             if !f32::from_bits(bits).is_finite() {
                 return Err(fail(
-                    FiniteTransforms,
+                    GateCondition::FiniteTransforms,
                     Some(i),
                     Some(node as usize),
                     format!(

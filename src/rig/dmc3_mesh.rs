@@ -36,7 +36,7 @@ use super::mesh::{IncomingMesh, Mesh as IrMesh, MeshRefusal, MeshWrite, MeshWrit
 use super::space::Space;
 use crate::native::dmc3::container::check_counts;
 use crate::native::dmc3::container::{ContainerKind, Mesh, MeshVariant, Object};
-use crate::native::dmc3::strip::encode_strips;
+use crate::native::dmc3::strip::{encode_strips, Strips};
 
 /// Writes `incoming` into the shell's container (see the module doc). `space` turns native
 /// points into what the user sees and `names` joint indices into the joints' names, for
@@ -47,157 +47,202 @@ pub(crate) fn write_meshes(
     space: Space,
     names: &[String],
 ) -> Result<MeshWrite, MeshRefusal> {
-    let cx = Messages { space, names };
-    let refuse = |mesh: &str, problem: String| MeshRefusal {
-        mesh: mesh.to_string(),
-        problem,
-    };
     let Some(container) = shell.file.container.as_mut() else {
         return match incoming.first() {
-            Some(m) => Err(refuse(
+            Some(m) => Err(refusal(
                 &m.name,
                 "a node-domain block file holds no meshes".into(),
             )),
             None => Ok(MeshWrite::default()),
         };
     };
-    let kind = container.header.magic;
-    let textures = container.header.texture_count;
-    // A texture index past the header's count names no texture of the archive's PTX (the
-    // count mirrors it): written as asked, and said.
-    let past = |name: &str, t: u16| {
+    let rewrite = Rewrite {
+        objects: &container.objects,
+        // The original meshes in the order the lift lists them (object by object).
+        flat: container
+            .objects
+            .iter()
+            .enumerate()
+            .flat_map(|(o, obj)| (0..obj.meshes.len()).map(move |m| (o, m)))
+            .collect(),
+        kind: container.header.magic,
+        textures: container.header.texture_count,
+        cx: Messages { space, names },
+    };
+    let mut report = MeshWrite::default();
+    let (mut objects, mut touched) = rewrite.originals(incoming, &mut report)?;
+    for inc in incoming.iter().filter(|i| i.original.is_none()) {
+        rewrite.add(inc, &mut objects, &mut touched, &mut report)?;
+    }
+    recount(&mut objects, &touched, &mut report)?;
+    // The writer derives the counts from the lists; refuse here lists too long for them.
+    check_counts(&objects).map_err(|e| refusal("(file)", crate::chain(&e)))?;
+    container.objects = objects;
+    Ok(report)
+}
+
+/// The refusal of mesh `mesh` for `problem`.
+fn refusal(mesh: &str, problem: String) -> MeshRefusal {
+    MeshRefusal {
+        mesh: mesh.to_string(),
+        problem,
+    }
+}
+
+/// What writing the incoming meshes over a container's objects works from.
+struct Rewrite<'a> {
+    /// The original objects.
+    objects: &'a [Object],
+    /// Every original mesh as (object, mesh), in the order the lift lists them.
+    flat: Vec<(usize, usize)>,
+    kind: ContainerKind,
+    /// The header's texture count.
+    textures: u8,
+    cx: Messages<'a>,
+}
+
+impl Rewrite<'_> {
+    /// Original mesh `k` in the lift's order.
+    fn original(&self, k: usize) -> Option<&Mesh> {
+        let &(o, m) = self.flat.get(k)?;
+        self.objects.get(o)?.meshes.get(m)
+    }
+
+    /// The note for mesh `name` given texture index `t` past the header's count: that index
+    /// names no texture of the archive's PTX (the count mirrors it), so it is written as
+    /// asked, and said.
+    fn past(&self, name: &str, t: u16) -> Option<String> {
+        let textures = self.textures;
         (t >= u16::from(textures)).then(|| {
             format!(
                 "mesh {name}: texture index {t}, but the header counts {textures} textures (0 to {}); the game's texture bundle likely has no texture {t}",
                 i32::from(textures) - 1
             )
         })
-    };
-    // The original meshes in the order the lift lists them (object by object).
-    let flat: Vec<(usize, usize)> = container
-        .objects
-        .iter()
-        .enumerate()
-        .flat_map(|(o, obj)| (0..obj.meshes.len()).map(move |m| (o, m)))
-        .collect();
-    let original = |k: usize| -> Option<&Mesh> {
-        let &(o, m) = flat.get(k)?;
-        container.objects.get(o)?.meshes.get(m)
-    };
-    let mut report = MeshWrite::default();
-    let mut objects: Vec<Object> = Vec::with_capacity(container.objects.len());
-    let mut touched = vec![false; container.objects.len()];
-    let mut k = 0usize;
-    for (o, obj) in container.objects.iter().enumerate() {
-        let mut meshes = Vec::with_capacity(obj.meshes.len());
-        for (m, mesh) in obj.meshes.iter().enumerate() {
-            let here = k;
-            k += 1;
-            let native = format!("object {o} mesh {m}");
-            let Some(inc) = incoming.iter().find(|i| i.original == Some(here)) else {
-                touched[o] = true;
+    }
+
+    /// The original objects with each original mesh kept, retextured, rebuilt or removed as
+    /// the incoming meshes say, and per object whether its meshes changed.
+    fn originals(
+        &self,
+        incoming: &[IncomingMesh],
+        report: &mut MeshWrite,
+    ) -> Result<(Vec<Object>, Vec<bool>), MeshRefusal> {
+        let mut objects: Vec<Object> = Vec::with_capacity(self.objects.len());
+        let mut touched = vec![false; self.objects.len()];
+        let mut k = 0usize;
+        for (o, obj) in self.objects.iter().enumerate() {
+            let mut meshes = Vec::with_capacity(obj.meshes.len());
+            for (m, mesh) in obj.meshes.iter().enumerate() {
+                let here = k;
+                k += 1;
+                let native = format!("object {o} mesh {m}");
+                let Some(inc) = incoming.iter().find(|i| i.original == Some(here)) else {
+                    touched[o] = true;
+                    report.meshes.push(MeshWritten {
+                        name: format!("object{o}_mesh{m}"),
+                        native,
+                        change: "removed".into(),
+                        vertices_before: mesh.vertex_count(),
+                        ..MeshWritten::default()
+                    });
+                    continue;
+                };
+                if inc.geometry.is_some() {
+                    touched[o] = true;
+                }
+                meshes.push(self.rewrite(mesh, inc, native, report)?);
+            }
+            objects.push(Object {
+                record: obj.record.clone(),
+                meshes,
+            });
+        }
+        Ok((objects, touched))
+    }
+
+    /// Original `mesh` as `inc` has it: kept (its texture index perhaps changed) when `inc`
+    /// has no geometry, else rebuilt from that geometry.
+    fn rewrite(
+        &self,
+        mesh: &Mesh,
+        inc: &IncomingMesh,
+        native: String,
+        report: &mut MeshWrite,
+    ) -> Result<Mesh, MeshRefusal> {
+        let texture = texture_of(inc, mesh.record.texture_index)?;
+        if texture != mesh.record.texture_index {
+            report.notes.extend(self.past(&inc.name, texture));
+        }
+        let Some(g) = &inc.geometry else {
+            let mut kept = mesh.clone();
+            if texture != mesh.record.texture_index {
+                kept.record.texture_index = texture;
                 report.meshes.push(MeshWritten {
-                    name: format!("object{o}_mesh{m}"),
+                    name: inc.name.clone(),
                     native,
-                    change: "removed".into(),
+                    change: "texture".into(),
                     vertices_before: mesh.vertex_count(),
+                    vertices_after: mesh.vertex_count(),
+                    texture: Some((mesh.record.texture_index, texture)),
                     ..MeshWritten::default()
                 });
-                continue;
-            };
-            let texture = texture_of(inc, mesh.record.texture_index)?;
-            if texture != mesh.record.texture_index {
-                report.notes.extend(past(&inc.name, texture));
             }
-            match &inc.geometry {
-                None => {
-                    let mut kept = mesh.clone();
-                    if texture != mesh.record.texture_index {
-                        kept.record.texture_index = texture;
-                        report.meshes.push(MeshWritten {
-                            name: inc.name.clone(),
-                            native,
-                            change: "texture".into(),
-                            vertices_before: mesh.vertex_count(),
-                            vertices_after: mesh.vertex_count(),
-                            texture: Some((mesh.record.texture_index, texture)),
-                            ..MeshWritten::default()
-                        });
-                    }
-                    meshes.push(kept);
-                }
-                Some(g) => {
-                    touched[o] = true;
-                    let like = inc.like.and_then(original).unwrap_or(mesh);
-                    let (built, mut written) =
-                        build_mesh(kind, mesh, like, g, &inc.origin, &inc.name, cx)?;
-                    let mut built = built;
-                    built.record.texture_index = texture;
-                    written.native = native;
-                    written.change = "edited".into();
-                    written.vertices_before = mesh.vertex_count();
-                    written.add_dropped(inc.dropped);
-                    if texture != mesh.record.texture_index {
-                        written.texture = Some((mesh.record.texture_index, texture));
-                    }
-                    report.meshes.push(written);
-                    meshes.push(built);
-                }
-            }
+            return Ok(kept);
+        };
+        let like = inc.like.and_then(|k| self.original(k)).unwrap_or(mesh);
+        let (mut built, mut written) =
+            build_mesh(self.kind, mesh, like, g, &inc.origin, &inc.name, self.cx)?;
+        built.record.texture_index = texture;
+        written.native = native;
+        written.change = "edited".into();
+        written.vertices_before = mesh.vertex_count();
+        written.add_dropped(inc.dropped);
+        if texture != mesh.record.texture_index {
+            written.texture = Some((mesh.record.texture_index, texture));
         }
-        objects.push(Object {
-            record: obj.record.clone(),
-            meshes,
-        });
+        report.meshes.push(written);
+        Ok(built)
     }
-    let last_object = container.objects.len().checked_sub(1);
-    for inc in incoming.iter().filter(|i| i.original.is_none()) {
+
+    /// Adds new mesh `inc` to the object it belongs in (see [`Rewrite::object_for`]), built
+    /// on the mesh it was copied from or else a mesh of that object or of the file.
+    fn add(
+        &self,
+        inc: &IncomingMesh,
+        objects: &mut Vec<Object>,
+        touched: &mut Vec<bool>,
+        report: &mut MeshWrite,
+    ) -> Result<(), MeshRefusal> {
         let g = inc
             .geometry
             .as_ref()
-            .ok_or_else(|| refuse(&inc.name, "a new mesh without geometry".into()))?;
-        let like = inc.like.and_then(original);
-        // The object its name names, else the one of the mesh it was copied from, else a new
-        // one after the last, its record a copy of the last original object's.
-        let named = object_of(&inc.name).filter(|&o| o < objects.len());
-        let mut created = false;
-        let o = match named.or_else(|| inc.like.and_then(|k| flat.get(k)).map(|p| p.0)) {
-            Some(o) => o,
-            None => {
-                created = true;
-                // Undecoded fields are never made up: they come from an object of the file.
-                let record = last_object
-                    .and_then(|t| container.objects.get(t))
-                    .map(|x| x.record.clone())
-                    .ok_or_else(|| {
-                        refuse(
-                            &inc.name,
-                            "it needs a new object, but the file has none whose record (undecoded fields) it could copy".into(),
-                        )
-                    })?;
-                objects.push(Object {
-                    record,
-                    meshes: Vec::new(),
-                });
-                touched.push(true);
-                objects.len() - 1
-            }
-        };
+            .ok_or_else(|| refusal(&inc.name, "a new mesh without geometry".into()))?;
+        let like = inc.like.and_then(|k| self.original(k));
+        let (o, created) = self.object_for(inc, objects, touched)?;
         let template = like
             .or_else(|| objects.get(o).and_then(|x| x.meshes.first()))
-            .or_else(|| container.objects.get(o).and_then(|x| x.meshes.first()))
-            .or_else(|| (0..flat.len()).find_map(original))
+            .or_else(|| self.objects.get(o).and_then(|x| x.meshes.first()))
+            .or_else(|| (0..self.flat.len()).find_map(|k| self.original(k)))
             .cloned()
-            .unwrap_or_else(|| empty_mesh(kind));
+            .unwrap_or_else(|| empty_mesh(self.kind));
         let texture = texture_of(inc, template.record.texture_index)?;
-        report.notes.extend(past(&inc.name, texture));
-        let (mut built, mut written) =
-            build_mesh(kind, &template, &template, g, &inc.origin, &inc.name, cx)?;
+        report.notes.extend(self.past(&inc.name, texture));
+        let (mut built, mut written) = build_mesh(
+            self.kind,
+            &template,
+            &template,
+            g,
+            &inc.origin,
+            &inc.name,
+            self.cx,
+        )?;
         built.record.texture_index = texture;
         let j = objects.get(o).map_or(0, |x| x.meshes.len());
         written.native = format!("object {o} mesh {j}");
         written.change = "added".into();
         written.add_dropped(inc.dropped);
+        let last_object = self.objects.len().checked_sub(1);
         if created {
             written.object_from = last_object;
             report.notes.push(format!(
@@ -211,14 +256,56 @@ pub(crate) fn write_meshes(
             obj.meshes.push(built);
             *t = true;
         }
+        Ok(())
     }
-    for (o, (obj, &t)) in objects.iter_mut().zip(&touched).enumerate() {
+
+    /// The object new mesh `inc` goes into, and whether it was created for it: the object
+    /// its name names, else the one of the mesh it was copied from, else a new one after the
+    /// last, its record a copy of the last original object's.
+    fn object_for(
+        &self,
+        inc: &IncomingMesh,
+        objects: &mut Vec<Object>,
+        touched: &mut Vec<bool>,
+    ) -> Result<(usize, bool), MeshRefusal> {
+        let named = object_of(&inc.name).filter(|&o| o < objects.len());
+        if let Some(o) = named.or_else(|| inc.like.and_then(|k| self.flat.get(k)).map(|p| p.0)) {
+            return Ok((o, false));
+        }
+        // Undecoded fields are never made up: they come from an object of the file.
+        let record = self
+            .objects
+            .last()
+            .map(|x| x.record.clone())
+            .ok_or_else(|| {
+                refusal(
+                    &inc.name,
+                    "it needs a new object, but the file has none whose record (undecoded fields) it could copy".into(),
+                )
+            })?;
+        objects.push(Object {
+            record,
+            meshes: Vec::new(),
+        });
+        touched.push(true);
+        Ok((objects.len() - 1, true))
+    }
+}
+
+/// Sets the vertex count and bounding sphere of every object whose meshes changed, noting
+/// objects left empty and recomputed spheres.
+fn recount(
+    objects: &mut [Object],
+    touched: &[bool],
+    report: &mut MeshWrite,
+) -> Result<(), MeshRefusal> {
+    for (o, (obj, &t)) in objects.iter_mut().zip(touched).enumerate() {
         if !t {
             continue;
         }
         let total: usize = obj.meshes.iter().map(|m| m.positions.len()).sum();
         obj.record.vertex_count = u16::try_from(total).map_err(|_| {
-            refuse(
+            refusal(
                 &format!("object{o}"),
                 format!("its meshes hold {total} vertices, but the object's vertex count is a u16 (at most 65535)"),
             )
@@ -237,10 +324,7 @@ pub(crate) fn write_meshes(
             ));
         }
     }
-    // The writer derives the counts from the lists; refuse here lists too long for them.
-    check_counts(&objects).map_err(|e| refuse("(file)", crate::chain(&e)))?;
-    container.objects = objects;
-    Ok(report)
+    Ok(())
 }
 
 /// The texture index the mesh's material names (`texture_N`), or `current` when it names
@@ -374,177 +458,265 @@ fn build_mesh(
     name: &str,
     cx: Messages<'_>,
 ) -> Result<(Mesh, MeshWritten), MeshRefusal> {
-    let space = cx.space;
-    let refuse = |problem: String| MeshRefusal {
-        mesh: name.to_string(),
-        problem,
+    let build = Build {
+        kind,
+        like,
+        g,
+        name,
+        cx,
+        byte0: most_common(like.bone_indices.iter().map(|b| b[0]), 0),
+        flag_bits: most_common(like.colours.iter().map(|c| c[3] & !2), 0),
     };
-    let n = g.positions.len();
-    let byte0 = most_common(like.bone_indices.iter().map(|b| b[0]), 0);
-    let flag_bits = most_common(like.colours.iter().map(|c| c[3] & !2), 0);
     let mut written = MeshWritten {
         name: name.to_string(),
         ..MeshWritten::default()
     };
-    let mut table: Vec<Stored> = Vec::with_capacity(n);
-    let mut index: HashMap<Stored, u32> = HashMap::with_capacity(n);
-    let mut ids: Vec<u32> = Vec::with_capacity(n);
-    for v in 0..n {
-        let p = g.positions.get(v).copied().unwrap_or_default();
-        let at = || space.shown(DVec3::from_array(p));
-        let kept = origin
-            .get(v)
-            .copied()
-            .flatten()
-            .map(|o| o as usize)
-            .filter(|&o| o < like.positions.len());
-        let stored = match kept {
-            Some(o) => {
-                written.kept_vertices += 1;
-                Stored {
-                    pos: like.positions.get(o).copied().unwrap_or_default(),
-                    nrm: like.normals.get(o).copied().unwrap_or_default(),
-                    uv: like.uvs.get(o).copied().unwrap_or_default(),
-                    quad: match kind {
-                        ContainerKind::Mod => like.bone_indices.get(o).copied().unwrap_or_default(),
-                        ContainerKind::Scm => {
-                            let c = like.colours.get(o).copied().unwrap_or_default();
-                            [c[0], c[1], c[2], c[3] & !2]
-                        }
-                    },
-                    weight: like.weights.get(o).map_or(0, |w| w & 0x7FFF),
-                }
-            }
-            None => {
-                let f = |x: f64, what: &str| -> Result<u32, MeshRefusal> {
-                    let y = x as f32;
-                    if y.is_finite() {
-                        Ok((y + 0.0).to_bits())
-                    } else {
-                        Err(refuse(format!(
-                            "vertex at {}: {what} {x} does not fit an f32",
-                            at()
-                        )))
-                    }
-                };
-                let pos = [
-                    f(p[0], "position")?,
-                    f(p[1], "position")?,
-                    f(p[2], "position")?,
-                ];
-                let nv = g.normals.get(v).copied().unwrap_or_default();
-                let nrm = [
-                    f(nv[0], "normal")?,
-                    f(nv[1], "normal")?,
-                    f(nv[2], "normal")?,
-                ];
-                let uvf = g.uvs.get(v).copied().unwrap_or_default();
-                let mut uv = [0i16; 2];
-                for (q, x) in uv.iter_mut().zip(uvf) {
-                    let s = (x * 4096.0).round();
-                    if !(s >= f64::from(i16::MIN) && s <= f64::from(i16::MAX)) {
-                        return Err(refuse(format!(
-                            "vertex at {}: UV {x} is outside what s16/4096 holds (-8 to 7.99976); move the UV island into range",
-                            at()
-                        )));
-                    }
-                    *q = s as i16;
-                }
-                let (quad, weight) = match kind {
-                    // A MOD without a block: nothing is skinned, the bone streams name no
-                    // joint. Byte 0 as the mesh had it, the rest zero.
-                    ContainerKind::Mod if g.skeleton.is_none() => ([byte0, 0, 0, 0], 0),
-                    ContainerKind::Mod => {
-                        let js = g.joints.get(v).copied().unwrap_or_default();
-                        let ws = g.weights.get(v).copied().unwrap_or_default();
-                        let mut inf: Vec<(u16, f64)> = Vec::with_capacity(4);
-                        for (&j, &w) in js.iter().zip(&ws) {
-                            if !(w.is_finite() && w > 0.0) {
-                                continue;
-                            }
-                            match inf.iter_mut().find(|e| e.0 == j) {
-                                Some(e) => e.1 += w,
-                                None => inf.push((j, w)),
-                            }
-                        }
-                        if inf.is_empty() {
-                            return Err(refuse(format!(
-                                "vertex at {} has no weight; paint it onto a bone",
-                                at()
-                            )));
-                        }
-                        inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                        let mut error = written.weight_error.unwrap_or(0.0);
-                        if inf.len() > 3 {
-                            written.lost_weight += 1;
-                            written.influences_dropped += inf.len() - 3;
-                            error = inf.iter().skip(3).map(|e| e.1).fold(error, f64::max);
-                            inf.truncate(3);
-                        }
-                        let w31 = weights_31(&inf.iter().map(|e| e.1).collect::<Vec<_>>());
-                        for ((_, given), stored) in inf.iter().zip(w31) {
-                            error = error.max((f64::from(stored) / 31.0 - given).abs());
-                        }
-                        written.weight_error = Some(error);
-                        let mut quad = [byte0, 0, 0, 0];
-                        let mut weight = 0u16;
-                        for (s, ((j, _), w)) in inf.iter().zip(w31).enumerate() {
-                            if *j > 63 {
-                                return Err(refuse(format!(
-                                    "vertex at {} is weighted to joint {j} ({}): a DMC3 vertex stores joint × 4 in a byte, so joints past 63 cannot hold weights",
-                                    at(),
-                                    cx.names.get(usize::from(*j)).map_or("", String::as_str)
-                                )));
-                            }
-                            if let Some(b) = quad.get_mut(s + 1) {
-                                *b = (*j * 4) as u8;
-                            }
-                            weight |= w << (5 * s);
-                        }
-                        (quad, weight)
-                    }
-                    ContainerKind::Scm => {
-                        let c = g.colors.get(v).copied().unwrap_or([1.0; 4]);
-                        let b = |x: f64| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
-                        ([b(c[0]), b(c[1]), b(c[2]), flag_bits], 0)
-                    }
-                };
-                Stored {
-                    pos,
-                    nrm,
-                    uv,
-                    quad,
-                    weight,
-                }
-            }
-        };
-        let id = *index.entry(stored).or_insert_with(|| {
-            table.push(stored);
-            (table.len() - 1) as u32
-        });
-        ids.push(id);
-    }
-    let mut tris = Vec::with_capacity(g.triangles.len());
-    for t in &g.triangles {
-        let m = t.map(|c| ids.get(c as usize).copied());
-        let [Some(a), Some(b), Some(c)] = m else {
-            return Err(refuse(format!(
-                "a triangle uses vertex {t:?}, but the mesh has {n} vertices"
-            )));
-        };
-        if a == b || b == c || a == c {
-            written.degenerate_triangles += 1;
-            continue;
-        }
-        tris.push([a, b, c]);
-    }
+    let (table, ids) = build.stored_vertices(origin, &mut written)?;
+    let tris = build.triangles(&ids, &mut written)?;
     let strips = encode_strips(&tris);
     if strips.sequence.len() > usize::from(u16::MAX) {
-        return Err(refuse(format!(
+        return Err(build.refuse(format!(
             "{} strip vertices, but a DMC3 mesh holds at most 65535 (its vertex count is a u16); split the mesh",
             strips.sequence.len()
         )));
     }
+    let mesh = strip_mesh(kind, record, &table, &strips);
+    written.vertices_after = mesh.positions.len();
+    written.triangles = tris.len();
+    written.strips = strips.strips;
+    Ok((mesh, written))
+}
+
+/// What building the streams of one mesh ([`build_mesh`]) works from.
+struct Build<'a> {
+    kind: ContainerKind,
+    /// The original mesh whose vertices kept ones are copied from.
+    like: &'a Mesh,
+    /// The incoming geometry.
+    g: &'a IrMesh,
+    /// The mesh's name, for messages.
+    name: &'a str,
+    cx: Messages<'a>,
+    /// The bone byte 0 most of `like`'s vertices hold (MOD).
+    byte0: u8,
+    /// The colour flag bits most of `like`'s vertices hold, the strip flag left out (SCM).
+    flag_bits: u8,
+}
+
+impl Build<'_> {
+    /// The refusal of this mesh for `problem`.
+    fn refuse(&self, problem: String) -> MeshRefusal {
+        MeshRefusal {
+            mesh: self.name.to_string(),
+            problem,
+        }
+    }
+
+    /// Where incoming vertex `v` is, as the user sees it (for messages).
+    fn at(&self, v: usize) -> String {
+        let p = self.g.positions.get(v).copied().unwrap_or_default();
+        self.cx.space.shown(DVec3::from_array(p))
+    }
+
+    /// The distinct stored vertices in order of first use, and each incoming vertex's index
+    /// among them. A vertex `origin` points at an original one is that one's entries.
+    fn stored_vertices(
+        &self,
+        origin: &[Option<u32>],
+        written: &mut MeshWritten,
+    ) -> Result<(Vec<Stored>, Vec<u32>), MeshRefusal> {
+        let n = self.g.positions.len();
+        let mut table: Vec<Stored> = Vec::with_capacity(n);
+        let mut index: HashMap<Stored, u32> = HashMap::with_capacity(n);
+        let mut ids: Vec<u32> = Vec::with_capacity(n);
+        for v in 0..n {
+            let kept = origin
+                .get(v)
+                .copied()
+                .flatten()
+                .map(|o| o as usize)
+                .filter(|&o| o < self.like.positions.len());
+            let stored = match kept {
+                Some(o) => {
+                    written.kept_vertices += 1;
+                    self.kept_vertex(o)
+                }
+                None => self.new_vertex(v, written)?,
+            };
+            let id = *index.entry(stored).or_insert_with(|| {
+                table.push(stored);
+                (table.len() - 1) as u32
+            });
+            ids.push(id);
+        }
+        Ok((table, ids))
+    }
+
+    /// Original vertex `o` of `like`, as stored.
+    fn kept_vertex(&self, o: usize) -> Stored {
+        let like = self.like;
+        Stored {
+            pos: like.positions.get(o).copied().unwrap_or_default(),
+            nrm: like.normals.get(o).copied().unwrap_or_default(),
+            uv: like.uvs.get(o).copied().unwrap_or_default(),
+            quad: match self.kind {
+                ContainerKind::Mod => like.bone_indices.get(o).copied().unwrap_or_default(),
+                ContainerKind::Scm => {
+                    let c = like.colours.get(o).copied().unwrap_or_default();
+                    [c[0], c[1], c[2], c[3] & !2]
+                }
+            },
+            weight: like.weights.get(o).map_or(0, |w| w & 0x7FFF),
+        }
+    }
+
+    /// Incoming vertex `v`, encoded: f32 position and normal, s16/4096 UV, and the bone
+    /// bytes and weights (MOD) or colour (SCM).
+    fn new_vertex(&self, v: usize, written: &mut MeshWritten) -> Result<Stored, MeshRefusal> {
+        let g = self.g;
+        let f = |x: f64, what: &str| -> Result<u32, MeshRefusal> {
+            let y = x as f32;
+            if y.is_finite() {
+                Ok((y + 0.0).to_bits())
+            } else {
+                Err(self.refuse(format!(
+                    "vertex at {}: {what} {x} does not fit an f32",
+                    self.at(v)
+                )))
+            }
+        };
+        let p = g.positions.get(v).copied().unwrap_or_default();
+        let pos = [
+            f(p[0], "position")?,
+            f(p[1], "position")?,
+            f(p[2], "position")?,
+        ];
+        let nv = g.normals.get(v).copied().unwrap_or_default();
+        let nrm = [
+            f(nv[0], "normal")?,
+            f(nv[1], "normal")?,
+            f(nv[2], "normal")?,
+        ];
+        let uv = self.uv(v)?;
+        let (quad, weight) = match self.kind {
+            // A MOD without a block: nothing is skinned, the bone streams name no
+            // joint. Byte 0 as the mesh had it, the rest zero.
+            ContainerKind::Mod if g.skeleton.is_none() => ([self.byte0, 0, 0, 0], 0),
+            ContainerKind::Mod => self.bones(v, written)?,
+            ContainerKind::Scm => {
+                let c = g.colors.get(v).copied().unwrap_or([1.0; 4]);
+                let b = |x: f64| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
+                ([b(c[0]), b(c[1]), b(c[2]), self.flag_bits], 0)
+            }
+        };
+        Ok(Stored {
+            pos,
+            nrm,
+            uv,
+            quad,
+            weight,
+        })
+    }
+
+    /// Vertex `v`'s UV as s16/4096, refused outside what that holds.
+    fn uv(&self, v: usize) -> Result<[i16; 2], MeshRefusal> {
+        let uvf = self.g.uvs.get(v).copied().unwrap_or_default();
+        let mut uv = [0i16; 2];
+        for (q, x) in uv.iter_mut().zip(uvf) {
+            let s = (x * 4096.0).round();
+            if !(s >= f64::from(i16::MIN) && s <= f64::from(i16::MAX)) {
+                return Err(self.refuse(format!(
+                    "vertex at {}: UV {x} is outside what s16/4096 holds (-8 to 7.99976); move the UV island into range",
+                    self.at(v)
+                )));
+            }
+            *q = s as i16;
+        }
+        Ok(uv)
+    }
+
+    /// Vertex `v`'s MOD bone bytes and weight entry: its three heaviest influences (merged per
+    /// joint), their weights in 5 bits summing to 31. The lost weight and the largest weight
+    /// error go to `written`.
+    fn bones(&self, v: usize, written: &mut MeshWritten) -> Result<([u8; 4], u16), MeshRefusal> {
+        let js = self.g.joints.get(v).copied().unwrap_or_default();
+        let ws = self.g.weights.get(v).copied().unwrap_or_default();
+        let mut inf: Vec<(u16, f64)> = Vec::with_capacity(4);
+        for (&j, &w) in js.iter().zip(&ws) {
+            if !(w.is_finite() && w > 0.0) {
+                continue;
+            }
+            match inf.iter_mut().find(|e| e.0 == j) {
+                Some(e) => e.1 += w,
+                None => inf.push((j, w)),
+            }
+        }
+        if inf.is_empty() {
+            return Err(self.refuse(format!(
+                "vertex at {} has no weight; paint it onto a bone",
+                self.at(v)
+            )));
+        }
+        inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut error = written.weight_error.unwrap_or(0.0);
+        if inf.len() > 3 {
+            written.lost_weight += 1;
+            written.influences_dropped += inf.len() - 3;
+            error = inf.iter().skip(3).map(|e| e.1).fold(error, f64::max);
+            inf.truncate(3);
+        }
+        let w31 = weights_31(&inf.iter().map(|e| e.1).collect::<Vec<_>>());
+        for ((_, given), stored) in inf.iter().zip(w31) {
+            error = error.max((f64::from(stored) / 31.0 - given).abs());
+        }
+        written.weight_error = Some(error);
+        let mut quad = [self.byte0, 0, 0, 0];
+        let mut weight = 0u16;
+        for (s, ((j, _), w)) in inf.iter().zip(w31).enumerate() {
+            if *j > 63 {
+                return Err(self.refuse(format!(
+                    "vertex at {} is weighted to joint {j} ({}): a DMC3 vertex stores joint × 4 in a byte, so joints past 63 cannot hold weights",
+                    self.at(v),
+                    self.cx.names.get(usize::from(*j)).map_or("", String::as_str)
+                )));
+            }
+            if let Some(b) = quad.get_mut(s + 1) {
+                *b = (*j * 4) as u8;
+            }
+            weight |= w << (5 * s);
+        }
+        Ok((quad, weight))
+    }
+
+    /// The triangles over stored vertex `ids`, the degenerate ones (two corners one stored
+    /// vertex) left out and counted.
+    fn triangles(
+        &self,
+        ids: &[u32],
+        written: &mut MeshWritten,
+    ) -> Result<Vec<[u32; 3]>, MeshRefusal> {
+        let n = self.g.positions.len();
+        let mut tris = Vec::with_capacity(self.g.triangles.len());
+        for t in &self.g.triangles {
+            let m = t.map(|c| ids.get(c as usize).copied());
+            let [Some(a), Some(b), Some(c)] = m else {
+                return Err(self.refuse(format!(
+                    "a triangle uses vertex {t:?}, but the mesh has {n} vertices"
+                )));
+            };
+            if a == b || b == c || a == c {
+                written.degenerate_triangles += 1;
+                continue;
+            }
+            tris.push([a, b, c]);
+        }
+        Ok(tris)
+    }
+}
+
+/// A mesh with `record`'s record whose streams hold the stored vertices of `table` in strip
+/// order, the strip flag in the weight (MOD) or colour (SCM) entry.
+fn strip_mesh(kind: ContainerKind, record: &Mesh, table: &[Stored], strips: &Strips) -> Mesh {
     let mut mesh = Mesh {
         record: record.record.clone(),
         ..Mesh::default()
@@ -568,10 +740,7 @@ fn build_mesh(
             }
         }
     }
-    written.vertices_after = mesh.positions.len();
-    written.triangles = tris.len();
-    written.strips = strips.strips;
-    Ok((mesh, written))
+    mesh
 }
 
 #[cfg(test)]

@@ -363,154 +363,26 @@ pub fn placements(s: usize, sk: &Skeleton) -> Result<Vec<Placement>, LowerError>
 fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Lowered<'_>, LowerError> {
     let native = match &sk.native {
         SkeletonPayload::Hie(n) => n,
-        SkeletonPayload::Dmc3(_) => {
-            return Err(LowerError::WrongPayload {
-                skeleton: s,
-                expected: "hie",
-                found: "dmc3",
-            })
-        }
+        SkeletonPayload::Dmc3(_) => return Err(wrong_payload(s)),
     };
+    let lowering = Lowering { s, sk };
     if sk.joints.len() > MAX_PARTS {
-        return Err(LowerError::Structure {
-            skeleton: s,
-            problem: format!(
-                "{} joints, more than the {MAX_PARTS} parts a hierarchy can hold",
-                sk.joints.len()
-            ),
-        });
+        return Err(lowering.structure(format!(
+            "{} joints, more than the {MAX_PARTS} parts a hierarchy can hold",
+            sk.joints.len()
+        )));
     }
-    let wrong_payload = LowerError::WrongPayload {
-        skeleton: s,
-        expected: "hie",
-        found: "dmc3",
-    };
-    fn payload(j: &Joint) -> Option<&HieJoint> {
-        match &j.native {
-            JointPayload::Hie(p) => Some(p),
-            JointPayload::Dmc3(_) => None,
-        }
-    }
-    let mut raw_count = 0;
-    for j in &sk.joints {
-        match payload(j) {
-            Some(p) => raw_count += usize::from(p.raw.is_some()),
-            None => return Err(wrong_payload),
-        }
-    }
-    if raw_count != 0 && raw_count != sk.joints.len() {
-        return Err(LowerError::Structure {
-            skeleton: s,
-            problem: format!(
-                "{raw_count} of {} joints carry raw placements; a hierarchy is either all raw (it failed the gate) or all placed by parents",
-                sk.joints.len()
-            ),
-        });
-    }
-    let bad = |k: usize, field: &'static str, problem: String| LowerError::Unrepresentable {
-        skeleton: s,
-        joint: k,
-        name: sk.joints.get(k).map(|j| j.name.clone()).unwrap_or_default(),
-        field,
-        problem,
-    };
-
+    let raw_count = lowering.raw_count()?;
     let mut parts: Vec<Part> = Vec::with_capacity(sk.joints.len());
     for (k, j) in sk.joints.iter().enumerate() {
         // Every payload was checked above.
         let Some(p) = payload(j) else {
-            return Err(wrong_payload);
+            return Err(wrong_payload(s));
         };
-        let angle = rotation_angle(j.rotation);
-        // NaN (a non-finite quaternion) is refused too.
-        if angle.is_nan() || angle > ANGLE_EPS {
-            return Err(bad(
-                k,
-                "rotation",
-                format!(
-                    "not identity (rotated by {}); HIE rest rotations are identity",
-                    crate::units::degrees(angle)
-                ),
-            ));
-        }
-        let (depth, offset) = if let Some(raw) = p.raw {
-            if j.parent.is_some() {
-                return Err(bad(
-                    k,
-                    "parent",
-                    "the hierarchy failed the gate, so parts have no parents; its placement is raw.depth/raw.offset".into(),
-                ));
-            }
-            if j.translation != to_f64(raw.offset) {
-                return Err(bad(
-                    k,
-                    "translation",
-                    format!(
-                        "{} differs from raw.offset {:?}; the hierarchy failed the gate, so edit raw.offset instead",
-                        crate::units::values(&j.translation.to_array()),
-                        raw.offset
-                    ),
-                ));
-            }
-            if p.root_offset.is_some() {
-                return Err(bad(
-                    k,
-                    "root_offset",
-                    "set on a raw part; it would be lost (raw.offset is written)".into(),
-                ));
-            }
-            (raw.depth, raw.offset)
-        } else {
-            match j.parent {
-                None => {
-                    if j.translation != DVec3::ZERO {
-                        return Err(bad(
-                            k,
-                            "translation",
-                            format!(
-                                "root translation {} is not zero; the game does not apply a root's own offset (it is kept in root_offset)",
-                                crate::units::values(&j.translation.to_array())
-                            ),
-                        ));
-                    }
-                    (1, p.root_offset.unwrap_or([0; 3]))
-                }
-                Some(parent) => {
-                    let pd = match parts.get(parent) {
-                        Some(pp) if parent < k => pp.depth,
-                        _ => {
-                            return Err(LowerError::Structure {
-                                skeleton: s,
-                                problem: format!(
-                                    "joint {k} ({}) has parent {parent}, which does not come before it; parts must be in depth-first order",
-                                    j.name
-                                ),
-                            })
-                        }
-                    };
-                    let depth = pd.checked_add(1).ok_or_else(|| {
-                        bad(
-                            k,
-                            "depth",
-                            format!("parent depth {pd} leaves no room for a child"),
-                        )
-                    })?;
-                    if let Some(ro) = p.root_offset {
-                        if ro != [0; 3] {
-                            return Err(bad(
-                                k,
-                                "root_offset",
-                                format!("{ro:?} set on a joint that is not a root (parent {parent}); it would be lost"),
-                            ));
-                        }
-                    }
-                    (
-                        depth,
-                        translation_to_offset(j.translation)
-                            .map_err(|e| bad(k, "translation", e))?,
-                    )
-                }
-            }
+        lowering.check_rotation(k, j)?;
+        let (depth, offset) = match p.raw {
+            Some(raw) => lowering.raw_placement(k, j, p, raw)?,
+            None => lowering.placement(k, j, p, &parts)?,
         };
         parts.push(Part {
             unknown_00: p.unknown_00,
@@ -521,38 +393,213 @@ fn lower_skeleton(s: usize, sk: &Skeleton) -> Result<Lowered<'_>, LowerError> {
             model: p.model,
         });
     }
-
     if raw_count == 0 {
-        // The depths are the only parent information on disk: they must give back the IR
-        // parents. A depth that defines no parent is reported before any parent that differs.
-        let mut walk = DepthWalk::new();
-        let mut first_mismatch = None;
-        for (k, (j, p)) in sk.joints.iter().zip(&parts).enumerate() {
-            let r = walk.next(p.depth).map_err(|e| LowerError::Structure {
-                skeleton: s,
-                problem: format!("computed depths do not define parents: {e}"),
-            })?;
-            if j.parent != r && first_mismatch.is_none() {
-                first_mismatch = Some((k, j, p.depth, r));
-            }
-        }
-        if let Some((k, j, depth, r)) = first_mismatch {
-            return Err(LowerError::Structure {
-                skeleton: s,
-                problem: format!(
-                    "joint {k} ({}) has parent {:?}, but its depth {depth} makes it a child of {:?}; parts must be in depth-first order (reordering is not supported yet)",
-                    j.name, j.parent, r
-                ),
-            });
-        }
+        lowering.check_depths(&parts)?;
     }
-
     Ok(Lowered {
         offset: native.offset,
         span: native.span,
         byte_lists: &native.byte_lists,
         parts,
     })
+}
+
+/// The error for skeleton `s` (or one of its joints) carrying a DMC3 payload.
+fn wrong_payload(s: usize) -> LowerError {
+    LowerError::WrongPayload {
+        skeleton: s,
+        expected: "hie",
+        found: "dmc3",
+    }
+}
+
+/// The HIE payload of `j`, if it has one.
+fn payload(j: &Joint) -> Option<&HieJoint> {
+    match &j.native {
+        JointPayload::Hie(p) => Some(p),
+        JointPayload::Dmc3(_) => None,
+    }
+}
+
+/// Skeleton `s` being lowered, for the checks and their errors.
+struct Lowering<'a> {
+    s: usize,
+    sk: &'a Skeleton,
+}
+
+impl Lowering<'_> {
+    /// A structure error of the skeleton.
+    fn structure(&self, problem: String) -> LowerError {
+        LowerError::Structure {
+            skeleton: self.s,
+            problem,
+        }
+    }
+
+    /// Joint `k`'s `field` cannot be written, for `problem`.
+    fn bad(&self, k: usize, field: &'static str, problem: String) -> LowerError {
+        LowerError::Unrepresentable {
+            skeleton: self.s,
+            joint: k,
+            name: self
+                .sk
+                .joints
+                .get(k)
+                .map(|j| j.name.clone())
+                .unwrap_or_default(),
+            field,
+            problem,
+        }
+    }
+
+    /// How many joints carry raw placements: none or all, every joint with a HIE payload.
+    fn raw_count(&self) -> Result<usize, LowerError> {
+        let joints = &self.sk.joints;
+        let mut raw_count = 0;
+        for j in joints {
+            match payload(j) {
+                Some(p) => raw_count += usize::from(p.raw.is_some()),
+                None => return Err(wrong_payload(self.s)),
+            }
+        }
+        if raw_count != 0 && raw_count != joints.len() {
+            return Err(self.structure(format!(
+                "{raw_count} of {} joints carry raw placements; a hierarchy is either all raw (it failed the gate) or all placed by parents",
+                joints.len()
+            )));
+        }
+        Ok(raw_count)
+    }
+
+    /// Refuses a rotation that is not identity (a non-finite one too): HIE has none.
+    fn check_rotation(&self, k: usize, j: &Joint) -> Result<(), LowerError> {
+        let angle = rotation_angle(j.rotation);
+        // NaN (a non-finite quaternion) is refused too.
+        if angle.is_nan() || angle > ANGLE_EPS {
+            return Err(self.bad(
+                k,
+                "rotation",
+                format!(
+                    "not identity (rotated by {}); HIE rest rotations are identity",
+                    crate::units::degrees(angle)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The depth and offset of a part of a hierarchy that failed the gate: `raw` as read,
+    /// refused where the joint says otherwise (a parent, another translation, a root offset).
+    fn raw_placement(
+        &self,
+        k: usize,
+        j: &Joint,
+        p: &HieJoint,
+        raw: RawPlacement,
+    ) -> Result<(u16, [i32; 3]), LowerError> {
+        if j.parent.is_some() {
+            return Err(self.bad(
+                k,
+                "parent",
+                "the hierarchy failed the gate, so parts have no parents; its placement is raw.depth/raw.offset".into(),
+            ));
+        }
+        if j.translation != to_f64(raw.offset) {
+            return Err(self.bad(
+                k,
+                "translation",
+                format!(
+                    "{} differs from raw.offset {:?}; the hierarchy failed the gate, so edit raw.offset instead",
+                    crate::units::values(&j.translation.to_array()),
+                    raw.offset
+                ),
+            ));
+        }
+        if p.root_offset.is_some() {
+            return Err(self.bad(
+                k,
+                "root_offset",
+                "set on a raw part; it would be lost (raw.offset is written)".into(),
+            ));
+        }
+        Ok((raw.depth, raw.offset))
+    }
+
+    /// The depth and offset of joint `k` placed by its parent (`parts` are the joints before
+    /// it): a root at depth 1 with its kept root offset, a child one deeper than its parent
+    /// at its translation.
+    fn placement(
+        &self,
+        k: usize,
+        j: &Joint,
+        p: &HieJoint,
+        parts: &[Part],
+    ) -> Result<(u16, [i32; 3]), LowerError> {
+        let Some(parent) = j.parent else {
+            if j.translation != DVec3::ZERO {
+                return Err(self.bad(
+                    k,
+                    "translation",
+                    format!(
+                        "root translation {} is not zero; the game does not apply a root's own offset (it is kept in root_offset)",
+                        crate::units::values(&j.translation.to_array())
+                    ),
+                ));
+            }
+            return Ok((1, p.root_offset.unwrap_or([0; 3])));
+        };
+        let pd = match parts.get(parent) {
+            Some(pp) if parent < k => pp.depth,
+            _ => {
+                return Err(self.structure(format!(
+                    "joint {k} ({}) has parent {parent}, which does not come before it; parts must be in depth-first order",
+                    j.name
+                )))
+            }
+        };
+        let depth = pd.checked_add(1).ok_or_else(|| {
+            self.bad(
+                k,
+                "depth",
+                format!("parent depth {pd} leaves no room for a child"),
+            )
+        })?;
+        if let Some(ro) = p.root_offset {
+            if ro != [0; 3] {
+                return Err(self.bad(
+                    k,
+                    "root_offset",
+                    format!("{ro:?} set on a joint that is not a root (parent {parent}); it would be lost"),
+                ));
+            }
+        }
+        let offset =
+            translation_to_offset(j.translation).map_err(|e| self.bad(k, "translation", e))?;
+        Ok((depth, offset))
+    }
+
+    /// Refuses depths that do not give back the IR parents: they are the only parent
+    /// information on disk. A depth that defines no parent is reported before any parent
+    /// that differs.
+    fn check_depths(&self, parts: &[Part]) -> Result<(), LowerError> {
+        let mut walk = DepthWalk::new();
+        let mut first_mismatch = None;
+        for (k, (j, p)) in self.sk.joints.iter().zip(parts).enumerate() {
+            let r = walk.next(p.depth).map_err(|e| {
+                self.structure(format!("computed depths do not define parents: {e}"))
+            })?;
+            if j.parent != r && first_mismatch.is_none() {
+                first_mismatch = Some((k, j, p.depth, r));
+            }
+        }
+        if let Some((k, j, depth, r)) = first_mismatch {
+            return Err(self.structure(format!(
+                "joint {k} ({}) has parent {:?}, but its depth {depth} makes it a child of {:?}; parts must be in depth-first order (reordering is not supported yet)",
+                j.name, j.parent, r
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// The rotation angle of `q` in radians (NaN for a non-finite quaternion).

@@ -550,67 +550,80 @@ fn export_cmd(cli: &Cli, a: &ExportArgs) -> Result<i32> {
         };
         write!(out, "{}", json_doc(&head, r))?;
     } else if !cli.quiet {
-        let joints: usize = r.skins.iter().map(|s| s.joints).sum();
-        let meshes = r
-            .meshes
-            .iter()
-            .filter(|m| !m.proxy && m.gltf_mesh.is_some())
-            .count();
-        let proxies = r
-            .meshes
-            .iter()
-            .filter(|m| m.proxy && m.gltf_mesh.is_some())
-            .count();
-        writeln!(
-            out,
-            "wrote {} ({} bytes): {} skin(s), {joints} joint(s), {meshes} mesh(es), {proxies} proxy mesh(es), scale {} m per unit",
-            a.output.display(),
-            done.bytes,
-            r.skins.len(),
-            units::value(r.space.scale)
-        )?;
-        if let Some(p) = &names_file {
-            writeln!(out, "joint names from {}", p.display())?;
-        }
-        for an in &r.animations {
-            writeln!(
-                out,
-                "animation {}: {} track(s) as {} channel(s), frames 0..{}",
-                an.name, an.tracks, an.channels, an.last_frame
-            )?;
-        }
-        print_motion_fit(&mut out, r)?;
-        print_textures(&mut out, r)?;
-        for m in &r.carried_models {
-            writeln!(out, "note: {m}")?;
-        }
-        let notes = [
-            (
-                r.zero_weight_vertices.len(),
-                "vertices with zero weight sum bound to their first joint",
-            ),
-            (
-                r.merged_joints.len(),
-                "vertices naming a joint twice (weights added)",
-            ),
-            (
-                r.dropped_weights.len(),
-                "negative or non-finite weights taken as zero",
-            ),
-            (r.fixed_normals.len(), "zero or non-finite normals replaced"),
-            (r.clamped_colors.len(), "colours clamped to 0..1"),
-            (r.renamed.len(), "names changed (63-byte limit, duplicates)"),
-        ];
-        for (n, what) in notes {
-            if n > 0 {
-                writeln!(
-                    out,
-                    "note: {n} {what} (glTF only; native bytes untouched; --json lists them)"
-                )?;
-            }
-        }
+        print_exported(&mut out, a, &done, names_file.as_deref())?;
     }
     Ok(0)
+}
+
+/// The text summary of an export of one file: what was written, the joint names' file, the
+/// animations, motions, textures, and notes on what the glTF holds differently.
+fn print_exported(
+    out: &mut impl Write,
+    a: &ExportArgs,
+    done: &Exported,
+    names_file: Option<&Path>,
+) -> Result<()> {
+    let r = &done.report;
+    let joints: usize = r.skins.iter().map(|s| s.joints).sum();
+    let meshes = r
+        .meshes
+        .iter()
+        .filter(|m| !m.proxy && m.gltf_mesh.is_some())
+        .count();
+    let proxies = r
+        .meshes
+        .iter()
+        .filter(|m| m.proxy && m.gltf_mesh.is_some())
+        .count();
+    writeln!(
+        out,
+        "wrote {} ({} bytes): {} skin(s), {joints} joint(s), {meshes} mesh(es), {proxies} proxy mesh(es), scale {} m per unit",
+        a.output.display(),
+        done.bytes,
+        r.skins.len(),
+        units::value(r.space.scale)
+    )?;
+    if let Some(p) = names_file {
+        writeln!(out, "joint names from {}", p.display())?;
+    }
+    for an in &r.animations {
+        writeln!(
+            out,
+            "animation {}: {} track(s) as {} channel(s), frames 0..{}",
+            an.name, an.tracks, an.channels, an.last_frame
+        )?;
+    }
+    print_motion_fit(out, r)?;
+    print_textures(out, r)?;
+    for m in &r.carried_models {
+        writeln!(out, "note: {m}")?;
+    }
+    let notes = [
+        (
+            r.zero_weight_vertices.len(),
+            "vertices with zero weight sum bound to their first joint",
+        ),
+        (
+            r.merged_joints.len(),
+            "vertices naming a joint twice (weights added)",
+        ),
+        (
+            r.dropped_weights.len(),
+            "negative or non-finite weights taken as zero",
+        ),
+        (r.fixed_normals.len(), "zero or non-finite normals replaced"),
+        (r.clamped_colors.len(), "colours clamped to 0..1"),
+        (r.renamed.len(), "names changed (63-byte limit, duplicates)"),
+    ];
+    for (n, what) in notes {
+        if n > 0 {
+            writeln!(
+                out,
+                "note: {n} {what} (glTF only; native bytes untouched; --json lists them)"
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// The textures of `--textures` (a .ptx bundle or a .tm2 entry).
@@ -902,43 +915,21 @@ struct ExportSummary {
     skipped: usize,
 }
 
+impl ExportSummary {
+    /// Counts a file's line by its status.
+    fn count(&mut self, status: &str) {
+        match status {
+            "exported" => self.exported += 1,
+            "skipped" => self.skipped += 1,
+            _ => self.rejected += 1,
+        }
+    }
+}
+
 /// `export` of several files or folders into the folder `-o DIR`, as `verify` walks them.
 fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
-    if a.names.is_some() {
-        bail!("--names gives one file's joint names: export that file alone to use it");
-    }
-    if !a.motions.is_empty() {
-        bail!("--motions go with one model: export that model alone to add them");
-    }
-    if gltf_ext(&a.output).is_some() {
-        match a.inputs.iter().find(|p| p.is_dir()) {
-            Some(folder) => bail!(
-                "{} is a folder: its rig files are exported into a folder (-o DIR), not into {}",
-                folder.display(),
-                a.output.display()
-            ),
-            None => bail!(
-                "{}: several inputs are exported into a folder (-o DIR), not into one file",
-                a.output.display()
-            ),
-        }
-    }
-    // Each file with the name its output gets under DIR: its path below the folder given.
-    let mut jobs = Vec::new();
-    for root in &a.inputs {
-        let found = verify::collect_files(std::slice::from_ref(root))
-            .with_context(|| format!("cannot list {}", root.display()))?;
-        for c in found {
-            let rel = match c.path.strip_prefix(root) {
-                Ok(r) if !r.as_os_str().is_empty() => r.to_path_buf(),
-                _ => PathBuf::from(c.path.file_name().unwrap_or(c.path.as_os_str())),
-            };
-            let mut name = rel.into_os_string();
-            name.push(".glb");
-            jobs.push((c, a.output.join(name)));
-        }
-    }
-    let jobs = verify::first_of_each_file(jobs, |(c, _)| &c.path);
+    check_folder_export(a)?;
+    let jobs = export_jobs(a)?;
     if jobs.is_empty() {
         bail!("no files found under the given paths");
     }
@@ -950,93 +941,16 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     in_chunks(
         &jobs,
-        |(c, target)| {
-            let data = match std::fs::read(&c.path) {
-                Ok(d) => d,
-                Err(e) => return rejected(c, format!("cannot read: {e}")),
-            };
-            let detected = format.or_else(|| rigtrip::native::detect(&data));
-            // Motions found in a folder are no rigs: they go with a model (`--motions`).
-            let motion = format.is_none() && rigtrip::native::detect_motion(&data).is_some();
-            if format.is_none()
-                && !c.named
-                && (motion || (detected.is_none() && !verify::named_like_rig(&c.path)))
-            {
-                return ExportLine {
-                    status: "skipped",
-                    ..rejected(c, String::new())
-                };
-            }
-            let made = target
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .with_context(|| format!("cannot create the folder of {}", target.display()));
-            // Each file's joint names from the names file beside it, when there is one.
-            let names = match names_beside(&c.path).as_deref().map(read_names).transpose() {
-                Ok(n) => n,
-                Err(e) => return rejected(c, format!("{e:#}")),
-            };
-            match made.and_then(|()| {
-                export_one(a, &c.path, &data, detected, target, "glb", names, &[], None)
-            }) {
-                Ok(done) => ExportLine {
-                    path: c.path.clone(),
-                    status: "exported",
-                    format: Some(done.kind),
-                    output: Some(target.clone()),
-                    bytes: Some(done.bytes),
-                    message: None,
-                },
-                Err(e) => {
-                    // The line names the file already; the chain's first clause names it too.
-                    let message = format!("{e:#}");
-                    let prefix = format!("{}: ", c.path.display());
-                    let message = message
-                        .strip_prefix(&prefix)
-                        .unwrap_or(&message)
-                        .to_string();
-                    rejected(c, message)
-                }
-            }
-        },
+        |(c, target)| export_job(a, format, c, target),
         |line, out| {
-            match line.status {
-                "exported" => summary.exported += 1,
-                "skipped" => summary.skipped += 1,
-                _ => summary.rejected += 1,
-            }
+            summary.count(line.status);
             if a.json {
                 if line.status != "skipped" {
                     lines.push(line);
                 }
                 return Ok(());
             }
-            let p = line.path.display();
-            match line.status {
-                "exported" => {
-                    if !cli.quiet {
-                        writeln!(
-                            out,
-                            "exported   {:<5} {p} -> {} ({} bytes)",
-                            line.format.unwrap_or("-"),
-                            line.output.as_deref().unwrap_or(Path::new("")).display(),
-                            line.bytes.unwrap_or(0)
-                        )?;
-                    }
-                }
-                "skipped" => {
-                    if cli.verbose {
-                        writeln!(out, "skipped    {:<5} {p}: not a rig file", "-")?;
-                    }
-                }
-                _ => writeln!(
-                    out,
-                    "rejected   {:<5} {p}: {}",
-                    "-",
-                    line.message.as_deref().unwrap_or("")
-                )?,
-            }
-            Ok(())
+            print_export_line(out, cli, &line)
         },
         &mut out,
     )?;
@@ -1068,6 +982,139 @@ fn export_many(cli: &Cli, a: &ExportArgs) -> Result<i32> {
     }
     out.flush()?;
     Ok(code)
+}
+
+/// Refuses what an export to a folder cannot take: one file's names or motions, an output
+/// that is a glTF file.
+fn check_folder_export(a: &ExportArgs) -> Result<()> {
+    if a.names.is_some() {
+        bail!("--names gives one file's joint names: export that file alone to use it");
+    }
+    if !a.motions.is_empty() {
+        bail!("--motions go with one model: export that model alone to add them");
+    }
+    if gltf_ext(&a.output).is_some() {
+        match a.inputs.iter().find(|p| p.is_dir()) {
+            Some(folder) => bail!(
+                "{} is a folder: its rig files are exported into a folder (-o DIR), not into {}",
+                folder.display(),
+                a.output.display()
+            ),
+            None => bail!(
+                "{}: several inputs are exported into a folder (-o DIR), not into one file",
+                a.output.display()
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// Each file under the inputs (once) with the name its output gets under `-o DIR`: its path
+/// below the folder given, `.glb` appended.
+fn export_jobs(a: &ExportArgs) -> Result<Vec<(verify::Candidate, PathBuf)>> {
+    let mut jobs = Vec::new();
+    for root in &a.inputs {
+        let found = verify::collect_files(std::slice::from_ref(root))
+            .with_context(|| format!("cannot list {}", root.display()))?;
+        for c in found {
+            let rel = match c.path.strip_prefix(root) {
+                Ok(r) if !r.as_os_str().is_empty() => r.to_path_buf(),
+                _ => PathBuf::from(c.path.file_name().unwrap_or(c.path.as_os_str())),
+            };
+            let mut name = rel.into_os_string();
+            name.push(".glb");
+            jobs.push((c, a.output.join(name)));
+        }
+    }
+    Ok(verify::first_of_each_file(jobs, |(c, _)| &c.path))
+}
+
+/// Exports file `c` to `target` (with the names file beside it, when there is one); skipped
+/// when, found in a folder without `--format`, it is no rig file.
+fn export_job(
+    a: &ExportArgs,
+    format: Option<Format>,
+    c: &verify::Candidate,
+    target: &Path,
+) -> ExportLine {
+    let data = match std::fs::read(&c.path) {
+        Ok(d) => d,
+        Err(e) => return rejected(c, format!("cannot read: {e}")),
+    };
+    let detected = format.or_else(|| rigtrip::native::detect(&data));
+    // Motions found in a folder are no rigs: they go with a model (`--motions`).
+    let motion = format.is_none() && rigtrip::native::detect_motion(&data).is_some();
+    if format.is_none()
+        && !c.named
+        && (motion || (detected.is_none() && !verify::named_like_rig(&c.path)))
+    {
+        return ExportLine {
+            status: "skipped",
+            ..rejected(c, String::new())
+        };
+    }
+    let made = target
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .with_context(|| format!("cannot create the folder of {}", target.display()));
+    // Each file's joint names from the names file beside it, when there is one.
+    let names = match names_beside(&c.path).as_deref().map(read_names).transpose() {
+        Ok(n) => n,
+        Err(e) => return rejected(c, format!("{e:#}")),
+    };
+    match made
+        .and_then(|()| export_one(a, &c.path, &data, detected, target, "glb", names, &[], None))
+    {
+        Ok(done) => ExportLine {
+            path: c.path.clone(),
+            status: "exported",
+            format: Some(done.kind),
+            output: Some(target.to_path_buf()),
+            bytes: Some(done.bytes),
+            message: None,
+        },
+        Err(e) => {
+            // The line names the file already; the chain's first clause names it too.
+            let message = format!("{e:#}");
+            let prefix = format!("{}: ", c.path.display());
+            let message = message
+                .strip_prefix(&prefix)
+                .unwrap_or(&message)
+                .to_string();
+            rejected(c, message)
+        }
+    }
+}
+
+/// One file's text line of an export to a folder: exported ones unless `--quiet`, skipped
+/// ones with `--verbose`, rejected ones always.
+fn print_export_line(out: &mut impl Write, cli: &Cli, line: &ExportLine) -> Result<()> {
+    let p = line.path.display();
+    match line.status {
+        "exported" => {
+            if !cli.quiet {
+                writeln!(
+                    out,
+                    "exported   {:<5} {p} -> {} ({} bytes)",
+                    line.format.unwrap_or("-"),
+                    line.output.as_deref().unwrap_or(Path::new("")).display(),
+                    line.bytes.unwrap_or(0)
+                )?;
+            }
+        }
+        "skipped" => {
+            if cli.verbose {
+                writeln!(out, "skipped    {:<5} {p}: not a rig file", "-")?;
+            }
+        }
+        _ => writeln!(
+            out,
+            "rejected   {:<5} {p}: {}",
+            "-",
+            line.message.as_deref().unwrap_or("")
+        )?,
+    }
+    Ok(())
 }
 
 /// A rejected file's line.

@@ -19,7 +19,7 @@ use super::scene::{extras_err, SceneExtras, SkelExtras};
 use super::{ImportError, JointReport, Noise, Refusal, Refusals, SkeletonReport, Tolerance};
 use crate::gltf::export::written_trs;
 use crate::rig::format::{
-    Deviation, IncomingJoint, JointProblem, Judge, Recorded, RigFormat, WrittenJoint,
+    Deviation, IncomingJoint, JointProblem, Judge, Recorded, Restored, RigFormat, WrittenJoint,
 };
 use crate::rig::space::Space;
 use crate::rig::{check_structure, Joint, Rig, Skeleton};
@@ -195,98 +195,19 @@ fn rebuild_joint(
 ) -> Result<Option<Entry>, ImportError> {
     let graph = c.graph;
     let node = &graph.nodes[i];
-    let ident = j.key.original();
-    let refuse = |refusals: &mut Vec<Refusal>, field: &str, problem: String| {
-        refusals.push(Refusal {
-            skeleton: sx.name.clone(),
-            joint: ident,
-            name: node.name.clone(),
-            node: Some(i),
-            field: field.to_string(),
-            problem,
-        })
+    let at = JointAt {
+        sx,
+        i,
+        node,
+        ident: j.key.original(),
     };
     let parent_node = parent_joint(c, s, i);
     let parent = parent_node.and_then(|p| c.jn[p].as_ref().map(|x| x.key));
-    // The local transform relative to the parent joint, nodes in between folded in.
-    let chain = graph.between(i, parent_node);
-    let local = if chain.iter().all(|&n| graph.nodes[n].local.is_identity()) {
-        node.local
-    } else {
-        let m = chain
-            .iter()
-            .fold(DMat4::IDENTITY, |m, &n| m * graph.nodes[n].local.matrix())
-            * node.local.matrix();
-        if !chain.is_empty() {
-            g.notes.push(format!(
-                "joint node {i} ({}): the transforms of nodes {chain:?} above it were folded into its local transform",
-                node.name
-            ));
-        }
-        Trs::from_mat(m)
-    };
-    if let Some(residue) = local.from_matrix {
-        if residue > c.tol.scale {
-            refuse(
-                &mut g.refusals,
-                "matrix",
-                format!(
-                    "shears by {}; native joints hold a translation and a rotation only",
-                    crate::units::value(residue)
-                ),
-            );
-        }
-    }
-    let scale_dev = max_abs(local.s - DVec3::ONE);
-    if scale_dev > c.tol.scale {
-        refuse(
-            &mut g.refusals,
-            "scale",
-            format!(
-                "({}) is not 1 (tolerance {}); native joints carry no scale",
-                local.s.to_array().map(crate::units::value).join(", "),
-                crate::units::value(c.tol.scale)
-            ),
-        );
+    let local = folded_local(c, g, i, parent_node);
+    if !at.check_shape(c, g, &local) {
         return Ok(None);
     }
-    note_noise(&mut g.noise, scale_dev, c.tol.scale, |n| &mut n.scale);
-    let pointer = || format!("/nodes/{i}/extras/rigtrip/native");
-    let raw = c.node_extras.get(i).copied().flatten();
-    // The payload read typed with the tag; the `Value` reader for anything else.
-    let typed = node.payload.clone().filter(|_| j.native);
-    let native = match typed {
-        Some(_) => None,
-        None => j.native.then(|| joint_native(c.json, raw, i)).flatten(),
-    };
-    let payload = match (j.key, typed, native) {
-        (JointKey::Old(_), Some(p), _) => p,
-        (JointKey::Old(_), None, Some(v)) => c.format.joint_from_json(&v, &pointer())?,
-        (JointKey::Old(k), None, None) => {
-            return Err(extras_err(
-                pointer(),
-                if j.by_name {
-                    format!("missing: node {i} ({}) was matched to joint {k} of {} by its name, but it has no rigtrip custom properties, so its native fields are unknown; export with custom properties", node.name, sx.name)
-                } else {
-                    format!("missing: joint {k} of {} has no native payload", sx.name)
-                },
-            ))
-        }
-        (JointKey::New(_), _, _) => c.format.new_joint(),
-    };
-    let mut report = JointReport {
-        joint: 0,
-        original: ident,
-        name: node.name.clone(),
-        node: i,
-        changes: Vec::new(),
-        recomputed: Vec::new(),
-        defaults: Vec::new(),
-        rounding: None,
-    };
-    if ident.is_none() {
-        report.changes.push("added".into());
-    }
+    let payload = joint_payload(c, &at, j)?;
     let mut judge = Incoming {
         space: c.ex.space,
         tol: c.tol,
@@ -297,14 +218,14 @@ fn rebuild_joint(
     };
     let incoming = IncomingJoint {
         payload: &payload,
-        original: ident,
+        original: at.ident,
         root: parent.is_none(),
         recorded: j.recorded,
     };
-    let restored = match c.format.restore(incoming, &mut judge) {
+    let mut restored = match c.format.restore(incoming, &mut judge) {
         Ok(r) => r,
         Err(JointProblem::Refused { field, problem }) => {
-            refuse(&mut g.refusals, field, problem);
+            at.refuse(&mut g.refusals, field, problem);
             return Ok(None);
         }
         Err(JointProblem::Broken(problem)) => {
@@ -318,27 +239,11 @@ fn rebuild_joint(
     if let Some(n) = restored.note.filter(|n| !g.format_notes.contains(n)) {
         g.format_notes.push(n);
     }
-    report.changes.extend(restored.changes);
-    report.defaults = restored.defaults;
-    report.rounding = restored.rounding;
-    if ident.is_some() {
-        if restored.moved {
-            report.changes.push("moved".into());
-        }
-        if restored.rotated {
-            report.changes.push("rotated".into());
-        }
-    }
-    if let (Some(k), Some(orig)) = (ident, original_parents) {
-        let was = orig.get(k).copied().flatten().map(JointKey::Old);
-        if was != parent {
-            report.changes.push(format!(
-                "reparented (parent was {}, now {})",
-                describe(was, graph),
-                describe(parent, graph)
-            ));
-        }
-    }
+    let was = at
+        .ident
+        .zip(original_parents)
+        .map(|(k, orig)| orig.get(k).copied().flatten().map(JointKey::Old));
+    let report = at.report(&mut restored, was, parent, graph);
     Ok(Some(Entry {
         key: j.key,
         node: i,
@@ -356,6 +261,161 @@ fn rebuild_joint(
     }))
 }
 
+/// Joint node `i` being rebuilt into skeleton `sx`, for its refusals and report.
+struct JointAt<'a> {
+    sx: &'a SkelExtras,
+    i: usize,
+    node: &'a super::graph::Node,
+    /// The original joint it is, if any.
+    ident: Option<usize>,
+}
+
+impl JointAt<'_> {
+    /// Refuses the joint's `field` for `problem`.
+    fn refuse(&self, refusals: &mut Vec<Refusal>, field: &str, problem: String) {
+        refusals.push(Refusal {
+            skeleton: self.sx.name.clone(),
+            joint: self.ident,
+            name: self.node.name.clone(),
+            node: Some(self.i),
+            field: field.to_string(),
+            problem,
+        })
+    }
+
+    /// Whether `local` is a translation and a rotation, as native joints hold: a shear is
+    /// refused (the checks go on), a scale is refused and ends them (`false`); scale noise
+    /// within tolerance is recorded.
+    fn check_shape(&self, c: &Ctx<'_>, g: &mut Gathered, local: &Trs) -> bool {
+        if let Some(residue) = local.from_matrix {
+            if residue > c.tol.scale {
+                self.refuse(
+                    &mut g.refusals,
+                    "matrix",
+                    format!(
+                        "shears by {}; native joints hold a translation and a rotation only",
+                        crate::units::value(residue)
+                    ),
+                );
+            }
+        }
+        let scale_dev = max_abs(local.s - DVec3::ONE);
+        if scale_dev > c.tol.scale {
+            self.refuse(
+                &mut g.refusals,
+                "scale",
+                format!(
+                    "({}) is not 1 (tolerance {}); native joints carry no scale",
+                    local.s.to_array().map(crate::units::value).join(", "),
+                    crate::units::value(c.tol.scale)
+                ),
+            );
+            return false;
+        }
+        note_noise(&mut g.noise, scale_dev, c.tol.scale, |n| &mut n.scale);
+        true
+    }
+
+    /// What to report of the joint: added, or what the format restored and changed (moved,
+    /// rotated, reparented from `was`, the original's parent, to `parent`). The changes,
+    /// defaults and rounding are taken out of `restored`.
+    fn report(
+        &self,
+        restored: &mut Restored,
+        was: Option<Option<JointKey>>,
+        parent: Option<JointKey>,
+        graph: &Graph,
+    ) -> JointReport {
+        let mut report = JointReport {
+            joint: 0,
+            original: self.ident,
+            name: self.node.name.clone(),
+            node: self.i,
+            changes: Vec::new(),
+            recomputed: Vec::new(),
+            defaults: Vec::new(),
+            rounding: None,
+        };
+        if self.ident.is_none() {
+            report.changes.push("added".into());
+        }
+        report.changes.append(&mut restored.changes);
+        report.defaults = std::mem::take(&mut restored.defaults);
+        report.rounding = restored.rounding.take();
+        if self.ident.is_some() {
+            if restored.moved {
+                report.changes.push("moved".into());
+            }
+            if restored.rotated {
+                report.changes.push("rotated".into());
+            }
+        }
+        if let Some(was) = was.filter(|&was| was != parent) {
+            report.changes.push(format!(
+                "reparented (parent was {}, now {})",
+                describe(was, graph),
+                describe(parent, graph)
+            ));
+        }
+        report
+    }
+}
+
+/// The local transform of joint node `i` relative to its parent joint's node, the nodes in
+/// between folded in (and said in a note).
+fn folded_local(c: &Ctx<'_>, g: &mut Gathered, i: usize, parent_node: Option<usize>) -> Trs {
+    let graph = c.graph;
+    let node = &graph.nodes[i];
+    let chain = graph.between(i, parent_node);
+    if chain.iter().all(|&n| graph.nodes[n].local.is_identity()) {
+        return node.local;
+    }
+    let m = chain
+        .iter()
+        .fold(DMat4::IDENTITY, |m, &n| m * graph.nodes[n].local.matrix())
+        * node.local.matrix();
+    if !chain.is_empty() {
+        g.notes.push(format!(
+            "joint node {i} ({}): the transforms of nodes {chain:?} above it were folded into its local transform",
+            node.name
+        ));
+    }
+    Trs::from_mat(m)
+}
+
+/// The joint's native payload: read from its node's extras (typed with the tag, else from the
+/// JSON value) for an original joint, the format's default for a new one.
+fn joint_payload(
+    c: &Ctx<'_>,
+    at: &JointAt<'_>,
+    j: &JointNode,
+) -> Result<crate::rig::JointPayload, ImportError> {
+    let (i, node) = (at.i, at.node);
+    let pointer = || format!("/nodes/{i}/extras/rigtrip/native");
+    let raw = c.node_extras.get(i).copied().flatten();
+    // The payload read typed with the tag; the `Value` reader for anything else.
+    let typed = node.payload.clone().filter(|_| j.native);
+    let native = match typed {
+        Some(_) => None,
+        None => j.native.then(|| joint_native(c.json, raw, i)).flatten(),
+    };
+    Ok(match (j.key, typed, native) {
+        (JointKey::Old(_), Some(p), _) => p,
+        (JointKey::Old(_), None, Some(v)) => c.format.joint_from_json(&v, &pointer())?,
+        (JointKey::Old(k), None, None) => {
+            return Err(extras_err(
+                pointer(),
+                if j.by_name {
+                    format!("missing: node {i} ({}) was matched to joint {k} of {} by its name, but it has no rigtrip custom properties, so its native fields are unknown; export with custom properties", node.name, at.sx.name)
+                } else {
+                    format!("missing: joint {k} of {} has no native payload", at.sx.name)
+                },
+            ))
+        }
+        (JointKey::New(_), _, _) => c.format.new_joint(),
+    })
+}
+
 /// Numbers the joints (originals by index, added ones after in scene order, then in the order
 /// the format stores them), sets their parents, and refuses what the numbering would break.
 fn number(
@@ -368,29 +428,9 @@ fn number(
         JointKey::Old(k) => (0, k),
         JointKey::New(_) => (1, 0),
     });
-    let mut present = vec![false; sx.joints];
-    for e in &entries {
-        if let Some(p) = e.key.original().and_then(|k| present.get_mut(k)) {
-            *p = true;
-        }
-    }
-    let removed: Vec<usize> = (0..sx.joints).filter(|&k| !present[k]).collect();
+    let removed = removed_joints(&entries, sx.joints);
     let mut rewritten = Vec::new();
-
-    let mut index = key_index(&entries);
-    let parents: Vec<Option<usize>> = entries
-        .iter()
-        .map(|e| e.parent.and_then(|p| index.get(&p).copied()))
-        .collect();
-    if let Some((order, why)) = c.format.storage_order(&parents) {
-        let mut slots: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
-        entries = order
-            .iter()
-            .filter_map(|&x| slots.get_mut(x).and_then(Option::take))
-            .collect();
-        rewritten.push(why.into());
-        index = key_index(&entries);
-    }
+    let (mut entries, index) = storage_order(c, entries, &mut rewritten);
     let map: Vec<Option<usize>> = (0..sx.joints)
         .map(|k| index.get(&JointKey::Old(k)).copied())
         .collect();
@@ -405,7 +445,6 @@ fn number(
             e.report.changes.push(format!("renumbered ({k} -> {x})"));
         }
     }
-
     if let Some(conflict) = c.format.renumbering_conflict(
         &c.ex.source,
         &sx.native,
@@ -430,7 +469,52 @@ fn number(
     if renumbered && !removed.is_empty() {
         rewritten.push("joints after a removed one renumbered".into());
     }
+    rebuilt(s, sx, entries, removed, rewritten)
+}
 
+/// The original joints (of `joints`) no entry is.
+fn removed_joints(entries: &[Entry], joints: usize) -> Vec<usize> {
+    let mut present = vec![false; joints];
+    for e in entries {
+        if let Some(p) = e.key.original().and_then(|k| present.get_mut(k)) {
+            *p = true;
+        }
+    }
+    (0..joints).filter(|&k| !present[k]).collect()
+}
+
+/// The entries in the order the format stores them (with the note saying why, in
+/// `rewritten`, when that is not their order) and each one's position by its key.
+fn storage_order(
+    c: &Ctx<'_>,
+    mut entries: Vec<Entry>,
+    rewritten: &mut Vec<String>,
+) -> (Vec<Entry>, HashMap<JointKey, usize, NumHash>) {
+    let mut index = key_index(&entries);
+    let parents: Vec<Option<usize>> = entries
+        .iter()
+        .map(|e| e.parent.and_then(|p| index.get(&p).copied()))
+        .collect();
+    if let Some((order, why)) = c.format.storage_order(&parents) {
+        let mut slots: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
+        entries = order
+            .iter()
+            .filter_map(|&x| slots.get_mut(x).and_then(Option::take))
+            .collect();
+        rewritten.push(why.into());
+        index = key_index(&entries);
+    }
+    (entries, index)
+}
+
+/// Skeleton `s` rebuilt from its numbered `entries`, with its report.
+fn rebuilt(
+    s: usize,
+    sx: &SkelExtras,
+    entries: Vec<Entry>,
+    removed: Vec<usize>,
+    rewritten: Vec<String>,
+) -> Rebuilt {
     // The entries taken apart, not cloned: a joint's payload is most of what it holds.
     let n = entries.len();
     let (mut joints, mut keys) = (Vec::with_capacity(n), Vec::with_capacity(n));

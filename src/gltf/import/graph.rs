@@ -127,6 +127,128 @@ struct Members<'v> {
     extensions: Option<&'v Value>,
 }
 
+impl<'v> Members<'v> {
+    /// The members of node `obj` read here, in one pass over its map.
+    fn of(obj: &'v Map<String, Value>) -> Members<'v> {
+        let mut f = Members::default();
+        for (k, x) in obj {
+            let slot = match k.as_str() {
+                "name" => &mut f.name,
+                "matrix" => &mut f.matrix,
+                "translation" => &mut f.translation,
+                "rotation" => &mut f.rotation,
+                "scale" => &mut f.scale,
+                "mesh" => &mut f.mesh,
+                "skin" => &mut f.skin,
+                "camera" => &mut f.camera,
+                "extensions" => &mut f.extensions,
+                _ => continue,
+            };
+            *slot = Some(x);
+        }
+        f
+    }
+
+    /// The local transform of node `i` (named `name`, for messages): its matrix, else its
+    /// translation, rotation (refused when not one) and scale.
+    fn local(&self, i: usize, name: &str) -> Result<Trs, ImportError> {
+        if let Some(m) = self.matrix {
+            let a = numbers::<16>(m, i, name, "matrix")?;
+            return Ok(Trs::from_mat(DMat4::from_cols_array(&a)));
+        }
+        let t = match self.translation {
+            Some(x) => DVec3::from_array(numbers::<3>(x, i, name, "translation")?),
+            None => DVec3::ZERO,
+        };
+        let r = match self.rotation {
+            Some(x) => {
+                let q = numbers::<4>(x, i, name, "rotation")?;
+                let q = DQuat::from_xyzw(q[0], q[1], q[2], q[3]);
+                let len = q.length();
+                if !(len.is_finite() && len > 1e-6) {
+                    return Err(ImportError::Node {
+                        node: i,
+                        name: name.to_string(),
+                        problem: format!(
+                            "rotation {} has length {}, it is no rotation",
+                            crate::units::values(&q.to_array()),
+                            crate::units::value(len)
+                        ),
+                    });
+                }
+                q
+            }
+            None => DQuat::IDENTITY,
+        };
+        let s = match self.scale {
+            Some(x) => DVec3::from_array(numbers::<3>(x, i, name, "scale")?),
+            None => DVec3::ONE,
+        };
+        Ok(Trs {
+            t,
+            r,
+            s,
+            from_matrix: None,
+        })
+    }
+}
+
+/// The scene's root nodes (none without `nodes`); each must be one of the `n` nodes.
+fn scene_roots(scene: &Value, n: usize) -> Result<Vec<usize>, ImportError> {
+    Ok(match scene.get("nodes") {
+        None => Vec::new(),
+        Some(r) => r
+            .as_array()
+            .ok_or_else(|| ImportError::Container("the scene's `nodes` is not an array".into()))?
+            .iter()
+            .map(|x| index(x).filter(|&x| x < n))
+            .collect::<Option<Vec<usize>>>()
+            .ok_or_else(|| {
+                ImportError::Container("the scene names a node that does not exist".into())
+            })?,
+    })
+}
+
+/// Every node's world matrix (identity outside the scene) and the scene's nodes in preorder,
+/// walking down from `roots`; refuses a root that is a child and a node reached twice.
+fn walk_scene(
+    nodes: &[Node],
+    parent: &[Option<usize>],
+    roots: &[usize],
+) -> Result<(Vec<DMat4>, Vec<usize>), ImportError> {
+    let n = nodes.len();
+    let mut in_scene = vec![false; n];
+    let mut world = vec![DMat4::IDENTITY; n];
+    let mut stack: Vec<(usize, DMat4)> = Vec::new();
+    let mut preorder = Vec::new();
+    for &r in roots.iter().rev() {
+        if let Some(p) = parent[r] {
+            return Err(ImportError::Node {
+                node: r,
+                name: nodes[r].name.clone(),
+                problem: format!("is a scene root and also a child of node {p}"),
+            });
+        }
+        stack.push((r, DMat4::IDENTITY));
+    }
+    while let Some((i, above)) = stack.pop() {
+        if in_scene[i] {
+            return Err(ImportError::Node {
+                node: i,
+                name: nodes[i].name.clone(),
+                problem: "is reached twice from the scene (a cycle or a repeated root)".into(),
+            });
+        }
+        in_scene[i] = true;
+        preorder.push(i);
+        world[i] = above * nodes[i].local.matrix();
+        for &c in nodes[i].children.iter().rev() {
+            stack.push((c, world[i]));
+        }
+    }
+    Ok((world, preorder))
+}
+
 /// All nodes with their parents and world matrices; only nodes reachable from the scene count.
 #[derive(Debug, Clone)]
 pub(crate) struct Graph {
@@ -431,23 +553,7 @@ impl Graph {
                     problem: "is not an object".into(),
                 });
             };
-            // The members read here, in one pass over the node's map.
-            let mut f = Members::default();
-            for (k, x) in obj {
-                let slot = match k.as_str() {
-                    "name" => &mut f.name,
-                    "matrix" => &mut f.matrix,
-                    "translation" => &mut f.translation,
-                    "rotation" => &mut f.rotation,
-                    "scale" => &mut f.scale,
-                    "mesh" => &mut f.mesh,
-                    "skin" => &mut f.skin,
-                    "camera" => &mut f.camera,
-                    "extensions" => &mut f.extensions,
-                    _ => continue,
-                };
-                *slot = Some(x);
-            }
+            let f = Members::of(obj);
             let name = f.name.and_then(Value::as_str).unwrap_or("").to_string();
             let bad = |problem: String| ImportError::Node {
                 node: i,
@@ -455,41 +561,7 @@ impl Graph {
                 problem,
             };
             let children = parents.take(i, v, &mut sink)?;
-            let local = if let Some(m) = f.matrix {
-                let a = numbers::<16>(m, i, &name, "matrix")?;
-                Trs::from_mat(DMat4::from_cols_array(&a))
-            } else {
-                let t = match f.translation {
-                    Some(x) => DVec3::from_array(numbers::<3>(x, i, &name, "translation")?),
-                    None => DVec3::ZERO,
-                };
-                let r = match f.rotation {
-                    Some(x) => {
-                        let q = numbers::<4>(x, i, &name, "rotation")?;
-                        let q = DQuat::from_xyzw(q[0], q[1], q[2], q[3]);
-                        let len = q.length();
-                        if !(len.is_finite() && len > 1e-6) {
-                            return Err(bad(format!(
-                                "rotation {} has length {}, it is no rotation",
-                                crate::units::values(&q.to_array()),
-                                crate::units::value(len)
-                            )));
-                        }
-                        q
-                    }
-                    None => DQuat::IDENTITY,
-                };
-                let s = match f.scale {
-                    Some(x) => DVec3::from_array(numbers::<3>(x, i, &name, "scale")?),
-                    None => DVec3::ONE,
-                };
-                Trs {
-                    t,
-                    r,
-                    s,
-                    from_matrix: None,
-                }
-            };
+            let local = f.local(i, &name)?;
             let mesh = match f.mesh {
                 None => None,
                 Some(x) => Some(index(x).ok_or_else(|| bad("`mesh` is not an index".into()))?),
@@ -519,49 +591,8 @@ impl Graph {
             });
         }
         let parent = parents.0;
-        let roots: Vec<usize> = match scene.get("nodes") {
-            None => Vec::new(),
-            Some(r) => r
-                .as_array()
-                .ok_or_else(|| {
-                    ImportError::Container("the scene's `nodes` is not an array".into())
-                })?
-                .iter()
-                .map(|x| index(x).filter(|&x| x < n))
-                .collect::<Option<Vec<usize>>>()
-                .ok_or_else(|| {
-                    ImportError::Container("the scene names a node that does not exist".into())
-                })?,
-        };
-        let mut in_scene = vec![false; n];
-        let mut world = vec![DMat4::IDENTITY; n];
-        let mut stack: Vec<(usize, DMat4)> = Vec::new();
-        let mut preorder = Vec::new();
-        for &r in roots.iter().rev() {
-            if let Some(p) = parent[r] {
-                return Err(ImportError::Node {
-                    node: r,
-                    name: nodes[r].name.clone(),
-                    problem: format!("is a scene root and also a child of node {p}"),
-                });
-            }
-            stack.push((r, DMat4::IDENTITY));
-        }
-        while let Some((i, above)) = stack.pop() {
-            if in_scene[i] {
-                return Err(ImportError::Node {
-                    node: i,
-                    name: nodes[i].name.clone(),
-                    problem: "is reached twice from the scene (a cycle or a repeated root)".into(),
-                });
-            }
-            in_scene[i] = true;
-            preorder.push(i);
-            world[i] = above * nodes[i].local.matrix();
-            for &c in nodes[i].children.iter().rev() {
-                stack.push((c, world[i]));
-            }
-        }
+        let roots = scene_roots(scene, n)?;
+        let (world, preorder) = walk_scene(&nodes, &parent, &roots)?;
         Ok(Graph {
             nodes,
             parent,

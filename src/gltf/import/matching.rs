@@ -34,8 +34,26 @@ pub(crate) fn classify(
 ) -> Result<Vec<Option<JointNode>>, ImportError> {
     let n = graph.nodes.len();
     let mut jn: Vec<Option<JointNode>> = vec![None; n];
-    let mut claimed: HashMap<(usize, usize), usize, NumHash> =
+    let mut claimed: Claimed =
         HashMap::with_capacity_and_hasher(graph.preorder.len(), NumHash::default());
+    tagged_joints(graph, ex, &mut jn, &mut claimed)?;
+    named_joints(graph, ex, &mut jn, &mut claimed);
+    let skin_of = skin_membership(json, n);
+    added_joints(graph, ex, &mut jn, &skin_of, refusals);
+    Ok(jn)
+}
+
+/// The node claiming each (skeleton, joint).
+type Claimed = HashMap<(usize, usize), usize, NumHash>;
+
+/// Marks the nodes whose extras name an original joint, refusing a skeleton or joint that is
+/// not there and a joint two nodes claim.
+fn tagged_joints(
+    graph: &Graph,
+    ex: &SceneExtras,
+    jn: &mut [Option<JointNode>],
+    claimed: &mut Claimed,
+) -> Result<(), ImportError> {
     for &i in &graph.preorder {
         let node = &graph.nodes[i];
         let Tag::Joint {
@@ -83,12 +101,25 @@ pub(crate) fn classify(
             },
         });
     }
-    let plain = |i: usize| {
-        let node = &graph.nodes[i];
-        node.tag == Tag::None && node.mesh.is_none() && !node.other
-    };
+    Ok(())
+}
+
+/// Whether node `i` is a plain node: no tag, no mesh, nothing else (camera, light).
+fn plain(graph: &Graph, i: usize) -> bool {
+    let node = &graph.nodes[i];
+    node.tag == Tag::None && node.mesh.is_none() && !node.other
+}
+
+/// Marks the plain nodes whose name is an original joint's default name (see
+/// [`name_identity`]) not claimed yet.
+fn named_joints(
+    graph: &Graph,
+    ex: &SceneExtras,
+    jn: &mut [Option<JointNode>],
+    claimed: &mut Claimed,
+) {
     for &i in &graph.preorder {
-        if jn[i].is_some() || !plain(i) {
+        if jn[i].is_some() || !plain(graph, i) {
             continue;
         }
         if let Some((s, k)) = name_identity(&graph.nodes[i].name, &ex.skeletons) {
@@ -104,7 +135,10 @@ pub(crate) fn classify(
             }
         }
     }
-    // Skin membership, and the skeleton most of each skin's identified joints belong to.
+}
+
+/// Per node: the first skin listing it as a joint.
+fn skin_membership(json: &Map<String, Value>, n: usize) -> Vec<Option<usize>> {
     let mut skin_of: Vec<Option<usize>> = vec![None; n];
     let skins: &[Value] = json
         .get("skins")
@@ -120,26 +154,36 @@ pub(crate) fn classify(
             }
         }
     }
-    fn skin_skeleton(
-        k: usize,
-        skin_of: &[Option<usize>],
-        jn: &[Option<JointNode>],
-    ) -> Option<usize> {
-        let mut count: HashMap<usize, usize, NumHash> = HashMap::default();
-        for (s, j) in skin_of.iter().zip(jn) {
-            if *s == Some(k) {
-                if let Some(j) = j {
-                    *count.entry(j.skeleton).or_default() += 1;
-                }
+    skin_of
+}
+
+/// The skeleton most of skin `k`'s identified joints belong to (the lowest on a tie).
+fn skin_skeleton(k: usize, skin_of: &[Option<usize>], jn: &[Option<JointNode>]) -> Option<usize> {
+    let mut count: HashMap<usize, usize, NumHash> = HashMap::default();
+    for (s, j) in skin_of.iter().zip(jn) {
+        if *s == Some(k) {
+            if let Some(j) = j {
+                *count.entry(j.skeleton).or_default() += 1;
             }
         }
-        count
-            .into_iter()
-            .max_by_key(|&(s, c)| (c, usize::MAX - s))
-            .map(|(s, _)| s)
     }
+    count
+        .into_iter()
+        .max_by_key(|&(s, c)| (c, usize::MAX - s))
+        .map(|(s, _)| s)
+}
+
+/// Marks every plain node below a joint as a joint added to that joint's skeleton; a skin
+/// joint with no joint above it is refused (new root joints are not supported).
+fn added_joints(
+    graph: &Graph,
+    ex: &SceneExtras,
+    jn: &mut [Option<JointNode>],
+    skin_of: &[Option<usize>],
+    refusals: &mut Vec<Refusal>,
+) {
     for &i in &graph.preorder {
-        if jn[i].is_some() || !plain(i) {
+        if jn[i].is_some() || !plain(graph, i) {
             continue;
         }
         let mut at = graph.parent[i];
@@ -162,7 +206,7 @@ pub(crate) fn classify(
                 })
             }
             (None, Some(k)) => refusals.push(Refusal {
-                skeleton: skin_skeleton(k, &skin_of, &jn)
+                skeleton: skin_skeleton(k, skin_of, jn)
                     .and_then(|s| ex.skeletons.get(s))
                     .map(|s| s.name.clone())
                     .unwrap_or_else(|| format!("of skin {k}")),
@@ -175,5 +219,4 @@ pub(crate) fn classify(
             (None, None) => {}
         }
     }
-    Ok(jn)
 }

@@ -475,19 +475,14 @@ fn read_primitives<'i>(
         .unwrap_or(&[]);
     let mut base = 0usize;
     for inst in instances {
-        let (i, m) = (inst.node, inst.mesh);
-        let bad = |problem: String| ImportError::Node {
-            node: i,
-            name: inst.name.clone(),
-            problem,
-        };
+        let m = inst.mesh;
         let mesh = meshes
             .get(m)
-            .ok_or_else(|| bad(format!("mesh {m} does not exist")))?;
+            .ok_or_else(|| node_error(inst, format!("mesh {m} does not exist")))?;
         let prims = mesh
             .get("primitives")
             .and_then(Value::as_array)
-            .ok_or_else(|| bad(format!("mesh {m} has no primitives")))?;
+            .ok_or_else(|| node_error(inst, format!("mesh {m} has no primitives")))?;
         for (pi, prim) in prims.iter().enumerate() {
             let mode = prim.get("mode").and_then(Value::as_u64).unwrap_or(4);
             if mode != 4 {
@@ -496,78 +491,118 @@ fn read_primitives<'i>(
                 ));
                 continue;
             }
-            let attrs = prim
-                .get("attributes")
-                .ok_or_else(|| bad(format!("mesh {m} primitive {pi} has no attributes")))?;
-            let [position, normal, texcoord, color] = SINGLE;
-            let pos_index = attrs
-                .get(position)
-                .and_then(Value::as_u64)
-                .and_then(|x| usize::try_from(x).ok())
-                .ok_or_else(|| bad(format!("mesh {m} primitive {pi} has no POSITION")))?;
-            let pos = doc.accessor(pos_index)?;
-            if pos.comps != 3 {
-                return Err(ImportError::Data(DataError::Accessor {
-                    accessor: pos_index,
-                    problem: "POSITION is not VEC3".into(),
-                }));
-            }
-            let count = pos.len();
-            let normal = attr(doc, attrs, normal, count, &[3])?;
-            let uv = attr(doc, attrs, texcoord, count, &[2])?;
-            let color = attr(doc, attrs, color, count, &[3, 4])?;
-            let mut sets = Vec::new();
-            for [joints, weights] in INFLUENCE_SETS {
-                let j = attr(doc, attrs, joints, count, &[4])?;
-                let w = attr(doc, attrs, weights, count, &[4])?;
-                if let (Some(j), Some(w)) = (j, w) {
-                    sets.push((j, w));
-                }
-            }
-            let indices: Vec<usize> = match prim.get("indices") {
-                None => (0..count).collect(),
-                Some(x) => {
-                    let a = x
-                        .as_u64()
-                        .and_then(|x| usize::try_from(x).ok())
-                        .ok_or_else(|| {
-                            bad(format!(
-                                "mesh {m} primitive {pi}: indices is not an accessor index"
-                            ))
-                        })?;
-                    let e = doc.accessor(a)?;
-                    if e.comps != 1 || !e.integer {
-                        return Err(ImportError::Data(DataError::Accessor {
-                            accessor: a,
-                            problem: "indices are not unsigned integer scalars".into(),
-                        }));
-                    }
-                    e.data.iter().map(|&x| x as usize).collect()
-                }
-            };
+            let p = read_attributes(doc, inst, prim, pi)?;
+            let count = p.count;
+            let indices = read_indices(doc, inst, prim, pi, count)?;
             out.tris.reserve(indices.len() / 3);
             for t in indices.chunks_exact(3) {
                 if let Some(&bad_index) = t.iter().find(|&&x| x >= count) {
-                    return Err(bad(format!(
+                    return Err(node_error(
+                        inst,
+                        format!(
                         "mesh {m} primitive {pi}: index {bad_index}, but there are {count} vertices"
-                    )));
+                    ),
+                    ));
                 }
                 out.tris.push([base + t[0], base + t[1], base + t[2]]);
             }
             base += count;
-            out.prims.push(Primitive {
-                inst,
-                moved: inst.world != DMat4::IDENTITY,
-                count,
-                pos,
-                normal,
-                uv,
-                color,
-                sets,
-            });
+            out.prims.push(p);
         }
     }
     Ok(out)
+}
+
+/// The error of instance `inst`'s node for `problem`.
+fn node_error(inst: &Instance, problem: String) -> ImportError {
+    ImportError::Node {
+        node: inst.node,
+        name: inst.name.clone(),
+        problem,
+    }
+}
+
+/// Primitive `pi` of `inst`'s mesh with its attributes read: POSITION (a VEC3, required),
+/// normals, UVs, colours and the influence sets present.
+fn read_attributes<'i>(
+    doc: &Doc,
+    inst: &'i Instance,
+    prim: &Value,
+    pi: usize,
+) -> Result<Primitive<'i>, ImportError> {
+    let m = inst.mesh;
+    let attrs = prim
+        .get("attributes")
+        .ok_or_else(|| node_error(inst, format!("mesh {m} primitive {pi} has no attributes")))?;
+    let [position, normal, texcoord, color] = SINGLE;
+    let pos_index = attrs
+        .get(position)
+        .and_then(Value::as_u64)
+        .and_then(|x| usize::try_from(x).ok())
+        .ok_or_else(|| node_error(inst, format!("mesh {m} primitive {pi} has no POSITION")))?;
+    let pos = doc.accessor(pos_index)?;
+    if pos.comps != 3 {
+        return Err(ImportError::Data(DataError::Accessor {
+            accessor: pos_index,
+            problem: "POSITION is not VEC3".into(),
+        }));
+    }
+    let count = pos.len();
+    let normal = attr(doc, attrs, normal, count, &[3])?;
+    let uv = attr(doc, attrs, texcoord, count, &[2])?;
+    let color = attr(doc, attrs, color, count, &[3, 4])?;
+    let mut sets = Vec::new();
+    for [joints, weights] in INFLUENCE_SETS {
+        let j = attr(doc, attrs, joints, count, &[4])?;
+        let w = attr(doc, attrs, weights, count, &[4])?;
+        if let (Some(j), Some(w)) = (j, w) {
+            sets.push((j, w));
+        }
+    }
+    Ok(Primitive {
+        inst,
+        moved: inst.world != DMat4::IDENTITY,
+        count,
+        pos,
+        normal,
+        uv,
+        color,
+        sets,
+    })
+}
+
+/// The vertex indices of primitive `pi` of `inst`'s mesh: its indices accessor (unsigned
+/// integer scalars), else every one of its `count` vertices in order.
+fn read_indices(
+    doc: &Doc,
+    inst: &Instance,
+    prim: &Value,
+    pi: usize,
+    count: usize,
+) -> Result<Vec<usize>, ImportError> {
+    let Some(x) = prim.get("indices") else {
+        return Ok((0..count).collect());
+    };
+    let a = x
+        .as_u64()
+        .and_then(|x| usize::try_from(x).ok())
+        .ok_or_else(|| {
+            node_error(
+                inst,
+                format!(
+                    "mesh {} primitive {pi}: indices is not an accessor index",
+                    inst.mesh
+                ),
+            )
+        })?;
+    let e = doc.accessor(a)?;
+    if e.comps != 1 || !e.integer {
+        return Err(ImportError::Data(DataError::Accessor {
+            accessor: a,
+            problem: "indices are not unsigned integer scalars".into(),
+        }));
+    }
+    Ok(e.data.iter().map(|&x| x as usize).collect())
 }
 
 impl Primitive<'_> {

@@ -19,7 +19,7 @@ use super::graph::{rigtrip_of, Graph};
 use super::joints::Identities;
 use super::mesh::{
     close, close_shape, collect, compare_geometry, expected_geometry, incoming_instances,
-    influence_key, len3, rig_skinned, Geometry, Grid, InfKey, Instance, Names,
+    influence_key, len3, rig_skinned, Geometry, Grid, InfKey, Instance, Names, Vert,
 };
 use super::read::Doc;
 use super::{ImportError, Tolerance};
@@ -61,30 +61,66 @@ pub(crate) fn incoming_meshes(
     cx: &Context<'_>,
     geometry_edited: bool,
 ) -> Result<Option<Vec<IncomingMesh>>, ImportError> {
-    let Context {
-        doc,
-        graph,
-        ids,
-        exported,
-        originals,
-        space,
-        tol,
-        format: _,
-    } = *cx;
-    let key = |node: usize| influence_key(ids, node);
-    let instances = incoming_instances(doc, graph, &key, rig_skinned(ids))?.instances;
-    // Which original mesh each node is.
-    // A mesh without triangles has no node in the document: it stays as it is.
+    let key = |node: usize| influence_key(cx.ids, node);
+    let instances = incoming_instances(cx.doc, cx.graph, &key, rig_skinned(cx.ids))?.instances;
+    let matched = match_originals(cx, &instances);
+    // A node that is no original mesh is a new mesh, also when its geometry repeats one
+    // (a copy made in place).
+    let geometry_edited = geometry_edited || matched.which.iter().any(Option::is_none);
+    if !geometry_edited {
+        return Ok(materials_only(cx, &instances, &matched.which));
+    }
+    let Matched {
+        which,
+        tags,
+        claimed,
+        unwritten,
+    } = matched;
+    let mut out: Vec<IncomingMesh> = unwritten
+        .iter()
+        .filter_map(|&k| {
+            Some(IncomingMesh {
+                name: cx.originals.get(k)?.name.clone(),
+                original: Some(k),
+                like: Some(k),
+                ..IncomingMesh::default()
+            })
+        })
+        .collect();
+    let mut changed = claimed.iter().any(|c| !c);
+    for ((inst, w), tag) in instances.iter().zip(&which).zip(&tags) {
+        out.push(incoming_mesh(cx, inst, *w, *tag, &mut changed)?);
+    }
+    Ok(changed.then_some(out))
+}
+
+/// Which original mesh each mesh node is (see [`match_originals`]).
+struct Matched {
+    /// Per node: the original mesh it is, if any.
+    which: Vec<Option<usize>>,
+    /// Per node: the mesh index its extras carry.
+    tags: Vec<Option<usize>>,
+    /// Per original mesh: whether a node is it (or it has none, being unwritten).
+    claimed: Vec<bool>,
+    /// The original meshes the export wrote no mesh for (no triangles).
+    unwritten: Vec<usize>,
+}
+
+/// Which original mesh each node is: the one of its name, else the one its extras tag (a
+/// renamed node still names its mesh, unless a node of that name came too: then this one is a
+/// copy). A mesh without triangles has no node in the document: it stays as it is.
+fn match_originals(cx: &Context<'_>, instances: &[Instance]) -> Matched {
+    let originals = cx.originals;
     let mut claimed: Vec<bool> = (0..originals.len())
         .map(|k| {
-            exported
+            cx.exported
                 .and_then(|e| e.report.meshes.get(k))
                 .is_some_and(|info| info.gltf_mesh.is_none())
         })
         .collect();
     let unwritten: Vec<usize> = (0..originals.len()).filter(|&k| claimed[k]).collect();
     let mut which: Vec<Option<usize>> = vec![None; instances.len()];
-    for (w, inst) in which.iter_mut().zip(&instances) {
+    for (w, inst) in which.iter_mut().zip(instances) {
         if let Some(k) = originals
             .iter()
             .position(|m| m.name == inst.name)
@@ -94,108 +130,112 @@ pub(crate) fn incoming_meshes(
             *w = Some(k);
         }
     }
-    let tags: Vec<Option<usize>> = instances.iter().map(|i| mesh_tag(doc, i.node)).collect();
+    let tags: Vec<Option<usize>> = instances.iter().map(|i| mesh_tag(cx.doc, i.node)).collect();
     for (w, tag) in which.iter_mut().zip(&tags) {
         if w.is_none() {
             if let Some(k) = tag.filter(|&k| k < originals.len() && !claimed[k]) {
-                // A renamed node still names its mesh, unless a node of that name came too
-                // (then this one is a copy).
                 claimed[k] = true;
                 *w = Some(k);
             }
         }
     }
-    // A node that is no original mesh is a new mesh, also when its geometry repeats one
-    // (a copy made in place).
-    let geometry_edited = geometry_edited || which.iter().any(Option::is_none);
-    if !geometry_edited {
-        // The geometry is the original's as a whole (also when a tool merged mesh nodes):
-        // only a material can have changed.
-        let mut changed = false;
-        let mut out = Vec::with_capacity(originals.len());
-        for (k, o) in originals.iter().enumerate() {
-            let node = which.iter().position(|w| *w == Some(k));
-            // A node holding several materials holds several meshes' triangles (merged by a
-            // tool): which one is whose cannot be told, so none counts as changed.
-            let material = node
+    Matched {
+        which,
+        tags,
+        claimed,
+        unwritten,
+    }
+}
+
+/// The meshes when the geometry is the original's as a whole (also when a tool merged mesh
+/// nodes): every original with its node's name and material; `None` when no material changed.
+fn materials_only(
+    cx: &Context<'_>,
+    instances: &[Instance],
+    which: &[Option<usize>],
+) -> Option<Vec<IncomingMesh>> {
+    let mut changed = false;
+    let mut out = Vec::with_capacity(cx.originals.len());
+    for (k, o) in cx.originals.iter().enumerate() {
+        let node = which.iter().position(|w| *w == Some(k));
+        // A node holding several materials holds several meshes' triangles (merged by a
+        // tool): which one is whose cannot be told, so none counts as changed.
+        let material = node
+            .and_then(|i| instances.get(i))
+            .and_then(|inst| material_of(cx.doc, inst).ok().flatten());
+        changed |= material_changed(cx, o.material.as_deref(), material.as_deref());
+        out.push(IncomingMesh {
+            name: node
                 .and_then(|i| instances.get(i))
-                .and_then(|inst| material_of(doc, inst).ok().flatten());
-            changed |= material_changed(cx, o.material.as_deref(), material.as_deref());
-            out.push(IncomingMesh {
-                name: node
-                    .and_then(|i| instances.get(i))
-                    .map_or_else(|| o.name.clone(), |i| i.name.clone()),
-                original: Some(k),
-                like: Some(k),
-                material,
-                ..IncomingMesh::default()
-            });
-        }
-        return Ok(changed.then_some(out));
-    }
-    let mut out: Vec<IncomingMesh> = unwritten
-        .iter()
-        .filter_map(|&k| {
-            Some(IncomingMesh {
-                name: originals.get(k)?.name.clone(),
-                original: Some(k),
-                like: Some(k),
-                ..IncomingMesh::default()
-            })
-        })
-        .collect();
-    let mut changed = claimed.iter().any(|c| !c);
-    for ((inst, w), tag) in instances.iter().zip(&which).zip(&tags) {
-        let material = material_of(doc, inst)?;
-        let like = w.or(tag.filter(|&k| k < originals.len()));
-        let incoming = collect(doc, std::slice::from_ref(inst), 0)?;
-        let mut m = IncomingMesh {
-            name: inst.name.clone(),
-            original: *w,
-            like,
-            material: material.clone(),
+                .map_or_else(|| o.name.clone(), |i| i.name.clone()),
+            original: Some(k),
+            like: Some(k),
+            material,
             ..IncomingMesh::default()
-        };
-        let expected_like = match like {
-            Some(k) => Some(expected_geometry(ids, exported, Some(k))?),
-            None => None,
-        };
-        let edited = match (w, &expected_like) {
-            (Some(_), Some(e)) => {
-                compare_geometry(&incoming, e, tol, &Names::default).difference_count > 0
-            }
-            _ => true,
-        };
-        if let Some(k) = *w {
-            let original_material = originals.get(k).and_then(|o| o.material.as_deref());
-            changed |= material_changed(cx, original_material, material.as_deref());
-        }
-        if edited {
-            changed = true;
-            // A new mesh hangs on the skeleton its own skin's joints belong to.
-            let skeleton = match like.and_then(|k| originals.get(k)) {
-                Some(o) => o.skeleton,
-                None => skin_skeleton(inst),
-            };
-            let (g, origin, dropped) = native_geometry(
-                &incoming,
-                expected_like
-                    .as_ref()
-                    .zip(like.and_then(|k| originals.get(k))),
-                skeleton,
-                ids,
-                graph,
-                inst,
-                space,
-                tol,
-            )?;
-            m.geometry = Some(g);
-            m.origin = origin;
-            m.dropped = dropped;
-        }
-        out.push(m);
+        });
     }
-    Ok(changed.then_some(out))
+    changed.then_some(out)
+}
+
+/// Mesh node `inst` as an incoming mesh: original mesh `w` (if any), like `w` or else the mesh
+/// `tag` names, with its geometry in native units when it differs from that mesh's. Sets
+/// `changed` when its material or geometry changed.
+fn incoming_mesh(
+    cx: &Context<'_>,
+    inst: &Instance,
+    w: Option<usize>,
+    tag: Option<usize>,
+    changed: &mut bool,
+) -> Result<IncomingMesh, ImportError> {
+    let (doc, originals) = (cx.doc, cx.originals);
+    let material = material_of(doc, inst)?;
+    let like = w.or(tag.filter(|&k| k < originals.len()));
+    let incoming = collect(doc, std::slice::from_ref(inst), 0)?;
+    let mut m = IncomingMesh {
+        name: inst.name.clone(),
+        original: w,
+        like,
+        material: material.clone(),
+        ..IncomingMesh::default()
+    };
+    let expected_like = match like {
+        Some(k) => Some(expected_geometry(cx.ids, cx.exported, Some(k))?),
+        None => None,
+    };
+    let edited = match (w, &expected_like) {
+        (Some(_), Some(e)) => {
+            compare_geometry(&incoming, e, cx.tol, &Names::default).difference_count > 0
+        }
+        _ => true,
+    };
+    if let Some(k) = w {
+        let original_material = originals.get(k).and_then(|o| o.material.as_deref());
+        *changed |= material_changed(cx, original_material, material.as_deref());
+    }
+    if edited {
+        *changed = true;
+        // A new mesh hangs on the skeleton its own skin's joints belong to.
+        let skeleton = match like.and_then(|k| originals.get(k)) {
+            Some(o) => o.skeleton,
+            None => skin_skeleton(inst),
+        };
+        let (g, origin, dropped) = native_geometry(
+            &incoming,
+            expected_like
+                .as_ref()
+                .zip(like.and_then(|k| originals.get(k))),
+            skeleton,
+            cx.ids,
+            cx.graph,
+            inst,
+            cx.space,
+            cx.tol,
+        )?;
+        m.geometry = Some(g);
+        m.origin = origin;
+        m.dropped = dropped;
+    }
+    Ok(m)
 }
 
 /// The skeleton most of an instance's skin joints belong to (the first such), `None` when it
@@ -289,11 +329,12 @@ pub(super) fn native_geometry(
     space: Space,
     tol: &Tolerance,
 ) -> Result<(Mesh, Vec<Option<u32>>, Dropped), ImportError> {
-    let refuse = |problem: String| {
-        ImportError::MeshRefused(crate::rig::mesh::MeshRefusal {
-            mesh: inst.name.clone(),
-            problem,
-        })
+    let skin = Skinning {
+        skeleton,
+        ids,
+        graph,
+        inst,
+        space,
     };
     let n = incoming.verts.len();
     let mut g = Mesh {
@@ -303,70 +344,162 @@ pub(super) fn native_geometry(
     };
     let mut origin = Vec::with_capacity(n);
     let mut dropped = Dropped::default();
-    // Originals near each incoming vertex: a grid as fine as the position tolerance.
     let expected = like.map(|l| l.0);
-    let grid = expected.map(|e| {
-        let max_r = e
-            .verts
-            .iter()
-            .map(|v| len3(&v.p))
-            .filter(|r| r.is_finite())
-            .fold(0.0f64, f64::max);
-        let h = 2.0 * tol.translation_at(max_r);
-        let h = if h.is_finite() && h > 0.0 { h } else { 1.0 };
-        Grid::new(h, e.verts.iter().enumerate().map(|(k, v)| (k, v.p)))
-    });
+    let grid = expected.map(|e| near_grid(e, tol));
     for v in &incoming.verts {
         let found = match (expected, &grid) {
-            (Some(e), Some(grid)) => grid
-                .near(&v.p)
-                .filter(|&k| e.verts.get(k).is_some_and(|x| close(x, v, tol)))
-                .min(),
+            (Some(e), Some(grid)) => nearest(grid, e, v, |x| close(x, v, tol)),
             _ => None,
         };
         origin.push(found.and_then(|k| u32::try_from(k).ok()));
         // A vertex whose influences changed but whose shape did not keeps the original's
         // position, normal and UV values (exact: the lift widened them from what is stored).
         let shape = match (like, &grid) {
-            (Some((e, _)), Some(grid)) if found.is_none() => grid
-                .near(&v.p)
-                .filter(|&k| e.verts.get(k).is_some_and(|x| close_shape(x, v, tol)))
-                .min(),
+            (Some((e, _)), Some(grid)) if found.is_none() => {
+                nearest(grid, e, v, |x| close_shape(x, v, tol))
+            }
             _ => None,
         }
         .and_then(|k| like.map(|(_, m)| (m, k)));
-        let kept = |f: fn(&Mesh) -> &[[f64; 3]]| shape.and_then(|(m, k)| f(m).get(k).copied());
-        let p = match kept(|m| &m.positions) {
-            Some(p) => DVec3::from_array(p),
-            None => space.invert_point(DVec3::from_array(v.p)),
-        };
-        g.positions.push(p.to_array());
-        if let Some(nv) = v.n {
-            g.normals.push(
-                kept(|m| &m.normals)
-                    .unwrap_or_else(|| space.direction(DVec3::from_array(nv)).to_array()),
-            );
-        }
-        if let Some(uv) = v.uv {
-            g.uvs
-                .push(shape.and_then(|(m, k)| m.uvs.get(k).copied()).unwrap_or(uv));
-        }
-        // Colours a tool dropped (see `close_shape`) are the original vertex's, else white.
-        let colour =
-            v.c.or_else(|| shape.and_then(|(m, k)| m.colors.get(k).copied()))
-                .or_else(|| found.and_then(|k| like.and_then(|(_, m)| m.colors.get(k).copied())));
-        match colour {
-            Some(c) => g.colors.push(c),
-            None if like.is_some_and(|(_, m)| !m.colors.is_empty()) => g.colors.push([1.0; 4]),
-            None => {}
-        }
+        let p = push_shape(&mut g, v, (shape, found), like, space);
         if skeleton.is_none() || found.is_some() {
             continue;
         }
+        let (js, ws) = skin.influences(v, p, &mut dropped)?;
+        g.joints.push(js);
+        g.weights.push(ws);
+    }
+    if skeleton.is_some() {
+        spread_influences(&mut g, &origin);
+    }
+    if g.normals.len() != n {
+        g.normals.clear();
+    }
+    if g.uvs.len() != n {
+        g.uvs.clear();
+    }
+    if g.colors.len() != n {
+        g.colors.clear();
+    }
+    for t in &incoming.tris {
+        let t = t.map(|c| u32::try_from(c).unwrap_or(u32::MAX));
+        g.triangles.push(t);
+    }
+    Ok((g, origin, dropped))
+}
+
+/// The originals of `expected` near each point: a grid as fine as the position tolerance.
+fn near_grid(expected: &Geometry, tol: &Tolerance) -> Grid {
+    let max_r = expected
+        .verts
+        .iter()
+        .map(|v| len3(&v.p))
+        .filter(|r| r.is_finite())
+        .fold(0.0f64, f64::max);
+    let h = 2.0 * tol.translation_at(max_r);
+    let h = if h.is_finite() && h > 0.0 { h } else { 1.0 };
+    Grid::new(h, expected.verts.iter().enumerate().map(|(k, v)| (k, v.p)))
+}
+
+/// The first vertex of `expected` near `v` that `matches`.
+fn nearest(
+    grid: &Grid,
+    expected: &Geometry,
+    v: &Vert,
+    matches: impl Fn(&Vert) -> bool,
+) -> Option<usize> {
+    grid.near(&v.p)
+        .filter(|&k| expected.verts.get(k).is_some_and(&matches))
+        .min()
+}
+
+/// Appends vertex `v`'s position, normal, UV and colour to `g` in native units; where `shape`
+/// names an original vertex of the same shape, that one's values. The colour a tool dropped
+/// (see `close_shape`) is the original vertex's (`shape`, else `found`), else white when the
+/// original mesh has colours. Returns the native position.
+fn push_shape(
+    g: &mut Mesh,
+    v: &Vert,
+    (shape, found): (Option<(&Mesh, usize)>, Option<usize>),
+    like: Option<(&Geometry, &Mesh)>,
+    space: Space,
+) -> DVec3 {
+    let kept = |f: fn(&Mesh) -> &[[f64; 3]]| shape.and_then(|(m, k)| f(m).get(k).copied());
+    let p = match kept(|m| &m.positions) {
+        Some(p) => DVec3::from_array(p),
+        None => space.invert_point(DVec3::from_array(v.p)),
+    };
+    g.positions.push(p.to_array());
+    if let Some(nv) = v.n {
+        g.normals.push(
+            kept(|m| &m.normals)
+                .unwrap_or_else(|| space.direction(DVec3::from_array(nv)).to_array()),
+        );
+    }
+    if let Some(uv) = v.uv {
+        g.uvs
+            .push(shape.and_then(|(m, k)| m.uvs.get(k).copied()).unwrap_or(uv));
+    }
+    // Colours a tool dropped (see `close_shape`) are the original vertex's, else white.
+    let colour =
+        v.c.or_else(|| shape.and_then(|(m, k)| m.colors.get(k).copied()))
+            .or_else(|| found.and_then(|k| like.and_then(|(_, m)| m.colors.get(k).copied())));
+    match colour {
+        Some(c) => g.colors.push(c),
+        None if like.is_some_and(|(_, m)| !m.colors.is_empty()) => g.colors.push([1.0; 4]),
+        None => {}
+    }
+    p
+}
+
+/// Gives every vertex an influence entry: the ones read, in order, for the vertices not kept
+/// from an original, zeros for the kept ones (they carry the original's stored influences;
+/// the format reads them).
+fn spread_influences(g: &mut Mesh, origin: &[Option<u32>]) {
+    let n = origin.len();
+    g.joints.resize(n, [0; 4]);
+    g.weights.resize(n, [0.0; 4]);
+    let mut k = 0;
+    let (mut js, mut ws) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for o in origin {
+        if o.is_some() {
+            js.push([0; 4]);
+            ws.push([0.0; 4]);
+        } else {
+            js.push(g.joints.get(k).copied().unwrap_or_default());
+            ws.push(g.weights.get(k).copied().unwrap_or_default());
+            k += 1;
+        }
+    }
+    g.joints = js;
+    g.weights = ws;
+}
+
+/// What turning a node's influences into its skeleton's joint indices needs.
+struct Skinning<'a> {
+    /// The skeleton the mesh is skinned to.
+    skeleton: Option<usize>,
+    ids: &'a Identities,
+    graph: &'a Graph,
+    inst: &'a Instance,
+    space: Space,
+}
+
+impl Skinning<'_> {
+    /// Vertex `v`'s four largest influences as written joint indices, the ones past the
+    /// fourth added to `dropped`; refused when it is weighted to a node that is not a joint
+    /// of the mesh's skeleton. `p` is its native position, for messages.
+    fn influences(
+        &self,
+        v: &Vert,
+        p: DVec3,
+        dropped: &mut Dropped,
+    ) -> Result<([u16; 4], [f64; 4]), ImportError> {
         let mut inf: Vec<(u16, f64)> = Vec::with_capacity(v.inf.len());
         for &(k, w) in v.inf.iter() {
             let joint = match k {
-                InfKey::Joint(s, key) if Some(s) == skeleton => ids
+                InfKey::Joint(s, key) if Some(s) == self.skeleton => self
+                    .ids
                     .keys
                     .get(s)
                     .and_then(|keys| keys.iter().position(|&x| x == key))
@@ -374,25 +507,7 @@ pub(super) fn native_geometry(
                 _ => None,
             };
             let Some(joint) = joint else {
-                let node = match k {
-                    InfKey::Stray(node) => Some(node),
-                    InfKey::Joint(..) => None,
-                };
-                let name = node
-                    .and_then(|x| graph.nodes.get(x))
-                    .map(|x| x.name.clone())
-                    .unwrap_or_default();
-                return Err(refuse(match k {
-                    InfKey::Joint(s, _) => format!(
-                        "vertex at {} is weighted to a joint of skeleton {s}, but the mesh belongs to skeleton {}; a native mesh is skinned to its own skeleton",
-                        space.shown(p),
-                        skeleton.unwrap_or(0)
-                    ),
-                    InfKey::Stray(_) => format!(
-                        "vertex at {} is weighted to {name:?}, which is not a joint of its skeleton",
-                        space.shown(p)
-                    ),
-                }));
+                return Err(self.stray(k, p));
             };
             inf.push((joint, w));
         }
@@ -410,40 +525,34 @@ pub(super) fn native_geometry(
                 *b = w;
             }
         }
-        g.joints.push(js);
-        g.weights.push(ws);
+        Ok((js, ws))
     }
-    if skeleton.is_some() {
-        // Vertices kept from an original carry its stored influences; the format reads them.
-        g.joints.resize(n, [0; 4]);
-        g.weights.resize(n, [0.0; 4]);
-        let mut k = 0;
-        let (mut js, mut ws) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for o in &origin {
-            if o.is_some() {
-                js.push([0; 4]);
-                ws.push([0.0; 4]);
-            } else {
-                js.push(g.joints.get(k).copied().unwrap_or_default());
-                ws.push(g.weights.get(k).copied().unwrap_or_default());
-                k += 1;
-            }
-        }
-        g.joints = js;
-        g.weights = ws;
+
+    /// The refusal of a vertex at native `p` weighted to `k`, which is no joint of the mesh's
+    /// skeleton.
+    fn stray(&self, k: InfKey, p: DVec3) -> ImportError {
+        let space = self.space;
+        let node = match k {
+            InfKey::Stray(node) => Some(node),
+            InfKey::Joint(..) => None,
+        };
+        let name = node
+            .and_then(|x| self.graph.nodes.get(x))
+            .map(|x| x.name.clone())
+            .unwrap_or_default();
+        ImportError::MeshRefused(crate::rig::mesh::MeshRefusal {
+            mesh: self.inst.name.clone(),
+            problem: match k {
+                InfKey::Joint(s, _) => format!(
+                    "vertex at {} is weighted to a joint of skeleton {s}, but the mesh belongs to skeleton {}; a native mesh is skinned to its own skeleton",
+                    space.shown(p),
+                    self.skeleton.unwrap_or(0)
+                ),
+                InfKey::Stray(_) => format!(
+                    "vertex at {} is weighted to {name:?}, which is not a joint of its skeleton",
+                    space.shown(p)
+                ),
+            },
+        })
     }
-    if g.normals.len() != n {
-        g.normals.clear();
-    }
-    if g.uvs.len() != n {
-        g.uvs.clear();
-    }
-    if g.colors.len() != n {
-        g.colors.clear();
-    }
-    for t in &incoming.tris {
-        let t = t.map(|c| u32::try_from(c).unwrap_or(u32::MAX));
-        g.triangles.push(t);
-    }
-    Ok((g, origin, dropped))
 }

@@ -536,6 +536,29 @@ impl ImportReport {
             out.push_str(&s);
             out.push('\n');
         };
+        self.render_settings(&mut line);
+        for s in &self.skeletons {
+            render_skeleton(s, &mut line);
+        }
+        render_meshes(&self.meshes, &mut line);
+        for f in &self.motions {
+            f.render_text(self.space.scale, &mut line);
+        }
+        for s in &self.stale_shadows {
+            line(format!("{s}"));
+        }
+        for t in &self.textures {
+            line(format!("{t}"));
+        }
+        for n in &self.notes {
+            line(format!("note: {n}"));
+        }
+        out
+    }
+
+    /// The format, space and tolerance lines, and the noise restored (unless onto a template,
+    /// where nothing is compared with an original).
+    fn render_settings(&self, line: &mut impl FnMut(String)) {
         use crate::units::{degrees, length, value};
         line(format!(
             "format {}, space: scale {} m per unit, rotation {}",
@@ -559,128 +582,129 @@ impl ImportReport {
             value(self.noise.scale),
             100.0 * self.noise.closest
         )));
-        for s in &self.skeletons {
-            line(format!(
-                "skeleton {} ({}): {} joints -> {}, {} unchanged",
-                s.index, s.name, s.joints_before, s.joints_after, s.unchanged
-            ));
-            for j in &s.joints {
-                let mut parts = Vec::new();
-                if !j.changes.is_empty() {
-                    parts.push(j.changes.join(", "));
-                }
-                if !j.recomputed.is_empty() {
-                    parts.push(format!("recomputed {}", j.recomputed.join(", ")));
-                }
-                if !j.defaults.is_empty() {
-                    parts.push(format!("defaults {}", j.defaults.join(", ")));
-                }
-                if let Some(r) = &j.rounding {
-                    parts.push(format!("rounding: {r}"));
-                }
-                let origin = match j.original {
-                    Some(o) if o != j.joint => format!(" (was {o})"),
-                    Some(_) => String::new(),
-                    None => " (new)".into(),
-                };
-                line(format!(
-                    "  joint {}{origin} {} [node {}]: {}",
-                    j.joint,
-                    j.name,
-                    j.node,
-                    parts.join("; ")
-                ));
-            }
-            if !s.removed.is_empty() {
-                line(format!(
-                    "  removed joints (original indices): {:?}",
-                    s.removed
-                ));
-            }
-            for r in &s.rewritten {
-                line(format!("  rewritten: {r}"));
-            }
-        }
-        let m = &self.meshes;
-        let status = match m.status {
-            MeshStatus::None => "no geometry",
-            MeshStatus::Unchanged => "unchanged, original streams kept",
-            MeshStatus::EditedIgnored => {
-                "EDITED, ignored (--ignore-mesh-edits): original streams kept"
-            }
-            MeshStatus::Written => "EDITED, written back",
-            MeshStatus::Replaced => "REPLACED by the glTF's",
-        };
-        let (a, b, c, d) = (
-            m.expected_vertices,
-            m.expected_triangles,
-            m.incoming_vertices,
-            m.incoming_triangles,
-        );
-        let counts = if m.status == MeshStatus::Replaced {
-            format!("the template had {a} vertices and {b} triangles, the glTF has {c} and {d}")
-        } else {
-            format!("{a} vertices and {b} triangles expected, {c} and {d} found")
-        };
-        line(format!(
-            "meshes: {status} ({counts}, {} proxies ignored)",
-            m.proxies_ignored
-        ));
-        if m.unused_vertices > 0 {
-            line(format!(
-                "  {} original vertices belong to no triangle: not compared (glTF tools drop them), kept as they are",
-                m.unused_vertices
-            ));
-        }
-        if m.status == MeshStatus::Written {
-            // The meshes written say what changed, mesh by mesh, below.
-            line(format!(
-                "  {} differences from the original geometry (--json lists the first {}); written mesh by mesh:",
-                m.difference_count,
-                m.differences.len()
-            ));
-        } else {
-            for d in &m.differences {
-                line(format!("  {d}"));
-            }
-            if m.difference_count > m.differences.len() {
-                line(format!(
-                    "  ... {} more differences",
-                    m.difference_count - m.differences.len()
-                ));
-            }
-        }
-        for x in &m.ignored {
-            line(format!(
-                "  NOT USED: node {} ({}): {}",
-                x.node, x.name, x.reason
-            ));
-        }
-        if let Some(w) = &m.written {
-            for x in &w.meshes {
-                line(format!(
-                    "  mesh {} ({}): {}",
-                    x.name,
-                    x.native,
-                    written_line(x)
-                ));
-            }
-            for n in &w.notes {
-                line(format!("  {n}"));
-            }
-        }
-        for f in &self.motions {
-            f.render_text(self.space.scale, &mut line);
-        }
-        for s in &self.stale_shadows {
-            line(format!("{s}"));
-        }
-        for t in &self.textures {
-            line(format!("{t}"));
-        }
-        for n in &self.notes {
-            line(format!("note: {n}"));
-        }
-        out
     }
+}
+
+/// A skeleton's lines: its counts, a line per joint, the joints removed, what was rewritten.
+fn render_skeleton(s: &SkeletonReport, line: &mut impl FnMut(String)) {
+    line(format!(
+        "skeleton {} ({}): {} joints -> {}, {} unchanged",
+        s.index, s.name, s.joints_before, s.joints_after, s.unchanged
+    ));
+    for j in &s.joints {
+        line(joint_line(j));
+    }
+    if !s.removed.is_empty() {
+        line(format!(
+            "  removed joints (original indices): {:?}",
+            s.removed
+        ));
+    }
+    for r in &s.rewritten {
+        line(format!("  rewritten: {r}"));
+    }
+}
+
+/// A joint's line: its index (and the original one), name, node, and what happened to it.
+fn joint_line(j: &JointReport) -> String {
+    let mut parts = Vec::new();
+    if !j.changes.is_empty() {
+        parts.push(j.changes.join(", "));
+    }
+    if !j.recomputed.is_empty() {
+        parts.push(format!("recomputed {}", j.recomputed.join(", ")));
+    }
+    if !j.defaults.is_empty() {
+        parts.push(format!("defaults {}", j.defaults.join(", ")));
+    }
+    if let Some(r) = &j.rounding {
+        parts.push(format!("rounding: {r}"));
+    }
+    let origin = match j.original {
+        Some(o) if o != j.joint => format!(" (was {o})"),
+        Some(_) => String::new(),
+        None => " (new)".into(),
+    };
+    format!(
+        "  joint {}{origin} {} [node {}]: {}",
+        j.joint,
+        j.name,
+        j.node,
+        parts.join("; ")
+    )
+}
+
+/// The meshes' lines: their status and counts, the differences found, the nodes not used and
+/// what was written mesh by mesh.
+fn render_meshes(m: &MeshReport, line: &mut impl FnMut(String)) {
+    line(mesh_status_line(m));
+    if m.unused_vertices > 0 {
+        line(format!(
+            "  {} original vertices belong to no triangle: not compared (glTF tools drop them), kept as they are",
+            m.unused_vertices
+        ));
+    }
+    if m.status == MeshStatus::Written {
+        // The meshes written say what changed, mesh by mesh, below.
+        line(format!(
+            "  {} differences from the original geometry (--json lists the first {}); written mesh by mesh:",
+            m.difference_count,
+            m.differences.len()
+        ));
+    } else {
+        for d in &m.differences {
+            line(format!("  {d}"));
+        }
+        if m.difference_count > m.differences.len() {
+            line(format!(
+                "  ... {} more differences",
+                m.difference_count - m.differences.len()
+            ));
+        }
+    }
+    for x in &m.ignored {
+        line(format!(
+            "  NOT USED: node {} ({}): {}",
+            x.node, x.name, x.reason
+        ));
+    }
+    if let Some(w) = &m.written {
+        for x in &w.meshes {
+            line(format!(
+                "  mesh {} ({}): {}",
+                x.name,
+                x.native,
+                written_line(x)
+            ));
+        }
+        for n in &w.notes {
+            line(format!("  {n}"));
+        }
+    }
+}
+
+/// The meshes' first line: what became of them, the vertex and triangle counts.
+fn mesh_status_line(m: &MeshReport) -> String {
+    let status = match m.status {
+        MeshStatus::None => "no geometry",
+        MeshStatus::Unchanged => "unchanged, original streams kept",
+        MeshStatus::EditedIgnored => "EDITED, ignored (--ignore-mesh-edits): original streams kept",
+        MeshStatus::Written => "EDITED, written back",
+        MeshStatus::Replaced => "REPLACED by the glTF's",
+    };
+    let (a, b, c, d) = (
+        m.expected_vertices,
+        m.expected_triangles,
+        m.incoming_vertices,
+        m.incoming_triangles,
+    );
+    let counts = if m.status == MeshStatus::Replaced {
+        format!("the template had {a} vertices and {b} triangles, the glTF has {c} and {d}")
+    } else {
+        format!("{a} vertices and {b} triangles expected, {c} and {d} found")
+    };
+    format!(
+        "meshes: {status} ({counts}, {} proxies ignored)",
+        m.proxies_ignored
+    )
 }

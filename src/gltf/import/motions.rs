@@ -25,8 +25,8 @@ use crate::gltf::animation::{property_keys, rotation_keys};
 use crate::gltf::read::player::{self, Blend, Keys};
 use crate::gltf::Space;
 use crate::rig::motion::{
-    euler_near, Channel, Curve, Interpolation, Key, Motion, Property, Reencoded, RestChannels,
-    Track, FRAMES_PER_SECOND,
+    euler_near, Channel, Curve, Interpolation, Key, Motion, MotionFile, Property, Reencoded,
+    RestChannels, Track, FRAMES_PER_SECOND,
 };
 
 /// What became of one motion.
@@ -207,70 +207,39 @@ pub(crate) fn import(
         .as_array()
         .ok_or_else(|| extras_err(format!("{ptr}/motions"), "not an array"))?;
     let animations = incoming_animations(doc, graph, space)?;
+    let cx = MotionCx {
+        animations: &animations,
+        rest,
+        space,
+        tol,
+    };
     let mut out = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
-        let p = format!("{ptr}/motions/{i}");
-        let file = v
-            .get("file")
-            .and_then(Value::as_str)
-            .filter(|f| plain_name(f))
-            .ok_or_else(|| extras_err(format!("{p}/file"), "missing or not a plain file name"))?
-            .to_string();
-        let data = v
-            .get("data")
-            .and_then(Value::as_str)
-            .ok_or_else(|| extras_err(format!("{p}/data"), "missing or not a string"))?;
-        let bytes = crate::bytes::b64::decode(data.trim().as_bytes())
-            .map_err(|e| extras_err(format!("{p}/data"), format!("not base64: {e}")))?;
-        let mut mf = crate::rig::motion::read_file(&bytes).map_err(|e| {
-            extras_err(
-                format!("{p}/data"),
-                format!("not a motion file: {}", crate::chain(&e)),
-            )
-        })?;
-        let names: Vec<String> = v
-            .get("animations")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|n| n.as_str().map(str::to_string))
-                    .collect()
-            })
-            .filter(|n: &Vec<String>| n.len() == mf.motions.len())
-            .ok_or_else(|| {
-                extras_err(
-                    format!("{p}/animations"),
-                    format!("missing, or not {} names", mf.motions.len()),
-                )
-            })?;
-        let carried = carried_indices(v, &p, mf.motions.len())?;
-        let mut reports = Vec::with_capacity(names.len());
-        let mut closest = 0.0f64;
-        for (i, (slotted, name)) in mf.motions.iter_mut().zip(&names).enumerate() {
-            let mut report = MotionReport {
-                animation: name.clone(),
-                slots: slotted.slots.clone(),
-                status: MotionStatus::Unchanged,
-                reencoded: Vec::new(),
-            };
-            let Some(motion) = slotted.motion.as_mut() else {
-                continue;
-            };
-            match animations.get(name.as_str()) {
-                // No animation was written for it: whatever has its name is not it.
-                _ if carried.contains(&i) => report.status = MotionStatus::Carried,
-                // A motion without tracks has no animation: nothing was lost.
-                None if motion.tracks.is_empty() => {}
-                None => {
-                    slotted.motion = None;
-                    report.status = MotionStatus::Deleted;
-                }
-                Some(incoming) => {
-                    closest = closest.max(compare(motion, incoming, rest, space, tol)?);
-                }
-            }
-            reports.push(report);
-        }
+        out.push(cx.import_file(v, &format!("{ptr}/motions/{i}"))?);
+    }
+    Ok(out)
+}
+
+/// Incoming animations by name, per joint (see [`incoming_animations`]).
+type Animations<'a> = BTreeMap<&'a str, BTreeMap<usize, Incoming>>;
+
+/// What rebuilding a motion file compares its motions with: the incoming animations, the
+/// joints' rest values, the space and the tolerances.
+struct MotionCx<'a> {
+    animations: &'a Animations<'a>,
+    rest: &'a [RestChannels],
+    space: Space,
+    tol: &'a Tolerance,
+}
+
+impl MotionCx<'_> {
+    /// Rebuilds the motion file the scene extras record as `v` (at `p`): its motions compared
+    /// with their animations, written again unless nothing is left of it.
+    fn import_file(&self, v: &Value, p: &str) -> Result<ImportedMotionFile, ImportError> {
+        let (file, mut mf) = read_recorded_file(v, p)?;
+        let names = animation_names(v, p, mf.motions.len())?;
+        let carried = carried_indices(v, p, mf.motions.len())?;
+        let (mut reports, closest) = self.compare_motions(&mut mf, &names, &carried)?;
         let mut reencoded = Vec::new();
         let written = if mf.motions.iter().all(|s| s.motion.is_none()) && !mf.is_archive() {
             None
@@ -291,7 +260,7 @@ pub(crate) fn import(
                 rep.reencoded = r;
             }
         }
-        out.push(ImportedMotionFile {
+        Ok(ImportedMotionFile {
             report: MotionFileReport {
                 file: file.clone(),
                 bytes: written.as_ref().map(Vec::len),
@@ -300,9 +269,91 @@ pub(crate) fn import(
             },
             file,
             bytes: written,
-        });
+        })
     }
-    Ok(out)
+
+    /// Compares each motion of `mf` with the animation of its name in `names` (replacing the
+    /// curves of edited channels, taking out a motion whose animation is gone); motions the
+    /// export `carried` without an animation are left as they are. Returns a report per
+    /// motion and the largest deviation taken as noise, as a fraction of its tolerance.
+    fn compare_motions(
+        &self,
+        mf: &mut MotionFile,
+        names: &[String],
+        carried: &[usize],
+    ) -> Result<(Vec<MotionReport>, f64), ImportError> {
+        let mut reports = Vec::with_capacity(names.len());
+        let mut closest = 0.0f64;
+        for (i, (slotted, name)) in mf.motions.iter_mut().zip(names).enumerate() {
+            let mut report = MotionReport {
+                animation: name.clone(),
+                slots: slotted.slots.clone(),
+                status: MotionStatus::Unchanged,
+                reencoded: Vec::new(),
+            };
+            let Some(motion) = slotted.motion.as_mut() else {
+                continue;
+            };
+            match self.animations.get(name.as_str()) {
+                // No animation was written for it: whatever has its name is not it.
+                _ if carried.contains(&i) => report.status = MotionStatus::Carried,
+                // A motion without tracks has no animation: nothing was lost.
+                None if motion.tracks.is_empty() => {}
+                None => {
+                    slotted.motion = None;
+                    report.status = MotionStatus::Deleted;
+                }
+                Some(incoming) => {
+                    let c = compare(motion, incoming, self.rest, self.space, self.tol)?;
+                    closest = closest.max(c);
+                }
+            }
+            reports.push(report);
+        }
+        Ok((reports, closest))
+    }
+}
+
+/// The file name (plain) and the motion file the record `v` (at `p`) carries as base64.
+fn read_recorded_file(v: &Value, p: &str) -> Result<(String, MotionFile), ImportError> {
+    let file = v
+        .get("file")
+        .and_then(Value::as_str)
+        .filter(|f| plain_name(f))
+        .ok_or_else(|| extras_err(format!("{p}/file"), "missing or not a plain file name"))?
+        .to_string();
+    let data = v
+        .get("data")
+        .and_then(Value::as_str)
+        .ok_or_else(|| extras_err(format!("{p}/data"), "missing or not a string"))?;
+    let bytes = crate::bytes::b64::decode(data.trim().as_bytes())
+        .map_err(|e| extras_err(format!("{p}/data"), format!("not base64: {e}")))?;
+    let mf = crate::rig::motion::read_file(&bytes).map_err(|e| {
+        extras_err(
+            format!("{p}/data"),
+            format!("not a motion file: {}", crate::chain(&e)),
+        )
+    })?;
+    Ok((file, mf))
+}
+
+/// The animation name of each of a file's `count` motions (`animations` of the record `v` at
+/// `p`).
+fn animation_names(v: &Value, p: &str, count: usize) -> Result<Vec<String>, ImportError> {
+    v.get("animations")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|n| n.as_str().map(str::to_string))
+                .collect()
+        })
+        .filter(|n: &Vec<String>| n.len() == count)
+        .ok_or_else(|| {
+            extras_err(
+                format!("{p}/animations"),
+                format!("missing, or not {count} names"),
+            )
+        })
 }
 
 /// The motions of a file (`count` of them) that the export carried without an animation
@@ -335,13 +386,35 @@ fn incoming_animations<'a>(
     doc: &'a Doc,
     graph: &Graph,
     space: Space,
-) -> Result<BTreeMap<&'a str, BTreeMap<usize, Incoming>>, ImportError> {
+) -> Result<Animations<'a>, ImportError> {
     let mut out = BTreeMap::new();
     let Some(list) = doc.json().get("animations").and_then(Value::as_array) else {
         return Ok(out);
     };
-    // Joint of each node, and the static transform between it and its joint parent (Blender's
-    // armature object above the roots), folded into the incoming local values.
+    let joint_of = joint_folds(graph);
+    for (ai, a) in list.iter().enumerate() {
+        let Some(name) = a.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        if out.contains_key(name) {
+            continue;
+        }
+        let reader = AnimationReader {
+            doc,
+            space,
+            joint_of: &joint_of,
+            ai,
+            name,
+        };
+        out.insert(name, reader.joints(a)?);
+    }
+    Ok(out)
+}
+
+/// The joint of each joint node of skeleton 0, and the static transform between it and its
+/// joint parent (Blender's armature object above the roots), folded into the incoming local
+/// values.
+fn joint_folds(graph: &Graph) -> BTreeMap<usize, (usize, DMat4)> {
     let mut joint_of: BTreeMap<usize, (usize, DMat4)> = BTreeMap::new();
     for (n, node) in graph.nodes.iter().enumerate() {
         if let Tag::Joint {
@@ -364,18 +437,31 @@ fn incoming_animations<'a>(
             joint_of.insert(n, (joint, fold));
         }
     }
-    for (ai, a) in list.iter().enumerate() {
-        let Some(name) = a.get("name").and_then(Value::as_str) else {
-            continue;
-        };
-        if out.contains_key(name) {
-            continue;
-        }
-        let bad = |problem: String| ImportError::Animation {
-            animation: ai,
-            name: name.to_string(),
+    joint_of
+}
+
+/// Reading animation `ai` (named `name`): the document, the space, and the joint and fold of
+/// each joint node (see [`joint_folds`]).
+struct AnimationReader<'r> {
+    doc: &'r Doc<'r>,
+    space: Space,
+    joint_of: &'r BTreeMap<usize, (usize, DMat4)>,
+    ai: usize,
+    name: &'r str,
+}
+
+impl AnimationReader<'_> {
+    /// The animation's error for `problem`.
+    fn bad(&self, problem: String) -> ImportError {
+        ImportError::Animation {
+            animation: self.ai,
+            name: self.name.to_string(),
             problem,
-        };
+        }
+    }
+
+    /// The samples of animation `a` per joint, from its channels that target joint nodes.
+    fn joints(&self, a: &Value) -> Result<BTreeMap<usize, Incoming>, ImportError> {
         let samplers = a.get("samplers").and_then(Value::as_array);
         let mut joints: BTreeMap<usize, Incoming> = BTreeMap::new();
         for ch in a
@@ -384,77 +470,89 @@ fn incoming_animations<'a>(
             .into_iter()
             .flatten()
         {
-            let target = ch.get("target");
-            let Some(node) = target
-                .and_then(|t| t.get("node"))
-                .and_then(Value::as_u64)
-                .and_then(|n| usize::try_from(n).ok())
-            else {
-                continue;
-            };
-            let Some(&(joint, fold)) = joint_of.get(&node) else {
-                continue;
-            };
-            let path = target.and_then(|t| t.get("path")).and_then(Value::as_str);
-            let sampler = ch
-                .get("sampler")
-                .and_then(Value::as_u64)
-                .and_then(|s| samplers.and_then(|l| l.get(s as usize)))
-                .ok_or_else(|| bad("a channel names a sampler that does not exist".into()))?;
-            let acc = |k: &str| {
-                sampler
-                    .get(k)
-                    .and_then(Value::as_u64)
-                    .and_then(|x| usize::try_from(x).ok())
-                    .ok_or_else(|| bad(format!("a sampler has no {k} accessor")))
-            };
-            let times = doc.accessor(acc("input")?)?;
-            let values = doc.accessor(acc("output")?)?;
-            let cubic = sampler.get("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
-            let per = if cubic { 3 } else { 1 };
-            let frames: Vec<f64> = times.data.iter().map(|t| t * FRAMES_PER_SECOND).collect();
-            if values.len() != frames.len() * per {
-                return Err(bad(format!(
-                    "a sampler has {} times and {} values",
-                    frames.len(),
-                    values.len()
-                )));
-            }
-            // The key values (the middle of each CUBICSPLINE triple).
-            let value = |i: usize| values.get(i * per + per / 2);
-            let entry = joints.entry(joint).or_default();
-            let (_, r_fold, _) = fold.to_scale_rotation_translation();
-            match (path, values.comps) {
-                (Some("translation"), 3) => {
-                    let v = (0..frames.len())
-                        .map(|i| {
-                            let t = DVec3::from_slice(value(i));
-                            space.invert_point(fold.transform_point3(t))
-                        })
-                        .collect();
-                    entry.translation = Some((frames, v));
-                }
-                (Some("rotation"), 4) => {
-                    let v = (0..frames.len())
-                        .map(|i| {
-                            let q = DQuat::from_slice(value(i)).normalize();
-                            space.invert_rotation(r_fold * q)
-                        })
-                        .collect();
-                    entry.rotation = Some((frames, v));
-                }
-                (Some("scale"), 3) => {
-                    let v = (0..frames.len())
-                        .map(|i| DVec3::from_slice(value(i)))
-                        .collect();
-                    entry.scale = Some((frames, v));
-                }
-                _ => {}
-            }
+            self.channel(ch, samplers, &mut joints)?;
         }
-        out.insert(name, joints);
+        Ok(joints)
     }
-    Ok(out)
+
+    /// Reads channel `ch` into its joint's samples, when it targets a joint node: its
+    /// sampler's key values (the middle of each CUBICSPLINE triple) at their frames.
+    fn channel(
+        &self,
+        ch: &Value,
+        samplers: Option<&Vec<Value>>,
+        joints: &mut BTreeMap<usize, Incoming>,
+    ) -> Result<(), ImportError> {
+        let target = ch.get("target");
+        let Some(node) = target
+            .and_then(|t| t.get("node"))
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+        else {
+            return Ok(());
+        };
+        let Some(&(joint, fold)) = self.joint_of.get(&node) else {
+            return Ok(());
+        };
+        let path = target.and_then(|t| t.get("path")).and_then(Value::as_str);
+        let sampler = ch
+            .get("sampler")
+            .and_then(Value::as_u64)
+            .and_then(|s| samplers.and_then(|l| l.get(s as usize)))
+            .ok_or_else(|| self.bad("a channel names a sampler that does not exist".into()))?;
+        let acc = |k: &str| {
+            sampler
+                .get(k)
+                .and_then(Value::as_u64)
+                .and_then(|x| usize::try_from(x).ok())
+                .ok_or_else(|| self.bad(format!("a sampler has no {k} accessor")))
+        };
+        let times = self.doc.accessor(acc("input")?)?;
+        let values = self.doc.accessor(acc("output")?)?;
+        let cubic = sampler.get("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
+        let per = if cubic { 3 } else { 1 };
+        let frames: Vec<f64> = times.data.iter().map(|t| t * FRAMES_PER_SECOND).collect();
+        if values.len() != frames.len() * per {
+            return Err(self.bad(format!(
+                "a sampler has {} times and {} values",
+                frames.len(),
+                values.len()
+            )));
+        }
+        // The key values (the middle of each CUBICSPLINE triple).
+        let value = |i: usize| values.get(i * per + per / 2);
+        let entry = joints.entry(joint).or_default();
+        let (_, r_fold, _) = fold.to_scale_rotation_translation();
+        let space = self.space;
+        match (path, values.comps) {
+            (Some("translation"), 3) => {
+                let v = (0..frames.len())
+                    .map(|i| {
+                        let t = DVec3::from_slice(value(i));
+                        space.invert_point(fold.transform_point3(t))
+                    })
+                    .collect();
+                entry.translation = Some((frames, v));
+            }
+            (Some("rotation"), 4) => {
+                let v = (0..frames.len())
+                    .map(|i| {
+                        let q = DQuat::from_slice(value(i)).normalize();
+                        space.invert_rotation(r_fold * q)
+                    })
+                    .collect();
+                entry.rotation = Some((frames, v));
+            }
+            (Some("scale"), 3) => {
+                let v = (0..frames.len())
+                    .map(|i| DVec3::from_slice(value(i)))
+                    .collect();
+                entry.scale = Some((frames, v));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
 }
 
 /// Keys as written with their times in frames.
@@ -582,122 +680,189 @@ fn compare(
     tol: &Tolerance,
 ) -> Result<f64, ImportError> {
     let last = motion.last_frame();
-    let mut closest = 0.0f64;
-    let mut edits: Vec<(usize, Channel, Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut found = Found::default();
     {
         let curves = motion.by_joint();
         for (&joint, inc) in incoming {
             let (Some(cs), Some(r)) = (curves.get(joint), rest.get(joint)) else {
                 continue;
             };
-            let channel_value = |k: usize, f: f64| cs[k].and_then(|c| c.value(f)).unwrap_or(r[k]);
-            let mut linear = |prop: Property, base: usize, samples: &(Vec<f64>, Vec<DVec3>)| {
-                let (frames, values) = samples;
-                let rest3 = [r[base], r[base + 1], r[base + 2]];
-                let written = keys(
-                    in_frames(property_keys(
-                        [cs[base], cs[base + 1], cs[base + 2]],
-                        rest3,
-                        last,
-                    ))
-                    .into_iter(),
-                );
-                for axis in 0..3 {
-                    let mut edited = false;
-                    let mut column = Vec::with_capacity(frames.len());
-                    for (f, v) in frames.iter().zip(values) {
-                        let want = played(&written, *f, Blend::Lerp, [0.0; 3])[axis];
-                        let got = v[axis];
-                        column.push(got);
-                        let (off, allowed) = match prop {
-                            Property::Translation => (
-                                ((got - want) * space.scale).abs(),
-                                tol.translation_at(want * space.scale),
-                            ),
-                            // f32 noise grows with the value: relative beyond 1.
-                            _ => ((got - want).abs(), tol.scale * want.abs().max(1.0)),
-                        };
-                        if off <= allowed {
-                            closest = closest.max(if allowed > 0.0 { off / allowed } else { 0.0 });
-                        } else {
-                            edited = true;
-                        }
-                    }
-                    if edited {
-                        let c = Channel::from_index(base + axis).unwrap_or(Channel {
-                            property: prop,
-                            axis: axis as u8,
-                        });
-                        edits.push((joint, c, frames.clone(), column));
-                    }
-                }
+            let judge = JointCurves {
+                joint,
+                cs,
+                r,
+                last,
+                space,
+                tol,
             };
             if let Some(s) = &inc.translation {
-                linear(Property::Translation, 0, s);
+                judge.linear(Property::Translation, 0, s, &mut found);
             }
             if let Some(s) = &inc.scale {
-                linear(Property::Scale, 6, s);
+                judge.linear(Property::Scale, 6, s, &mut found);
             }
             if let Some((frames, qs)) = &inc.rotation {
-                let rest3 = [r[3], r[4], r[5]];
-                let samples = keys(
-                    in_frames(rotation_keys([cs[3], cs[4], cs[5]], rest3, last))
-                        .into_iter()
-                        .map(|(f, q)| (f, q.to_array())),
-                );
-                // The rotation a loader (Blender) plays: the normalised linear blend of the two
-                // samples around the frame.
-                let played_q = |f: f64| {
-                    DQuat::from_array(played(&samples, f, Blend::Nlerp, [0.0, 0.0, 0.0, 1.0]))
+                judge.rotation(frames, qs, &mut found);
+            }
+        }
+    }
+    for (joint, channel, frames, values) in found.edits {
+        replace(motion, joint, channel, &frames, &values);
+    }
+    Ok(found.closest)
+}
+
+/// What comparing a motion with its animation finds.
+#[derive(Default)]
+struct Found {
+    /// The largest deviation taken as noise, as a fraction of its tolerance.
+    closest: f64,
+    /// The edited channels: joint, channel, and the incoming frames and values.
+    edits: Vec<(usize, Channel, Vec<f64>, Vec<f64>)>,
+}
+
+impl Found {
+    /// Takes a deviation `off` within `allowed` as noise.
+    fn noise(&mut self, off: f64, allowed: f64) {
+        self.closest = self
+            .closest
+            .max(if allowed > 0.0 { off / allowed } else { 0.0 });
+    }
+}
+
+/// One joint's curves `cs` as the export wrote them (rest values `r` where none), to judge
+/// incoming samples against.
+struct JointCurves<'a> {
+    joint: usize,
+    cs: &'a [Option<&'a Curve>; 9],
+    r: &'a RestChannels,
+    last: f64,
+    space: Space,
+    tol: &'a Tolerance,
+}
+
+impl JointCurves<'_> {
+    /// The value channel `k` has at frame `f` (its rest value without a curve).
+    fn channel_value(&self, k: usize, f: f64) -> f64 {
+        self.cs[k].and_then(|c| c.value(f)).unwrap_or(self.r[k])
+    }
+
+    /// Judges the incoming samples of a translation or scale (channels `base..base + 3`)
+    /// axis by axis against what a loader plays; an axis off by more than the tolerance at
+    /// any sample is an edit.
+    fn linear(
+        &self,
+        prop: Property,
+        base: usize,
+        samples: &(Vec<f64>, Vec<DVec3>),
+        found: &mut Found,
+    ) {
+        let (cs, r, space, tol) = (self.cs, self.r, self.space, self.tol);
+        let (frames, values) = samples;
+        let rest3 = [r[base], r[base + 1], r[base + 2]];
+        let written = keys(
+            in_frames(property_keys(
+                [cs[base], cs[base + 1], cs[base + 2]],
+                rest3,
+                self.last,
+            ))
+            .into_iter(),
+        );
+        for axis in 0..3 {
+            let mut edited = false;
+            let mut column = Vec::with_capacity(frames.len());
+            for (f, v) in frames.iter().zip(values) {
+                let want = played(&written, *f, Blend::Lerp, [0.0; 3])[axis];
+                let got = v[axis];
+                column.push(got);
+                let (off, allowed) = match prop {
+                    Property::Translation => (
+                        ((got - want) * space.scale).abs(),
+                        tol.translation_at(want * space.scale),
+                    ),
+                    // f32 noise grows with the value: relative beyond 1.
+                    _ => ((got - want).abs(), tol.scale * want.abs().max(1.0)),
                 };
-                let mut moved = false;
-                for (f, q) in frames.iter().zip(qs) {
-                    let want = played_q(*f);
-                    let angle = 2.0 * want.dot(*q).abs().min(1.0).acos();
-                    if angle <= tol.rotation_rad {
-                        closest = closest.max(if tol.rotation_rad > 0.0 {
-                            angle / tol.rotation_rad
-                        } else {
-                            0.0
-                        });
-                    } else {
-                        moved = true;
-                    }
+                if off <= allowed {
+                    found.noise(off, allowed);
+                } else {
+                    edited = true;
                 }
-                if moved {
-                    // Per axis: the incoming angles nearest to what was played.
-                    let mut columns = [
-                        Vec::with_capacity(frames.len()),
-                        Vec::with_capacity(frames.len()),
-                        Vec::with_capacity(frames.len()),
-                    ];
-                    let mut edited = [false; 3];
-                    for (f, q) in frames.iter().zip(qs) {
-                        let reference = [3, 4, 5].map(|k| channel_value(k, *f));
-                        let want = euler_near(played_q(*f), reference);
-                        let got = euler_near(*q, want);
-                        for a in 0..3 {
-                            columns[a].push(got[a]);
-                            edited[a] |= (got[a] - want[a]).abs() > tol.rotation_rad;
-                        }
-                    }
-                    if !edited.iter().any(|&e| e) {
-                        // Moved, though no single angle by the tolerance: all three are redone.
-                        edited = [true; 3];
-                    }
-                    for (a, column) in columns.into_iter().enumerate() {
-                        if edited[a] {
-                            if let Some(c) = Channel::from_index(3 + a) {
-                                edits.push((joint, c, frames.clone(), column));
-                            }
-                        }
-                    }
+            }
+            if edited {
+                let c = Channel::from_index(base + axis).unwrap_or(Channel {
+                    property: prop,
+                    axis: axis as u8,
+                });
+                found.edits.push((self.joint, c, frames.clone(), column));
+            }
+        }
+    }
+
+    /// Judges the incoming rotation samples `qs` at `frames` by their angle from the rotation
+    /// a loader (Blender) plays: the normalised linear blend of the two samples around the
+    /// frame. When one is off by more than the tolerance, the Euler angles are edits.
+    fn rotation(&self, frames: &[f64], qs: &[DQuat], found: &mut Found) {
+        let (cs, r) = (self.cs, self.r);
+        let rest3 = [r[3], r[4], r[5]];
+        let samples = keys(
+            in_frames(rotation_keys([cs[3], cs[4], cs[5]], rest3, self.last))
+                .into_iter()
+                .map(|(f, q)| (f, q.to_array())),
+        );
+        let played_q =
+            |f: f64| DQuat::from_array(played(&samples, f, Blend::Nlerp, [0.0, 0.0, 0.0, 1.0]));
+        let rotation_rad = self.tol.rotation_rad;
+        let mut moved = false;
+        for (f, q) in frames.iter().zip(qs) {
+            let want = played_q(*f);
+            let angle = 2.0 * want.dot(*q).abs().min(1.0).acos();
+            if angle <= rotation_rad {
+                found.noise(angle, rotation_rad);
+            } else {
+                moved = true;
+            }
+        }
+        if moved {
+            self.euler_edits(frames, qs, played_q, found);
+        }
+    }
+
+    /// The Euler angle columns of a rotation that moved: per axis, the incoming angles
+    /// nearest to what was played (`played_q`); the axes off by more than the tolerance are
+    /// edits (all three when none is on its own).
+    fn euler_edits(
+        &self,
+        frames: &[f64],
+        qs: &[DQuat],
+        played_q: impl Fn(f64) -> DQuat,
+        found: &mut Found,
+    ) {
+        let mut columns = [
+            Vec::with_capacity(frames.len()),
+            Vec::with_capacity(frames.len()),
+            Vec::with_capacity(frames.len()),
+        ];
+        let mut edited = [false; 3];
+        for (f, q) in frames.iter().zip(qs) {
+            let reference = [3, 4, 5].map(|k| self.channel_value(k, *f));
+            let want = euler_near(played_q(*f), reference);
+            let got = euler_near(*q, want);
+            for a in 0..3 {
+                columns[a].push(got[a]);
+                edited[a] |= (got[a] - want[a]).abs() > self.tol.rotation_rad;
+            }
+        }
+        if !edited.iter().any(|&e| e) {
+            // Moved, though no single angle by the tolerance: all three are redone.
+            edited = [true; 3];
+        }
+        for (a, column) in columns.into_iter().enumerate() {
+            if edited[a] {
+                if let Some(c) = Channel::from_index(3 + a) {
+                    found.edits.push((self.joint, c, frames.to_vec(), column));
                 }
             }
         }
     }
-    for (joint, channel, frames, values) in edits {
-        replace(motion, joint, channel, &frames, &values);
-    }
-    Ok(closest)
 }

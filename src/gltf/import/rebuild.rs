@@ -2,7 +2,11 @@
 //! the joints matched, restored and numbered ([`super::edits`]), lowering and the fields it
 //! recomputed ([`super::recompute`]), then the geometry comparison and the report.
 
-use super::edits::build;
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::edits::{build, Built};
 use super::graph::Graph;
 use super::guard;
 use super::mesh;
@@ -11,9 +15,11 @@ use super::read::Doc;
 use super::recompute::recomputed_fields;
 use super::scene::{find_scene, rigtrip_value, Found, SceneExtras};
 use super::{
-    ImportError, ImportOptions, ImportReport, Imported, JointNames, MeshStatus, Tolerance,
+    ImportError, ImportOptions, ImportReport, Imported, JointNames, MeshReport, MeshStatus,
+    Tolerance,
 };
-use crate::gltf::ExportOptions;
+use crate::gltf::{ExportOptions, Exported, Space};
+use crate::rig::mesh::{IncomingMesh, Mesh};
 
 /// The whole import of a parsed document.
 pub(crate) fn import(
@@ -21,35 +27,14 @@ pub(crate) fn import(
     tol: &Tolerance,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    let (index, scene, found) = find_scene(doc)?;
-    // Read typed when in the export's own form; by the `Value` reader otherwise.
-    let (ex, r) = match found {
-        // The motions are read from the value (only a file with motions needs it).
-        Found::Typed(ex, true, raw) => (*ex, rigtrip_value(scene, raw)),
-        Found::Typed(ex, false, _) => (*ex, std::borrow::Cow::Owned(serde_json::Value::Null)),
-        Found::Value(r) => (SceneExtras::read(index, &r)?, r),
-    };
+    let (index, scene, ex, r) = scene_extras(doc)?;
     let graph = Graph::read(doc.json(), scene, &doc.node_extras, Some(ex.format))?;
     let mut built = build(doc, &graph, &ex, tol)?;
     if let Some((skeleton, joints)) = guard::turned_in_place(&built, ex.space, tol) {
         return Err(ImportError::TurnedInPlace { skeleton, joints });
     }
-
-    // The export writes geometry only for the rig's own meshes (proxies are not compared): a rig
-    // without any needs no export to know that none is expected.
     let rig_meshes = built.rig.meshes();
-    let exported = if rig_meshes.is_empty() {
-        None
-    } else {
-        let opts = ExportOptions {
-            scale: Some(ex.space.scale),
-            names: None,
-        };
-        Some(
-            crate::gltf::export::export_geometry(&built.rig, &rig_meshes, &opts)
-                .map_err(ImportError::Export)?,
-        )
-    };
+    let exported = export_rig_geometry(&built, &rig_meshes, ex.space)?;
     let mut meshes = mesh::compare(doc, &graph, &built.ids, exported.as_ref(), tol)?;
     if let Some(n) = doc.added.count {
         // The archive's texture bundle grows: the model's count follows (before the meshes
@@ -72,24 +57,8 @@ pub(crate) fn import(
     };
     let incoming = meshback::incoming_meshes(&cx, meshes.difference_count > 0)?;
     if let Some(incoming) = incoming {
-        if opts.ignore_mesh_edits {
-            if let Some(factor) = guard::scaled_with_meshes(
-                &built,
-                &meshes,
-                doc,
-                &graph,
-                &built.ids,
-                exported.as_ref(),
-            )? {
-                return Err(ImportError::ScaledWithMeshes(factor));
-            }
-            meshes.status = MeshStatus::EditedIgnored;
-        } else {
-            let format = built.rig.source.format();
-            let written = format.write_meshes(&mut built.rig, &incoming, ex.space)?;
-            meshes.status = MeshStatus::Written;
-            meshes.written = Some(written);
-        }
+        let read = (doc, &graph, exported.as_ref());
+        take_mesh_edits(&mut built, &mut meshes, &incoming, read, ex.space, opts)?;
     }
     let native = crate::rig::lower(&built.rig)?;
     let bytes = native.write()?;
@@ -121,6 +90,69 @@ pub(crate) fn import(
         },
         motions,
     })
+}
+
+/// The document's rigtrip scene: its index, the scene, its extras, and the `extras.rigtrip`
+/// value the motions are read from (`null` when the scene records none).
+fn scene_extras<'v>(
+    doc: &'v Doc,
+) -> Result<(usize, &'v Value, SceneExtras, Cow<'v, Value>), ImportError> {
+    let (index, scene, found) = find_scene(doc)?;
+    // Read typed when in the export's own form; by the `Value` reader otherwise.
+    let (ex, r) = match found {
+        // The motions are read from the value (only a file with motions needs it).
+        Found::Typed(ex, true, raw) => (*ex, rigtrip_value(scene, raw)),
+        Found::Typed(ex, false, _) => (*ex, Cow::Owned(Value::Null)),
+        Found::Value(r) => (SceneExtras::read(index, &r)?, r),
+    };
+    Ok((index, scene, ex, r))
+}
+
+/// What the export writes for the rebuilt rig's own meshes (`rig_meshes`), to compare the
+/// document's geometry with. The export writes geometry only for those (proxies are not
+/// compared): a rig without any needs no export to know that none is expected.
+fn export_rig_geometry(
+    built: &Built,
+    rig_meshes: &[Mesh],
+    space: Space,
+) -> Result<Option<Exported>, ImportError> {
+    if rig_meshes.is_empty() {
+        return Ok(None);
+    }
+    let opts = ExportOptions {
+        scale: Some(space.scale),
+        names: None,
+    };
+    crate::gltf::export::export_geometry(&built.rig, rig_meshes, &opts)
+        .map(Some)
+        .map_err(ImportError::Export)
+}
+
+/// Takes the `incoming` meshes, which differ from the rig's: written into the rig, or with
+/// `--ignore-mesh-edits` left out (refused when the joints were scaled with the meshes, which
+/// `read` shows).
+fn take_mesh_edits(
+    built: &mut Built,
+    meshes: &mut MeshReport,
+    incoming: &[IncomingMesh],
+    (doc, graph, exported): (&Doc, &Graph, Option<&Exported>),
+    space: Space,
+    opts: &ImportOptions,
+) -> Result<(), ImportError> {
+    if opts.ignore_mesh_edits {
+        if let Some(factor) =
+            guard::scaled_with_meshes(built, meshes, doc, graph, &built.ids, exported)?
+        {
+            return Err(ImportError::ScaledWithMeshes(factor));
+        }
+        meshes.status = MeshStatus::EditedIgnored;
+    } else {
+        let format = built.rig.source.format();
+        let written = format.write_meshes(&mut built.rig, incoming, space)?;
+        meshes.status = MeshStatus::Written;
+        meshes.written = Some(written);
+    }
+    Ok(())
 }
 
 /// The glTF's joint names as a names file (`{"skeleton": ["name", ...]}`, what `export --names`

@@ -321,40 +321,7 @@ impl SceneExtras {
                 ),
             )
         })?;
-        let space_v = m
-            .get("space")
-            .ok_or_else(|| extras_err(format!("{ptr}/space"), "missing"))?;
-        let scale = space_v
-            .get("scale")
-            .and_then(Value::as_f64)
-            .filter(|s| s.is_finite() && *s > 0.0)
-            .ok_or_else(|| {
-                extras_err(
-                    format!("{ptr}/space/scale"),
-                    "missing or not a number greater than zero",
-                )
-            })?;
-        let rotation = match space_v.get("rotation").and_then(Value::as_str) {
-            Some("none") => SpaceRotation::None,
-            Some("x180") => SpaceRotation::X180,
-            other => {
-                return Err(extras_err(
-                    format!("{ptr}/space/rotation"),
-                    format!("{other:?} is not \"none\" or \"x180\""),
-                ))
-            }
-        };
-        let expected = family.default_space().rotation;
-        if rotation != expected {
-            return Err(extras_err(
-                format!("{ptr}/space/rotation"),
-                format!(
-                    "{} for a {format} file, which rigtrip always exports with {}",
-                    rotation.name(),
-                    expected.name()
-                ),
-            ));
-        }
+        let space = read_space(m.get("space"), &ptr, (format, family))?;
         let source = family.source_from_json(
             m.get("source").unwrap_or(&Value::Null),
             &format!("{ptr}/source"),
@@ -372,42 +339,93 @@ impl SceneExtras {
             .ok_or_else(|| extras_err(format!("{ptr}/skeletons"), "missing or not an array"))?;
         let mut skeletons = Vec::with_capacity(list.len());
         for (s, v) in list.iter().enumerate() {
-            let p = format!("{ptr}/skeletons/{s}");
-            let name = v
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| extras_err(format!("{p}/name"), "missing or not a string"))?
-                .to_string();
-            // Bounded by the format, so that no count in the extras sizes an allocation.
-            let most = family.max_joints();
-            let joints = v
-                .get("joints")
-                .and_then(int_of)
-                .filter(|&j| j <= most)
-                .ok_or_else(|| {
-                    extras_err(
-                        format!("{p}/joints"),
-                        format!("missing or not a joint count of at most {most}"),
-                    )
-                })?;
-            let native = family.skeleton_from_json(
-                v.get("native").unwrap_or(&Value::Null),
-                &format!("{p}/native"),
-            )?;
-            skeletons.push(SkelExtras {
-                name,
-                joints,
-                native,
-            });
+            skeletons.push(read_skeleton(v, &format!("{ptr}/skeletons/{s}"), family)?);
         }
         Ok(SceneExtras {
             kind: format.to_string(),
             format: family,
-            space: Space { scale, rotation },
+            space,
             source,
             skeletons,
         })
     }
+}
+
+/// The space the scene extras record (`space` at `{ptr}/space`): a scale greater than zero and
+/// the rotation the export always uses for `format` (of `family`).
+fn read_space(
+    space: Option<&Value>,
+    ptr: &str,
+    (format, family): (&str, &'static dyn RigFormat),
+) -> Result<Space, ImportError> {
+    let space_v = space.ok_or_else(|| extras_err(format!("{ptr}/space"), "missing"))?;
+    let scale = space_v
+        .get("scale")
+        .and_then(Value::as_f64)
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .ok_or_else(|| {
+            extras_err(
+                format!("{ptr}/space/scale"),
+                "missing or not a number greater than zero",
+            )
+        })?;
+    let rotation = match space_v.get("rotation").and_then(Value::as_str) {
+        Some("none") => SpaceRotation::None,
+        Some("x180") => SpaceRotation::X180,
+        other => {
+            return Err(extras_err(
+                format!("{ptr}/space/rotation"),
+                format!("{other:?} is not \"none\" or \"x180\""),
+            ))
+        }
+    };
+    let expected = family.default_space().rotation;
+    if rotation != expected {
+        return Err(extras_err(
+            format!("{ptr}/space/rotation"),
+            format!(
+                "{} for a {format} file, which rigtrip always exports with {}",
+                rotation.name(),
+                expected.name()
+            ),
+        ));
+    }
+    Ok(Space { scale, rotation })
+}
+
+/// One skeleton's entry `v` (at `p`) of the scene extras: its name, its joint count and its
+/// payload.
+fn read_skeleton(
+    v: &Value,
+    p: &str,
+    family: &'static dyn RigFormat,
+) -> Result<SkelExtras, ImportError> {
+    let name = v
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| extras_err(format!("{p}/name"), "missing or not a string"))?
+        .to_string();
+    // Bounded by the format, so that no count in the extras sizes an allocation.
+    let most = family.max_joints();
+    let joints = v
+        .get("joints")
+        .and_then(int_of)
+        .filter(|&j| j <= most)
+        .ok_or_else(|| {
+            extras_err(
+                format!("{p}/joints"),
+                format!("missing or not a joint count of at most {most}"),
+            )
+        })?;
+    let native = family.skeleton_from_json(
+        v.get("native").unwrap_or(&Value::Null),
+        &format!("{p}/native"),
+    )?;
+    Ok(SkelExtras {
+        name,
+        joints,
+        native,
+    })
 }
 
 #[cfg(test)]

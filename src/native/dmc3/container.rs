@@ -903,8 +903,32 @@ impl<V: Copy> StreamKeys<V> {
 /// block.
 pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Container, Dmc3Error> {
     let b = Bytes::new(data);
-    // The magic is judged before the header's length, so that a short file of another kind
-    // is named by its magic.
+    let (header, counts) = read_header(b)?;
+    let ctx = Ctx {
+        container: Some(header.magic),
+    };
+    map.claim(0, HEADER_LEN, Label::Header);
+    // The counts the file stores are what find its lists: the objects' records, each object's
+    // mesh records, each mesh's streams.
+    let (mut objects, mesh_counts) = read_objects(b, map, counts.object_count, ctx)?;
+    let mut reader = MeshReader {
+        b,
+        map,
+        ctx,
+        budget: DECODE_BUDGET_FACTOR.saturating_mul(b.len()),
+        decoded: 0,
+        seen: StreamKeys::new(),
+        record_ranges: Vec::new(),
+    };
+    for ((i, obj), &count) in (0..=u8::MAX).zip(objects.iter_mut()).zip(&mesh_counts) {
+        reader.read_meshes(i, obj, count)?;
+    }
+    Ok(Container { header, objects })
+}
+
+/// The header and its counts. The magic is judged before the header's length, so that a
+/// short file of another kind is named by its magic.
+fn read_header(b: Bytes<'_>) -> Result<(Header, HeaderCounts), Dmc3Error> {
     let found = b.array::<4>("magic", 0);
     if let Ok(m) = found {
         if ContainerKind::from_magic(m).is_none() {
@@ -912,21 +936,22 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
         }
     }
     let head = b.array::<{ Header::LEN }>(Label::Header, 0)?;
-    let (header, counts) =
-        Header::decode(&head, Ctx::default()).map_err(|_| Dmc3Error::BadMagic {
-            found: [head[0], head[1], head[2], head[3]],
-        })?;
-    let magic = header.magic;
-    let ctx = Ctx {
-        container: Some(magic),
-    };
-    map.claim(0, HEADER_LEN, Label::Header);
+    Header::decode(&head, Ctx::default()).map_err(|_| Dmc3Error::BadMagic {
+        found: [head[0], head[1], head[2], head[3]],
+    })
+}
 
-    // The counts the file stores are what find its lists: the objects' records, each object's
-    // mesh records, each mesh's streams.
-    let mut objects = Vec::with_capacity(counts.object_count as usize);
-    let mut mesh_counts = Vec::with_capacity(counts.object_count as usize);
-    for i in 0..counts.object_count {
+/// The `count` object records after the header, each claimed in `map`, with meshes still
+/// empty, and each one's mesh count.
+fn read_objects(
+    b: Bytes<'_>,
+    map: &mut RegionMap<Label>,
+    count: u8,
+    ctx: Ctx,
+) -> Result<(Vec<Object>, Vec<u8>), Dmc3Error> {
+    let mut objects = Vec::with_capacity(count as usize);
+    let mut mesh_counts = Vec::with_capacity(count as usize);
+    for i in 0..count {
         let at = HEADER_LEN + u64::from(i) * OBJECT_LEN;
         let rec = b.array::<{ ObjectRecord::LEN }>(Label::Object(i), at)?;
         map.claim(at, OBJECT_LEN, Label::Object(i));
@@ -941,89 +966,126 @@ pub(crate) fn read_parts(data: &[u8], map: &mut RegionMap<Label>) -> Result<Cont
         });
         mesh_counts.push(c.mesh_count);
     }
+    Ok((objects, mesh_counts))
+}
 
-    let budget = DECODE_BUDGET_FACTOR.saturating_mul(b.len());
-    let mut decoded = 0u64;
-    let mut seen = StreamKeys::new();
-    // Mesh-record ranges read so far. Objects naming overlapping records are refused by the
-    // region map too, but only after every mesh was built: 255 objects naming the same 255
-    // records made 65025 meshes (~20 MB) from a 36 KB file. Refuse them before decoding.
-    let mut record_ranges: Vec<(u64, u64, u8)> = Vec::new();
-    for ((i, obj), &count) in (0..=u8::MAX).zip(objects.iter_mut()).zip(&mesh_counts) {
+/// Reading the objects' meshes: the file, the map every structure is claimed in, and what the
+/// limits need from one mesh to the next.
+struct MeshReader<'a, 'm> {
+    b: Bytes<'a>,
+    map: &'m mut RegionMap<Label>,
+    ctx: Ctx,
+    /// The most stream bytes the file may decode to.
+    budget: u64,
+    /// The stream bytes decoded so far.
+    decoded: u64,
+    /// The streams claimed so far.
+    seen: StreamKeys<()>,
+    /// Mesh-record ranges read so far (start, end, object). Objects naming overlapping records
+    /// are refused by the region map too, but only after every mesh was built: 255 objects
+    /// naming the same 255 records made 65025 meshes (~20 MB) from a 36 KB file. Refuse them
+    /// before decoding.
+    record_ranges: Vec<(u64, u64, u8)>,
+}
+
+impl MeshReader<'_, '_> {
+    /// Reads object `i`'s `count` mesh records and their streams into `obj`.
+    fn read_meshes(&mut self, i: u8, obj: &mut Object, count: u8) -> Result<(), Dmc3Error> {
         let count = u64::from(count);
         if count == 0 {
-            continue;
+            return Ok(());
         }
         let first = obj.record.mesh_offset;
-        let records = b.slice(Label::MeshRecords(i), first, count * MESH_LEN)?;
+        let records = self
+            .b
+            .slice(Label::MeshRecords(i), first, count * MESH_LEN)?;
         // slice() proved first + count * MESH_LEN fits in the file.
         let end = first + count * MESH_LEN;
-        if let Some(&(s, e, k)) = record_ranges.iter().find(|r| first < r.1 && r.0 < end) {
-            let (a, z) = ((s, e, k), (first, end, i));
-            let (a, z) = if (a.0, a.1) <= (z.0, z.1) {
-                (a, z)
-            } else {
-                (z, a)
-            };
-            return Err(Dmc3Error::Overlap(Overlap {
-                first: Label::MeshRecords(a.2).to_string(),
-                first_start: a.0,
-                first_end: a.1,
-                second: Label::MeshRecords(z.2).to_string(),
-                second_start: z.0,
-                second_end: z.1,
-            }));
-        }
-        record_ranges.push((first, end, i));
+        self.check_records_apart(first, end, i)?;
+        self.record_ranges.push((first, end, i));
         obj.meshes.reserve_exact(count as usize);
         // count is the u8 mesh count: (0..=u8::MAX) numbers every record.
         for (j, rec) in (0..=u8::MAX).zip(records.as_chunks::<{ MeshRecord::LEN }>().0) {
             let at = first + u64::from(j) * MESH_LEN;
-            let what = Label::MeshRecord { object: i, mesh: j };
-            map.claim(at, MESH_LEN, what);
-            let (record, c) = MeshRecord::decode(rec, ctx).map_err(|e| Dmc3Error::Field {
-                what,
-                offset: at,
-                key: e.key,
-            })?;
-            let mut mesh = Mesh {
-                record,
-                ..Mesh::default()
-            };
-            let vertices = c.vertex_count;
-            let vc = u64::from(vertices);
-            for &(kind, off) in mesh.record.stream_slots().iter() {
-                let len = vc * kind.stride();
-                if len == 0 {
-                    continue;
-                }
-                let label = Label::Stream {
-                    kind,
-                    object: i,
-                    mesh: j,
-                    vertices: Some(vertices),
-                };
-                let bytes = b.slice(label, off, len)?;
-                decoded = decoded.saturating_add(len);
-                if decoded > budget {
-                    return Err(Dmc3Error::DecodeBudget {
-                        what: label,
-                        offset: off,
-                        decoded,
-                        file_len: b.len(),
-                    });
-                }
-                // A stream named by several meshes with the same offset, length and kind is
-                // one structure: claim it once. Anything else overlapping is an error later.
-                if seen.first_or_insert((off, len, kind), ()).is_none() {
-                    map.claim(off, len, label);
-                }
-                mesh.set_stream(kind, bytes);
-            }
+            let mesh = self.read_mesh(rec, at, i, j)?;
             obj.meshes.push(mesh);
         }
+        Ok(())
     }
-    Ok(Container { header, objects })
+
+    /// Refuses object `i`'s mesh records `first..end` overlapping those of an object read
+    /// before (the two named in file order).
+    fn check_records_apart(&self, first: u64, end: u64, i: u8) -> Result<(), Dmc3Error> {
+        let Some(&(s, e, k)) = self.record_ranges.iter().find(|r| first < r.1 && r.0 < end) else {
+            return Ok(());
+        };
+        let (a, z) = ((s, e, k), (first, end, i));
+        let (a, z) = if (a.0, a.1) <= (z.0, z.1) {
+            (a, z)
+        } else {
+            (z, a)
+        };
+        Err(Dmc3Error::Overlap(Overlap {
+            first: Label::MeshRecords(a.2).to_string(),
+            first_start: a.0,
+            first_end: a.1,
+            second: Label::MeshRecords(z.2).to_string(),
+            second_start: z.0,
+            second_end: z.1,
+        }))
+    }
+
+    /// Mesh `j` of object `i` from its record `rec` at `at`, with its streams.
+    fn read_mesh(
+        &mut self,
+        rec: &[u8; MeshRecord::LEN],
+        at: u64,
+        i: u8,
+        j: u8,
+    ) -> Result<Mesh, Dmc3Error> {
+        let what = Label::MeshRecord { object: i, mesh: j };
+        self.map.claim(at, MESH_LEN, what);
+        let (record, c) = MeshRecord::decode(rec, self.ctx).map_err(|e| Dmc3Error::Field {
+            what,
+            offset: at,
+            key: e.key,
+        })?;
+        let mut mesh = Mesh {
+            record,
+            ..Mesh::default()
+        };
+        let vertices = c.vertex_count;
+        let vc = u64::from(vertices);
+        for &(kind, off) in mesh.record.stream_slots().iter() {
+            let len = vc * kind.stride();
+            if len == 0 {
+                continue;
+            }
+            let label = Label::Stream {
+                kind,
+                object: i,
+                mesh: j,
+                vertices: Some(vertices),
+            };
+            let bytes = self.b.slice(label, off, len)?;
+            self.decoded = self.decoded.saturating_add(len);
+            if self.decoded > self.budget {
+                return Err(Dmc3Error::DecodeBudget {
+                    what: label,
+                    offset: off,
+                    decoded: self.decoded,
+                    file_len: self.b.len(),
+                });
+            }
+            // A stream named by several meshes with the same offset, length and kind is
+            // one structure: claim it once. Anything else overlapping is an error later.
+            if self.seen.first_or_insert((off, len, kind), ()).is_none() {
+                self.map.claim(off, len, label);
+            }
+            mesh.set_stream(kind, bytes);
+        }
+        Ok(mesh)
+    }
 }
 
 /// Places the structures of a container (`h` and `objects`), shared streams once (checked to
@@ -1035,127 +1097,161 @@ pub(crate) fn layout(
     objects: &[Object],
     out: &mut Vec<Placed>,
 ) -> Result<(), Dmc3Error> {
-    let bad = |what: Place, problem: Problem| Dmc3Error::Inconsistent { what, problem };
     check_counts(objects)?;
     out.push(Placed {
         offset: 0,
         len: HEADER_LEN,
         label: Label::Header,
     });
-    let mut shared = StreamKeys::new();
+    let mut placer = Placer {
+        magic: h.magic,
+        objects,
+        out,
+        shared: StreamKeys::new(),
+    };
     // The counts fit the u8 fields: (0..=u8::MAX) numbers every object, and (below) every
     // mesh of an object.
     for (i, obj) in (0..=u8::MAX).zip(objects) {
         let at = HEADER_LEN + u64::from(i) * OBJECT_LEN;
-        out.push(Placed {
+        placer.out.push(Placed {
             offset: at,
             len: OBJECT_LEN,
             label: Label::Object(i),
         });
         for (j, mesh) in (0..=u8::MAX).zip(&obj.meshes) {
-            let mat = obj
-                .record
-                .mesh_offset
-                .checked_add(u64::from(j) * MESH_LEN)
-                .ok_or_else(|| {
-                    bad(
-                        Place::Mesh { object: i, mesh: j },
-                        Problem::MeshOffsetOverflow,
-                    )
-                })?;
-            let what = Label::MeshRecord { object: i, mesh: j };
-            if mesh.record.kind() != h.magic {
-                return Err(bad(
-                    Place::At {
-                        label: what,
-                        offset: mat,
-                    },
-                    Problem::Variant {
-                        record: mesh.record.kind(),
-                        container: h.magic,
-                    },
-                ));
-            }
-            out.push(Placed {
-                offset: mat,
-                len: MESH_LEN,
-                label: what,
-            });
-            let vc = mesh.vertex_count();
-            // Every kind in one order, named or not, so that the first problem a mesh has is
-            // the same whichever kind of container it is in.
-            let streams = mesh.record.stream_slots();
-            for kind in StreamKind::ALL {
-                let label = Label::Stream {
-                    kind,
-                    object: i,
-                    mesh: j,
-                    vertices: None,
-                };
-                let Some(&(_, off)) = streams.iter().find(|s| s.0 == kind) else {
-                    if mesh.stream_len(kind) != 0 {
-                        return Err(bad(
-                            Place::At {
-                                label: what,
-                                offset: mat,
-                            },
-                            Problem::ForeignStream {
-                                container: h.magic,
-                                kind,
-                            },
-                        ));
-                    }
-                    continue;
-                };
-                if mesh.stream_len(kind) != vc {
-                    return Err(bad(
-                        Place::At {
-                            label: what,
-                            offset: mat,
-                        },
-                        Problem::StreamLength {
-                            kind,
-                            vertex_count: vc,
-                            len: mesh.stream_len(kind),
-                        },
-                    ));
-                }
-                // vc fits the u16 vertex count and the stride is at most 12: no overflow.
-                let len = vc as u64 * kind.stride();
-                if len == 0 {
-                    continue;
-                }
-                match shared.first_or_insert((off, len, kind), (i, j)) {
-                    Some((fi, fj)) => {
-                        let same = objects
-                            .get(usize::from(fi))
-                            .and_then(|o| o.meshes.get(usize::from(fj)))
-                            .is_some_and(|first| first.same_stream(mesh, kind));
-                        if !same {
-                            let first = Label::Stream {
-                                kind,
-                                object: fi,
-                                mesh: fj,
-                                vertices: None,
-                            };
-                            return Err(bad(
-                                Place::At { label, offset: off },
-                                Problem::SharedStream { first },
-                            ));
-                        }
-                    }
-                    None => {
-                        out.push(Placed {
-                            offset: off,
-                            len,
-                            label,
-                        });
-                    }
-                }
-            }
+            placer.place_mesh(obj, (i, j), mesh)?;
         }
     }
     Ok(())
+}
+
+/// The writer's error for `problem` at `what`.
+fn inconsistent(what: Place, problem: Problem) -> Dmc3Error {
+    Dmc3Error::Inconsistent { what, problem }
+}
+
+/// Placing a container's meshes ([`layout`]): the magic records must match, the objects (for
+/// shared streams), where the placed structures go, and the streams placed so far with the
+/// mesh that placed each.
+struct Placer<'a> {
+    magic: ContainerKind,
+    objects: &'a [Object],
+    out: &'a mut Vec<Placed>,
+    shared: StreamKeys<(u8, u8)>,
+}
+
+impl Placer<'_> {
+    /// Places mesh `j` of object `i` (`obj`): its record, then its streams.
+    fn place_mesh(&mut self, obj: &Object, (i, j): (u8, u8), mesh: &Mesh) -> Result<(), Dmc3Error> {
+        let mat = obj
+            .record
+            .mesh_offset
+            .checked_add(u64::from(j) * MESH_LEN)
+            .ok_or_else(|| {
+                inconsistent(
+                    Place::Mesh { object: i, mesh: j },
+                    Problem::MeshOffsetOverflow,
+                )
+            })?;
+        let what = Label::MeshRecord { object: i, mesh: j };
+        let at_record = Place::At {
+            label: what,
+            offset: mat,
+        };
+        if mesh.record.kind() != self.magic {
+            return Err(inconsistent(
+                at_record,
+                Problem::Variant {
+                    record: mesh.record.kind(),
+                    container: self.magic,
+                },
+            ));
+        }
+        self.out.push(Placed {
+            offset: mat,
+            len: MESH_LEN,
+            label: what,
+        });
+        let vc = mesh.vertex_count();
+        // Every kind in one order, named or not, so that the first problem a mesh has is
+        // the same whichever kind of container it is in.
+        let streams = mesh.record.stream_slots();
+        for kind in StreamKind::ALL {
+            let Some(&(_, off)) = streams.iter().find(|s| s.0 == kind) else {
+                if mesh.stream_len(kind) != 0 {
+                    return Err(inconsistent(
+                        at_record,
+                        Problem::ForeignStream {
+                            container: self.magic,
+                            kind,
+                        },
+                    ));
+                }
+                continue;
+            };
+            if mesh.stream_len(kind) != vc {
+                return Err(inconsistent(
+                    at_record,
+                    Problem::StreamLength {
+                        kind,
+                        vertex_count: vc,
+                        len: mesh.stream_len(kind),
+                    },
+                ));
+            }
+            self.place_stream((i, j), mesh, kind, off)?;
+        }
+        Ok(())
+    }
+
+    /// Places the `kind` stream of mesh `j` of object `i` at `off`, unless a mesh before it
+    /// placed the same one (same offset, length and kind): then the two must hold the same
+    /// data.
+    fn place_stream(
+        &mut self,
+        (i, j): (u8, u8),
+        mesh: &Mesh,
+        kind: StreamKind,
+        off: u64,
+    ) -> Result<(), Dmc3Error> {
+        let label = Label::Stream {
+            kind,
+            object: i,
+            mesh: j,
+            vertices: None,
+        };
+        // vc fits the u16 vertex count and the stride is at most 12: no overflow.
+        let len = mesh.vertex_count() as u64 * kind.stride();
+        if len == 0 {
+            return Ok(());
+        }
+        let Some((fi, fj)) = self.shared.first_or_insert((off, len, kind), (i, j)) else {
+            self.out.push(Placed {
+                offset: off,
+                len,
+                label,
+            });
+            return Ok(());
+        };
+        let same = self
+            .objects
+            .get(usize::from(fi))
+            .and_then(|o| o.meshes.get(usize::from(fj)))
+            .is_some_and(|first| first.same_stream(mesh, kind));
+        if !same {
+            let first = Label::Stream {
+                kind,
+                object: fi,
+                mesh: fj,
+                vertices: None,
+            };
+            return Err(inconsistent(
+                Place::At { label, offset: off },
+                Problem::SharedStream { first },
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Writes the bytes of a structure `layout` placed into `dst` (exactly its length). A label

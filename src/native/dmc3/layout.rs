@@ -12,7 +12,7 @@
 //! change: every other field keeps its bits (mesh record +0x40 included: it is not an offset
 //! of the mesh's data, spec §2).
 
-use super::container::{self, Header, Object, StreamKind, HEADER_LEN, MESH_LEN, OBJECT_LEN};
+use super::container::{self, Header, Mesh, Object, StreamKind, HEADER_LEN, MESH_LEN, OBJECT_LEN};
 use super::{Dmc3Error, Dmc3Parts, NodeBlock};
 use crate::bytes::{align, Gap, RegionMap};
 
@@ -82,23 +82,7 @@ pub fn relayout(
     gaps: &mut Vec<Gap>,
 ) -> Result<Relaid, Dmc3Error> {
     // The bytes after the last structure's start follow every structure: they are the tail.
-    let mut last_start = 0u64;
-    for o in objects.iter() {
-        if !o.meshes.is_empty() {
-            last_start = last_start.max(o.record.mesh_offset);
-        }
-        for m in &o.meshes {
-            for &(kind, off) in m.record.stream_slots().iter() {
-                if m.stream_len(kind) > 0 {
-                    last_start = last_start.max(off);
-                }
-            }
-        }
-    }
-    if let Some(b) = block.as_deref() {
-        last_start = last_start.max(b.offset);
-    }
-    last_start = last_start.max((HEADER_LEN + OBJECT_LEN * objects.len() as u64).saturating_sub(1));
+    let last_start = last_structure_start(objects, block.as_deref());
     let (tail, interior): (Vec<Gap>, Vec<Gap>) = std::mem::take(gaps)
         .into_iter()
         .partition(|g| g.offset > last_start);
@@ -106,52 +90,7 @@ pub fn relayout(
     let mut out = Relaid::default();
     let mut pos = HEADER_LEN + OBJECT_LEN * objects.len() as u64;
     // New offsets, planned against the old ones before any record changes.
-    let mut plan: Vec<Vec<[u64; 5]>> = Vec::with_capacity(objects.len());
-    let mut record_at: Vec<Option<u64>> = Vec::with_capacity(objects.len());
-    let mut placed: Vec<PlacedStream> = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
-        if o.meshes.is_empty() {
-            record_at.push(None);
-        } else {
-            pos = align(pos, ALIGN);
-            record_at.push(Some(pos));
-            pos = pos.saturating_add(MESH_LEN * o.meshes.len() as u64);
-        }
-        let mut offsets = Vec::with_capacity(o.meshes.len());
-        for (j, m) in o.meshes.iter().enumerate() {
-            let slots = m.record.stream_slots();
-            let mut new = [0u64; 5];
-            for (n, &(kind, off)) in slots.iter().enumerate() {
-                let len = m.stream_len(kind) as u64 * kind.stride();
-                let Some(slot) = new.get_mut(n) else { continue };
-                if len == 0 {
-                    // Nothing is read there: the value stays what it was.
-                    *slot = off;
-                    continue;
-                }
-                let key = (off, len, kind);
-                let shared = placed.iter().find(|p| {
-                    p.0 == key
-                        && objects
-                            .get(p.2)
-                            .and_then(|fo| fo.meshes.get(p.3))
-                            .is_some_and(|first| first.same_stream(m, kind))
-                });
-                *slot = match shared {
-                    Some(p) => p.1,
-                    None => {
-                        pos = align(pos, ALIGN);
-                        placed.push((key, pos, i, j));
-                        let at = pos;
-                        pos = pos.saturating_add(len);
-                        at
-                    }
-                };
-            }
-            offsets.push(new);
-        }
-        plan.push(offsets);
-    }
+    let plan = plan_meshes(objects, &mut pos);
     for g in interior {
         if g.bytes.iter().all(|&b| b == 0) {
             out.dropped_zero_bytes += g.bytes.len() as u64;
@@ -186,14 +125,117 @@ pub fn relayout(
             });
         }
     }
-    for ((o, offsets), at) in objects.iter_mut().zip(plan).zip(record_at) {
-        if let Some(at) = at {
-            o.record.mesh_offset = at;
-        }
-        for (m, new) in o.meshes.iter_mut().zip(offsets) {
-            m.record.set_stream_offsets(new);
-        }
-    }
+    plan.apply(objects);
     out.end = pos;
     Ok(out)
+}
+
+/// Where the last structure (the object records, a mesh record list, a stream, the block)
+/// starts.
+fn last_structure_start(objects: &[Object], block: Option<&NodeBlock>) -> u64 {
+    let mut last_start = 0u64;
+    for o in objects.iter() {
+        if !o.meshes.is_empty() {
+            last_start = last_start.max(o.record.mesh_offset);
+        }
+        for m in &o.meshes {
+            for &(kind, off) in m.record.stream_slots().iter() {
+                if m.stream_len(kind) > 0 {
+                    last_start = last_start.max(off);
+                }
+            }
+        }
+    }
+    if let Some(b) = block {
+        last_start = last_start.max(b.offset);
+    }
+    last_start.max((HEADER_LEN + OBJECT_LEN * objects.len() as u64).saturating_sub(1))
+}
+
+/// The new offsets of the objects' mesh records and streams.
+struct Plan {
+    /// Per object, per mesh: its stream offsets.
+    streams: Vec<Vec<[u64; 5]>>,
+    /// Per object: where its mesh records go (`None`: it has no mesh).
+    records: Vec<Option<u64>>,
+}
+
+impl Plan {
+    /// Sets the planned offsets in the records.
+    fn apply(self, objects: &mut [Object]) {
+        for ((o, offsets), at) in objects.iter_mut().zip(self.streams).zip(self.records) {
+            if let Some(at) = at {
+                o.record.mesh_offset = at;
+            }
+            for (m, new) in o.meshes.iter_mut().zip(offsets) {
+                m.record.set_stream_offsets(new);
+            }
+        }
+    }
+}
+
+/// Plans every object's mesh records and then its meshes' streams from `pos` on (aligned),
+/// a stream several meshes share with the same data once; `pos` ends past the last.
+fn plan_meshes(objects: &[Object], pos: &mut u64) -> Plan {
+    let mut plan = Plan {
+        streams: Vec::with_capacity(objects.len()),
+        records: Vec::with_capacity(objects.len()),
+    };
+    let mut placed: Vec<PlacedStream> = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        if o.meshes.is_empty() {
+            plan.records.push(None);
+        } else {
+            *pos = align(*pos, ALIGN);
+            plan.records.push(Some(*pos));
+            *pos = pos.saturating_add(MESH_LEN * o.meshes.len() as u64);
+        }
+        let mut offsets = Vec::with_capacity(o.meshes.len());
+        for (j, m) in o.meshes.iter().enumerate() {
+            offsets.push(plan_streams(objects, ((i, j), m), pos, &mut placed));
+        }
+        plan.streams.push(offsets);
+    }
+    plan
+}
+
+/// The new stream offsets of mesh `m` (mesh `j` of object `i`): a stream placed before with the same
+/// offset, length, kind and data is shared, an empty one keeps its value, any other goes at
+/// `pos` (aligned), recorded in `placed`.
+fn plan_streams(
+    objects: &[Object],
+    ((i, j), m): ((usize, usize), &Mesh),
+    pos: &mut u64,
+    placed: &mut Vec<PlacedStream>,
+) -> [u64; 5] {
+    let slots = m.record.stream_slots();
+    let mut new = [0u64; 5];
+    for (n, &(kind, off)) in slots.iter().enumerate() {
+        let len = m.stream_len(kind) as u64 * kind.stride();
+        let Some(slot) = new.get_mut(n) else { continue };
+        if len == 0 {
+            // Nothing is read there: the value stays what it was.
+            *slot = off;
+            continue;
+        }
+        let key = (off, len, kind);
+        let shared = placed.iter().find(|p| {
+            p.0 == key
+                && objects
+                    .get(p.2)
+                    .and_then(|fo| fo.meshes.get(p.3))
+                    .is_some_and(|first| first.same_stream(m, kind))
+        });
+        *slot = match shared {
+            Some(p) => p.1,
+            None => {
+                *pos = align(*pos, ALIGN);
+                placed.push((key, *pos, i, j));
+                let at = *pos;
+                *pos = pos.saturating_add(len);
+                at
+            }
+        };
+    }
+    new
 }
