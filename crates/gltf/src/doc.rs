@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::accessor::{self, Acc, AccError};
@@ -42,12 +43,19 @@ impl<E, F: FnMut(Problem<'_>) -> E> Sink for First<F> {
     }
 }
 
-/// A glTF document: the JSON root, each buffer's bytes (`None` where a collecting sink let a
-/// failed one pass) and the bound on accessors without a buffer view.
+/// A glTF document: the JSON root, the node and scene extras the parse kept as text, each
+/// buffer's bytes (`None` where a collecting sink let a failed one pass) and the bound on
+/// accessors without a buffer view.
 #[derive(Debug)]
 pub struct Document<'a> {
-    /// The JSON root object.
+    /// The JSON root object (without the node and scene extras [`crate::parse::parse`] keeps
+    /// as text).
     pub root: Cow<'a, Map<String, Value>>,
+    /// `nodes[i].extras` as text when the JSON was read by [`crate::parse::parse`] (empty
+    /// otherwise: the extras are then still in the root).
+    pub node_extras: Vec<Option<&'a RawValue>>,
+    /// `scenes[i].extras` as text, likewise.
+    pub scene_extras: Vec<Option<&'a RawValue>>,
     /// Buffers by index.
     pub buffers: Vec<Buffer<'a>>,
     /// Most components an accessor without a buffer view may have (its zeros are allocated).
@@ -67,9 +75,21 @@ impl<'a> Document<'a> {
         let buffers = buffers::load(&root, bin, base_dir, policy, sink)?;
         Ok(Document {
             root,
+            node_extras: Vec::new(),
+            scene_extras: Vec::new(),
             buffers,
             limit: 0,
         })
+    }
+
+    /// Node `i`'s extras as text, when the parse kept them so.
+    pub fn node_extras(&self, i: usize) -> Option<&'a RawValue> {
+        self.node_extras.get(i).copied().flatten()
+    }
+
+    /// Scene `i`'s extras as text, when the parse kept them so.
+    pub fn scene_extras(&self, i: usize) -> Option<&'a RawValue> {
+        self.scene_extras.get(i).copied().flatten()
     }
 
     /// Total bytes of the buffers loaded.

@@ -1,12 +1,16 @@
 //! The glTF read model every glTF reader of rigtrip shares (the converter's import, the linter,
-//! gait): the GLB container both ways ([`glb`]), one document model ([`doc`]: the JSON root,
-//! the buffers, accessors) with a diagnostics sink, one buffer loader under each reader's
-//! policy ([`buffers`]), the component and element types of accessors, URIs, the checked
-//! accessor reader, the node hierarchy ([`graph`]: parents, cycles), the sampler player
-//! ([`player`]) and the small readers of JSON values ([`json`]: lists, indices, numbers); with them the two codecs every report and document uses, base64 ([`b64`]) and
-//! numbers for people ([`units`]). Each reader keeps its own policy for a broken file (the
-//! linter reports every problem and goes on, import and gait stop at the first) and its own
-//! words for it; the facts come from here.
+//! gait): the GLB container both ways ([`glb`]); the one parse of a document's JSON
+//! ([`parse`]: node and scene extras kept as text until asked for, and read typed from it);
+//! one document model ([`doc`]: the JSON root, the extras text, the buffers, accessors) with a
+//! diagnostics sink; one buffer loader under each reader's policy ([`buffers`]); the component
+//! and element types of accessors, URIs, the checked accessor reader; the node hierarchy
+//! ([`graph`]: parents, cycles); the sampler player ([`player`]); the small readers of JSON
+//! values ([`json`]: lists, indices, numbers); and the two codecs every report and document
+//! uses, base64 ([`b64`]) and numbers for people ([`units`]). Each reader keeps its own policy
+//! for a broken file (the linter reports every problem and goes on, import and gait stop at the
+//! first) and its own words for it; the facts come from here. The linter alone parses with its
+//! own reader (it drops every extras at any depth, and reads a whole number written `1.0` as
+//! the integer it is, as the glTF validator does).
 
 pub mod accessor;
 pub mod b64;
@@ -16,6 +20,7 @@ pub mod doc;
 pub mod glb;
 pub mod graph;
 pub mod json;
+pub mod parse;
 pub mod player;
 pub mod units;
 pub mod uri;

@@ -17,7 +17,7 @@ use crate::rig::dmc3_geometry::{material_texture, texture_material};
 pub(super) fn tag(doc: &Doc) -> Result<Option<ArchiveTag>, ImportError> {
     let scenes = doc.json().get("scenes").and_then(Value::as_array);
     for (s, scene) in scenes.into_iter().flatten().enumerate() {
-        let found = match doc.scene_extras.get(s).copied().flatten() {
+        let found = match doc.doc.scene_extras(s) {
             Some(raw) => serde_json::from_str::<Value>(raw.get()).ok(),
             None => scene.get("extras").cloned(),
         };

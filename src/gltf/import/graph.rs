@@ -8,11 +8,11 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::lazy::typed;
 use super::read::problem_in;
 use super::{pyrepr, ImportError};
 use crate::gltf::read::doc::{First, Problem};
 use crate::gltf::read::graph::Parents;
+use crate::gltf::read::parse::typed;
 use crate::rig::format::{Payloads, RigFormat};
 use crate::rig::JointPayload;
 

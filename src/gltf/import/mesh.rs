@@ -1382,7 +1382,7 @@ mod tests {
             Found::Value(r) => SceneExtras::read(index, &r).unwrap(),
         };
         let scene = &doc.json()["scenes"][index];
-        let graph = Graph::read(doc.json(), scene, &doc.node_extras, Some(ex.format)).unwrap();
+        let graph = Graph::read(doc.json(), scene, &doc.doc.node_extras, Some(ex.format)).unwrap();
         let built = build(&doc, &graph, &ex, &tol).unwrap();
         let originals = built.rig.meshes();
         if originals.is_empty() {

@@ -265,7 +265,7 @@ fn material_changed(cx: &Context<'_>, original: Option<&str>, incoming: Option<&
 /// The mesh index a node's extras carry (`extras.rigtrip.mesh`).
 fn mesh_tag(doc: &Doc, node: usize) -> Option<usize> {
     let n = doc.json().get("nodes")?.get(node)?;
-    let v = rigtrip_of(n, doc.node_extras(node))?;
+    let v = rigtrip_of(n, doc.doc.node_extras(node))?;
     v.get("mesh")?
         .as_u64()
         .and_then(|x| usize::try_from(x).ok())

@@ -25,7 +25,6 @@ mod edits;
 mod graph;
 mod guard;
 mod joints;
-mod lazy;
 mod matching;
 mod mesh;
 mod meshback;

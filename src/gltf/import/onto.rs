@@ -174,7 +174,7 @@ pub fn import_onto(
     let tol = Tolerance::from_option(opts.tolerance)?;
     let doc = super::read::parse(bytes, base_dir)?;
     let scene = default_scene(&doc)?;
-    let graph = Graph::read(doc.json(), scene, &doc.node_extras, None)?;
+    let graph = Graph::read(doc.json(), scene, &doc.doc.node_extras, None)?;
     let mut rig = crate::rig::lift(template);
     let space = Space::default_for(&rig);
     let names = template_names(&rig, opts.names.as_ref())?;

@@ -1,6 +1,6 @@
 //! Reading a glTF container without trusting it, stopping at the first problem: GLB (its chunks
 //! read by [`crate::gltf::glb`]) or JSON text (node and scene extras kept as text, see
-//! [`super::lazy`]), buffers through the shared loader under import's policy
+//! [`crate::gltf::read::parse`]), buffers through the shared loader under import's policy
 //! ([`crate::gltf::read::buffers`]: the GLB binary chunk, `data:` URIs, files next to the
 //! `.gltf`, Blender's "glTF Separate") worded here, and accessors as f64 components through the
 //! shared checked reader ([`crate::gltf::read::accessor`]).
@@ -9,7 +9,6 @@ use crate::gltf::DataError;
 use std::borrow::Cow;
 use std::path::Path;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::ImportError;
@@ -19,17 +18,15 @@ use crate::gltf::read::buffers::{BufferProblem, Policy, UriProblem};
 use crate::gltf::read::component;
 use crate::gltf::read::doc::{Document, First, Problem};
 
-/// A parsed document: the shared document model (the JSON root and every buffer's bytes, loaded
-/// up front, a GLB's binary chunk borrowed, not copied), and the extras the parse kept as text.
+/// The document import works on: the shared document model (the JSON root, the node and scene
+/// extras the parse kept as text, every buffer's bytes loaded up front, a GLB's binary chunk
+/// borrowed, not copied), and what import adds to it before rebuilding.
 #[derive(Debug)]
 pub(crate) struct Doc<'a> {
-    /// The JSON root and the buffers (never `None` here: the loader stops at the first buffer
-    /// it cannot have); accessors without a view bounded by the bytes present plus 8 KiB.
+    /// The JSON root, the extras text and the buffers (never `None` here: the loader stops at
+    /// the first buffer it cannot have); accessors without a view bounded by the bytes present
+    /// plus 8 KiB.
     pub doc: Document<'a>,
-    /// `nodes[i].extras` as text, taken out of the root (see [`super::lazy`]).
-    pub node_extras: Vec<Option<&'a RawValue>>,
-    /// `scenes[i].extras` as text, likewise.
-    pub scene_extras: Vec<Option<&'a RawValue>>,
     /// What an archive the document carries gains: new textures from new images.
     pub added: super::archive::AddedTextures,
 }
@@ -39,14 +36,14 @@ impl<'a> Doc<'a> {
     pub fn new(root: Map<String, Value>, buffers: Vec<Cow<'a, [u8]>>) -> Doc<'a> {
         let mut doc = Document {
             root: Cow::Owned(root),
+            node_extras: Vec::new(),
+            scene_extras: Vec::new(),
             buffers: buffers.into_iter().map(Some).collect(),
             limit: 0,
         };
         doc.limit = view_less_limit(&doc);
         Doc {
             doc,
-            node_extras: Vec::new(),
-            scene_extras: Vec::new(),
             added: Default::default(),
         }
     }
@@ -54,11 +51,6 @@ impl<'a> Doc<'a> {
     /// The JSON root.
     pub fn json(&self) -> &Map<String, Value> {
         &self.doc.root
-    }
-
-    /// Node `i`'s extras as text, when the parse kept them so.
-    pub fn node_extras(&self, i: usize) -> Option<&'a RawValue> {
-        self.node_extras.get(i).copied().flatten()
     }
 }
 
@@ -127,11 +119,11 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
     // checks (measured: ~8% off the import of our documents, which are mostly long strings).
     let text = std::str::from_utf8(json_bytes)
         .map_err(|e| ImportError::Container(format!("the glTF JSON is not UTF-8: {e}")))?;
-    let super::lazy::Parsed {
+    let crate::gltf::read::parse::Parsed {
         json,
         node_extras,
         scene_extras,
-    } = super::lazy::parse(text)
+    } = crate::gltf::read::parse::parse(text)
         .map_err(|e| ImportError::Container(format!("not glTF JSON: {e}")))?;
     let Value::Object(root) = json else {
         return Err(ImportError::Container(
@@ -146,10 +138,10 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
         &mut First(problem),
     )?;
     doc.limit = view_less_limit(&doc);
+    doc.node_extras = node_extras;
+    doc.scene_extras = scene_extras;
     Ok(Doc {
         doc,
-        node_extras,
-        scene_extras,
         added: Default::default(),
     })
 }

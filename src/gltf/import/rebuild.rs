@@ -28,7 +28,7 @@ pub(crate) fn import(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let (index, scene, ex, r) = scene_extras(doc)?;
-    let graph = Graph::read(doc.json(), scene, &doc.node_extras, Some(ex.format))?;
+    let graph = Graph::read(doc.json(), scene, &doc.doc.node_extras, Some(ex.format))?;
     let mut built = build(doc, &graph, &ex, tol)?;
     if let Some((skeleton, joints)) = guard::turned_in_place(&built, ex.space, tol) {
         return Err(ImportError::TurnedInPlace { skeleton, joints });

@@ -12,9 +12,9 @@ use serde_json::value::RawValue;
 use std::fmt;
 
 use super::graph::{int_of, rigtrip_of, short};
-use super::lazy::typed;
 use super::read::Doc;
 use super::ImportError;
+use crate::gltf::read::parse::typed;
 use crate::rig::extras::ExtrasError;
 use crate::rig::format::{self, Payloads, RigFormat};
 use crate::rig::space::{Space, SpaceRotation};
@@ -88,7 +88,7 @@ pub(crate) fn find_scene<'v>(doc: &'v Doc) -> Result<(usize, &'v Value, Found<'v
         .into_iter()
         .chain((0..scenes.len()).filter(|&s| Some(s) != first));
     for s in order {
-        let raw = doc.scene_extras.get(s).copied().flatten();
+        let raw = doc.doc.scene_extras(s);
         if let Some(raw) = raw {
             match typed::object::<typed::Extras<SceneIn>>(raw.get()).map(|e| e.rigtrip) {
                 Some(None) => continue,
@@ -110,7 +110,7 @@ pub(crate) fn find_scene<'v>(doc: &'v Doc) -> Result<(usize, &'v Value, Found<'v
         .is_some_and(|n| {
             n.iter()
                 .enumerate()
-                .any(|(i, n)| rigtrip_of(n, doc.node_extras(i)).is_some())
+                .any(|(i, n)| rigtrip_of(n, doc.doc.node_extras(i)).is_some())
         });
     Err(if nodes_have {
         ImportError::NoSceneExtras

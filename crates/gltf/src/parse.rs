@@ -17,7 +17,7 @@ use std::fmt;
 /// The document: its tree without node and scene extras, and those extras as text (index =
 /// position in `nodes` / `scenes`; empty when the member is not an array).
 #[derive(Debug, Default)]
-pub(crate) struct Parsed<'a> {
+pub struct Parsed<'a> {
     /// The JSON root.
     pub json: Value,
     /// `nodes[i].extras`, when `nodes[i]` is an object that has them.
@@ -35,7 +35,7 @@ const BRACKETS_UNCHECKED: usize = 100;
 /// meet serde_json's limit, the plain parse decides: its error (the text capture words some
 /// errors differently, e.g. one column off for a control character in a string), or its tree
 /// with every extras still in place.
-pub(crate) fn parse(text: &str) -> Result<Parsed<'_>, serde_json::Error> {
+pub fn parse(text: &str) -> Result<Parsed<'_>, serde_json::Error> {
     let mut d = serde_json::Deserializer::from_str(text);
     let fast = Top.deserialize(&mut d).and_then(|p| d.end().map(|()| p));
     match fast {
@@ -303,7 +303,7 @@ impl<'de> Visitor<'de> for AnyValue {
 /// `None` for anything but the plain form rigtrip writes (a repeated key, a number as a string,
 /// an array where an object belongs, ...): the caller then runs the `Value` reader, which
 /// accepts what Blender rewrites and words every error.
-pub(crate) mod typed {
+pub mod typed {
     use super::*;
 
     /// A value kept as text, present even when it is `null` (`Option<&RawValue>` alone reads
