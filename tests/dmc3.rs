@@ -1,6 +1,9 @@
 //! DMC3: exact-byte reads and writes of every field, round trips of generated files, the
 //! rest-pose oracle, the EXE parent rule, the gate, rejections, and edits through the IR.
 
+mod common;
+use common::assert_one_step_agrees;
+
 use glam::{DMat3, DMat4, DQuat, DVec3, EulerRot};
 use proptest::prelude::*;
 
@@ -1588,19 +1591,6 @@ fn sample_rig() -> (Vec<u8>, Rig, u64) {
 fn lowered_bytes(rig: &Rig) -> Vec<u8> {
     assert_one_step_agrees(rig);
     write(&lower(rig).unwrap()).unwrap()
-}
-
-/// `rig::lower_write_into` (what verify uses: no copy of the shell) gives exactly what
-/// `rig::lower` then `write` give: the same bytes, or the same error.
-fn assert_one_step_agrees(rig: &Rig) {
-    use rigtrip::rig::RebuildError;
-    let two = rigtrip::rig::lower(rig)
-        .map_err(RebuildError::Lower)
-        .and_then(|f| f.write().map_err(RebuildError::Write));
-    // Stale bytes in the buffer must not survive.
-    let mut out = vec![0xA5; 7];
-    let one = rigtrip::rig::lower_write_into(rig, &mut out).map(|()| out);
-    assert_eq!(one, two);
 }
 
 fn differing(a: &[u8], b: &[u8]) -> Vec<usize> {

@@ -1,5 +1,8 @@
 //! DBnnHIE.BIN: reader/writer, lift/lower and generators, through the public API only.
 
+mod common;
+use common::assert_one_step_agrees;
+
 use glam::{DQuat, DVec3};
 use proptest::prelude::*;
 use rigtrip::bytes::Gap;
@@ -517,17 +520,6 @@ proptest! {
         assert_tiles(&f, data.len());
         prop_assert_eq!(hie::looks_like(&data), f.slots.iter().any(|s| s.is_some()));
     }
-}
-
-/// `rig::lower_write_into` gives exactly what `rig::lower` then `write` give.
-fn assert_one_step_agrees(rig: &Rig) {
-    use rigtrip::rig::RebuildError;
-    let two = rigtrip::rig::lower(rig)
-        .map_err(RebuildError::Lower)
-        .and_then(|f| f.write().map_err(RebuildError::Write));
-    let mut out = vec![0xA5; 7];
-    let one = rigtrip::rig::lower_write_into(rig, &mut out).map(|()| out);
-    assert_eq!(one, two);
 }
 
 #[test]
