@@ -78,6 +78,12 @@ fn field<'a>(m: &BTreeMap<u64, &'a Entry>, at: u64, len: u64, suffix: &str) -> &
     e
 }
 
+/// Asserts that `e` is of `kind` with `evidence`.
+#[track_caller]
+fn assert_class(e: &Entry, kind: Kind, evidence: Evidence) {
+    assert_eq!((e.kind, e.evidence), (kind, evidence), "{}", e.what);
+}
+
 fn le32(data: &[u8], e: &Entry) -> u32 {
     let s = &data[e.start as usize..e.end as usize];
     u32::from_le_bytes([s[0], s[1], s[2], s[3]])
@@ -91,10 +97,7 @@ fn check_fields(file: &NativeFile, c: &Coverage, data: &[u8]) {
             for (i, h) in f.hierarchies.iter().enumerate() {
                 let base = u64::from(h.offset);
                 let e = field(&m, base, 2, "part count");
-                assert_eq!(
-                    (e.kind, e.evidence),
-                    (Kind::Decoded, Evidence::StructuralConfirmed)
-                );
+                assert_class(e, Kind::Decoded, Evidence::StructuralConfirmed);
                 let s = f.first_slot(i).unwrap();
                 assert_eq!(e.what, format!("slot {s} hierarchy part count"));
                 for (k, p) in h.parts.iter().enumerate() {
@@ -105,16 +108,10 @@ fn check_fields(file: &NativeFile, c: &Coverage, data: &[u8]) {
                     for (x, v) in p.offset.iter().enumerate() {
                         let e = field(&m, at + 0x14 + 4 * x as u64, 4, &format!("offset[{x}]"));
                         assert_eq!(le32(data, e) as i32, *v);
-                        assert_eq!(
-                            (e.kind, e.evidence),
-                            (Kind::Decoded, Evidence::ExeConfirmed)
-                        );
+                        assert_class(e, Kind::Decoded, Evidence::ExeConfirmed);
                     }
                     let e = field(&m, at, 2, "unknown_00");
-                    assert_eq!(
-                        (e.kind, e.evidence),
-                        (Kind::Preserved, Evidence::PreservedUndecoded)
-                    );
+                    assert_class(e, Kind::Preserved, Evidence::PreservedUndecoded);
                     let e = field(&m, at + 0x24, 4, "model");
                     assert_eq!(le32(data, e), p.model);
                 }
@@ -125,7 +122,7 @@ fn check_fields(file: &NativeFile, c: &Coverage, data: &[u8]) {
             let mut g: u64 = f.gaps.iter().map(|g| g.bytes.len() as u64).sum();
             if let Some(con) = &f.container {
                 let e = field(&m, 0, 4, "magic");
-                assert_eq!((e.kind, e.evidence), (Kind::Decoded, Evidence::Community));
+                assert_class(e, Kind::Decoded, Evidence::Community);
                 let mut seen = std::collections::BTreeSet::new();
                 for (i, o) in con.objects.iter().enumerate() {
                     for (j, mesh) in o.meshes.iter().enumerate() {
@@ -141,7 +138,7 @@ fn check_fields(file: &NativeFile, c: &Coverage, data: &[u8]) {
                             }
                             let e = field(&m, off, bytes.len() as u64, kind.name());
                             assert_eq!(&data[e.start as usize..e.end as usize], &bytes[..]);
-                            assert_eq!((e.kind, e.evidence), (Kind::Decoded, Evidence::Community));
+                            assert_class(e, Kind::Decoded, Evidence::Community);
                         }
                     }
                 }
@@ -161,32 +158,14 @@ fn check_fields(file: &NativeFile, c: &Coverage, data: &[u8]) {
                     assert_eq!(e.evidence, Evidence::StructuralConfirmed);
                     let e = field(&m, at + 0x1C, 4, &format!("node {k} +0x1C"));
                     assert_eq!(le32(data, e), t.w_bits);
-                    assert_eq!(
-                        (e.kind, e.evidence),
-                        (Kind::Preserved, Evidence::PreservedUndecoded)
-                    );
+                    assert_class(e, Kind::Preserved, Evidence::PreservedUndecoded);
                 }
                 if b.node_count() > 0 {
-                    let e = field(
-                        &m,
-                        b.offset + u64::from(b.rels.group),
-                        b.node_count() as u64,
-                        "group array",
-                    );
-                    assert_eq!(
-                        (e.kind, e.evidence),
-                        (Kind::Preserved, Evidence::StructuralConfirmed)
-                    );
-                    let e = field(
-                        &m,
-                        b.offset + u64::from(b.rels.parent),
-                        b.node_count() as u64,
-                        "parent array",
-                    );
-                    assert_eq!(
-                        (e.kind, e.evidence),
-                        (Kind::Decoded, Evidence::ExeConfirmed)
-                    );
+                    let n = b.node_count() as u64;
+                    let e = field(&m, b.offset + u64::from(b.rels.group), n, "group array");
+                    assert_class(e, Kind::Preserved, Evidence::StructuralConfirmed);
+                    let e = field(&m, b.offset + u64::from(b.rels.parent), n, "parent array");
+                    assert_class(e, Kind::Decoded, Evidence::ExeConfirmed);
                 }
                 g += b.padding.iter().map(|p| p.bytes.len() as u64).sum::<u64>();
             }

@@ -1,6 +1,9 @@
 //! DMC3: exact-byte reads and writes of every field, round trips of generated files, the
 //! rest-pose oracle, the EXE parent rule, the gate, rejections, and edits through the IR.
 
+mod common;
+use common::assert_one_step_agrees;
+
 use glam::{DMat3, DMat4, DQuat, DVec3, EulerRot};
 use proptest::prelude::*;
 
@@ -143,6 +146,13 @@ fn hand_mod() -> Vec<u8> {
     put(&mut b, 0x1B0, &[0x77, 0x78, 0x79]);
     assert_eq!(b.len(), 0x1B3);
     b
+}
+
+/// The error chain of reading `hand_mod()` with `bytes` put at `at` (the read must fail).
+fn hand_mod_error(at: usize, bytes: &[u8]) -> String {
+    let mut b = hand_mod();
+    put(&mut b, at, bytes);
+    rigtrip::chain(&read_container(&b).unwrap_err())
 }
 
 /// An SCM with one object, one mesh of two vertices with colours, no block:
@@ -842,44 +852,32 @@ fn rejects_truncated_header() {
 
 #[test]
 fn rejects_offsets_past_the_end() {
-    let mut b = hand_mod();
-    put(&mut b, 0xA0, &0x1000u64.to_le_bytes()); // UV stream offset
     assert_eq!(
-        rigtrip::chain(&read_container(&b).unwrap_err()),
+        hand_mod_error(0xA0, &0x1000u64.to_le_bytes()), // UV stream offset
         "UV stream of object 0 mesh 0 (3 vertices) at offset 0x1000 (12 bytes) runs past the end of the file (0x1b3 bytes)"
     );
-    let mut b = hand_mod();
-    put(&mut b, 0x48, &0x1B0u64.to_le_bytes()); // mesh records
     assert_eq!(
-        rigtrip::chain(&read_container(&b).unwrap_err()),
+        hand_mod_error(0x48, &0x1B0u64.to_le_bytes()), // mesh records
         "mesh records of object 0 at offset 0x1b0 (80 bytes) runs past the end of the file (0x1b3 bytes)"
     );
-    let mut b = hand_mod();
-    put(&mut b, 0x20, &0x1A0u64.to_le_bytes()); // block offset
     assert_eq!(
-        rigtrip::chain(&read_container(&b).unwrap_err()),
+        hand_mod_error(0x20, &0x1A0u64.to_le_bytes()), // block offset
         "node-domain block header at offset 0x1a0 (32 bytes) runs past the end of the file (0x1b3 bytes)"
     );
-    let mut b = hand_mod();
-    b[0x10] = 9; // nine object records do not fit
     assert_eq!(
-        rigtrip::chain(&read_container(&b).unwrap_err()),
+        hand_mod_error(0x10, &[9]), // nine object records do not fit
         "object record 5 at offset 0x180 (64 bytes) runs past the end of the file (0x1b3 bytes)"
     );
-    let mut b = hand_mod();
-    put(&mut b, 0x140 + 0x0C, &0xFFFF_FFF0u32.to_le_bytes()); // transform_rel
     assert_eq!(
-        rigtrip::chain(&read_container(&b).unwrap_err()),
+        hand_mod_error(0x140 + 0x0C, &0xFFFF_FFF0u32.to_le_bytes()), // transform_rel
         "transform records of the block at 0x140 (rel 0xfffffff0) at offset 0x100000130 (64 bytes) runs past the end of the file (0x1b3 bytes)"
     );
 }
 
 #[test]
 fn rejects_too_many_vertices_and_nodes_for_the_file() {
-    let mut b = hand_mod();
-    put(&mut b, 0x80, &60000u16.to_le_bytes());
     assert_eq!(
-        rigtrip::chain(&read_container(&b).unwrap_err()),
+        hand_mod_error(0x80, &60000u16.to_le_bytes()),
         "position stream of object 0 mesh 0 (60000 vertices) at offset 0xd0 (720000 bytes) runs past the end of the file (0x1b3 bytes)"
     );
     // A node count far beyond the input is refused before anything is allocated.
@@ -894,31 +892,23 @@ fn rejects_too_many_vertices_and_nodes_for_the_file() {
 #[test]
 fn rejects_overlapping_regions() {
     // order_rel pointing into the parent array.
-    let mut b = hand_mod();
-    put(&mut b, 0x144, &0x21u32.to_le_bytes());
     assert_eq!(
-        rigtrip::chain(&read_container(&b).unwrap_err()),
+        hand_mod_error(0x144, &0x21u32.to_le_bytes()),
         "overlapping structures: parent array (0x160..0x162) overlaps order array (0x161..0x163)"
     );
     // An array inside the block header.
-    let mut b = hand_mod();
-    put(&mut b, 0x148, &0x18u32.to_le_bytes());
     assert_eq!(
-        rigtrip::chain(&read_container(&b).unwrap_err()),
+        hand_mod_error(0x148, &0x18u32.to_le_bytes()),
         "overlapping structures: block header (0x140..0x160) overlaps group array (0x158..0x15a)"
     );
     // A stream running into the mesh record.
-    let mut b = hand_mod();
-    put(&mut b, 0x98, &0xC4u64.to_le_bytes());
     assert_eq!(
-        rigtrip::chain(&read_container(&b).unwrap_err()),
+        hand_mod_error(0x98, &0xC4u64.to_le_bytes()),
         "overlapping structures: mesh record 0 of object 0 (0x80..0xd0) overlaps normal stream of object 0 mesh 0 (3 vertices) (0xc4..0xe8)"
     );
     // A stream inside the block.
-    let mut b = hand_mod();
-    put(&mut b, 0xA8 + 8, &0x160u64.to_le_bytes());
     assert_eq!(
-        rigtrip::chain(&read_container(&b).unwrap_err()),
+        hand_mod_error(0xA8 + 8, &0x160u64.to_le_bytes()),
         "overlapping structures: node-domain block at 0x140 (0x140..0x1b0) overlaps weight stream of object 0 mesh 0 (3 vertices) (0x160..0x166)"
     );
 }
@@ -1588,19 +1578,6 @@ fn sample_rig() -> (Vec<u8>, Rig, u64) {
 fn lowered_bytes(rig: &Rig) -> Vec<u8> {
     assert_one_step_agrees(rig);
     write(&lower(rig).unwrap()).unwrap()
-}
-
-/// `rig::lower_write_into` (what verify uses: no copy of the shell) gives exactly what
-/// `rig::lower` then `write` give: the same bytes, or the same error.
-fn assert_one_step_agrees(rig: &Rig) {
-    use rigtrip::rig::RebuildError;
-    let two = rigtrip::rig::lower(rig)
-        .map_err(RebuildError::Lower)
-        .and_then(|f| f.write().map_err(RebuildError::Write));
-    // Stale bytes in the buffer must not survive.
-    let mut out = vec![0xA5; 7];
-    let one = rigtrip::rig::lower_write_into(rig, &mut out).map(|()| out);
-    assert_eq!(one, two);
 }
 
 fn differing(a: &[u8], b: &[u8]) -> Vec<usize> {

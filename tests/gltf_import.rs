@@ -148,6 +148,15 @@ fn import_json(v: &serde_json::Value) -> Result<Imported, ImportError> {
     import(&serde_json::to_vec(v).unwrap())
 }
 
+/// Imports the document with `ignore_mesh_edits`, which must succeed.
+fn import_ignoring_mesh_edits(v: &serde_json::Value) -> Imported {
+    let opts = ImportOptions {
+        ignore_mesh_edits: true,
+        ..opts()
+    };
+    import_slice(&serde_json::to_vec(v).unwrap(), None, &opts).unwrap()
+}
+
 fn is_joint(n: &serde_json::Value) -> bool {
     n["extras"]["rigtrip"].get("joint").is_some()
 }
@@ -499,6 +508,24 @@ fn refusal(v: &Value) -> String {
     }
 }
 
+/// The refusal of `v` with field `field` of joint `k` of skeleton `s` set to `value`: the
+/// joint's node and the message.
+fn refused_edit(v: &Value, (s, k): (usize, usize), field: &str, value: Value) -> (usize, String) {
+    let mut v = v.clone();
+    let n = joint_node(&v, s, k);
+    v["nodes"][n][field] = value;
+    (n, refusal(&v))
+}
+
+/// The last joint of the rig's first skeleton that is no joint's parent.
+fn last_leaf(rig: &Rig) -> usize {
+    let sk = &rig.skeletons[0];
+    (0..sk.joints.len())
+        .rev()
+        .find(|&k| !sk.joints.iter().any(|j| j.parent == Some(k)))
+        .unwrap()
+}
+
 #[test]
 fn added_leaf_joints_get_defaults_and_survive_a_second_round_trip() {
     // DMC3 humanoid: a leaf under joint 5; HIE character: a leaf under the root of slot 1.
@@ -774,30 +801,26 @@ fn hie_stored_offsets_in_the_extras_tell_whole_unit_moves_from_noise() {
 fn refusals_name_the_joint_and_field() {
     let humanoid = rigtrip::synth::dmc3::sample_mod();
     let db22 = rigtrip::synth::hie::sample_db22();
+    let mod_json = gltf_json(&humanoid, Some(Format::Dmc3));
+    let hie_json = gltf_json(&db22, Some(Format::Hie));
 
     // Scale.
-    let mut v = gltf_json(&humanoid, Some(Format::Dmc3));
-    let n = joint_node(&v, 0, 5);
-    v["nodes"][n]["scale"] = json!([1.5, 1.0, 1.0]);
+    let (n, e) = refused_edit(&mod_json, (0, 5), "scale", json!([1.5, 1.0, 1.0]));
     assert_eq!(
-        refusal(&v),
+        e,
         format!("skeleton mod, joint 5 (mod_5, node {n}): scale: (1.5, 1, 1) is not 1 (tolerance 0.001); native joints carry no scale")
     );
 
     // A moved HIE root (slot 1's root part).
-    let mut v = gltf_json(&db22, Some(Format::Hie));
-    let n = joint_node(&v, 1, 0);
-    v["nodes"][n]["translation"] = json!([0.25, 0.0, 0.0]);
+    let (n, e) = refused_edit(&hie_json, (1, 0), "translation", json!([0.25, 0.0, 0.0]));
     assert_eq!(
-        refusal(&v),
+        e,
         format!("skeleton slot1, joint 0 (slot1_0, node {n}): translation: the root moved to (250, 0, 0) mm; the game does not apply a HIE root's own offset (the root joint is the object's position), so a moved root cannot be stored")
     );
 
     // A rotated HIE part.
-    let mut v = gltf_json(&db22, Some(Format::Hie));
-    let n = joint_node(&v, 1, 3);
-    v["nodes"][n]["rotation"] = json!([0.0, 0.0, 0.38268343, 0.9238795]);
-    let e = refusal(&v);
+    let turned = json!([0.0, 0.0, 0.38268343, 0.9238795]);
+    let (n, e) = refused_edit(&hie_json, (1, 3), "rotation", turned);
     assert_eq!(
         e,
         format!(
@@ -806,13 +829,8 @@ fn refusals_name_the_joint_and_field() {
     );
 
     // Removing a DMC3 joint a vertex references (a leaf of the humanoid).
-    let rig = load(Some(Format::Dmc3), &humanoid);
-    let sk = &rig.skeletons[0];
-    let leaf = (0..sk.joints.len())
-        .rev()
-        .find(|&k| !sk.joints.iter().any(|j| j.parent == Some(k)))
-        .unwrap();
-    let mut v = gltf_json(&humanoid, Some(Format::Dmc3));
+    let leaf = last_leaf(&load(Some(Format::Dmc3), &humanoid));
+    let mut v = mod_json.clone();
     let n = joint_node(&v, 0, leaf);
     detach(&mut v, n);
     let e = refusal(&v);
@@ -824,7 +842,7 @@ fn refusals_name_the_joint_and_field() {
     );
 
     // Several refusals at once: all are collected, the first is shown.
-    let mut v = gltf_json(&humanoid, Some(Format::Dmc3));
+    let mut v = mod_json.clone();
     for k in [3, 4] {
         let n = joint_node(&v, 0, k);
         v["nodes"][n]["scale"] = json!([2.0, 2.0, 2.0]);
@@ -841,12 +859,7 @@ fn removing_an_unreferenced_joint_is_allowed() {
     // The effect file's block has no meshes: its last leaf can go.
     let (data, offset, nodes) = rigtrip::synth::dmc3::sample_efm();
     let format = Some(Format::Block { offset, nodes });
-    let rig = load(format, &data);
-    let sk = &rig.skeletons[0];
-    let leaf = (0..sk.joints.len())
-        .rev()
-        .find(|&k| !sk.joints.iter().any(|j| j.parent == Some(k)))
-        .unwrap();
+    let leaf = last_leaf(&load(format, &data));
     let mut v = gltf_json(&data, format);
     let n = joint_node(&v, 0, leaf);
     detach(&mut v, n);
@@ -999,15 +1012,7 @@ fn mesh_edits_are_written_unless_ignored() {
         |m: &rigtrip::rig::mesh::Mesh| m.positions.iter().map(|p| p[1]).fold(f64::MAX, f64::min);
     assert!((lowest(&after[0]) - lowest(&before[0]) - 50.0).abs() < 1e-3);
     assert_eq!(after[1], before[1]);
-    let got = import_slice(
-        &serde_json::to_vec(&v).unwrap(),
-        None,
-        &ImportOptions {
-            ignore_mesh_edits: true,
-            ..opts()
-        },
-    )
-    .unwrap();
+    let got = import_ignoring_mesh_edits(&v);
     assert!(got.bytes == data);
     assert_eq!(
         got.report.meshes.status,
@@ -1034,15 +1039,7 @@ fn mesh_edits_are_written_unless_ignored() {
     let dropped = import_json(&v).unwrap();
     let w = &dropped.report.meshes.written.as_ref().unwrap().meshes[0];
     assert_eq!(w.triangles + 1, before[0].triangles.len());
-    let got = import_slice(
-        &serde_json::to_vec(&v).unwrap(),
-        None,
-        &ImportOptions {
-            ignore_mesh_edits: true,
-            ..opts()
-        },
-    )
-    .unwrap();
+    let got = import_ignoring_mesh_edits(&v);
     let m = &got.report.meshes;
     assert_eq!((m.expected_triangles, m.incoming_triangles), (160, 159));
     assert!(

@@ -1,5 +1,8 @@
 //! DBnnHIE.BIN: reader/writer, lift/lower and generators, through the public API only.
 
+mod common;
+use common::assert_one_step_agrees;
+
 use glam::{DQuat, DVec3};
 use proptest::prelude::*;
 use rigtrip::bytes::Gap;
@@ -11,23 +14,17 @@ use rigtrip::synth::hie as synth;
 // ---------------------------------------------------------------------------------------------
 // Hand-built bytes (independent of the crate's writer)
 
-fn part_bytes(
-    u0: u16,
-    depth: u16,
-    runtime: [u8; 16],
-    off: [i32; 3],
-    u20: u32,
-    model: u32,
-) -> Vec<u8> {
+/// One part's 0x28 bytes, laid out here field by field.
+fn part_bytes(p: &Part) -> Vec<u8> {
     let mut b = Vec::new();
-    b.extend_from_slice(&u0.to_le_bytes());
-    b.extend_from_slice(&depth.to_le_bytes());
-    b.extend_from_slice(&runtime);
-    for v in off {
+    b.extend_from_slice(&p.unknown_00.to_le_bytes());
+    b.extend_from_slice(&p.depth.to_le_bytes());
+    b.extend_from_slice(&p.runtime);
+    for v in p.offset {
         b.extend_from_slice(&v.to_le_bytes());
     }
-    b.extend_from_slice(&u20.to_le_bytes());
-    b.extend_from_slice(&model.to_le_bytes());
+    b.extend_from_slice(&p.unknown_20.to_le_bytes());
+    b.extend_from_slice(&p.model.to_le_bytes());
     assert_eq!(b.len(), 0x28);
     b
 }
@@ -37,7 +34,12 @@ fn hier_bytes(count: i16, parts: &[(u16, [i32; 3])]) -> Vec<u8> {
     let mut b = count.to_le_bytes().to_vec();
     b.extend_from_slice(&[0u8; 0x32]);
     for (k, &(d, o)) in parts.iter().enumerate() {
-        b.extend_from_slice(&part_bytes(0, d, [0; 16], o, 0, k as u32));
+        b.extend_from_slice(&part_bytes(&Part {
+            depth: d,
+            offset: o,
+            model: k as u32,
+            ..Part::default()
+        }));
     }
     b
 }
@@ -51,11 +53,38 @@ fn table(len: usize, slots: &[(usize, u32)]) -> Vec<u8> {
     b
 }
 
+/// A file whose only slot in use, `slot`, points at 0x400, where `bytes` follow the table.
+fn in_slot(slot: usize, bytes: &[u8]) -> Vec<u8> {
+    let mut b = table(0x400, &[(slot, 0x400)]);
+    b.extend_from_slice(bytes);
+    b
+}
+
 /// A file with one hierarchy in slot 1 at 0x400.
 fn one(parts: &[(u16, [i32; 3])]) -> Vec<u8> {
-    let mut b = table(0x400, &[(1, 0x400)]);
-    b.extend_from_slice(&hier_bytes(parts.len() as i16, parts));
-    b
+    in_slot(1, &hier_bytes(parts.len() as i16, parts))
+}
+
+/// The two parts of hierarchy B in `hand_file`, every field set.
+fn hand_parts() -> [Part; 2] {
+    [
+        Part {
+            unknown_00: 0x1234,
+            depth: 1,
+            runtime: core::array::from_fn(|i| i as u8 * 3),
+            offset: [1, -2, 3],
+            unknown_20: 0xDEAD_BEEF,
+            model: 0x42,
+        },
+        Part {
+            unknown_00: 0,
+            depth: 2,
+            runtime: [0; 16],
+            offset: [-100, 200, -300],
+            unknown_20: 0,
+            model: 7,
+        },
+    ]
 }
 
 /// The hand-made file of `every_field_is_read_exactly`.
@@ -73,16 +102,9 @@ fn hand_file() -> Vec<u8> {
     area.extend_from_slice(&[0; 0x2D]);
     area[10] = 9;
     b.extend_from_slice(&area);
-    let runtime: [u8; 16] = core::array::from_fn(|i| i as u8 * 3);
-    b.extend_from_slice(&part_bytes(
-        0x1234,
-        1,
-        runtime,
-        [1, -2, 3],
-        0xDEAD_BEEF,
-        0x42,
-    ));
-    b.extend_from_slice(&part_bytes(0, 2, [0; 16], [-100, 200, -300], 0, 7));
+    for p in &hand_parts() {
+        b.extend_from_slice(&part_bytes(p));
+    }
     assert_eq!(b.len(), 0x4BC);
     b.extend_from_slice(&[0xEE, 0xEF]); // trailing
     b
@@ -114,28 +136,7 @@ fn every_field_is_read_exactly() {
     let mut tail = vec![0u8; 0x2D];
     tail[5] = 9;
     assert_eq!(b.byte_lists.tail, tail);
-    assert_eq!(
-        b.parts[0],
-        Part {
-            unknown_00: 0x1234,
-            depth: 1,
-            runtime: core::array::from_fn(|i| i as u8 * 3),
-            offset: [1, -2, 3],
-            unknown_20: 0xDEAD_BEEF,
-            model: 0x42,
-        }
-    );
-    assert_eq!(
-        b.parts[1],
-        Part {
-            unknown_00: 0,
-            depth: 2,
-            runtime: [0; 16],
-            offset: [-100, 200, -300],
-            unknown_20: 0,
-            model: 7,
-        }
-    );
+    assert_eq!(b.parts, hand_parts());
     assert_eq!(
         f.gaps,
         vec![
@@ -170,11 +171,37 @@ fn empty_table_is_a_valid_file_but_not_detected() {
 // ---------------------------------------------------------------------------------------------
 // Rejections
 
+/// Reads `data`, which must be refused, asserts that the error's message names each of
+/// `mentions`, and returns the error.
+#[track_caller]
+fn read_error(data: &[u8], mentions: &[&str]) -> HieError {
+    let e = hie::read(data).unwrap_err();
+    let m = e.to_string();
+    for part in mentions {
+        assert!(m.contains(part), "{m:?} does not name {part:?}");
+    }
+    e
+}
+
+/// The fields of a `HierarchyPastEnd` error: (slot, offset, len, parts, file_len).
+#[track_caller]
+fn past_end_fields(e: HieError) -> (usize, u32, u64, i16, u64) {
+    match e {
+        HieError::HierarchyPastEnd {
+            slot,
+            offset,
+            len,
+            parts,
+            file_len,
+        } => (slot, offset, len, parts, file_len),
+        e => panic!("{e:?}"),
+    }
+}
+
 #[test]
 fn rejects_short_file() {
-    let e = hie::read(&[0u8; 0x3FF]).unwrap_err();
+    let e = read_error(&[0u8; 0x3FF], &["0x3ff"]);
     assert_eq!(e, HieError::TooShort { len: 0x3FF });
-    assert!(e.to_string().contains("0x3ff"), "{e}");
     assert!(!hie::looks_like(&[0u8; 0x3FF]));
 }
 
@@ -183,15 +210,10 @@ fn rejects_slot_past_end() {
     let mut data = one(&[(1, [0; 3])]);
     let len = data.len() as u32;
     data[16..20].copy_from_slice(&len.to_le_bytes());
-    let e = hie::read(&data).unwrap_err();
+    let e = read_error(&data, &["slot 4", &format!("{len:#x}")]);
     assert!(
         matches!(e, HieError::SlotPastEnd { slot: 4, offset, .. } if offset == len),
         "{e:?}"
-    );
-    let m = e.to_string();
-    assert!(
-        m.contains("slot 4") && m.contains(&format!("{len:#x}")),
-        "{m}"
     );
     assert!(!hie::looks_like(&data));
 }
@@ -200,7 +222,7 @@ fn rejects_slot_past_end() {
 fn rejects_slot_inside_table() {
     let mut data = one(&[(1, [0; 3])]);
     data[12..16].copy_from_slice(&0x10u32.to_le_bytes());
-    let e = hie::read(&data).unwrap_err();
+    let e = read_error(&data, &["slot 3", "0x10", "inside the slot table"]);
     assert_eq!(
         e,
         HieError::SlotInTable {
@@ -208,19 +230,13 @@ fn rejects_slot_inside_table() {
             offset: 0x10
         }
     );
-    let m = e.to_string();
-    assert!(
-        m.contains("slot 3") && m.contains("0x10") && m.contains("inside the slot table"),
-        "{m}"
-    );
     assert!(!hie::looks_like(&data));
 }
 
 #[test]
 fn rejects_negative_parts() {
-    let mut data = table(0x400, &[(6, 0x400)]);
-    data.extend_from_slice(&hier_bytes(-1, &[]));
-    let e = hie::read(&data).unwrap_err();
+    let data = in_slot(6, &hier_bytes(-1, &[]));
+    let e = read_error(&data, &["slot 6", "0x400", "-1"]);
     assert_eq!(
         e,
         HieError::NegativeParts {
@@ -229,69 +245,21 @@ fn rejects_negative_parts() {
             parts: -1
         }
     );
-    let m = e.to_string();
-    assert!(
-        m.contains("slot 6") && m.contains("0x400") && m.contains("-1"),
-        "{m}"
-    );
     assert!(!hie::looks_like(&data));
 }
 
 #[test]
 fn rejects_hierarchy_past_end() {
-    let mut data = table(0x400, &[(8, 0x400)]);
-    data.extend_from_slice(&hier_bytes(2, &[(1, [0; 3])]));
-    let e = hie::read(&data).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            HieError::HierarchyPastEnd {
-                slot: 8,
-                offset: 0x400,
-                len: 0x84,
-                parts: 2,
-                file_len: 0x45C
-            }
-        ),
-        "{e:?}"
-    );
-    let m = e.to_string();
-    assert!(
-        m.contains("slot 8") && m.contains("0x400") && m.contains("0x45c"),
-        "{m}"
-    );
+    let data = in_slot(8, &hier_bytes(2, &[(1, [0; 3])]));
+    let e = read_error(&data, &["slot 8", "0x400", "0x45c"]);
+    assert_eq!(past_end_fields(e), (8, 0x400, 0x84, 2, 0x45C));
     assert!(!hie::looks_like(&data));
     // A header cut short: the count is there but not the byte lists.
-    let mut data = table(0x400, &[(9, 0x400)]);
-    data.extend_from_slice(&[0, 0, 1, 2]);
-    let e = hie::read(&data).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            HieError::HierarchyPastEnd {
-                slot: 9,
-                offset: 0x400,
-                len: 0x34,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
+    let (slot, offset, len, ..) = past_end_fields(read_error(&in_slot(9, &[0, 0, 1, 2]), &[]));
+    assert_eq!((slot, offset, len), (9, 0x400, 0x34));
     // Not even the count.
-    let mut data = table(0x400, &[(9, 0x400)]);
-    data.push(0);
-    let e = hie::read(&data).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            HieError::HierarchyPastEnd {
-                slot: 9,
-                offset: 0x400,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
+    let (slot, offset, ..) = past_end_fields(read_error(&in_slot(9, &[0]), &[]));
+    assert_eq!((slot, offset), (9, 0x400));
 }
 
 #[test]
@@ -299,7 +267,7 @@ fn rejects_overlapping_hierarchies() {
     let mut data = table(0x400, &[(10, 0x400), (11, 0x420)]);
     data.extend_from_slice(&hier_bytes(1, &[(1, [0; 3])]));
     data.extend_from_slice(&[0u8; 0x40]);
-    let e = hie::read(&data).unwrap_err();
+    let e = read_error(&data, &["slot 10", "0x400", "slot 11", "0x420"]);
     assert_eq!(
         e,
         HieError::Overlap {
@@ -310,101 +278,92 @@ fn rejects_overlapping_hierarchies() {
             second_offset: 0x420
         }
     );
-    let m = e.to_string();
-    assert!(
-        m.contains("slot 10")
-            && m.contains("0x400")
-            && m.contains("slot 11")
-            && m.contains("0x420"),
-        "{m}"
-    );
     // The sniff does not look for overlaps; the reader does.
     assert!(hie::looks_like(&data));
 }
 
+/// An edit of a parsed file.
+type Edit = fn(&mut HieFile);
+
+/// Writes a copy of `base` after `edit`, which the writer must refuse; returns its error.
+#[track_caller]
+fn write_error(base: &HieFile, edit: impl FnOnce(&mut HieFile)) -> HieError {
+    let mut f = base.clone();
+    edit(&mut f);
+    hie::write(&f).unwrap_err()
+}
+
 #[test]
 fn writer_refuses_what_it_cannot_encode() {
+    use rigtrip::native::hie::ByteListPart;
     let base = hie::read(&hand_file()).unwrap();
 
-    let mut f = base.clone();
-    f.slots.pop();
-    assert_eq!(
-        hie::write(&f).unwrap_err(),
-        HieError::SlotCount { len: 255 }
-    );
+    // Edits of the hand file, each with the error it must give.
+    let refused: [(Edit, HieError); 6] = [
+        (
+            |f| {
+                f.slots.pop();
+            },
+            HieError::SlotCount { len: 255 },
+        ),
+        (
+            |f| f.slots[9] = Some(2),
+            HieError::SlotIndex {
+                slot: 9,
+                index: 2,
+                count: 2,
+            },
+        ),
+        (
+            |f| {
+                f.hierarchies[0].byte_lists.tail.pop();
+            },
+            HieError::ByteListLength {
+                hierarchy: 0,
+                offset: 0x401,
+                len: 0x31,
+            },
+        ),
+        (
+            |f| f.hierarchies[0].byte_lists.tail[3] = 0xFF,
+            HieError::ByteListTerminator {
+                hierarchy: 0,
+                offset: 0x401,
+                which: ByteListPart::Tail,
+            },
+        ),
+        (
+            |f| f.slots[2] = None,
+            HieError::Unreferenced {
+                hierarchy: 0,
+                offset: 0x401,
+            },
+        ),
+        (
+            |f| f.hierarchies[0].offset = 0x3F0,
+            HieError::OffsetInTable {
+                hierarchy: 0,
+                offset: 0x3F0,
+            },
+        ),
+    ];
+    for (edit, want) in refused {
+        assert_eq!(write_error(&base, edit), want);
+    }
 
-    let mut f = base.clone();
-    f.slots[9] = Some(2);
-    assert_eq!(
-        hie::write(&f).unwrap_err(),
-        HieError::SlotIndex {
-            slot: 9,
-            index: 2,
-            count: 2
-        }
-    );
-
-    let mut f = base.clone();
-    f.hierarchies[1].parts = vec![Part::default(); 32768];
-    assert_eq!(
-        hie::write(&f).unwrap_err(),
-        HieError::TooManyParts {
-            hierarchy: 1,
-            offset: 0x438,
-            parts: 32768
-        }
-    );
-    f.hierarchies[1].parts.pop();
-    let big = hie::write(&f).unwrap();
-    assert_eq!(hie::read(&big).unwrap().hierarchies[1].parts.len(), 32767);
-
-    let mut f = base.clone();
-    f.hierarchies[0].byte_lists.tail.pop();
-    assert_eq!(
-        hie::write(&f).unwrap_err(),
-        HieError::ByteListLength {
-            hierarchy: 0,
-            offset: 0x401,
-            len: 0x31
-        }
-    );
-
-    let mut f = base.clone();
-    f.hierarchies[1].byte_lists.lists[1][0] = 0xFF;
-    let e = hie::write(&f).unwrap_err();
+    let e = write_error(&base, |f| f.hierarchies[1].byte_lists.lists[1][0] = 0xFF);
     assert_eq!(
         e,
         HieError::ByteListTerminator {
             hierarchy: 1,
             offset: 0x438,
-            which: rigtrip::native::hie::ByteListPart::List(1)
+            which: ByteListPart::List(1)
         }
     );
     assert!(e.to_string().contains("list 1 contains 0xff"), "{e}");
-    let mut f = base.clone();
-    f.hierarchies[0].byte_lists.tail[3] = 0xFF;
-    assert_eq!(
-        hie::write(&f).unwrap_err(),
-        HieError::ByteListTerminator {
-            hierarchy: 0,
-            offset: 0x401,
-            which: rigtrip::native::hie::ByteListPart::Tail
-        }
-    );
 
-    let mut f = base.clone();
-    f.slots[2] = None;
-    assert_eq!(
-        hie::write(&f).unwrap_err(),
-        HieError::Unreferenced {
-            hierarchy: 0,
-            offset: 0x401
-        }
-    );
-
-    let mut f = base.clone();
-    f.gaps[1].bytes.push(0x55); // now runs into hierarchy 1 at 0x438
-    let e = hie::write(&f).unwrap_err();
+    // The second gap grown into hierarchy 1 at 0x438.
+    let e = write_error(&base, |f| f.gaps[1].bytes.push(0x55));
     assert!(
         matches!(
             e,
@@ -422,14 +381,18 @@ fn writer_refuses_what_it_cannot_encode() {
     );
 
     let mut f = base.clone();
-    f.hierarchies[0].offset = 0x3F0;
+    f.hierarchies[1].parts = vec![Part::default(); 32768];
     assert_eq!(
         hie::write(&f).unwrap_err(),
-        HieError::OffsetInTable {
-            hierarchy: 0,
-            offset: 0x3F0
+        HieError::TooManyParts {
+            hierarchy: 1,
+            offset: 0x438,
+            parts: 32768
         }
     );
+    f.hierarchies[1].parts.pop();
+    let big = hie::write(&f).unwrap();
+    assert_eq!(hie::read(&big).unwrap().hierarchies[1].parts.len(), 32767);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -517,17 +480,6 @@ proptest! {
         assert_tiles(&f, data.len());
         prop_assert_eq!(hie::looks_like(&data), f.slots.iter().any(|s| s.is_some()));
     }
-}
-
-/// `rig::lower_write_into` gives exactly what `rig::lower` then `write` give.
-fn assert_one_step_agrees(rig: &Rig) {
-    use rigtrip::rig::RebuildError;
-    let two = rigtrip::rig::lower(rig)
-        .map_err(RebuildError::Lower)
-        .and_then(|f| f.write().map_err(RebuildError::Write));
-    let mut out = vec![0xA5; 7];
-    let one = rigtrip::rig::lower_write_into(rig, &mut out).map(|()| out);
-    assert_eq!(one, two);
 }
 
 #[test]

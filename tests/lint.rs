@@ -69,25 +69,16 @@ fn base() -> Fx {
         node("head", [0.0, 0.4, 0.0], DQuat::IDENTITY, &[]),
         node("leg", [0.2, -0.1, 0.0], DQuat::from_rotation_z(0.1), &[]),
     ];
-    let j: Vec<[u8; 4]> = vec![
-        [0, 0, 0, 0],
-        [0, 1, 0, 0],
-        [1, 2, 0, 0],
-        [2, 0, 0, 0],
-        [3, 0, 0, 0],
-        [3, 0, 1, 0],
-        [1, 0, 0, 0],
-        [2, 3, 1, 0],
-    ];
-    let w: Vec<[f32; 4]> = vec![
-        [1.0, 0.0, 0.0, 0.0],
-        [0.5, 0.5, 0.0, 0.0],
-        [0.75, 0.25, 0.0, 0.0],
-        [1.0, 0.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0, 0.0],
-        [0.5, 0.25, 0.25, 0.0],
-        [1.0, 0.0, 0.0, 0.0],
-        [0.5, 0.25, 0.25, 0.0],
+    // Per vertex: its JOINTS_0 slots and WEIGHTS_0.
+    let influences: [([u8; 4], [f32; 4]); 8] = [
+        ([0, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]),
+        ([0, 1, 0, 0], [0.5, 0.5, 0.0, 0.0]),
+        ([1, 2, 0, 0], [0.75, 0.25, 0.0, 0.0]),
+        ([2, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]),
+        ([3, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]),
+        ([3, 0, 1, 0], [0.5, 0.25, 0.25, 0.0]),
+        ([1, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]),
+        ([2, 3, 1, 0], [0.5, 0.25, 0.25, 0.0]),
     ];
     Fx {
         nodes,
@@ -97,7 +88,7 @@ fn base() -> Fx {
         positions: (0..8)
             .map(|k| [k as f32 * 0.1, 1.0 + k as f32 * 0.2, 0.05])
             .collect(),
-        sets: vec![(j, w)],
+        sets: vec![influences.into_iter().unzip()],
         ibms: None,
         spine_keys: [f32q(spine_rest), f32q(DQuat::from_rotation_x(0.9))],
     }
@@ -139,6 +130,27 @@ impl Fx {
             .iter()
             .map(|&j| self.world(j).inverse().to_cols_array().map(|x| x as f32))
             .collect()
+    }
+
+    /// IBMs that bind every joint at `frame`: inverse(rest world) · `frame`.
+    fn ibms_at(&self, frame: DMat4) -> Vec<[f32; 16]> {
+        self.joints
+            .iter()
+            .map(|&j| {
+                (self.world(j).inverse() * frame)
+                    .to_cols_array()
+                    .map(|v| v as f32)
+            })
+            .collect()
+    }
+
+    /// Adds a JOINTS_n / WEIGHTS_n set, all zero but vertex `v`'s `joints` and `weights`.
+    fn push_set(&mut self, v: usize, joints: [u8; 4], weights: [f32; 4]) {
+        let n = self.positions.len();
+        let mut set: InfluenceSet = (vec![[0; 4]; n], vec![[0.0; 4]; n]);
+        set.0[v] = joints;
+        set.1[v] = weights;
+        self.sets.push(set);
     }
 
     /// The document: JSON root (buffer 0 without a uri) and the binary buffer.
@@ -276,6 +288,12 @@ fn problems(r: &LintReport) -> Vec<String> {
         .collect()
 }
 
+/// Asserts that the report has no errors or warnings (printing it when it has).
+#[track_caller]
+fn assert_no_problems(r: &LintReport) {
+    assert_eq!(problems(r), Vec::<String>::new(), "{}", r.render_text());
+}
+
 fn tmpdir(name: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("lint")
@@ -285,6 +303,16 @@ fn tmpdir(name: &str) -> PathBuf {
 }
 
 const PRIM: &str = "/meshes/0/primitives/0/attributes";
+
+/// Removes `key` from the JSON object `v`.
+fn remove_key(v: &mut Value, key: &str) {
+    v.as_object_mut().unwrap().remove(key);
+}
+
+/// The attributes of the fixture's one primitive (at `PRIM`).
+fn attributes(r: &mut Value) -> &mut Value {
+    &mut r["meshes"][0]["primitives"][0]["attributes"]
+}
 
 // ---------------------------------------------------------------------------------------------
 // Clean
@@ -374,10 +402,7 @@ fn cases() -> Vec<Case> {
         (
             "IBMs missing",
             doc(|r, _| {
-                r["skins"][0]
-                    .as_object_mut()
-                    .unwrap()
-                    .remove("inverseBindMatrices");
+                remove_key(&mut r["skins"][0], "inverseBindMatrices");
             }),
             want(&["error ibm-missing /skins/0/inverseBindMatrices"]),
         ),
@@ -482,16 +507,7 @@ fn cases() -> Vec<Case> {
             "the whole bind pose offset from an identity mesh node (SimpleSkin-like)",
             fx(|x| {
                 let shift = DMat4::from_translation(DVec3::new(-0.5, 0.0, 0.25));
-                x.ibms = Some(
-                    x.joints
-                        .iter()
-                        .map(|&j| {
-                            (x.world(j).inverse() * shift)
-                                .to_cols_array()
-                                .map(|v| v as f32)
-                        })
-                        .collect(),
-                );
+                x.ibms = Some(x.ibms_at(shift));
             }),
             want(&["info bind-pose-offset /skins/0/inverseBindMatrices"]),
         ),
@@ -500,17 +516,7 @@ fn cases() -> Vec<Case> {
             fx(|x| {
                 x.nodes[1]["children"] = json!([2, 0]);
                 x.scene = vec![1];
-                let mesh = x.world(0);
-                x.ibms = Some(
-                    x.joints
-                        .iter()
-                        .map(|&j| {
-                            (x.world(j).inverse() * mesh)
-                                .to_cols_array()
-                                .map(|v| v as f32)
-                        })
-                        .collect(),
-                );
+                x.ibms = Some(x.ibms_at(x.world(0)));
             }),
             want(&["info skinned-mesh-transformed /nodes/0"]),
         ),
@@ -532,10 +538,7 @@ fn cases() -> Vec<Case> {
         (
             "IBMs a placeholder (no buffer view)",
             doc(|r, _| {
-                r["accessors"][4]
-                    .as_object_mut()
-                    .unwrap()
-                    .remove("bufferView");
+                remove_key(&mut r["accessors"][4], "bufferView");
             }),
             want(&["info accessor-no-data /skins/0/inverseBindMatrices"]),
         ),
@@ -553,11 +556,7 @@ fn cases() -> Vec<Case> {
             "a joint named twice across JOINTS_0 and JOINTS_1",
             fx(|x| {
                 x.sets[0].1[7] = [0.5, 0.25, 0.125, 0.0];
-                let mut j1 = vec![[0u8; 4]; 8];
-                let mut w1 = vec![[0f32; 4]; 8];
-                j1[7] = [2, 0, 0, 0];
-                w1[7] = [0.125, 0.0, 0.0, 0.0];
-                x.sets.push((j1, w1));
+                x.push_set(7, [2, 0, 0, 0], [0.125, 0.0, 0.0, 0.0]);
             }),
             want(&[
                 &format!("error joint-repeated {PRIM}/JOINTS_1"),
@@ -566,13 +565,7 @@ fn cases() -> Vec<Case> {
         ),
         (
             "weights summing to 1.25 across WEIGHTS_0 and WEIGHTS_1",
-            fx(|x| {
-                let mut j1 = vec![[0u8; 4]; 8];
-                let mut w1 = vec![[0f32; 4]; 8];
-                j1[3] = [1, 0, 0, 0];
-                w1[3] = [0.25, 0.0, 0.0, 0.0];
-                x.sets.push((j1, w1));
-            }),
+            fx(|x| x.push_set(3, [1, 0, 0, 0], [0.25, 0.0, 0.0, 0.0])),
             want(&[
                 &format!("error weights-not-normalized {PRIM}/WEIGHTS_0"),
                 &format!("info influences-over-4 {PRIM}/JOINTS_1"),
@@ -581,20 +574,14 @@ fn cases() -> Vec<Case> {
         (
             "JOINTS_0 without WEIGHTS_0",
             doc(|r, _| {
-                r["meshes"][0]["primitives"][0]["attributes"]
-                    .as_object_mut()
-                    .unwrap()
-                    .remove("WEIGHTS_0");
+                remove_key(attributes(r), "WEIGHTS_0");
             }),
             want(&[&format!("error joints-weights-unpaired {PRIM}/JOINTS_0")]),
         ),
         (
             "WEIGHTS_0 without JOINTS_0",
             doc(|r, _| {
-                r["meshes"][0]["primitives"][0]["attributes"]
-                    .as_object_mut()
-                    .unwrap()
-                    .remove("JOINTS_0");
+                remove_key(attributes(r), "JOINTS_0");
             }),
             want(&[
                 &format!("error joints-weights-unpaired {PRIM}/WEIGHTS_0"),
@@ -604,7 +591,7 @@ fn cases() -> Vec<Case> {
         (
             "JOINTS but the node has no skin",
             doc(|r, _| {
-                r["nodes"][0].as_object_mut().unwrap().remove("skin");
+                remove_key(&mut r["nodes"][0], "skin");
             }),
             want(&[
                 "warning node-joints-without-skin /nodes/0",
@@ -614,18 +601,16 @@ fn cases() -> Vec<Case> {
         (
             "skin but the mesh has no JOINTS",
             doc(|r, _| {
-                let a = r["meshes"][0]["primitives"][0]["attributes"]
-                    .as_object_mut()
-                    .unwrap();
-                a.remove("JOINTS_0");
-                a.remove("WEIGHTS_0");
+                let a = attributes(r);
+                remove_key(a, "JOINTS_0");
+                remove_key(a, "WEIGHTS_0");
             }),
             want(&["error node-skin-without-joints /nodes/0/skin"]),
         ),
         (
             "skin but no mesh",
             doc(|r, _| {
-                r["nodes"][0].as_object_mut().unwrap().remove("mesh");
+                remove_key(&mut r["nodes"][0], "mesh");
             }),
             want(&["error node-skin-without-mesh /nodes/0/skin"]),
         ),
@@ -678,13 +663,7 @@ fn cases() -> Vec<Case> {
         ),
         (
             "a joint named again across sets with a negative weight",
-            fx(|x| {
-                let mut j1 = vec![[0u8; 4]; 8];
-                let mut w1 = vec![[0f32; 4]; 8];
-                j1[2] = [0, 0, 2, 0];
-                w1[2] = [0.0, 0.0, -0.5, 0.0];
-                x.sets.push((j1, w1));
-            }),
+            fx(|x| x.push_set(2, [0, 0, 2, 0], [0.0, 0.0, -0.5, 0.0])),
             want(&[
                 &format!("error weights-invalid {PRIM}/WEIGHTS_0"),
                 &format!("error joint-repeated {PRIM}/JOINTS_1"),
@@ -696,11 +675,7 @@ fn cases() -> Vec<Case> {
             fx(|x| {
                 x.sets[0].1[0] = [0.25, 0.0, 0.0, 0.0];
                 x.sets[0].0[0] = [0, 0, 0, 0];
-                let mut j1 = vec![[0u8; 4]; 8];
-                let mut w1 = vec![[0f32; 4]; 8];
-                j1[0] = [1, 2, 3, 0];
-                w1[0] = [0.25, 0.25, 0.25, 0.0];
-                x.sets.push((j1, w1));
+                x.push_set(0, [1, 2, 3, 0], [0.25, 0.25, 0.25, 0.0]);
             }),
             want(&[&format!("info influences-over-4 {PRIM}/JOINTS_1")]),
         ),
@@ -714,11 +689,7 @@ fn cases() -> Vec<Case> {
             fx(|x| {
                 x.sets[0].0[7] = [2, 3, 1, 0];
                 x.sets[0].1[7] = [0.5, 0.25, 0.125, 0.0];
-                let mut j1 = vec![[0u8; 4]; 8];
-                let mut w1 = vec![[0f32; 4]; 8];
-                j1[7] = [0, 0, 0, 0];
-                w1[7] = [0.125, 0.0, 0.0, 0.0];
-                x.sets.push((j1, w1));
+                x.push_set(7, [0, 0, 0, 0], [0.125, 0.0, 0.0, 0.0]);
             }),
             want(&[&format!("info influences-over-4 {PRIM}/JOINTS_1")]),
         ),
@@ -901,12 +872,8 @@ fn messages_name_values_slots_and_nodes() {
 
     // A joint named in JOINTS_0 and again in JOINTS_1: the vertex, the slot and both places.
     let r = lint(&|x| {
-        let mut j1 = vec![[0u8; 4]; 8];
-        let mut w1 = vec![[0f32; 4]; 8];
         x.sets[0].1[5] = [0.5, 0.25, 0.125, 0.0];
-        j1[5] = [3, 0, 0, 0];
-        w1[5] = [0.125, 0.0, 0.0, 0.0];
-        x.sets.push((j1, w1));
+        x.push_set(5, [3, 0, 0, 0], [0.125, 0.0, 0.0, 0.0]);
     });
     assert_eq!(
         msg(&r, "joint-repeated"),
@@ -917,13 +884,7 @@ fn messages_name_values_slots_and_nodes() {
         .findings
         .iter()
         .any(|f| f.code == "weights-not-normalized"));
-    let r = lint(&|x| {
-        let mut j1 = vec![[0u8; 4]; 8];
-        let mut w1 = vec![[0f32; 4]; 8];
-        j1[6] = [2, 0, 0, 0];
-        w1[6] = [0.5, 0.0, 0.0, 0.0];
-        x.sets.push((j1, w1));
-    });
+    let r = lint(&|x| x.push_set(6, [2, 0, 0, 0], [0.5, 0.0, 0.0, 0.0]));
     assert_eq!(
         msg(&r, "weights-not-normalized"),
         "mesh 0 primitive 0: 1 vertices have weight sums (summed over WEIGHTS_0 to WEIGHTS_1) outside 0.97..1.03 (first: vertex 6, sum 1.500000)"
@@ -1001,7 +962,7 @@ fn unused_extra_influence_set_and_unused_skin_are_infos() {
     x.sets.push((vec![[0; 4]; 8], vec![[0.0; 4]; 8]));
     let (r, b) = x.build();
     let rep = lint_doc(&r, &b);
-    assert_eq!(problems(&rep), Vec::<String>::new());
+    assert_no_problems(&rep);
     assert_eq!(rep.codes(Severity::Info), ["influences-over-4"]);
     assert_eq!(rep.primitives[0].influence_sets, 2);
 
@@ -1019,19 +980,14 @@ fn unused_extra_influence_set_and_unused_skin_are_infos() {
         .unwrap()
         .push(json!({"joints": [2, 3, 4, 5], "inverseBindMatrices": 4}));
     let rep = lint_doc(&r, &b);
-    assert_eq!(
-        problems(&rep),
-        Vec::<String>::new(),
-        "{}",
-        rep.render_text()
-    );
+    assert_no_problems(&rep);
     assert_eq!((rep.skin_count, rep.skinned_mesh_nodes), (2, 2));
     assert_eq!(rep.primitives[0].skins, [0, 1]);
     assert_eq!(rep.skins[1].skeleton_is_common_ancestor, None);
 
     // Without a node using it, a skin is reported as unused (and the JOINTS as skinless).
     let (mut r, b) = base().build();
-    r["nodes"][0].as_object_mut().unwrap().remove("skin");
+    remove_key(&mut r["nodes"][0], "skin");
     let rep = lint_doc(&r, &b);
     assert_eq!(rep.codes(Severity::Info), ["skin-unused"]);
 }
@@ -1042,12 +998,10 @@ fn file_without_skins_is_valid() {
     let o = r.as_object_mut().unwrap();
     o.remove("skins");
     o.remove("animations");
-    r["nodes"][0].as_object_mut().unwrap().remove("skin");
-    let a = r["meshes"][0]["primitives"][0]["attributes"]
-        .as_object_mut()
-        .unwrap();
-    a.remove("JOINTS_0");
-    a.remove("WEIGHTS_0");
+    remove_key(&mut r["nodes"][0], "skin");
+    let a = attributes(&mut r);
+    remove_key(a, "JOINTS_0");
+    remove_key(a, "WEIGHTS_0");
     let rep = lint_doc(&r, &b);
     assert_eq!(rep.codes(Severity::Info), ["no-skins"]);
     assert!(!rep.has_errors() && !rep.has_warnings());
@@ -1066,18 +1020,10 @@ fn missing_ibms_on_joints_at_the_origin_is_only_an_info() {
     x.sets[0].0 = vec![[0, 1, 0, 0]; 8];
     x.sets[0].1 = vec![[0.5, 0.5, 0.0, 0.0]; 8];
     let (mut r, b) = x.build();
-    r["skins"][0]
-        .as_object_mut()
-        .unwrap()
-        .remove("inverseBindMatrices");
+    remove_key(&mut r["skins"][0], "inverseBindMatrices");
     r["animations"] = json!([]);
     let rep = lint_doc(&r, &b);
-    assert_eq!(
-        problems(&rep),
-        Vec::<String>::new(),
-        "{}",
-        rep.render_text()
-    );
+    assert_no_problems(&rep);
     assert_eq!(rep.codes(Severity::Info), ["ibm-missing"]);
 }
 
@@ -1283,10 +1229,7 @@ fn buffers_nothing_reads_and_meshopt_fallbacks_may_lack_data() {
     assert_eq!(findings(&rep), ["info buffer-missing /buffers/1"]);
     // A buffer a view reads is still an error without its data.
     r["bufferViews"][0]["buffer"] = json!(1);
-    r["buffers"][1]
-        .as_object_mut()
-        .unwrap()
-        .remove("extensions");
+    remove_key(&mut r["buffers"][1], "extensions");
     let rep = lint_doc(&r, &b);
     assert_eq!(problems(&rep), ["error buffer-missing /buffers/1"]);
 }
@@ -1453,12 +1396,7 @@ fn compressed_data_is_skipped_with_an_info() {
         json!({"KHR_draco_mesh_compression": {"bufferView": 0, "attributes": {}}});
     r["bufferViews"][4]["extensions"] = json!({"EXT_meshopt_compression": {}});
     let rep = lint_doc(&r, &b);
-    assert_eq!(
-        problems(&rep),
-        Vec::<String>::new(),
-        "{}",
-        rep.render_text()
-    );
+    assert_no_problems(&rep);
     assert_eq!(
         rep.codes(Severity::Info),
         ["data-compressed", "data-compressed", "data-compressed"]

@@ -679,12 +679,7 @@ fn edits_land_on_generated_files() {
         // generated blocks may hold non-zero padding, which a new node count would drop).
         if label.starts_with("real") && !before.scm && before.bones > 0 && before.bones < 64 {
             let mut d = Doc::export(&data);
-            let parent = d.v["nodes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .position(|n| n["extras"]["rigtrip"]["joint"] == 0)
-                .unwrap();
+            let parent = d.joint_node(0);
             d.add_leaf(parent, "new_leaf", [0.01, 0.02, 0.03]);
             let got = import(&d.bytes(), &label);
             let after = reader::read(&got.bytes);
@@ -988,12 +983,7 @@ fn a_rest_pose_turned_in_place_is_refused() {
     );
     // Turning one joint is an edit, and is written.
     let mut d = Doc::export(&data);
-    let i = d.v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .position(|n| n["extras"]["rigtrip"]["joint"] == 3)
-        .unwrap();
+    let i = d.joint_node(3);
     let r = q(&d.v["nodes"][i].clone()) * turn;
     d.v["nodes"][i]["rotation"] = json!([r.x, r.y, r.z, r.w]);
     assert!(import_slice(&d.bytes(), None, &ImportOptions::default()).is_ok());
@@ -1048,12 +1038,7 @@ fn ignoring_mesh_edits_refuses_a_scaled_skeleton() {
 fn what_the_format_cannot_hold_is_refused_by_mesh() {
     let data = rigtrip::synth::dmc3::sample_mod();
     let mut d = Doc::export(&data);
-    let root = d.v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .position(|n| n["extras"]["rigtrip"]["joint"] == 0)
-        .unwrap();
+    let root = d.joint_node(0);
     for k in 0..16 {
         d.add_leaf(root, &format!("extra_{k}"), [0.0, 0.01, 0.0]);
     }

@@ -45,6 +45,13 @@ fn two_track_mot() -> Vec<u8> {
     b
 }
 
+/// Reads `b` with the byte at `at` set to `value`.
+fn read_patched(b: &[u8], at: usize, value: u8) -> Result<Mot, MotError> {
+    let mut s = b.to_vec();
+    s[at] = value;
+    Mot::read(&s)
+}
+
 #[test]
 fn decodes_hand_built_values_using_the_span() {
     let b = two_track_mot();
@@ -89,9 +96,7 @@ fn a_larger_span_keeps_its_extra_bytes() {
 fn refusals_name_track_and_offset() {
     let b = two_track_mot();
     // span too short for the keys
-    let mut s = b.clone();
-    s[0x34] = 0x17;
-    let e = Mot::read(&s).unwrap_err();
+    let e = read_patched(&b, 0x34, 0x17).unwrap_err();
     assert!(matches!(
         e,
         MotError::Track {
@@ -107,10 +112,8 @@ fn refusals_name_track_and_offset() {
         "track 0 (node 0 tx) at offset 0x34: span 0x17 is shorter than the 0x18 bytes its 2 keys need"
     );
     // unknown compression
-    let mut s = b.clone();
-    s[0x4C + 4] = 4;
     assert!(matches!(
-        Mot::read(&s),
+        read_patched(&b, 0x4C + 4, 4),
         Err(MotError::Track {
             index: 1,
             node: 1,
@@ -131,10 +134,8 @@ fn refusals_name_track_and_offset() {
         }
     ));
     // a mask bit beyond 9
-    let mut s = b.clone();
-    s[0x1F] = 0x03;
     assert!(matches!(
-        Mot::read(&s),
+        read_patched(&b, 0x1F, 0x03),
         Err(MotError::MaskBits {
             node: 0,
             mask: 0x0300,
@@ -142,10 +143,8 @@ fn refusals_name_track_and_offset() {
         })
     ));
     // track count that is not the set bits
-    let mut s = b.clone();
-    s[0x30] = 3;
     assert!(matches!(
-        Mot::read(&s),
+        read_patched(&b, 0x30, 3),
         Err(MotError::TrackCount {
             count: 3,
             expected: 2,
@@ -153,10 +152,8 @@ fn refusals_name_track_and_offset() {
         })
     ));
     // header size too small for the node count
-    let mut s = b.clone();
-    s[0] = 0x21;
     assert!(matches!(
-        Mot::read(&s),
+        read_patched(&b, 0, 0x21),
         Err(MotError::HeaderSize {
             header_size: 0x21,
             nodes: 2,

@@ -157,6 +157,12 @@ fn check_entry(t: &Texture, bytes: &[u8]) {
     assert_eq!(t.padding[..], bytes[0xF0 + t.chain.len()..]);
 }
 
+/// The file dumped to JSON and built back into bytes.
+fn dump_and_build(file: MotionFile) -> Vec<u8> {
+    use rigtrip::ops::dump::{build, dump_motion};
+    build(&dump_motion(&file)).unwrap()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -171,8 +177,7 @@ proptest! {
             check_entry(t, e);
         }
         prop_assert_eq!(detect_motion(&data), Some(MotionFormat::Ptx));
-        let built = rigtrip::ops::dump::build(&rigtrip::ops::dump::dump_motion(&MotionFile::Ptx(p))).unwrap();
-        prop_assert_eq!(built, data);
+        prop_assert_eq!(dump_and_build(MotionFile::Ptx(p)), data);
     }
 
     #[test]
@@ -181,8 +186,7 @@ proptest! {
         let t = Texture::read(&data).unwrap();
         prop_assert_eq!(t.write(), data.clone());
         check_entry(&t, &data);
-        let built = rigtrip::ops::dump::build(&rigtrip::ops::dump::dump_motion(&MotionFile::Tm2(t))).unwrap();
-        prop_assert_eq!(built, data);
+        prop_assert_eq!(dump_and_build(MotionFile::Tm2(t)), data);
     }
 
     #[test]
@@ -193,8 +197,7 @@ proptest! {
         let kinds: Vec<_> = p.members.iter().map(|m| (m.slots.clone(), m.kind.name())).collect();
         prop_assert_eq!(kinds, vec![(vec![0], "ptx"), (vec![1], "mod"), (vec![8, 14], "shw")]);
         prop_assert_eq!(p.members[2].offset % 16, 8);
-        let built = rigtrip::ops::dump::build(&rigtrip::ops::dump::dump_motion(&MotionFile::Pac(p))).unwrap();
-        prop_assert_eq!(built, data);
+        prop_assert_eq!(dump_and_build(MotionFile::Pac(p)), data);
     }
 }
 
@@ -371,33 +374,37 @@ fn coverage_of_a_character_archive_covers_every_byte() {
             .find(|e| e.what == what)
             .map(|e| (e.start, e.end, e.record))
     };
-    // PTX at 0x50: texture 0 at +0x800, its descriptor's width at +0x10, mip 1 after mip 0.
-    assert_eq!(
-        find("member 0 texture 0 descriptor width"),
-        Some((0x860, 0x862, "gfxTexture descriptor"))
-    );
-    assert_eq!(
-        find("member 0 texture 1 DDS mip count"),
-        Some((
-            0x50 + 0x1000 + 0x70 + 0x1C,
-            0x50 + 0x1000 + 0x70 + 0x20,
-            "DDS header"
-        ))
-    );
-    assert_eq!(
-        find("member 0 texture 0 mip 1 (8x8)"),
-        Some((
-            0x50 + 0x800 + 0xF0 + 128,
-            0x50 + 0x800 + 0xF0 + 160,
-            "mip level"
-        ))
-    );
-    // The model member's header at its offset.
-    let model_at = 0x50 + 3 * 0x800;
-    assert_eq!(
-        find("member 1 container header texture count"),
-        Some((model_at + 0x12, model_at + 0x13, "container header"))
-    );
+    // PTX at 0x50: texture 0 at +0x800, its descriptor's width at +0x10, mip 1 after mip 0;
+    // the model member's header at its offset.
+    let (ptx, model_at) = (0x50, 0x50 + 3 * 0x800);
+    for (what, want) in [
+        (
+            "member 0 texture 0 descriptor width",
+            (0x860, 0x862, "gfxTexture descriptor"),
+        ),
+        (
+            "member 0 texture 1 DDS mip count",
+            (
+                ptx + 0x1000 + 0x70 + 0x1C,
+                ptx + 0x1000 + 0x70 + 0x20,
+                "DDS header",
+            ),
+        ),
+        (
+            "member 0 texture 0 mip 1 (8x8)",
+            (
+                ptx + 0x800 + 0xF0 + 128,
+                ptx + 0x800 + 0xF0 + 160,
+                "mip level",
+            ),
+        ),
+        (
+            "member 1 container header texture count",
+            (model_at + 0x12, model_at + 0x13, "container header"),
+        ),
+    ] {
+        assert_eq!(find(what), Some(want), "{what}");
+    }
 }
 
 /// A dump's counts are checked in archive members as in loose files: a model member's object

@@ -221,6 +221,19 @@ pub fn first_motion(pac: &[u8], stem: &str) -> (Vec<usize>, String) {
     (first.slots.clone(), name)
 }
 
+/// `rig::lower_write_into` (what verify uses: no copy of the shell) gives exactly what
+/// `rig::lower` then `write` give: the same bytes, or the same error.
+pub fn assert_one_step_agrees(rig: &rigtrip::rig::Rig) {
+    use rigtrip::rig::RebuildError;
+    let two = rigtrip::rig::lower(rig)
+        .map_err(RebuildError::Lower)
+        .and_then(|f| f.write().map_err(RebuildError::Write));
+    // Stale bytes in the buffer must not survive.
+    let mut out = vec![0xA5; 7];
+    let one = rigtrip::rig::lower_write_into(rig, &mut out).map(|()| out);
+    assert_eq!(one, two);
+}
+
 /// Runs `cmd` (stdin empty) to its end and returns its output; panics when it has not ended
 /// within `limit` (after killing it), so that a hang fails the test instead of stalling CI.
 pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {

@@ -358,28 +358,30 @@ class Layout:
         self.structs.append((start, end, label))
 
 
-def rand_translation(rng):
+def by_draw(rng, table):
+    """One draw r = rng.random(); the value of the first (limit, make) row of `table` with
+    r < limit (the last row's limit is 1, so one always is)."""
     r = rng.random()
-    if r < 0.08:
-        return 0.0
-    if r < 0.12:
-        return -0.0
-    if r < 0.2:
-        return float(rng.randint(-50, 50))
-    return rng.uniform(-150.0, 150.0)
+    return next(make() for limit, make in table if r < limit)
+
+
+def rand_translation(rng):
+    return by_draw(rng, [
+        (0.08, lambda: 0.0),
+        (0.12, lambda: -0.0),
+        (0.2, lambda: float(rng.randint(-50, 50))),
+        (1, lambda: rng.uniform(-150.0, 150.0)),
+    ])
 
 
 def rand_angle(rng):
-    r = rng.random()
-    if r < 0.12:
-        return 0.0
-    if r < 0.16:
-        return -0.0
-    if r < 0.28:
-        return rng.choice((math.pi / 2, -math.pi / 2, math.pi, -math.pi, math.pi / 4))
-    if r < 0.95:
-        return rng.uniform(-math.pi, math.pi)
-    return rng.uniform(-20.0, 20.0)
+    return by_draw(rng, [
+        (0.12, lambda: 0.0),
+        (0.16, lambda: -0.0),
+        (0.28, lambda: rng.choice((math.pi / 2, -math.pi / 2, math.pi, -math.pi, math.pi / 4))),
+        (0.95, lambda: rng.uniform(-math.pi, math.pi)),
+        (1, lambda: rng.uniform(-20.0, 20.0)),
+    ])
 
 
 def rand_nan_bits(rng):
@@ -391,20 +393,15 @@ def rand_nan_bits(rng):
 
 def rand_w_bits(rng):
     """+0x1C: PRESERVED_UNDECODED, any bits."""
-    r = rng.random()
-    if r < 0.35:
-        return 0x00000000
-    if r < 0.5:
-        return 0x80000000  # -0.0
-    if r < 0.65:
-        return rand_nan_bits(rng)
-    if r < 0.7:
-        return rng.choice((0x7F800000, 0xFF800000))
-    if r < 0.75:
-        return rng.randint(1, 0x7FFFFF)  # denormal
-    if r < 0.8:
-        return 0x3F800000
-    return rng.getrandbits(32)
+    return by_draw(rng, [
+        (0.35, lambda: 0x00000000),
+        (0.5, lambda: 0x80000000),  # -0.0
+        (0.65, lambda: rand_nan_bits(rng)),
+        (0.7, lambda: rng.choice((0x7F800000, 0xFF800000))),
+        (0.75, lambda: rng.randint(1, 0x7FFFFF)),  # denormal
+        (0.8, lambda: 0x3F800000),
+        (1, lambda: rng.getrandbits(32)),
+    ])
 
 
 def random_tree(rng, N):

@@ -81,15 +81,38 @@ def f32(m):
     return [struct.unpack("<f", struct.pack("<f", x))[0] for x in m]
 
 
-def simple_skin_like():
-    d = Doc()
-    pos = d.positions([[-0.5, 0, 0], [0.5, 0, 0], [-0.5, 1, 0], [0.5, 1, 0], [-0.5, 2, 0], [0.5, 2, 0]])
-    joints = d.add("B", [0, 0, 0, 0] * 2 + [0, 1, 0, 0] * 2 + [1, 0, 0, 0] * 2,
-                   {"componentType": 5121, "count": 6, "type": "VEC4"})
-    weights = d.add("f", [1, 0, 0, 0] * 2 + [0.5, 0.5, 0, 0] * 2 + [1, 0, 0, 0] * 2,
-                    {"componentType": 5126, "count": 6, "type": "VEC4"})
+def vec4(d, fmt, values):
+    """A VEC4 accessor of unsigned bytes ("B") or floats ("f")."""
+    ctype = {"B": 5121, "f": 5126}[fmt]
+    return d.add(fmt, values, {"componentType": ctype, "count": len(values) // 4, "type": "VEC4"})
+
+
+def strip_primitive(d, pts):
+    """A strip of six vertices `pts` in three rows of two (four triangles): the bottom row bound
+    to joint 0, the middle row half to each joint, the top row to joint 1."""
+    pos = d.positions(pts)
+    joints = vec4(d, "B", [0, 0, 0, 0] * 2 + [0, 1, 0, 0] * 2 + [1, 0, 0, 0] * 2)
+    weights = vec4(d, "f", [1, 0, 0, 0] * 2 + [0.5, 0.5, 0, 0] * 2 + [1, 0, 0, 0] * 2)
     idx = d.add("H", [0, 1, 3, 0, 3, 2, 2, 3, 5, 2, 5, 4],
                 {"componentType": 5123, "count": 12, "type": "SCALAR"})
+    return {"attributes": {"POSITION": pos, "JOINTS_0": joints, "WEIGHTS_0": weights}, "indices": idx}
+
+
+def skinned_root(scene_nodes, nodes, primitive, skin):
+    """The JSON of a document with one scene, one mesh of one primitive and one skin."""
+    return {
+        "asset": {"version": "2.0", "generator": "rigtrip tests/data/khronos-validator/synthetic/make.py"},
+        "scene": 0,
+        "scenes": [{"nodes": scene_nodes}],
+        "nodes": nodes,
+        "meshes": [{"primitives": [primitive]}],
+        "skins": [skin],
+    }
+
+
+def simple_skin_like():
+    d = Doc()
+    prim = strip_primitive(d, [[-0.5, 0, 0], [0.5, 0, 0], [-0.5, 1, 0], [0.5, 1, 0], [-0.5, 2, 0], [0.5, 2, 0]])
     # Joint worlds: (0, 0, 0) and (0, 1, 0); the IBMs also shift everything by (-0.5, 0, 0).
     shift = translation(-0.5, 0, 0)
     ibms = mat_mul(translation(0, 0, 0), shift) + mat_mul(translation(0, -1, 0), shift)
@@ -97,34 +120,21 @@ def simple_skin_like():
     times = d.add("f", [0, 1], {"componentType": 5126, "count": 2, "type": "SCALAR",
                                 "min": [0], "max": [1]})
     s, c = math.sin(0.3), math.cos(0.3)
-    rots = d.add("f", [s, 0, 0, c, 0, 0, 0, 1], {"componentType": 5126, "count": 2, "type": "VEC4"})
-    root = {
-        "asset": {"version": "2.0", "generator": "rigtrip tests/data/khronos-validator/synthetic/make.py"},
-        "scene": 0,
-        "scenes": [{"nodes": [0, 1]}],
-        "nodes": [
-            {"name": "mesh", "mesh": 0, "skin": 0},
-            {"name": "root", "children": [2]},
-            {"name": "upper", "translation": [0, 1, 0]},
-        ],
-        "meshes": [{"primitives": [{"attributes": {"POSITION": pos, "JOINTS_0": joints,
-                                                   "WEIGHTS_0": weights}, "indices": idx}]}],
-        "skins": [{"joints": [1, 2], "inverseBindMatrices": ibm}],
-        "animations": [{"samplers": [{"input": times, "output": rots}],
-                        "channels": [{"sampler": 0, "target": {"node": 2, "path": "rotation"}}]}],
-    }
+    rots = vec4(d, "f", [s, 0, 0, c, 0, 0, 0, 1])
+    nodes = [
+        {"name": "mesh", "mesh": 0, "skin": 0},
+        {"name": "root", "children": [2]},
+        {"name": "upper", "translation": [0, 1, 0]},
+    ]
+    root = skinned_root([0, 1], nodes, prim, {"joints": [1, 2], "inverseBindMatrices": ibm})
+    root["animations"] = [{"samplers": [{"input": times, "output": rots}],
+                           "channels": [{"sampler": 0, "target": {"node": 2, "path": "rotation"}}]}]
     d.finish(root, "simple_skin_like.gltf")
 
 
 def cesium_man_like():
     d = Doc()
-    pos = d.positions([[-0.2, 0, 0], [0.2, 0, 0], [-0.2, 0, 1], [0.2, 0, 1], [-0.2, 0, 1.5], [0.2, 0, 1.5]])
-    joints = d.add("B", [0, 0, 0, 0] * 2 + [0, 1, 0, 0] * 2 + [1, 0, 0, 0] * 2,
-                   {"componentType": 5121, "count": 6, "type": "VEC4"})
-    weights = d.add("f", [1, 0, 0, 0] * 2 + [0.5, 0.5, 0, 0] * 2 + [1, 0, 0, 0] * 2,
-                    {"componentType": 5126, "count": 6, "type": "VEC4"})
-    idx = d.add("H", [0, 1, 3, 0, 3, 2, 2, 3, 5, 2, 5, 4],
-                {"componentType": 5123, "count": 12, "type": "SCALAR"})
+    prim = strip_primitive(d, [[-0.2, 0, 0], [0.2, 0, 0], [-0.2, 0, 1], [0.2, 0, 1], [-0.2, 0, 1.5], [0.2, 0, 1.5]])
     z_up = rot_x(-math.pi / 2)
     armature = translation(0, 0, 0.1)
     mesh_world = mat_mul(z_up, armature)
@@ -133,50 +143,35 @@ def cesium_man_like():
     ibms = f32(mat_mul(rigid_inverse(hips), mesh_world)) + f32(mat_mul(rigid_inverse(spine), mesh_world))
     ibm = d.add("f", ibms, {"componentType": 5126, "count": 2, "type": "MAT4"})
     s = math.sin(-math.pi / 4)
-    root = {
-        "asset": {"version": "2.0", "generator": "rigtrip tests/data/khronos-validator/synthetic/make.py"},
-        "scene": 0,
-        "scenes": [{"nodes": [0]}],
-        "nodes": [
-            {"name": "Z_UP", "rotation": [s, 0, 0, math.cos(-math.pi / 4)], "children": [1]},
-            {"name": "Armature", "translation": [0, 0, 0.1], "children": [2, 3]},
-            {"name": "Cesium_Man", "mesh": 0, "skin": 0},
-            {"name": "hips", "translation": [0, 0, 0.2], "children": [4]},
-            {"name": "spine", "translation": [0, 0, 0.8]},
-        ],
-        "meshes": [{"primitives": [{"attributes": {"POSITION": pos, "JOINTS_0": joints,
-                                                   "WEIGHTS_0": weights}, "indices": idx}]}],
-        "skins": [{"joints": [3, 4], "skeleton": 3, "inverseBindMatrices": ibm}],
-    }
-    d.finish(root, "cesium_man_like.gltf")
+    nodes = [
+        {"name": "Z_UP", "rotation": [s, 0, 0, math.cos(-math.pi / 4)], "children": [1]},
+        {"name": "Armature", "translation": [0, 0, 0.1], "children": [2, 3]},
+        {"name": "Cesium_Man", "mesh": 0, "skin": 0},
+        {"name": "hips", "translation": [0, 0, 0.2], "children": [4]},
+        {"name": "spine", "translation": [0, 0, 0.8]},
+    ]
+    skin = {"joints": [3, 4], "skeleton": 3, "inverseBindMatrices": ibm}
+    d.finish(skinned_root([0], nodes, prim, skin), "cesium_man_like.gltf")
 
 
 def influences():
     d = Doc()
     pos = d.positions([[0, 0, 0], [1, 0, 0], [0, 1, 0]])
-    j0 = d.add("B", [1, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0], {"componentType": 5121, "count": 3, "type": "VEC4"})
-    w0 = d.add("f", [0.5, 0.5, 0, 0, 1, 0, 0, 0, 0.5, 0.5, 0, 0],
-               {"componentType": 5126, "count": 3, "type": "VEC4"})
-    j1 = d.add("B", [0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0], {"componentType": 5121, "count": 3, "type": "VEC4"})
-    w1 = d.add("f", [0, 0, 0, 0, 0, 0, 0, 0, 0.25, 0, 0, 0],
-               {"componentType": 5126, "count": 3, "type": "VEC4"})
+    j0 = vec4(d, "B", [1, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0])
+    w0 = vec4(d, "f", [0.5, 0.5, 0, 0, 1, 0, 0, 0, 0.5, 0.5, 0, 0])
+    j1 = vec4(d, "B", [0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0])
+    w1 = vec4(d, "f", [0, 0, 0, 0, 0, 0, 0, 0, 0.25, 0, 0, 0])
     ibms = translation(0, 0, 0) + translation(0, -1, 0) + translation(0, -2, 0)
     ibm = d.add("f", ibms, {"componentType": 5126, "count": 3, "type": "MAT4"})
-    root = {
-        "asset": {"version": "2.0", "generator": "rigtrip tests/data/khronos-validator/synthetic/make.py"},
-        "scene": 0,
-        "scenes": [{"nodes": [0, 1]}],
-        "nodes": [
-            {"name": "mesh", "mesh": 0, "skin": 0},
-            {"name": "a", "children": [2]},
-            {"name": "b", "translation": [0, 1, 0], "children": [3]},
-            {"name": "c", "translation": [0, 1, 0]},
-        ],
-        "meshes": [{"primitives": [{"attributes": {"POSITION": pos, "JOINTS_0": j0, "WEIGHTS_0": w0,
-                                                   "JOINTS_1": j1, "WEIGHTS_1": w1}}]}],
-        "skins": [{"joints": [1, 2, 3], "inverseBindMatrices": ibm}],
-    }
-    d.finish(root, "influences.gltf")
+    nodes = [
+        {"name": "mesh", "mesh": 0, "skin": 0},
+        {"name": "a", "children": [2]},
+        {"name": "b", "translation": [0, 1, 0], "children": [3]},
+        {"name": "c", "translation": [0, 1, 0]},
+    ]
+    prim = {"attributes": {"POSITION": pos, "JOINTS_0": j0, "WEIGHTS_0": w0, "JOINTS_1": j1, "WEIGHTS_1": w1}}
+    skin = {"joints": [1, 2, 3], "inverseBindMatrices": ibm}
+    d.finish(skinned_root([0, 1], nodes, prim, skin), "influences.gltf")
 
 
 simple_skin_like()
