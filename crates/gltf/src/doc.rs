@@ -82,6 +82,11 @@ impl<'a> Document<'a> {
         })
     }
 
+    /// The JSON root object.
+    pub fn json(&self) -> &Map<String, Value> {
+        &self.root
+    }
+
     /// Node `i`'s extras as text, when the parse kept them so.
     pub fn node_extras(&self, i: usize) -> Option<&'a RawValue> {
         self.node_extras.get(i).copied().flatten()

@@ -17,7 +17,7 @@ use crate::rig::dmc3_geometry::{material_texture, texture_material};
 pub(super) fn tag(doc: &Doc) -> Result<Option<ArchiveTag>, ImportError> {
     let scenes = doc.json().get("scenes").and_then(Value::as_array);
     for (s, scene) in scenes.into_iter().flatten().enumerate() {
-        let found = match doc.doc.scene_extras(s) {
+        let found = match doc.scene_extras(s) {
             Some(raw) => serde_json::from_str::<Value>(raw.get()).ok(),
             None => scene.get("extras").cloned(),
         };
@@ -47,7 +47,7 @@ fn image_bytes<'d>(doc: &'d Doc, image: &Value) -> Option<&'d [u8]> {
     let offset =
         usize::try_from(view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0)).ok()?;
     let len = usize::try_from(view.get("byteLength")?.as_u64()?).ok()?;
-    let bytes = doc.doc.buffers.get(buffer)?.as_deref()?;
+    let bytes = doc.buffers.get(buffer)?.as_deref()?;
     bytes.get(offset..offset.checked_add(len)?)
 }
 

@@ -98,7 +98,7 @@ pub(crate) fn build(
     let jn = classify(json, graph, ex, &mut g.refusals)?;
     let c = Ctx {
         json,
-        node_extras: &doc.doc.node_extras,
+        node_extras: &doc.node_extras,
         graph,
         ex,
         tol,

@@ -211,7 +211,7 @@ fn attr(
         .ok_or_else(|| {
             ImportError::Container(format!("attribute {name} is not an accessor index"))
         })?;
-    let e = doc.accessor(index)?;
+    let e = super::read::elements(doc, index)?;
     if !comps.contains(&e.comps) || e.len() != count {
         return Err(ImportError::Data(DataError::Accessor {
             accessor: index,
@@ -540,7 +540,7 @@ fn read_attributes<'i>(
         .and_then(Value::as_u64)
         .and_then(|x| usize::try_from(x).ok())
         .ok_or_else(|| node_error(inst, format!("mesh {m} primitive {pi} has no POSITION")))?;
-    let pos = doc.accessor(pos_index)?;
+    let pos = super::read::elements(doc, pos_index)?;
     if pos.comps != 3 {
         return Err(ImportError::Data(DataError::Accessor {
             accessor: pos_index,
@@ -595,7 +595,7 @@ fn read_indices(
                 ),
             )
         })?;
-    let e = doc.accessor(a)?;
+    let e = super::read::elements(doc, a)?;
     if e.comps != 1 || !e.integer {
         return Err(ImportError::Data(DataError::Accessor {
             accessor: a,
@@ -942,7 +942,7 @@ fn expected_doc(exported: &Exported) -> Result<Doc<'_>, ImportError> {
     let value = |r: Result<Value, serde_json::Error>| {
         r.map_err(|e| ImportError::Container(format!("re-reading the export: {e}")))
     };
-    Ok(Doc::new(
+    Ok(super::read::document(
         serde_json::Map::from_iter([
             (
                 "accessors".into(),
@@ -1019,11 +1019,7 @@ fn same_source(doc: &Doc, incoming: &[Instance], edoc: &Doc, expected: &[Instanc
 
 /// Mesh `m`'s primitives.
 fn prims<'d>(doc: &'d Doc, m: usize) -> Option<&'d Vec<Value>> {
-    doc.doc
-        .array("meshes")
-        .get(m)?
-        .get("primitives")?
-        .as_array()
+    doc.array("meshes").get(m)?.get("primitives")?.as_array()
 }
 
 /// Whether two primitives give [`collect`] the same vertices and triangles (see
@@ -1037,7 +1033,7 @@ fn same_primitive(doc: &Doc, p: &Value, edoc: &Doc, q: &Value) -> bool {
     let same_acc = |a: Option<&Value>, b: Option<&Value>| match (a, b) {
         (None, None) => true,
         (Some(a), Some(b)) => match (index(Some(a)), index(Some(b))) {
-            (Some(a), Some(b)) => match (doc.doc.resolve(a), edoc.doc.resolve(b)) {
+            (Some(a), Some(b)) => match (doc.resolve(a), edoc.resolve(b)) {
                 (Ok(a), Ok(b)) => a.same_elements(&b),
                 _ => false,
             },
@@ -1382,7 +1378,7 @@ mod tests {
             Found::Value(r) => SceneExtras::read(index, &r).unwrap(),
         };
         let scene = &doc.json()["scenes"][index];
-        let graph = Graph::read(doc.json(), scene, &doc.doc.node_extras, Some(ex.format)).unwrap();
+        let graph = Graph::read(doc.json(), scene, &doc.node_extras, Some(ex.format)).unwrap();
         let built = build(&doc, &graph, &ex, &tol).unwrap();
         let originals = built.rig.meshes();
         if originals.is_empty() {
@@ -1516,7 +1512,7 @@ mod tests {
             ("meshes".to_string(), Value::from(meshes)),
         ]);
         (
-            Doc::new(root, vec![std::borrow::Cow::Owned(bin)]),
+            crate::gltf::import::read::document(root, vec![std::borrow::Cow::Owned(bin)]),
             instances,
         )
     }

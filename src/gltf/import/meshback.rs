@@ -33,6 +33,9 @@ use crate::rig::space::Space;
 pub(crate) struct Context<'a> {
     /// The document.
     pub doc: &'a Doc<'a>,
+    /// Materials of the document read as another's (a new texture of its archive: see
+    /// [`super::archive::AddedTextures`]).
+    pub aliases: &'a [(String, String)],
     /// Its nodes.
     pub graph: &'a Graph,
     /// Which node is which joint.
@@ -162,7 +165,7 @@ fn materials_only(
         // tool): which one is whose cannot be told, so none counts as changed.
         let material = node
             .and_then(|i| instances.get(i))
-            .and_then(|inst| material_of(cx.doc, inst).ok().flatten());
+            .and_then(|inst| material_of(cx.doc, cx.aliases, inst).ok().flatten());
         changed |= material_changed(cx, o.material.as_deref(), material.as_deref());
         out.push(IncomingMesh {
             name: node
@@ -188,7 +191,7 @@ fn incoming_mesh(
     changed: &mut bool,
 ) -> Result<IncomingMesh, ImportError> {
     let (doc, originals) = (cx.doc, cx.originals);
-    let material = material_of(doc, inst)?;
+    let material = material_of(doc, cx.aliases, inst)?;
     let like = w.or(tag.filter(|&k| k < originals.len()));
     let incoming = collect(doc, std::slice::from_ref(inst), 0)?;
     let mut m = IncomingMesh {
@@ -265,7 +268,7 @@ fn material_changed(cx: &Context<'_>, original: Option<&str>, incoming: Option<&
 /// The mesh index a node's extras carry (`extras.rigtrip.mesh`).
 fn mesh_tag(doc: &Doc, node: usize) -> Option<usize> {
     let n = doc.json().get("nodes")?.get(node)?;
-    let v = rigtrip_of(n, doc.doc.node_extras(node))?;
+    let v = rigtrip_of(n, doc.node_extras(node))?;
     v.get("mesh")?
         .as_u64()
         .and_then(|x| usize::try_from(x).ok())
@@ -273,7 +276,11 @@ fn mesh_tag(doc: &Doc, node: usize) -> Option<usize> {
 
 /// The one material a node's primitives name (`None`: none names one); two different ones
 /// are refused, a native mesh has one.
-pub(super) fn material_of(doc: &Doc, inst: &Instance) -> Result<Option<String>, ImportError> {
+pub(super) fn material_of(
+    doc: &Doc,
+    aliases: &[(String, String)],
+    inst: &Instance,
+) -> Result<Option<String>, ImportError> {
     let prims = doc
         .json()
         .get("meshes")
@@ -295,7 +302,7 @@ pub(super) fn material_of(doc: &Doc, inst: &Instance) -> Result<Option<String>, 
             .and_then(Value::as_str)
             .unwrap_or("");
         // A material showing a new texture of the document's archive is read as that texture's.
-        let name = match doc.added.aliases.iter().find(|(a, _)| a == name) {
+        let name = match aliases.iter().find(|(a, _)| a == name) {
             Some((_, alias)) => alias.clone(),
             None => name.to_string(),
         };

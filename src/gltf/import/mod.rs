@@ -479,10 +479,10 @@ pub fn import_slice(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let tol = Tolerance::from_option(opts.tolerance)?;
-    let mut doc = read::parse(bytes, base_dir)?;
+    let doc = read::parse(bytes, base_dir)?;
     let tag = archive::tag(&doc)?;
-    doc.added = archive::added_textures(&doc, tag.as_ref())?;
-    let mut imported = rebuild::import(&doc, &tol, opts)?;
+    let added = archive::added_textures(&doc, tag.as_ref())?;
+    let mut imported = rebuild::import(&doc, &added, &tol, opts)?;
     archive::rebuild(&doc, tag, &mut imported)?;
     Ok(imported)
 }

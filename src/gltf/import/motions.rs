@@ -507,8 +507,8 @@ impl AnimationReader<'_> {
                 .and_then(|x| usize::try_from(x).ok())
                 .ok_or_else(|| self.bad(format!("a sampler has no {k} accessor")))
         };
-        let times = self.doc.accessor(acc("input")?)?;
-        let values = self.doc.accessor(acc("output")?)?;
+        let times = super::read::elements(self.doc, acc("input")?)?;
+        let values = super::read::elements(self.doc, acc("output")?)?;
         let cubic = sampler.get("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
         let per = if cubic { 3 } else { 1 };
         let frames: Vec<f64> = times.data.iter().map(|t| t * FRAMES_PER_SECOND).collect();

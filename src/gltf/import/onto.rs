@@ -174,7 +174,7 @@ pub fn import_onto(
     let tol = Tolerance::from_option(opts.tolerance)?;
     let doc = super::read::parse(bytes, base_dir)?;
     let scene = default_scene(&doc)?;
-    let graph = Graph::read(doc.json(), scene, &doc.doc.node_extras, None)?;
+    let graph = Graph::read(doc.json(), scene, &doc.node_extras, None)?;
     let mut rig = crate::rig::lift(template);
     let space = Space::default_for(&rig);
     let names = template_names(&rig, opts.names.as_ref())?;
@@ -363,7 +363,6 @@ fn match_joints(
 /// Every node some skin lists as a joint, in index order.
 fn skin_joint_nodes(doc: &Doc, graph: &Graph) -> Vec<usize> {
     let mut out: Vec<usize> = doc
-        .doc
         .array("skins")
         .iter()
         .filter_map(|s| s.get("joints").and_then(Value::as_array))
@@ -390,7 +389,7 @@ fn refuse_unmatched(
     space: Space,
 ) -> Result<(), ImportError> {
     let key = |node: usize| super::mesh::influence_key(ids, node);
-    let skins = doc.doc.array("skins");
+    let skins = doc.array("skins");
     // Nodes left out for their skin (another armature: no joint matched) count too.
     let mut all: Vec<Instance> = Vec::new();
     for x in &found.ignored {
@@ -533,12 +532,15 @@ fn retarget(
         .nodes
         .get(inst.node)
         .and_then(|n| n.skin)
-        .and_then(|k| doc.doc.array("skins").get(k));
+        .and_then(|k| doc.array("skins").get(k));
     let ibm = match skin
         .and_then(|s| s.get("inverseBindMatrices"))
         .and_then(Value::as_u64)
     {
-        Some(a) => Some(doc.accessor(usize::try_from(a).unwrap_or(usize::MAX))?),
+        Some(a) => Some(super::read::elements(
+            doc,
+            usize::try_from(a).unwrap_or(usize::MAX),
+        )?),
         None => None,
     };
     let mut skinning: HashMap<InfKey, DMat4> = HashMap::new();
@@ -597,7 +599,7 @@ fn retarget(
 /// `texture_N`), else the one the format gives the glTF material's index.
 fn material(doc: &Doc, rig: &Rig, inst: &Instance) -> Result<Option<String>, ImportError> {
     let format = rig.source.format();
-    let own = material_of(doc, inst)?;
+    let own = material_of(doc, &[], inst)?;
     if own
         .as_deref()
         .and_then(|m| format.material_key(m))
@@ -606,7 +608,6 @@ fn material(doc: &Doc, rig: &Rig, inst: &Instance) -> Result<Option<String>, Imp
         return Ok(own);
     }
     let index = doc
-        .doc
         .array("meshes")
         .get(inst.mesh)
         .and_then(|m| m.get("primitives"))

@@ -20,38 +20,21 @@ use crate::gltf::read::doc::{Document, First, Problem};
 
 /// The document import works on: the shared document model (the JSON root, the node and scene
 /// extras the parse kept as text, every buffer's bytes loaded up front, a GLB's binary chunk
-/// borrowed, not copied), and what import adds to it before rebuilding.
-#[derive(Debug)]
-pub(crate) struct Doc<'a> {
-    /// The JSON root, the extras text and the buffers (never `None` here: the loader stops at
-    /// the first buffer it cannot have); accessors without a view bounded by the bytes present
-    /// plus 8 KiB.
-    pub doc: Document<'a>,
-    /// What an archive the document carries gains: new textures from new images.
-    pub added: super::archive::AddedTextures,
-}
+/// borrowed, not copied; never a `None` buffer here: import's loader stops at the first buffer
+/// it cannot have), accessors without a view bounded by the bytes present plus 8 KiB.
+pub(crate) type Doc<'a> = Document<'a>;
 
-impl<'a> Doc<'a> {
-    /// A document of the JSON object `root` (its extras, if any, still in it) and `buffers`.
-    pub fn new(root: Map<String, Value>, buffers: Vec<Cow<'a, [u8]>>) -> Doc<'a> {
-        let mut doc = Document {
-            root: Cow::Owned(root),
-            node_extras: Vec::new(),
-            scene_extras: Vec::new(),
-            buffers: buffers.into_iter().map(Some).collect(),
-            limit: 0,
-        };
-        doc.limit = view_less_limit(&doc);
-        Doc {
-            doc,
-            added: Default::default(),
-        }
-    }
-
-    /// The JSON root.
-    pub fn json(&self) -> &Map<String, Value> {
-        &self.doc.root
-    }
+/// A document of the JSON object `root` (its extras, if any, still in it) and `buffers`.
+pub(crate) fn document<'a>(root: Map<String, Value>, buffers: Vec<Cow<'a, [u8]>>) -> Doc<'a> {
+    let mut doc = Document {
+        root: Cow::Owned(root),
+        node_extras: Vec::new(),
+        scene_extras: Vec::new(),
+        buffers: buffers.into_iter().map(Some).collect(),
+        limit: 0,
+    };
+    doc.limit = view_less_limit(&doc);
+    doc
 }
 
 /// Splits a GLB into its JSON chunk and its first BIN chunk.
@@ -140,10 +123,7 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
     doc.limit = view_less_limit(&doc);
     doc.node_extras = node_extras;
     doc.scene_extras = scene_extras;
-    Ok(Doc {
-        doc,
-        added: Default::default(),
-    })
+    Ok(doc)
 }
 
 /// Most components an accessor without a buffer view may have: its zeros are allocated as f64,
@@ -244,22 +224,21 @@ impl Elements {
     }
 }
 
-impl Doc<'_> {
-    /// Reads accessor `a` through the shared checked reader (sparse substitution included).
-    pub(crate) fn accessor(&self, a: usize) -> Result<Elements, ImportError> {
-        let err = |e: AccError| {
-            ImportError::Data(DataError::Accessor {
-                accessor: a,
-                problem: e.words(a),
-            })
-        };
-        let acc = self.doc.resolve(a).map_err(err)?;
-        Ok(Elements {
-            comps: acc.comps,
-            integer: acc.ctype != component::FLOAT && !acc.normalized,
-            data: acc.read_all(),
+/// Reads accessor `a` of `doc` through the shared checked reader (sparse substitution
+/// included), as f64 components.
+pub(crate) fn elements(doc: &Doc, a: usize) -> Result<Elements, ImportError> {
+    let err = |e: AccError| {
+        ImportError::Data(DataError::Accessor {
+            accessor: a,
+            problem: e.words(a),
         })
-    }
+    };
+    let acc = doc.resolve(a).map_err(err)?;
+    Ok(Elements {
+        comps: acc.comps,
+        integer: acc.ctype != component::FLOAT && !acc.normalized,
+        data: acc.read_all(),
+    })
 }
 
 #[cfg(test)]
@@ -275,7 +254,7 @@ mod tests {
         }) else {
             unreachable!("an object literal")
         };
-        Doc::new(root, vec![Cow::Owned(buffer)])
+        document(root, vec![Cow::Owned(buffer)])
     }
 
     #[test]
@@ -294,14 +273,14 @@ mod tests {
             ]),
             b,
         );
-        assert_eq!(d.accessor(0).unwrap().data, vec![1.5, 0.25]);
-        assert_eq!(d.accessor(1).unwrap().data, vec![-2.0, 8.0]);
-        let n = d.accessor(2).unwrap();
+        assert_eq!(elements(&d, 0).unwrap().data, vec![1.5, 0.25]);
+        assert_eq!(elements(&d, 1).unwrap().data, vec![-2.0, 8.0]);
+        let n = elements(&d, 2).unwrap();
         assert_eq!(n.data, vec![0.0, f64::from(0x3FC0u16) / 65535.0]);
         assert!(!n.integer);
         // The third element would end 8 bytes past the view.
         assert_eq!(
-            d.accessor(3).unwrap_err().to_string(),
+            elements(&d, 3).unwrap_err().to_string(),
             "accessor 3: 3 elements of 4 bytes (stride 8) at offset 4 need 24 bytes, buffer view 0 has 16"
         );
     }
@@ -316,9 +295,9 @@ mod tests {
             vec![0; 16],
         );
         // 8,192 values (+ 16 for the bytes present) is the most a zero-filled accessor may hold.
-        assert_eq!(d.accessor(0).unwrap().data.len(), 8208);
+        assert_eq!(elements(&d, 0).unwrap().data.len(), 8208);
         assert_eq!(
-            d.accessor(1).unwrap_err().to_string(),
+            elements(&d, 1).unwrap_err().to_string(),
             "accessor 1: 2053 elements without a buffer view is more than this file can hold"
         );
     }

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::archive::AddedTextures;
 use super::edits::{build, Built};
 use super::graph::Graph;
 use super::guard;
@@ -24,11 +25,12 @@ use crate::rig::mesh::{IncomingMesh, Mesh};
 /// The whole import of a parsed document.
 pub(crate) fn import(
     doc: &Doc,
+    added: &AddedTextures,
     tol: &Tolerance,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let (index, scene, ex, r) = scene_extras(doc)?;
-    let graph = Graph::read(doc.json(), scene, &doc.doc.node_extras, Some(ex.format))?;
+    let graph = Graph::read(doc.json(), scene, &doc.node_extras, Some(ex.format))?;
     let mut built = build(doc, &graph, &ex, tol)?;
     if let Some((skeleton, joints)) = guard::turned_in_place(&built, ex.space, tol) {
         return Err(ImportError::TurnedInPlace { skeleton, joints });
@@ -36,7 +38,7 @@ pub(crate) fn import(
     let rig_meshes = built.rig.meshes();
     let exported = export_rig_geometry(&built, &rig_meshes, ex.space)?;
     let mut meshes = mesh::compare(doc, &graph, &built.ids, exported.as_ref(), tol)?;
-    if let Some(n) = doc.added.count {
+    if let Some(n) = added.count {
         // The archive's texture bundle grows: the model's count follows (before the meshes
         // are written, which say when an index is past it).
         if let Some(was) = crate::rig::dmc3::set_texture_count(&mut built.rig, n) {
@@ -47,6 +49,7 @@ pub(crate) fn import(
     }
     let cx = meshback::Context {
         doc,
+        aliases: &added.aliases,
         graph: &graph,
         ids: &built.ids,
         exported: exported.as_ref(),

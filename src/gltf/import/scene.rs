@@ -88,7 +88,7 @@ pub(crate) fn find_scene<'v>(doc: &'v Doc) -> Result<(usize, &'v Value, Found<'v
         .into_iter()
         .chain((0..scenes.len()).filter(|&s| Some(s) != first));
     for s in order {
-        let raw = doc.doc.scene_extras(s);
+        let raw = doc.scene_extras(s);
         if let Some(raw) = raw {
             match typed::object::<typed::Extras<SceneIn>>(raw.get()).map(|e| e.rigtrip) {
                 Some(None) => continue,
@@ -110,7 +110,7 @@ pub(crate) fn find_scene<'v>(doc: &'v Doc) -> Result<(usize, &'v Value, Found<'v
         .is_some_and(|n| {
             n.iter()
                 .enumerate()
-                .any(|(i, n)| rigtrip_of(n, doc.doc.node_extras(i)).is_some())
+                .any(|(i, n)| rigtrip_of(n, doc.node_extras(i)).is_some())
         });
     Err(if nodes_have {
         ImportError::NoSceneExtras
