@@ -212,15 +212,21 @@ impl Claims {
             } else {
                 "gap"
             };
-            self.add(
-                g.offset,
-                g.bytes.len() as u64,
-                what.into(),
-                "gap",
-                Kind::Undecoded,
-                Evidence::PreservedUndecoded,
-            );
+            self.gap(g.offset, g.bytes.len(), what.into());
         }
+    }
+
+    /// `len` bytes at `start` that no record decodes and that are kept as they are (padding,
+    /// tails, gaps between structures), named `what`.
+    fn gap(&mut self, start: u64, len: usize, what: String) {
+        self.add(
+            start,
+            len as u64,
+            what,
+            "gap",
+            Kind::Undecoded,
+            Evidence::PreservedUndecoded,
+        );
     }
 }
 
@@ -513,13 +519,10 @@ fn mot_claims(c: &mut Claims, m: &Mot, base: u64, prefix: &str) {
         );
         at += t.encoded_len();
     }
-    c.add(
+    c.gap(
         at,
-        m.tail.len() as u64,
+        m.tail.len(),
         format!("{prefix}padding after the last track"),
-        "gap",
-        Kind::Undecoded,
-        PU,
     );
 }
 
@@ -538,13 +541,10 @@ fn pac_claims(c: &mut Claims, p: &Pac) {
         );
     }
     let table_end = Pac::table_end(p.offsets.len());
-    c.add(
+    c.gap(
         table_end,
-        p.gap.len() as u64,
+        p.gap.len(),
         "bytes between the table and the first member".into(),
-        "gap",
-        Kind::Undecoded,
-        PU,
     );
     for (i, m) in p.members.iter().enumerate() {
         member_claims(c, m, i);
@@ -609,13 +609,10 @@ fn texture_claims(c: &mut Claims, t: &Texture, base: u64, prefix: &str) {
             COMM,
         );
     }
-    c.add(
+    c.gap(
         base + (texture::CHAIN_AT + t.chain.len()) as u64,
-        t.padding.len() as u64,
+        t.padding.len(),
         format!("{prefix}bytes after the mip chain"),
-        "gap",
-        Kind::Undecoded,
-        PU,
     );
 }
 
@@ -640,13 +637,10 @@ fn ptx_claims(c: &mut Claims, p: &Ptx, base: u64, prefix: &str) {
         );
     }
     let table_end = 4 + 4 * p.textures.len() as u64;
-    c.add(
+    c.gap(
         base + table_end,
-        p.table_padding.len() as u64,
+        p.table_padding.len(),
         format!("{prefix}span table padding"),
-        "gap",
-        Kind::Undecoded,
-        PU,
     );
     for (k, (t, at)) in p.textures.iter().zip(p.offsets()).enumerate() {
         texture_claims(c, t, base + at, &format!("{prefix}texture {k} "));
@@ -654,13 +648,10 @@ fn ptx_claims(c: &mut Claims, p: &Ptx, base: u64, prefix: &str) {
     let end = base
         + p.offsets().last().map_or(table_end, |&o| o)
         + p.textures.last().map_or(0, |t| t.len());
-    c.add(
+    c.gap(
         end,
-        p.tail.len() as u64,
+        p.tail.len(),
         format!("{prefix}bytes after the last texture"),
-        "gap",
-        Kind::Undecoded,
-        PU,
     );
 }
 
