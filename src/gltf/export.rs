@@ -132,7 +132,7 @@ impl Content {
 
 /// The document under construction: its builder, the node names given out so far and the
 /// report, with the space and content every step writes in.
-struct Doc {
+struct Draft {
     b: Builder,
     nameset: NameSet,
     report: ExportReport,
@@ -174,7 +174,7 @@ fn export_inner(
         .map(|sk| sk.joints.len().saturating_mul(64))
         .fold(0, usize::saturating_add);
     let _ = b.bin.try_reserve_exact(ibm_bytes);
-    let mut doc = Doc {
+    let mut doc = Draft {
         b,
         nameset,
         report,
@@ -190,7 +190,7 @@ fn export_inner(
     write_mesh_nodes(&mut doc, &meshes, &skins, &mut scene_nodes)?;
 
     let format = rig.source.format();
-    let Doc { b, report, .. } = &mut doc;
+    let Draft { b, report, .. } = &mut doc;
     report.textures = super::texture::attach(b, images, |i| format.material_for_index(i));
     report.carried_models = archive.map(|t| t.carried_models()).unwrap_or_default();
     let written = animation::write_motions(b, rig, &joint_nodes, motions, space)?;
@@ -273,7 +273,7 @@ struct WrittenSkeletons {
 
 /// Writes every skeleton with joints (see [`write_skeleton`]).
 fn write_skeletons(
-    doc: &mut Doc,
+    doc: &mut Draft,
     rig: &Rig,
     mut joint_names: Vec<Vec<String>>,
 ) -> Result<WrittenSkeletons, ExportError> {
@@ -332,7 +332,7 @@ fn write_skeletons(
 /// The geometry to write, each with whether it is a proxy: the rig's meshes, then (for the
 /// whole document) a proxy for every skeleton with a skin no mesh is skinned to.
 fn with_proxies<'m>(
-    doc: &mut Doc,
+    doc: &mut Draft,
     rig: &Rig,
     meshes: Vec<Cow<'m, Mesh>>,
     skins: &Skins,
@@ -364,7 +364,7 @@ fn with_proxies<'m>(
 
 /// Writes every mesh (see [`write_mesh`]) and a scene root node for each one written.
 fn write_mesh_nodes(
-    doc: &mut Doc,
+    doc: &mut Draft,
     meshes: &[(Cow<Mesh>, bool)],
     skins: &Skins,
     scene_nodes: &mut Vec<Index<Node>>,
@@ -394,7 +394,7 @@ fn write_mesh_nodes(
 
 /// Adds the node of mesh `i` (tagged as the rig's mesh or as a proxy).
 fn push_mesh_node(
-    doc: &mut Doc,
+    doc: &mut Draft,
     i: usize,
     m: &Mesh,
     proxy: bool,
@@ -433,7 +433,7 @@ fn push_mesh_node(
 ///
 /// A scene without nodes omits `nodes`, which readers such as the `gltf` crate reject; the
 /// scene must exist because it carries the file-level extras.
-fn push_placeholder(doc: &mut Doc, rig: &Rig) -> Index<Node> {
+fn push_placeholder(doc: &mut Draft, rig: &Rig) -> Index<Node> {
     let name = doc.nameset.claim(
         || "placeholder".into(),
         rig.kind(),
@@ -668,7 +668,7 @@ pub(crate) fn written_trs(
 /// nodes to put at the scene root, and whether a wrapper was added (always when `wrap`, else
 /// only for several roots).
 fn write_skeleton(
-    doc: &mut Doc,
+    doc: &mut Draft,
     (s, sk): (usize, &Skeleton),
     names: Vec<String>,
     placements: Option<Vec<Placement>>,
@@ -781,7 +781,7 @@ fn inverse_binds(sk: &Skeleton, trs: &[LocalTrs]) -> Result<Vec<[f32; 16]>, Expo
 }
 
 /// Adds the wrapper node of skeleton `s` (its children are set once the joints exist).
-fn push_wrapper(doc: &mut Doc, s: usize, sk: &Skeleton) -> Index<Node> {
+fn push_wrapper(doc: &mut Draft, s: usize, sk: &Skeleton) -> Index<Node> {
     let name = doc.nameset.claim(
         || format!("wrapper {}", sk.name),
         &sk.name,
@@ -863,7 +863,7 @@ fn mesh_bytes(m: &Mesh) -> usize {
 /// Writes mesh `i` as one primitive; `None` when it has no vertices or no triangles. Returns the
 /// mesh and, for a skinned one, its skin.
 fn write_mesh(
-    doc: &mut Doc,
+    doc: &mut Draft,
     i: usize,
     m: &Mesh,
     skins: &[Option<(Index<json::Skin>, usize)>],

@@ -17,17 +17,9 @@ use rigtrip_gltf::graph::{Parents, Quiet};
 use rigtrip_gltf::DataError;
 use rigtrip_gltf::OutOfBounds;
 
-/// The input as the gait tools need it.
-#[derive(Debug)]
-pub(crate) struct Doc<'a> {
-    /// The document: JSON root, buffers (each exactly `byteLength` long), accessors.
-    pub doc: Document<'a>,
-    /// The raw JSON text, for edits that must keep every unknown field.
-    pub json: &'a [u8],
-    /// What rigtrip's own glTF checker ([`rigtrip_lint`]) calls errors in the file, when it
-    /// does: the count and the first (gait reads defensively anyway).
-    pub validation: Option<String>,
-}
+/// The input as the gait tools read it: the shared document model (JSON root, buffers each
+/// exactly `byteLength` long, accessors).
+pub(crate) type Doc<'a> = Document<'a>;
 
 /// Splits a GLB into its JSON chunk and optional BIN chunk; plain JSON comes back whole.
 pub(crate) fn split(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), GaitError> {
@@ -157,8 +149,12 @@ fn stop(p: Problem<'_>) -> GaitError {
 }
 
 /// Parses `bytes` (GLB or glTF JSON) and loads every buffer; external files are read relative
-/// to `base_dir`.
-pub(crate) fn load<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<'a>, GaitError> {
+/// to `base_dir`. With the document, its JSON text (for edits that must keep every unknown
+/// field).
+pub(crate) fn load<'a>(
+    bytes: &'a [u8],
+    base_dir: Option<&Path>,
+) -> Result<(Doc<'a>, &'a [u8]), GaitError> {
     let (json, bin) = split(bytes)?;
     let root = match serde_json::from_slice(json) {
         Ok(Value::Object(root)) => root,
@@ -178,17 +174,13 @@ pub(crate) fn load<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<'
         .buffer_bytes()
         .saturating_add(json.len())
         .saturating_add(1 << 16);
-    Ok(Doc {
-        doc,
-        json,
-        validation: lint_errors(bytes, base_dir),
-    })
+    Ok((doc, json))
 }
 
 /// What [`rigtrip_lint`] calls errors in the file: `N error(s), first CODE: MESSAGE`, or
 /// `None` when it finds none. Gait stops only where its own reading cannot go on; the rest is a
 /// note of its report.
-fn lint_errors(bytes: &[u8], base_dir: Option<&Path>) -> Option<String> {
+pub(crate) fn lint_errors(bytes: &[u8], base_dir: Option<&Path>) -> Option<String> {
     let report = rigtrip_lint::lint_slice(bytes, "", base_dir);
     let first = report
         .findings
@@ -224,57 +216,50 @@ impl Floats {
 
 pub(crate) use rigtrip_gltf::json::index_at as index;
 
-impl Doc<'_> {
-    /// The array under a top-level key (empty when absent or not an array).
-    pub fn array(&self, key: &str) -> &[Value] {
-        self.doc.array(key)
-    }
+/// The name of element `i` of the top-level array `key`.
+pub(crate) fn name(doc: &Doc, key: &str, i: usize) -> Option<String> {
+    doc.array(key)
+        .get(i)
+        .and_then(|x| x.get("name"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
 
-    /// The name of element `i` of the top-level array `key`.
-    pub fn name(&self, key: &str, i: usize) -> Option<String> {
-        self.array(key)
-            .get(i)
-            .and_then(|x| x.get("name"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    }
-
-    /// Reads accessor `index` as numbers (any component type; integers normalised when the
-    /// accessor says so), with sparse substitution applied.
-    pub fn floats(&self, index: usize) -> Result<Floats, GaitError> {
-        let a = self.doc.resolve(index).map_err(|e| {
-            GaitError::Data(DataError::Accessor {
-                accessor: index,
-                problem: e.words(index),
-            })
-        })?;
-        let mut values = a.read_all();
-        values.iter_mut().for_each(|x| *x = f64::from(*x as f32));
-        Ok(Floats {
-            values,
-            width: a.comps,
+/// Reads accessor `index` as numbers (any component type; integers normalised when the
+/// accessor says so), with sparse substitution applied.
+pub(crate) fn floats(doc: &Doc, index: usize) -> Result<Floats, GaitError> {
+    let a = doc.resolve(index).map_err(|e| {
+        GaitError::Data(DataError::Accessor {
+            accessor: index,
+            problem: e.words(index),
         })
-    }
+    })?;
+    let mut values = a.read_all();
+    values.iter_mut().for_each(|x| *x = f64::from(*x as f32));
+    Ok(Floats {
+        values,
+        width: a.comps,
+    })
+}
 
-    /// Each node's parent (the first that lists it; `None` for roots).
-    pub fn parents(&self) -> Vec<Option<usize>> {
-        let Ok(p) = Parents::of(self.array("nodes"), &mut Quiet);
-        p.0
-    }
+/// Each node's parent (the first that lists it; `None` for roots).
+pub(crate) fn parents(doc: &Doc) -> Vec<Option<usize>> {
+    let Ok(p) = Parents::of(doc.array("nodes"), &mut Quiet);
+    p.0
+}
 
-    /// A node's depth below its scene root, with a guard against cycles.
-    pub fn depth(parents: &[Option<usize>], node: usize) -> usize {
-        let mut d = 0;
-        let mut at = node;
-        while let Some(Some(p)) = parents.get(at) {
-            d += 1;
-            at = *p;
-            if d > parents.len() {
-                break;
-            }
+/// A node's depth below its scene root, with a guard against cycles.
+pub(crate) fn depth(parents: &[Option<usize>], node: usize) -> usize {
+    let mut d = 0;
+    let mut at = node;
+    while let Some(Some(p)) = parents.get(at) {
+        d += 1;
+        at = *p;
+        if d > parents.len() {
+            break;
         }
-        d
     }
+    d
 }
 
 #[cfg(test)]
@@ -302,9 +287,9 @@ mod tests {
             "accessors": [acc(0, 5121, 256), acc(0, 5120, 256), acc(1, 5123, 65536), acc(1, 5122, 65536)]
         })
         .to_string();
-        let doc = load(json.as_bytes(), None).unwrap();
+        let (doc, _) = load(json.as_bytes(), None).unwrap();
         let bits = |i: usize| -> Vec<u32> {
-            let f = doc.floats(i).unwrap();
+            let f = floats(&doc, i).unwrap();
             assert_eq!(f.width, 1);
             f.values.iter().map(|&x| (x as f32).to_bits()).collect()
         };
@@ -322,14 +307,13 @@ mod tests {
             want(&|v| (f32::from(v as u16 as i16) / 32767.0).max(-1.0), 65536)
         );
         // Every value was f32 to begin with.
-        assert!(doc
-            .floats(2)
+        assert!(floats(&doc, 2)
             .unwrap()
             .values
             .iter()
             .all(|&x| f64::from(x as f32) == x));
         assert_eq!(
-            doc.floats(4).unwrap_err().to_string(),
+            floats(&doc, 4).unwrap_err().to_string(),
             "accessor 4: does not exist"
         );
     }

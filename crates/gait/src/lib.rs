@@ -373,6 +373,7 @@ pub fn analyse_slice(
     base_dir: Option<&Path>,
     opts: &GaitOptions,
 ) -> Result<GaitReport, GaitError> {
-    let doc = doc::load(bytes, base_dir)?;
-    loader::analyse(&doc, opts)
+    let (doc, _) = doc::load(bytes, base_dir)?;
+    let validation = doc::lint_errors(bytes, base_dir);
+    loader::analyse(&doc, validation.as_deref(), opts)
 }

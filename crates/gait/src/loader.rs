@@ -358,9 +358,9 @@ pub(crate) fn channels(anim: &Value) -> &[Value] {
 
 /// The root joint: skin 0's top joint, else the shallowest node a filled clip translates.
 fn root_joint(doc: &Doc, filled: &[usize]) -> Option<RootJoint> {
-    let parents = doc.parents();
+    let parents = doc::parents(doc);
     let nodes = doc.array("nodes").len();
-    let name = |n: usize| doc.name("nodes", n);
+    let name = |n: usize| doc::name(doc, "nodes", n);
     if let Some(skin) = doc.array("skins").first() {
         let joints: Vec<usize> = skin
             .get("joints")
@@ -405,7 +405,7 @@ fn root_joint(doc: &Doc, filled: &[usize]) -> Option<RootJoint> {
             let Some(n) = target_node(ch).filter(|&n| n < nodes) else {
                 continue;
             };
-            let key = (Doc::depth(&parents, n), n);
+            let key = (doc::depth(&parents, n), n);
             if best.is_none_or(|b| key < b) {
                 best = Some(key);
             }
@@ -472,8 +472,8 @@ pub(crate) fn track(doc: &Doc, anim: &Value, ch: &Value) -> Result<Track, TrackP
     let accessor = |key: &'static str| {
         doc::index(sampler, key).ok_or(TrackProblem::NoAccessor { sampler: s, key })
     };
-    let input = doc.floats(accessor("input")?)?;
-    let values = doc.floats(accessor("output")?)?;
+    let input = doc::floats(doc, accessor("input")?)?;
+    let values = doc::floats(doc, accessor("output")?)?;
     let interpolation = Interpolation::parse(sampler.get("interpolation").and_then(Value::as_str))
         .ok_or(TrackProblem::Interpolation)?;
     let times = input.values;
@@ -559,7 +559,7 @@ fn measure(
     let Some(anim) = doc.array("animations").get(index) else {
         return m;
     };
-    m.name = doc.name("animations", index).unwrap_or_default();
+    m.name = doc::name(doc, "animations", index).unwrap_or_default();
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for (ci, ch) in channels(anim).iter().enumerate() {
         let t = match track(doc, anim, ch) {
@@ -776,17 +776,17 @@ fn unmatched_animations(
     unmatched
 }
 
-/// The report's notes: lint's errors, an odd prefix, missing clips, no root joint, a reverse
+/// The report's notes: lint's errors (`validation`), an odd prefix, missing clips, no root joint, a reverse
 /// speed cap that is not negative.
 fn report_notes(
-    doc: &Doc,
+    validation: Option<&str>,
     prefix: &str,
     missing: usize,
     no_root: bool,
     constants: &[Constant],
 ) -> Vec<String> {
     let mut notes = Vec::new();
-    if let Some(v) = &doc.validation {
+    if let Some(v) = validation {
         notes.push(format!("rigtrip lint finds {v}; read defensively anyway"));
     }
     if prefix.chars().count() != 3 {
@@ -821,9 +821,13 @@ fn report_notes(
 }
 
 /// Runs the loader on `doc`: inventory, measurement, constants and (with a demand) the machine.
-pub(crate) fn analyse(doc: &Doc, opts: &GaitOptions) -> Result<GaitReport, GaitError> {
+pub(crate) fn analyse(
+    doc: &Doc,
+    validation: Option<&str>,
+    opts: &GaitOptions,
+) -> Result<GaitReport, GaitError> {
     let names: Vec<Option<String>> = (0..doc.array("animations").len())
-        .map(|a| doc.name("animations", a))
+        .map(|a| doc::name(doc, "animations", a))
         .collect();
     let (prefix, prefix_source) = match &opts.prefix {
         Some(p) => (p.clone(), PrefixSource::Given),
@@ -866,7 +870,13 @@ pub(crate) fn analyse(doc: &Doc, opts: &GaitOptions) -> Result<GaitReport, GaitE
     };
     let constants = constants(&loaded, opts.intended);
 
-    let notes = report_notes(doc, &prefix, missing.len(), root.is_none(), &constants);
+    let notes = report_notes(
+        validation,
+        &prefix,
+        missing.len(),
+        root.is_none(),
+        &constants,
+    );
     let simulation = opts.demand.as_ref().map(|demand| {
         machine::run(
             &slots_out,

@@ -112,7 +112,7 @@ pub fn preview_glb(
     base_dir: Option<&Path>,
     report: &GaitReport,
 ) -> Result<Vec<u8>, GaitError> {
-    let doc = doc::load(input, base_dir)?;
+    let (doc, json) = doc::load(input, base_dir)?;
     let sim = report
         .simulation
         .as_ref()
@@ -140,7 +140,7 @@ pub fn preview_glb(
     };
     let outputs = sampled.outputs(&doc, &times, &targets)?;
     let extras = preview_extras(sim, skipped_weights);
-    assemble(&doc, base_dir, &times, &targets, &outputs, extras)
+    assemble(&doc, json, base_dir, &times, &targets, &outputs, extras)
 }
 
 /// Each animation the timeline plays with the time its clip starts at, after checking that the
@@ -158,7 +158,7 @@ fn clip_starts(
                 "animation {a} of the report is not in the file"
             )));
         }
-        let name = doc.name("animations", a);
+        let name = doc::name(doc, "animations", a);
         if name != s.animation_name {
             return Err(err(format!(
                 "animation {a} is {:?} in the file but {:?} in the report",
@@ -492,8 +492,8 @@ fn array<'a>(obj: &'a mut Map<String, Value>, key: &str) -> Result<&'a mut Vec<V
 /// Every buffer's data in one BIN (each at a multiple of 4), the buffer views rebased onto it.
 fn merge_buffers(doc: &Doc, obj: &mut Map<String, Value>) -> Result<Vec<u8>, GaitError> {
     let mut bin: Vec<u8> = Vec::new();
-    let mut bases = Vec::with_capacity(doc.doc.buffers.len());
-    for data in doc.doc.buffers.iter().flatten() {
+    let mut bases = Vec::with_capacity(doc.buffers.len());
+    for data in doc.buffers.iter().flatten() {
         align4(&mut bin);
         bases.push(bin.len() as u64);
         bin.extend_from_slice(data);
@@ -602,14 +602,14 @@ fn push_floats(
 /// The input JSON with buffers merged, images embedded and the preview animation appended.
 fn assemble(
     doc: &Doc,
+    json: &[u8],
     base_dir: Option<&Path>,
     times: &[f32],
     targets: &[Target],
     outputs: &[Vec<f32>],
     extras: Value,
 ) -> Result<Vec<u8>, GaitError> {
-    let mut v: Value =
-        serde_json::from_slice(doc.json).map_err(|e| GaitError::Json(e.to_string()))?;
+    let mut v: Value = serde_json::from_slice(json).map_err(|e| GaitError::Json(e.to_string()))?;
     let obj = v
         .as_object_mut()
         .ok_or_else(|| GaitError::Json("the document is not a JSON object".into()))?;
