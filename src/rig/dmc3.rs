@@ -878,6 +878,10 @@ impl RigFormat for Dmc3Format {
         &["mod", "scm", "block"]
     }
 
+    fn set_texture_count(&self, rig: &mut Rig, count: u8) -> Option<(u8, &'static str)> {
+        set_texture_count(rig, count).map(|was| (was, "+0x12"))
+    }
+
     fn kind(&self, source: &Source) -> &'static str {
         match source {
             Source::Dmc3(shell) => super::dmc3_geometry::dmc3_kind(shell),

@@ -221,6 +221,13 @@ pub trait RigFormat: Sync + std::fmt::Debug {
         let _ = i;
         None
     }
+    /// Sets the texture count the rig's file keeps (textures were added to the archive it
+    /// comes in), giving the count before and where it is kept (`"+0x12"`); `None` for a
+    /// format without one.
+    fn set_texture_count(&self, rig: &mut Rig, count: u8) -> Option<(u8, &'static str)> {
+        let _ = (rig, count);
+        None
+    }
     /// Writes the meshes of an edited document into the rig's file-level remainder: every
     /// original mesh not listed is removed, listed ones are kept or rebuilt, new ones added.
     /// What the format cannot hold is refused by mesh (`space` shows points as the user sees
@@ -367,6 +374,41 @@ macro_rules! payload_methods {
     };
 }
 pub(crate) use payload_methods;
+
+/// A typed read that needs the joint payload type before it meets the value (a node's tag read
+/// in one pass with its payload): [`Payloads::read_joint`] calls [`JointReader::read`] with the
+/// format's payload type and the function that wraps it in its [`JointPayload`] variant.
+pub trait JointReader {
+    /// What the read gives.
+    type Out;
+    /// Reads with payload type `P`, wrapped by `wrap`.
+    fn read<P: serde::de::DeserializeOwned>(self, wrap: fn(P) -> JointPayload) -> Self::Out;
+}
+
+impl Payloads {
+    /// `reader` run with this format's joint payload type.
+    pub fn read_joint<R: JointReader>(self, reader: R) -> R::Out {
+        match self {
+            Payloads::Hie => reader.read(JointPayload::Hie),
+            Payloads::Dmc3 => reader.read(JointPayload::Dmc3),
+        }
+    }
+}
+
+/// A [`Source`] read typed as the variant [`Payloads`] names (inside a larger typed read: the
+/// scene extras).
+pub struct SourceSeed(pub Payloads);
+
+impl<'de> serde::de::DeserializeSeed<'de> for SourceSeed {
+    type Value = Source;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Source, D::Error> {
+        use serde::Deserialize;
+        match self.0 {
+            Payloads::Hie => super::hie::HieShell::deserialize(d).map(Source::Hie),
+            Payloads::Dmc3 => super::dmc3::Dmc3Shell::deserialize(d).map(Source::Dmc3),
+        }
+    }
+}
 
 impl Source {
     /// The format this source belongs to.

@@ -13,7 +13,7 @@ use super::{pyrepr, ImportError};
 use crate::gltf::read::doc::{First, Problem};
 use crate::gltf::read::graph::Parents;
 use crate::gltf::read::parse::typed;
-use crate::rig::format::{Payloads, RigFormat};
+use crate::rig::format::{JointReader, Payloads, RigFormat};
 use crate::rig::JointPayload;
 
 /// A node's local transform as written: TRS (missing parts are identity) or a matrix.
@@ -310,10 +310,16 @@ pub(crate) fn joint_native<'v>(
 /// [`tag_of`] reads the tag and [`joint_native`] the payload, to the same result or to the
 /// error. The payload is `None` only without `kind` or without `native`.
 fn node_tag_typed(raw: &RawValue, kind: Option<Payloads>) -> Option<(Tag, Option<JointPayload>)> {
-    use crate::rig::{dmc3::Dmc3Joint, hie::HieJoint};
+    /// [`tag_typed`] as a [`JointReader`]: the format picks the payload type.
+    struct TagReader<'a>(&'a str);
+    impl JointReader for TagReader<'_> {
+        type Out = Option<(Tag, Option<JointPayload>)>;
+        fn read<P: serde::de::DeserializeOwned>(self, wrap: fn(P) -> JointPayload) -> Self::Out {
+            tag_typed(self.0, |p: P| Some(wrap(p)))
+        }
+    }
     match kind {
-        Some(Payloads::Hie) => tag_typed(raw.get(), |p: HieJoint| Some(JointPayload::Hie(p))),
-        Some(Payloads::Dmc3) => tag_typed(raw.get(), |p: Dmc3Joint| Some(JointPayload::Dmc3(p))),
+        Some(kind) => kind.read_joint(TagReader(raw.get())),
         None => tag_typed(raw.get(), |_: serde::de::IgnoredAny| None),
     }
 }
@@ -321,7 +327,7 @@ fn node_tag_typed(raw: &RawValue, kind: Option<Payloads>) -> Option<(Tag, Option
 /// [`node_tag_typed`] with the payload type `P`, wrapped by `wrap`.
 fn tag_typed<P: serde::de::DeserializeOwned>(
     text: &str,
-    wrap: fn(P) -> Option<JointPayload>,
+    wrap: impl Fn(P) -> Option<JointPayload>,
 ) -> Option<(Tag, Option<JointPayload>)> {
     /// `extras.rigtrip` of any node the export writes. `tag_of` reads the keys it names
     /// only, in this order: `joint` (then `skeleton`, `offset`, `depth`, `native`), `proxy`,

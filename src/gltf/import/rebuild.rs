@@ -41,9 +41,10 @@ pub(crate) fn import(
     if let Some(n) = added.count {
         // The archive's texture bundle grows: the model's count follows (before the meshes
         // are written, which say when an index is past it).
-        if let Some(was) = crate::rig::dmc3::set_texture_count(&mut built.rig, n) {
+        let format = built.rig.source.format();
+        if let Some((was, at)) = format.set_texture_count(&mut built.rig, n) {
             built.notes.push(format!(
-                "texture count (+0x12): {was} -> {n} (new textures in the archive)"
+                "texture count ({at}): {was} -> {n} (new textures in the archive)"
             ));
         }
     }

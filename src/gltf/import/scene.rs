@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+use serde::de::{self, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::fmt;
@@ -16,7 +16,7 @@ use super::read::Doc;
 use super::ImportError;
 use crate::gltf::read::parse::typed;
 use crate::rig::extras::ExtrasError;
-use crate::rig::format::{self, Payloads, RigFormat};
+use crate::rig::format::{self, RigFormat};
 use crate::rig::space::{Space, SpaceRotation};
 use crate::rig::{SkeletonPayload, Source};
 
@@ -160,19 +160,6 @@ impl<'de> Deserialize<'de> for SpaceObject<'de> {
     }
 }
 
-/// A source read as `format`'s type.
-struct SourceSeed(Payloads);
-
-impl<'de> DeserializeSeed<'de> for SourceSeed {
-    type Value = Source;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Source, D::Error> {
-        match self.0 {
-            Payloads::Hie => crate::rig::hie::HieShell::deserialize(d).map(Source::Hie),
-            Payloads::Dmc3 => crate::rig::dmc3::Dmc3Shell::deserialize(d).map(Source::Dmc3),
-        }
-    }
-}
-
 impl<'de> Visitor<'de> for SceneVisitor {
     type Value = SceneIn<'de>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -195,7 +182,7 @@ impl<'de> Visitor<'de> for SceneVisitor {
                 "source" => {
                     let payloads = format.and_then(format::by_name).map(|f| f.payloads());
                     let v = match payloads {
-                        Some(p) => SourceIn::Read(map.next_value_seed(SourceSeed(p))?),
+                        Some(p) => SourceIn::Read(map.next_value_seed(format::SourceSeed(p))?),
                         None => SourceIn::Text(map.next_value()?),
                     };
                     once(&mut source, v, "source")?
