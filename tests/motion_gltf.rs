@@ -146,7 +146,8 @@ fn native_world(model: &[u8], mot: &Mot, f: f64) -> Vec<DVec3> {
             channels[node][c as usize] = v;
         }
     }
-    // Parents: order[i] has parent parents[i] (spec §1); the order lists parents first.
+    // Parents: order[i] has parent parents[i] (docs/formats.md, node-domain block); the order lists
+    // parents first.
     let mut world = vec![DMat4::IDENTITY; n];
     for (i, &node) in block.order.iter().enumerate() {
         let node = node as usize;

@@ -1336,7 +1336,7 @@ pub fn schema() -> Value {
     s
 }
 
-/// The dump schema of motions and archives (spec §5, §6).
+/// The dump schema of motions and archives (docs/formats.md: motions and archives).
 fn motion_defs(defs: &mut Map<String, Value>) {
     defs.insert("motFile".into(), json!({
         "description": "A DMC3 motion (docs/formats.md). node_count equals the number of masks, header_size 0x1E + 2 * masks + headerTail bytes, trackCount the number of set mask bits and of tracks.",
@@ -1524,11 +1524,11 @@ fn texture_defs(defs: &mut Map<String, Value>) {
     }
 }
 
-/// Pretty JSON that diffs well: keys in a fixed order (`rigtrip_dump`, `format`, `offset`,
-/// `nodes`, `header`, `record`, `rels`, transform fields in disk order, then alphabetical), every small record (nesting depth at
-/// most 2, no list longer than 16, no list of records) on one line, each element of a list of
-/// records on its own line, long scalar lists 16 entries a line. The layout
-/// of a record depends on nothing but that record, so an edit shows up as the lines it touched.
+/// Pretty JSON that diffs well: keys in a fixed order (`rigtrip_dump`, `format`, `offset`, `nodes`,
+/// `header`, `record`, `rels`, transform fields in disk order, then alphabetical), every small
+/// record (nesting depth at most 2, no list longer than 16, no list of records) on one line, each
+/// element of a list of records on its own line, long scalar lists 16 entries a line. The layout of
+/// a record depends on nothing but that record, so an edit shows up as the lines it touched.
 pub fn render(v: &Value) -> String {
     let mut out = String::new();
     write_value(&mut out, v, 0);

@@ -1,10 +1,10 @@
 //! DMC3 lift/lower: a node-domain block to one IR skeleton and back.
 //!
-//! Parents follow the rule the executable was seen to apply: for order position i, node = order[i] and
-//! its parent is parents[i], ALREADY A NODE INDEX. The local transform is T(tx,ty,tz) · R with
-//! R = Rz·Ry·Rx (X applied first), column-vector terms; the engine's row-vector
-//! `world[node] = local[node] · world[parent]` is `world[parent] · T · R` in column terms,
-//! which is what [`Skeleton::world_matrices`] computes.
+//! Parents follow the rule the executable was seen to apply: for order position i, node = order[i]
+//! and its parent is parents[i], ALREADY A NODE INDEX. The local transform is T(tx,ty,tz) · R with
+//! R = Rz·Ry·Rx (X applied first), column-vector terms; the engine's row-vector `world[node] =
+//! local[node] · world[parent]` is `world[parent] · T · R` in column terms, which is what
+//! [`Skeleton::world_matrices`] computes.
 //!
 //! Lowering keeps every unchanged bit: a joint whose IR translation/rotation is bit-equal to
 //! what the lift computes from its raw record keeps the raw record; the raw parent/order arrays
@@ -124,9 +124,9 @@ fn fail(
     }
 }
 
-/// The spatial capability gate (spec §1) on the raw arrays. Conditions are tested in the
-/// order 1, 2, 3, range, 5, 4, 6: acyclicity before "evaluated earlier" because (4) implies
-/// (5), so a cycle would otherwise always be reported as a mere forward reference.
+/// The spatial capability gate (docs/formats.md, node-domain block) on the raw arrays. Conditions
+/// are tested in the order 1, 2, 3, range, 5, 4, 6: acyclicity before "evaluated earlier" because
+/// (4) implies (5), so a cycle would otherwise always be reported as a mere forward reference.
 pub fn check_gate(
     parents: &[i8],
     order: &[u8],

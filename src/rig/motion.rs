@@ -201,8 +201,8 @@ impl Curve {
     }
 }
 
-/// The value and slope of the segment from `k0` to `k1` at frame `f` (spec §5: Hermite with
-/// tangents per frame, or linear).
+/// The value and slope of the segment from `k0` to `k1` at frame `f` (docs/formats.md, motions:
+/// Hermite with tangents per frame, or linear).
 fn segment(interpolation: Interpolation, k0: &Key, k1: &Key, f: f64) -> Point {
     let d = k1.frame - k0.frame;
     let u = (f - k0.frame) / d;

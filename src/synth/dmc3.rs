@@ -2,8 +2,8 @@
 //! tests, and three readable samples (a humanoid MOD, a stage SCM, an EFM-like block file).
 //!
 //! Everything is laid out here with its own little byte code, from the published layouts
-//! (spec §1, §2); nothing calls the reader or writer under test, so `write(read(b)) == b` is a
-//! real check.
+//! (docs/formats.md: node-domain block, containers); nothing calls the reader or writer under test,
+//! so `write(read(b)) == b` is a real check.
 
 use glam::{DMat3, DVec3};
 
@@ -332,8 +332,8 @@ enum Order {
     Tidy,
     /// Random order with random gaps (zero or noise) and alignments.
     Shuffled,
-    /// The real file's order (spec §2): per object its mesh records then its meshes' streams,
-    /// then the block, aligned to 16 with zero fill.
+    /// The real file's order (docs/formats.md, containers): per object its mesh records then its
+    /// meshes' streams, then the block, aligned to 16 with zero fill.
     Real,
 }
 
@@ -696,10 +696,11 @@ pub fn random_exportable(seed: u64, scm: bool) -> Vec<u8> {
     random_container(seed, scm, false, false)
 }
 
-/// An exportable MOD (or SCM) as [`random_exportable`], laid out as the real file is (spec §2
-/// "Layout as seen in a real file"): header, object records, per object its mesh records then
-/// each mesh's streams, 16-byte aligned with zero fill, then a canonical block, then a long
-/// 0x12 fill and two zero bytes. Streams may still be shared (placed with their first mesh).
+/// An exportable MOD (or SCM) as [`random_exportable`], laid out as the real file is
+/// (docs/formats.md, containers "Layout as seen in a real file"): header, object records, per
+/// object its mesh records then each mesh's streams, 16-byte aligned with zero fill, then a
+/// canonical block, then a long 0x12 fill and two zero bytes. Streams may still be shared (placed
+/// with their first mesh).
 pub fn real_layout(seed: u64, scm: bool) -> Vec<u8> {
     random_container(seed, scm, false, true)
 }

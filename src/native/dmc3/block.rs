@@ -1,6 +1,6 @@
-//! The DMC3 node-domain block (spec §1): a 0x20-byte header of relative offsets, three byte
-//! arrays (parent by order position, node at order position, group) and one 0x20-byte transform
-//! record per node. Shared by MOD, SCM and EFM files.
+//! The DMC3 node-domain block (docs/formats.md, node-domain block): a 0x20-byte header of relative
+//! offsets, three byte arrays (parent by order position, node at order position, group) and one
+//! 0x20-byte transform record per node. Shared by MOD, SCM and EFM files.
 //!
 //! The rel fields are the truth: a block whose arrays are not where the canonical layout puts
 //! them is read as it is, and [`NodeBlock::is_canonical`] tells the difference. Bytes inside the
@@ -237,7 +237,8 @@ impl NodeBlock {
         BlockRels::canonical(self.node_count())
     }
 
-    /// Whether the rel fields are the canonical placement (spec §1); inspect reports if not.
+    /// Whether the rel fields are the canonical placement (docs/formats.md, node-domain block);
+    /// inspect reports if not.
     pub fn is_canonical(&self) -> bool {
         self.canonical_rels() == Some(self.rels)
     }

@@ -1,25 +1,26 @@
-//! The DMC3 MOD/SCM container (spec §2, class COMMUNITY): a 0x40-byte header, 0x40-byte object
-//! records, 0x50-byte mesh records and per-mesh vertex streams at absolute offsets.
+//! The DMC3 MOD/SCM container (docs/formats.md, containers, class COMMUNITY): a 0x40-byte header,
+//! 0x40-byte object records, 0x50-byte mesh records and per-mesh vertex streams at absolute
+//! offsets.
 //!
 //! Every field is kept, unknowns included. Streams are decoded into vectors (floats as bit
 //! patterns); the accessors turn them into values (UV/4096, joint bytes/4, 5-bit weights/31,
 //! strip flags, triangles).
 //!
-//! Counts. The header's object count, each object's mesh count and each mesh's vertex count
-//! are the lengths of lists the structs hold (objects, meshes, positions), so the structs do
-//! not hold them a second time: they are `#[derived]` fields of their records (offset,
-//! evidence class, coverage row and dump-schema fragment as declared). The reader takes them
-//! from the file, because they are what finds the lists; the writer takes them from the lists
-//! ([`header_counts`], [`Object::counts`], [`Mesh::counts`]), so no in-memory value can be
-//! written as a file that disagrees with itself. What the writer refuses instead is a list too
-//! long for its count's field ([`check_counts`]: `TooManyObjects`, `TooManyMeshes`,
-//! `TooManyVertices`) and lists that disagree with each other (a stream that does not hold one
-//! entry per position). The dump prints each count in its place ([`Counted`]) and `build`
-//! checks the counts a hand-edited dump shows against its lists, refusing one that disagrees
-//! at its JSON pointer: there either edit may be the intended one. The header's bone count is
-//! not derived: it names the node-domain block, a sibling structure that a lifted rig's shell
-//! does not hold, and is checked with the block offset as the header's link to the block. The
-//! object's vertex count (+0x02) is stored, not enforced (spec §2), and never checked.
+//! Counts. The header's object count, each object's mesh count and each mesh's vertex count are the
+//! lengths of lists the structs hold (objects, meshes, positions), so the structs do not hold them
+//! a second time: they are `#[derived]` fields of their records (offset, evidence class, coverage
+//! row and dump-schema fragment as declared). The reader takes them from the file, because they are
+//! what finds the lists; the writer takes them from the lists ([`header_counts`],
+//! [`Object::counts`], [`Mesh::counts`]), so no in-memory value can be written as a file that
+//! disagrees with itself. What the writer refuses instead is a list too long for its count's field
+//! ([`check_counts`]: `TooManyObjects`, `TooManyMeshes`, `TooManyVertices`) and lists that disagree
+//! with each other (a stream that does not hold one entry per position). The dump prints each count
+//! in its place ([`Counted`]) and `build` checks the counts a hand-edited dump shows against its
+//! lists, refusing one that disagrees at its JSON pointer: there either edit may be the intended
+//! one. The header's bone count is not derived: it names the node-domain block, a sibling structure
+//! that a lifted rig's shell does not hold, and is checked with the block offset as the header's
+//! link to the block. The object's vertex count (+0x02) is stored, not enforced (docs/formats.md,
+//! containers), and never checked.
 
 use serde::{Deserialize, Serialize};
 
@@ -449,11 +450,11 @@ pub fn colour_strip_flag(c: [u8; 4]) -> bool {
 /// flagged, (i-2, i-1, i), winding alternating along the strip.
 ///
 /// Winding parity RESETS at every restart: it counts triangles emitted since the last flagged
-/// vertex, so the first triangle after a restart is always (i-2, i-1, i). Why: flagged
-/// vertices start a new strip, and a strip encoder emits each strip in its own base
-/// orientation; parity by absolute index would flip every strip that happens to start at an
-/// odd index, and concatenating strips must not change how each one is wound. The game's own
-/// rule is not documented (spec §2); the public importer sidesteps it via the normals.
+/// vertex, so the first triangle after a restart is always (i-2, i-1, i). Why: flagged vertices
+/// start a new strip, and a strip encoder emits each strip in its own base orientation; parity by
+/// absolute index would flip every strip that happens to start at an odd index, and concatenating
+/// strips must not change how each one is wound. The game's own rule is not documented
+/// (docs/formats.md, containers); the public importer sidesteps it via the normals.
 pub fn strip_triangles(flags: &[bool]) -> Vec<[u32; 3]> {
     let mut out = Vec::with_capacity(flags.len().saturating_sub(2));
     let mut since_restart = 0usize;

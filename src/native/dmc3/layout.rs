@@ -1,6 +1,6 @@
-//! The layout pass of a MOD/SCM container (spec §2, "Layout as seen in a real file"): where an
-//! edit that changed sizes (a mesh's vertex count, meshes added or removed, a block that gained
-//! nodes) puts every structure, and which offsets that rewrites.
+//! The layout pass of a MOD/SCM container (docs/formats.md, containers, "Layout as seen in a real
+//! file"): where an edit that changed sizes (a mesh's vertex count, meshes added or removed, a
+//! block that gained nodes) puts every structure, and which offsets that rewrites.
 //!
 //! A file whose structures still tile it (every byte claimed once, no hole) is written where it
 //! is: [`tiles`] says so, and the lowering calls [`relayout`] only when it does not. Then the
@@ -10,7 +10,7 @@
 //! were not zero padding, then the block, then whatever followed the last structure. Streams
 //! shared by several meshes (same offset, length, kind and contents) stay shared. Only offsets
 //! change: every other field keeps its bits (mesh record +0x40 included: it is not an offset
-//! of the mesh's data, spec §2).
+//! of the mesh's data, docs/formats.md, containers).
 
 use super::container::{self, Header, Mesh, Object, StreamKind, HEADER_LEN, MESH_LEN, OBJECT_LEN};
 use super::{Dmc3Error, Dmc3Parts, NodeBlock};
@@ -199,8 +199,8 @@ fn plan_meshes(objects: &[Object], pos: &mut u64) -> Plan {
     plan
 }
 
-/// The new stream offsets of mesh `m` (mesh `j` of object `i`): a stream placed before with the same
-/// offset, length, kind and data is shared, an empty one keeps its value, any other goes at
+/// The new stream offsets of mesh `m` (mesh `j` of object `i`): a stream placed before with the
+/// same offset, length, kind and data is shared, an empty one keeps its value, any other goes at
 /// `pos` (aligned), recorded in `placed`.
 fn plan_streams(
     objects: &[Object],

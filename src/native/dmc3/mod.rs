@@ -1,6 +1,7 @@
-//! DMC3 native files: the node-domain block (spec §1, [`block`]) and the MOD/SCM container
-//! (spec §2, [`container`]), or any file with a block inside (EFM and unknown containers);
-//! motions (spec §5, [`motion`]) and archives (spec §6, [`pac`]).
+//! DMC3 native files: the node-domain block (docs/formats.md, node-domain block, [`block`]) and the
+//! MOD/SCM container (docs/formats.md, containers, [`container`]), or any file with a block inside
+//! (EFM and unknown containers); motions (docs/formats.md, motions, [`motion`]) and archives
+//! (docs/formats.md, archives, [`pac`]).
 //!
 //! A [`Dmc3File`] holds the container's structures (if any), the block (if any) and every byte
 //! no structure covers as a [`Gap`] with an ABSOLUTE offset. The block's own padding lives in

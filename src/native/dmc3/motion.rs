@@ -23,7 +23,7 @@ use crate::native::record::{Counted, Ctx, Hex, HexArray, Int};
 
 /// The motion magic at +0x04.
 pub const MOT_MAGIC: [u8; 4] = *b"MOT\0";
-/// Frames per second of DMC3 motions (spec §5).
+/// Frames per second of DMC3 motions (docs/formats.md, motions).
 pub const FRAME_RATE: f32 = 60.0;
 /// Key time bit 15: PRESERVED_UNDECODED (1 on every Hermite key seen, 0 on every linear one).
 pub const TIME_FLAG: u16 = 0x8000;
@@ -304,11 +304,11 @@ impl Compression {
 
 /// The keys of one track, in the layout its compression gives them.
 ///
-/// Compression 0 and 1 were never seen (census, spec §5) and the public importers do not read
-/// them (COMMUNITY: the Blender importers name them `LINEAR_FLOAT32`/`HERMITE_FLOAT32` but skip
-/// their keys). The layouts here are an ASSUMPTION: the u16 key time kept in the same place as in
-/// the quantised layouts, then two bytes of alignment (kept raw), then the f32 fields in the
-/// order of the quantised layouts; compression 1 has the tangent ranges after the head like
+/// Compression 0 and 1 were never seen (census, docs/formats.md, motions) and the public importers
+/// do not read them (COMMUNITY: the Blender importers name them `LINEAR_FLOAT32`/`HERMITE_FLOAT32`
+/// but skip their keys). The layouts here are an ASSUMPTION: the u16 key time kept in the same
+/// place as in the quantised layouts, then two bytes of alignment (kept raw), then the f32 fields
+/// in the order of the quantised layouts; compression 1 has the tangent ranges after the head like
 /// compression 3 (unused for decoding, kept raw). Min and range are kept but unused for f32 keys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "layout", content = "keys")]
@@ -403,7 +403,7 @@ pub struct Track {
     pub extra: Vec<u8>,
 }
 
-/// One key decoded to numbers (spec §5).
+/// One key decoded to numbers (docs/formats.md, motions).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DecodedKey {
     /// Frame: `time & 0x7FFF`.
@@ -445,7 +445,8 @@ impl From<DecodedKey> for KeyIn {
     }
 }
 
-/// Dequantises `q` with a track's `min` and `range`: `q · range / 65535 + min` (spec §5).
+/// Dequantises `q` with a track's `min` and `range`: `q · range / 65535 + min` (docs/formats.md,
+/// motions).
 ///
 /// Computed in f64 and rounded once to f32: the formula's value to the nearest f32, which the
 /// tests and an independent decoder can reproduce exactly. The engine may well compute in f32
@@ -507,7 +508,8 @@ impl Track {
         self.keys.compression().span_for(self.keys.len() as u64) + self.extra.len() as u64
     }
 
-    /// Every key as numbers: frame, bit 15, value and tangents (spec §5; see [`dequantise`]).
+    /// Every key as numbers: frame, bit 15, value and tangents (docs/formats.md, motions; see
+    /// [`dequantise`]).
     pub fn decoded_keys(&self) -> Vec<DecodedKey> {
         let (min, range) = (self.min(), self.range());
         let t = self.tangents.unwrap_or_default();
@@ -991,7 +993,8 @@ impl Mot {
         MotHeader::LEN as u64 + 2 * nodes as u64
     }
 
-    /// Reads a motion (spec §5). Strict: see the module comment for what is rejected.
+    /// Reads a motion (docs/formats.md, motions). Strict: see the module comment for what is
+    /// rejected.
     pub fn read(data: &[u8]) -> Result<Mot, MotError> {
         let b = Bytes::new(data);
         let head = b.array::<{ MotHeader::LEN }>("motion header", 0)?;

@@ -28,8 +28,8 @@ pub fn native_channel(c: Channel) -> MotChannel {
         .unwrap_or(MotChannel::Tx)
 }
 
-/// The curve a native track holds (spec §5: frames `time & 0x7FFF`, values and tangents
-/// dequantised).
+/// The curve a native track holds (docs/formats.md, motions: frames `time & 0x7FFF`, values and
+/// tangents dequantised).
 pub fn curve_of(t: &MotTrack) -> Curve {
     Curve {
         interpolation: if t.is_hermite() {
