@@ -730,40 +730,6 @@ fn hie_error(e: &HieError) -> DumpError {
 /// written here, every fixed record's fragment (fields, evidence classes, meanings) comes from
 /// its declaration.
 pub fn schema() -> Value {
-    let [rels, unknown_10] = [0, 1].map(|k| BlockHeader::FIELDS[k].schema_with_description());
-    // A whole-file format: its file is `def`, and it has no block offset or node count.
-    let whole = |format: &str, def: &str| {
-        json!({
-            "if": {
-                "properties": {
-                    "format": {
-                        "const": format
-                    }
-                }
-            },
-            "then": {
-                "properties": {
-                    "file": {
-                        "$ref": format!("#/$defs/{def}")
-                    }
-                },
-                "not": {
-                    "anyOf": [
-                        {
-                            "required": [
-                                "offset"
-                            ]
-                        },
-                        {
-                            "required": [
-                                "nodes"
-                            ]
-                        }
-                    ]
-                }
-            }
-        })
-    };
     let mut s = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://rigtrip.invalid/schema/dump.schema.json",
@@ -806,13 +772,13 @@ pub fn schema() -> Value {
             }
         },
         "allOf": [
-            whole("hie", "hieFile"),
-            whole("mod", "modFile"),
-            whole("scm", "scmFile"),
-            whole("mot", "motFile"),
-            whole("pac", "pacFile"),
-            whole("ptx", "ptxFile"),
-            whole("tm2", "textureEntry"),
+            whole_file("hie", "hieFile"),
+            whole_file("mod", "modFile"),
+            whole_file("scm", "scmFile"),
+            whole_file("mot", "motFile"),
+            whole_file("pac", "pacFile"),
+            whole_file("ptx", "ptxFile"),
+            whole_file("tm2", "textureEntry"),
             {
                 "if": {
                     "properties": {
@@ -836,6 +802,58 @@ pub fn schema() -> Value {
         ]
     });
     let mut defs = Map::new();
+    common_defs(&mut defs);
+    gap_defs(&mut defs);
+    hie_defs(&mut defs);
+    container_defs(&mut defs);
+    dmc3_file_defs(&mut defs);
+    dmc3_part_defs(&mut defs);
+    block_def(&mut defs);
+    motion_defs(&mut defs);
+    record_defs(&mut defs);
+    if let Value::Object(m) = &mut s {
+        m.insert("$defs".into(), Value::Object(defs));
+    }
+    s
+}
+
+/// The condition of a whole-file format: its `file` is `def`, and it has no block offset or
+/// node count.
+fn whole_file(format: &str, def: &str) -> Value {
+    json!({
+        "if": {
+            "properties": {
+                "format": {
+                    "const": format
+                }
+            }
+        },
+        "then": {
+            "properties": {
+                "file": {
+                    "$ref": format!("#/$defs/{def}")
+                }
+            },
+            "not": {
+                "anyOf": [
+                    {
+                        "required": [
+                            "offset"
+                        ]
+                    },
+                    {
+                        "required": [
+                            "nodes"
+                        ]
+                    }
+                ]
+            }
+        }
+    })
+}
+
+/// The dump schema's shared definitions: hex and base64 forms, integers.
+fn common_defs(defs: &mut Map<String, Value>) {
     defs.insert(
         "hex32".into(),
         json!({
@@ -919,6 +937,10 @@ pub fn schema() -> Value {
             "maximum": 2147483647
         }),
     );
+}
+
+/// The dump schema of gaps: bytes no structure accounts for, kept exactly.
+fn gap_defs(defs: &mut Map<String, Value>) {
     defs.insert("gap".into(), json!({
     "description": "Bytes no decoded structure covers (PRESERVED_UNDECODED), kept where they were.",
     "type": "object",
@@ -945,6 +967,10 @@ pub fn schema() -> Value {
             }
         }),
     );
+}
+
+/// The dump schema of DBnnHIE.BIN.
+fn hie_defs(defs: &mut Map<String, Value>) {
     defs.insert("hieFile".into(), json!({
     "description": "DBnnHIE.BIN (docs/formats.md).",
     "type": "object",
@@ -1033,6 +1059,10 @@ pub fn schema() -> Value {
         }
     }
 }));
+}
+
+/// The dump schema of whole DMC3 container files: MOD, SCM, a bare block.
+fn container_defs(defs: &mut Map<String, Value>) {
     // A container file: the DMC3 structure with that magic and that kind's meshes.
     for (name, magic, mesh) in [("modFile", "Mod", "modMesh"), ("scmFile", "Scm", "scmMesh")] {
         defs.insert(
@@ -1094,6 +1124,10 @@ pub fn schema() -> Value {
         }
     }
 }));
+}
+
+/// The dump schema of DMC3 meshes by container kind, and of a DMC3 file of any kind.
+fn dmc3_file_defs(defs: &mut Map<String, Value>) {
     // A mesh of one container kind: its record's variant, and the streams that kind lacks.
     for (name, variant, absent) in [
         ("modMesh", "Mod", &["colours"][..]),
@@ -1152,6 +1186,10 @@ pub fn schema() -> Value {
         }
     }
 }));
+}
+
+/// The dump schema of the parts of a DMC3 container: the container, its objects and meshes.
+fn dmc3_part_defs(defs: &mut Map<String, Value>) {
     defs.insert(
         "container".into(),
         json!({
@@ -1242,6 +1280,11 @@ pub fn schema() -> Value {
         }
     }
 }));
+}
+
+/// The dump schema of the node-domain block (its header fields from their declaration).
+fn block_def(defs: &mut Map<String, Value>) {
+    let [rels, unknown_10] = [0, 1].map(|k| BlockHeader::FIELDS[k].schema_with_description());
     defs.insert("block".into(), json!({
     "description": "DMC3 node-domain block (docs/formats.md).",
     "type": "object",
@@ -1298,7 +1341,10 @@ pub fn schema() -> Value {
         }
     }
 }));
-    motion_defs(&mut defs);
+}
+
+/// The dump schema of the fixed records, from their declarations.
+fn record_defs(defs: &mut Map<String, Value>) {
     let described = |mut v: Value, text: &str| {
         if let Value::Object(m) = &mut v {
             m.insert("description".into(), Value::from(text));
@@ -1330,10 +1376,6 @@ pub fn schema() -> Value {
     for (name, schema) in records {
         defs.insert(name.into(), schema);
     }
-    if let Value::Object(m) = &mut s {
-        m.insert("$defs".into(), Value::Object(defs));
-    }
-    s
 }
 
 /// The dump schema of motions and archives (docs/formats.md: motions and archives).
