@@ -215,3 +215,36 @@ fn archive_extras_follow_the_schema() {
         assert!(!v.is_valid(&json!({ "scene": bad })), "{key}");
     }
 }
+
+/// The records the extras hold in their dump form (container header, object and mesh records
+/// with their streams, block rels, joint transform) are described in
+/// `schema/rigtrip-extras.schema.json` by what `ops::dump::extras_record_defs()` builds from
+/// their declarations, not written again by hand; `RIGTRIP_BLESS=1 cargo test --test
+/// extras_schema record_defs` rewrites them (and the file in its canonical form).
+#[test]
+fn record_defs_are_generated_from_the_declarations() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/schema/rigtrip-extras.schema.json"
+    );
+    let committed = std::fs::read_to_string(path).unwrap();
+    let mut schema: Value = serde_json::from_str(&committed).unwrap();
+    for (name, def) in rigtrip::ops::dump::extras_record_defs() {
+        schema["$defs"][name] = def;
+    }
+    let generated = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+    if std::env::var_os("RIGTRIP_BLESS").is_some() {
+        std::fs::write(path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(path).unwrap();
+    assert!(
+        committed == generated,
+        "schema/rigtrip-extras.schema.json is stale: run RIGTRIP_BLESS=1 cargo test --test extras_schema record_defs"
+    );
+    // The joint transform comes from its declaration: one field's evidence class and meaning.
+    assert!(
+        schema["$defs"]["transform"]["properties"]["w_bits"]["description"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("+0x1C "))
+    );
+}

@@ -1345,13 +1345,21 @@ fn block_def(defs: &mut Map<String, Value>) {
 
 /// The dump schema of the fixed records, from their declarations.
 fn record_defs(defs: &mut Map<String, Value>) {
+    for (name, schema) in record_schemas() {
+        defs.insert(name.into(), schema);
+    }
+}
+
+/// The fixed records of the model and hierarchy formats, each with its schema from its
+/// declaration: the dump's and the glTF extras' (see [`extras_record_defs`]) one source.
+fn record_schemas() -> [(&'static str, Value); 8] {
     let described = |mut v: Value, text: &str| {
         if let Value::Object(m) = &mut v {
             m.insert("description".into(), Value::from(text));
         }
         v
     };
-    let records = [
+    [
         (Header::SCHEMA_NAME, Header::schema()),
         (
             ObjectRecord::SCHEMA_NAME,
@@ -1372,10 +1380,28 @@ fn record_defs(defs: &mut Map<String, Value>) {
         (BlockRels::SCHEMA_NAME, BlockRels::schema()),
         (NodeTransform::SCHEMA_NAME, NodeTransform::schema()),
         (Part::SCHEMA_NAME, Part::schema()),
+    ]
+}
+
+/// The records whose dump form is also their form in the glTF extras (the container's header,
+/// object and mesh records with their streams, the block's rels, the joint transform), for
+/// `schema/rigtrip-extras.schema.json`, which refers to them instead of describing them again
+/// (`tests/extras_schema.rs` holds the file to them).
+pub fn extras_record_defs() -> Map<String, Value> {
+    const IN_EXTRAS: [&str; 7] = [
+        Header::SCHEMA_NAME,
+        ObjectRecord::SCHEMA_NAME,
+        MeshRecord::SCHEMA_NAME,
+        ModStreams::SCHEMA_NAME,
+        ScmStreams::SCHEMA_NAME,
+        BlockRels::SCHEMA_NAME,
+        NodeTransform::SCHEMA_NAME,
     ];
-    for (name, schema) in records {
-        defs.insert(name.into(), schema);
-    }
+    record_schemas()
+        .into_iter()
+        .filter(|(name, _)| IN_EXTRAS.contains(name))
+        .map(|(name, schema)| (name.to_string(), schema))
+        .collect()
 }
 
 /// The dump schema of motions and archives (docs/formats.md: motions and archives).
