@@ -317,7 +317,7 @@ pub fn check_lint(data: &[u8]) {
         "OK"
     }));
     assert!(!r.render_text().is_empty());
-    assert!(!rigtrip::lint::render_json(std::slice::from_ref(&r)).is_empty());
+    assert!(!rigtrip::ops::output::lint_json(std::slice::from_ref(&r)).is_empty());
 }
 
 /// Everything the glTF import target checks for one input. Rejections need a one-line message.
