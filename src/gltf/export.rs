@@ -1352,7 +1352,9 @@ mod tests {
         assert_eq!((j, w), ([1, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
         let mut r = ExportReport::default();
         assert_eq!(
-            influence(0, 9, [1, 99, 0, 0], [1.0, 0.5, 0.0, 0.0], 6, &mut r).unwrap_err(),
+            influence(0, 9, [1, 99, 0, 0], [1.0, 0.5, 0.0, 0.0], 6, &mut r)
+                .unwrap_err()
+                .to_string(),
             "vertex 9, influence 1: joint 99 with weight 0.5, but the skeleton has 6 joints"
         );
     }
