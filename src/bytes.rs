@@ -441,10 +441,21 @@ pub mod hex_bytes {
         std::str::from_utf8(out.get(..2 * n).unwrap_or_default()).unwrap_or_default()
     }
 
+    /// Why hex text is not bytes.
+    #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+    pub enum HexError {
+        /// An odd number of digits (the length).
+        #[error("hex string of odd length {0}")]
+        OddLength(usize),
+        /// The first character that is not a hex digit (a non-ASCII byte as its Latin-1 char).
+        #[error("not a hex digit: {0:?}")]
+        NotDigit(char),
+    }
+
     /// Parses lowercase or uppercase hex.
-    pub fn decode(s: &str) -> Result<Vec<u8>, String> {
+    pub fn decode(s: &str) -> Result<Vec<u8>, HexError> {
         if !s.len().is_multiple_of(2) {
-            return Err(format!("hex string of odd length {}", s.len()));
+            return Err(HexError::OddLength(s.len()));
         }
         let mut out = vec![0u8; s.len() / 2];
         decode_into(s, &mut out)?;
@@ -453,13 +464,13 @@ pub mod hex_bytes {
 
     /// Decodes the even-length hex `s` into `out` (one byte per two digits, as many as both
     /// hold), naming the first character that is not a hex digit.
-    pub fn decode_into(s: &str, out: &mut [u8]) -> Result<(), String> {
-        let nib = |c: u8| -> Result<u8, String> {
+    pub fn decode_into(s: &str, out: &mut [u8]) -> Result<(), HexError> {
+        let nib = |c: u8| -> Result<u8, HexError> {
             match c {
                 b'0'..=b'9' => Ok(c - b'0'),
                 b'a'..=b'f' => Ok(c - b'a' + 10),
                 b'A'..=b'F' => Ok(c - b'A' + 10),
-                _ => Err(format!("not a hex digit: {:?}", c as char)),
+                _ => Err(HexError::NotDigit(c as char)),
             }
         };
         for (o, p) in out.iter_mut().zip(s.as_bytes().chunks_exact(2)) {
@@ -885,12 +896,15 @@ mod tests {
     #[test]
     fn hex_bytes_refusals() {
         assert_eq!(
-            hex_bytes::decode("abc").unwrap_err(),
+            hex_bytes::decode("abc").unwrap_err().to_string(),
             "hex string of odd length 3"
         );
-        assert_eq!(hex_bytes::decode("0g").unwrap_err(), "not a hex digit: 'g'");
         assert_eq!(
-            hex_bytes::decode("x0zz").unwrap_err(),
+            hex_bytes::decode("0g").unwrap_err().to_string(),
+            "not a hex digit: 'g'"
+        );
+        assert_eq!(
+            hex_bytes::decode("x0zz").unwrap_err().to_string(),
             "not a hex digit: 'x'"
         );
         assert_eq!(hex_bytes::decode("").unwrap(), Vec::<u8>::new());

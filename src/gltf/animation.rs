@@ -26,7 +26,7 @@ use json::{Index, Node};
 use serde::Serialize;
 
 use super::buffer::Builder;
-use super::{ExportError, MotionInput};
+use super::{ExportError, MotionInput, MotionProblem};
 use crate::rig::motion::fit::JointMisfit;
 use crate::rig::motion::{
     property_samples, rest_channels, rotation_samples, Curve, Motion, RestChannels,
@@ -144,7 +144,7 @@ pub(crate) fn write_motions(
     if motions.is_empty() {
         return Ok(out);
     }
-    let refuse = |name: &str, problem: String| ExportError::Motion {
+    let refuse = |name: &str, problem: MotionProblem| ExportError::Motion {
         name: name.to_string(),
         problem,
     };
@@ -162,30 +162,19 @@ pub(crate) fn write_motions(
         for (i, slotted) in input.file.motions.iter().enumerate() {
             let name = input.file.animation_name(stem, i);
             if !names.insert(name.clone()) {
-                return Err(refuse(
-                    &name,
-                    "two motions would get this animation name (two files with the same name?)"
-                        .into(),
-                ));
+                return Err(refuse(&name, MotionProblem::SharedName));
             }
             animations.push(name.clone());
             let Some(m) = &slotted.motion else { continue };
             let (Some(skeleton), 1, 1) = (rig.skeletons.first(), with_joints, rig.skeletons.len())
             else {
-                return Err(refuse(
-                    &name,
-                    format!(
-                        "motions need a model with one skeleton; this one has {}",
-                        rig.skeletons.len()
-                    ),
-                ));
+                return Err(refuse(&name, MotionProblem::Skeletons(rig.skeletons.len())));
             };
             let written = if m.joints != joints.len() {
-                Err(format!(
-                    "the motion animates {} nodes, the model has {}",
-                    m.joints,
-                    joints.len()
-                ))
+                Err(MotionProblem::NodeCount {
+                    motion: m.joints,
+                    model: joints.len(),
+                })
             } else {
                 write_animation(b, &name, m, &rest, joints, space)
             };
@@ -197,7 +186,7 @@ pub(crate) fn write_motions(
                         name,
                         file: input.file_name.clone(),
                         slots: slotted.slots.clone(),
-                        reason,
+                        reason: reason.to_string(),
                     });
                     continue;
                 }
@@ -284,7 +273,7 @@ pub(crate) fn rotation_keys(
 
 /// The most keys one motion's animation may hold (about 40 MB of samples): a 24-node motion
 /// moving every channel of every node for 9 minutes at 60 frames per second.
-const MAX_KEYS: usize = 1 << 21;
+pub(crate) const MAX_KEYS: usize = 1 << 21;
 
 /// One sampler and channel.
 struct Sampled {
@@ -325,7 +314,7 @@ fn write_animation(
     rest: &[RestChannels],
     joints: &[Index<Node>],
     space: Space,
-) -> Result<AnimationInfo, String> {
+) -> Result<AnimationInfo, MotionProblem> {
     check_tracks(m)?;
     let last = m.last_frame();
     let curves = m.by_joint();
@@ -339,9 +328,7 @@ fn write_animation(
         // A few keys spread over 32,767 frames on every joint would ask for hundreds of MB.
         let keys: usize = sampled.iter().map(|(_, s)| s.times.len()).sum();
         if keys > MAX_KEYS {
-            return Err(format!(
-                "it needs more than {MAX_KEYS} animation keys (one per frame where a channel moves)"
-            ));
+            return Err(MotionProblem::TooManyKeys);
         }
     }
     check_samples(&sampled)?;
@@ -367,20 +354,15 @@ fn write_animation(
 }
 
 /// Refuses a track whose keys go back in time or are not finite.
-fn check_tracks(m: &Motion) -> Result<(), String> {
+fn check_tracks(m: &Motion) -> Result<(), MotionProblem> {
     for t in &m.tracks {
-        let problem = if !t.curve.is_ordered() {
-            "its key frames go back in time, which a glTF animation cannot hold"
-        } else if !t.curve.is_finite() {
-            "a key's value or tangent is not a finite number"
-        } else {
-            continue;
-        };
-        return Err(format!(
-            "joint {}, {}: {problem}",
-            t.joint,
-            t.channel.name()
-        ));
+        let (joint, channel) = (t.joint, t.channel);
+        if !t.curve.is_ordered() {
+            return Err(MotionProblem::Unordered { joint, channel });
+        }
+        if !t.curve.is_finite() {
+            return Err(MotionProblem::NotFinite { joint, channel });
+        }
     }
     Ok(())
 }
@@ -428,7 +410,7 @@ fn rotation_channel(
 }
 
 /// Refuses sampled values that do not fit 32-bit floats.
-fn check_samples(sampled: &[(usize, Sampled)]) -> Result<(), String> {
+fn check_samples(sampled: &[(usize, Sampled)]) -> Result<(), MotionProblem> {
     for (j, s) in sampled {
         let finite = s
             .vec3
@@ -437,14 +419,14 @@ fn check_samples(sampled: &[(usize, Sampled)]) -> Result<(), String> {
             .chain(s.vec4.iter().flatten())
             .all(|x| x.is_finite());
         if !finite {
-            return Err(format!(
-                "joint {j}: its {} values or tangents do not fit 32-bit floats",
-                match s.path {
+            return Err(MotionProblem::Samples {
+                joint: *j,
+                property: match s.path {
                     Property::Translation => "translation",
                     Property::Rotation => "rotation",
                     _ => "scale",
-                }
-            ));
+                },
+            });
         }
     }
     Ok(())
@@ -456,13 +438,11 @@ fn write_channels(
     b: &mut Builder,
     sampled: Vec<(usize, Sampled)>,
     joints: &[Index<Node>],
-) -> Result<(Vec<json::animation::Channel>, Vec<json::animation::Sampler>), String> {
+) -> Result<(Vec<json::animation::Channel>, Vec<json::animation::Sampler>), MotionProblem> {
     let mut channels = Vec::with_capacity(sampled.len());
     let mut samplers = Vec::with_capacity(sampled.len());
     for (j, s) in sampled {
-        let node = *joints
-            .get(j)
-            .ok_or_else(|| format!("joint {j} has no node"))?;
+        let node = *joints.get(j).ok_or(MotionProblem::NoNode(j))?;
         let input = b.floats(&s.times, None, true, "");
         let output = if s.vec4.is_empty() {
             b.floats(&s.vec3, None, false, "")

@@ -24,8 +24,8 @@ use super::glb;
 use super::names::{self, NameSet};
 use super::proxy::skeleton_proxy;
 use super::{
-    ExportError, ExportOptions, ExportReport, Exported, JointRef, MeshInfo, MotionInput, SkinInfo,
-    VertexRef,
+    ExportError, ExportOptions, ExportReport, Exported, JointRef, MeshInfo, MeshProblem,
+    MotionInput, SkinInfo, TransformProblem, VertexRef,
 };
 use crate::rig::format::Placement;
 use crate::rig::mesh::Mesh;
@@ -638,23 +638,19 @@ pub(crate) fn written_trs(
     space: Space,
     translation: DVec3,
     rotation: DQuat,
-) -> Result<WrittenTrs, String> {
+) -> Result<WrittenTrs, TransformProblem> {
     let t = space.point(translation);
     let t32 = [f32_of(t.x), f32_of(t.y), f32_of(t.z)];
     if !t32.iter().all(|c| c.is_finite()) {
-        return Err(format!(
-            "translation {} does not fit a 32-bit float",
-            crate::units::lengths(&t.to_array())
-        ));
+        return Err(TransformProblem::Translation(t.to_array()));
     }
     let q = space.rotation(rotation);
     let len = q.length();
     if !(len.is_finite() && len > 1e-6) {
-        return Err(format!(
-            "rotation {} has length {}, it is no rotation",
-            crate::units::values(&rotation.to_array()),
-            crate::units::value(len)
-        ));
+        return Err(TransformProblem::Rotation {
+            rotation: rotation.to_array(),
+            length: len,
+        });
     }
     let q = q / len;
     Ok(WrittenTrs {
@@ -708,7 +704,7 @@ fn write_skeleton(
 }
 
 /// The error for joint `k` of `sk`.
-fn joint_error(sk: &Skeleton, k: usize, problem: String) -> ExportError {
+fn joint_error(sk: &Skeleton, k: usize, problem: TransformProblem) -> ExportError {
     ExportError::Joint {
         skeleton: sk.name.clone(),
         joint: k,
@@ -769,11 +765,7 @@ fn inverse_binds(sk: &Skeleton, trs: &[LocalTrs]) -> Result<Vec<[f32; 16]>, Expo
         m[11] = 0.0;
         m[15] = 1.0;
         if !(w.is_finite() && m.iter().all(|x| x.is_finite())) {
-            return Err(joint_error(
-                sk,
-                k,
-                "its rest world transform is not finite in 32-bit floats".into(),
-            ));
+            return Err(joint_error(sk, k, TransformProblem::RestWorld));
         }
         ibms.push(m);
     }
@@ -868,7 +860,7 @@ fn write_mesh(
     m: &Mesh,
     skins: &[Option<(Index<json::Skin>, usize)>],
 ) -> Result<Option<WrittenMesh>, ExportError> {
-    let err = |problem: String| ExportError::Mesh {
+    let err = |problem: MeshProblem| ExportError::Mesh {
         mesh: i,
         name: m.name.clone(),
         problem,
@@ -946,23 +938,23 @@ fn write_mesh(
 fn mesh_skin(
     m: &Mesh,
     skins: &[Option<(Index<json::Skin>, usize)>],
-) -> Result<Option<(Index<json::Skin>, usize)>, String> {
+) -> Result<Option<(Index<json::Skin>, usize)>, MeshProblem> {
     match m.skeleton {
         None => Ok(None),
         Some(s) => match skins.get(s) {
             Some(Some(skin)) => Ok(Some(*skin)),
-            Some(None) => Err(format!("skinned to skeleton {s}, which has no joints")),
-            None => Err(format!(
-                "skinned to skeleton {s}, but the rig has {} skeletons",
-                skins.len()
-            )),
+            Some(None) => Err(MeshProblem::NoJoints(s)),
+            None => Err(MeshProblem::NoSkeleton {
+                skeleton: s,
+                skeletons: skins.len(),
+            }),
         },
     }
 }
 
 /// Refuses per-vertex attributes whose count is not the vertex count (influences only
 /// matter when `skinned`).
-fn check_mesh(m: &Mesh, skinned: bool) -> Result<(), String> {
+fn check_mesh(m: &Mesh, skinned: bool) -> Result<(), MeshProblem> {
     let n = m.positions.len();
     for (what, len) in [
         ("normals", m.normals.len()),
@@ -970,46 +962,53 @@ fn check_mesh(m: &Mesh, skinned: bool) -> Result<(), String> {
         ("colors", m.colors.len()),
     ] {
         if len != 0 && len != n {
-            return Err(format!("{len} {what} for {n} vertices"));
+            return Err(MeshProblem::AttributeCount {
+                what,
+                len,
+                vertices: n,
+            });
         }
     }
     if skinned && (m.joints.len() != n || m.weights.len() != n) {
-        return Err(format!(
-            "skinned, but has {} joint and {} weight entries for {n} vertices",
-            m.joints.len(),
-            m.weights.len()
-        ));
+        return Err(MeshProblem::InfluenceCount {
+            joints: m.joints.len(),
+            weights: m.weights.len(),
+            vertices: n,
+        });
     }
     Ok(())
 }
 
 /// Refuses more vertices than 32-bit indices reach and triangles using a vertex that is not
 /// there.
-fn check_triangles(m: &Mesh) -> Result<(), String> {
+fn check_triangles(m: &Mesh) -> Result<(), MeshProblem> {
     let n = m.positions.len();
     if n > u32::MAX as usize {
-        return Err(format!("{n} vertices, more than 32-bit indices reach"));
+        return Err(MeshProblem::TooManyVertices(n));
     }
     for (t, tri) in m.triangles.iter().enumerate() {
         if let Some(&v) = tri.iter().find(|&&v| v as usize >= n) {
-            return Err(format!(
-                "triangle {t} uses vertex {v}, but there are {n} vertices"
-            ));
+            return Err(MeshProblem::VertexPastEnd {
+                triangle: t,
+                vertex: v,
+                vertices: n,
+            });
         }
     }
     Ok(())
 }
 
 /// The positions as written: in glTF space, f32, refused where not finite.
-fn written_positions(m: &Mesh, space: Space) -> Result<Vec<[f32; 3]>, String> {
+fn written_positions(m: &Mesh, space: Space) -> Result<Vec<[f32; 3]>, MeshProblem> {
     let mut positions: Vec<[f32; 3]> = Vec::with_capacity(m.positions.len());
     for (v, p) in m.positions.iter().enumerate() {
         let q = space.point(DVec3::from_array(*p));
         let q = [f32_of(q.x), f32_of(q.y), f32_of(q.z)];
         if !q.iter().all(|c| c.is_finite()) {
-            return Err(format!(
-                "vertex {v}: position {p:?} is not finite in 32-bit floats"
-            ));
+            return Err(MeshProblem::Position {
+                vertex: v,
+                position: *p,
+            });
         }
         positions.push(q);
     }
@@ -1049,12 +1048,12 @@ fn written_normals(
 }
 
 /// The UVs as written (f32), refused where not finite.
-fn written_uvs(m: &Mesh) -> Result<Vec<[f32; 2]>, String> {
+fn written_uvs(m: &Mesh) -> Result<Vec<[f32; 2]>, MeshProblem> {
     let mut uvs: Vec<[f32; 2]> = Vec::with_capacity(m.uvs.len());
     for (v, uv) in m.uvs.iter().enumerate() {
         let q = [f32_of(uv[0]), f32_of(uv[1])];
         if !q.iter().all(|c| c.is_finite()) {
-            return Err(format!("vertex {v}: uv {uv:?} is not finite"));
+            return Err(MeshProblem::Uv { vertex: v, uv: *uv });
         }
         uvs.push(q);
     }
@@ -1093,7 +1092,7 @@ fn written_influences(
     m: &Mesh,
     joint_count: usize,
     report: &mut ExportReport,
-) -> Result<Influences, String> {
+) -> Result<Influences, MeshProblem> {
     let n = m.positions.len();
     let mut js = Vec::with_capacity(n);
     let mut ws = Vec::with_capacity(n);
@@ -1152,7 +1151,7 @@ fn influence(
     weights: [f64; 4],
     joint_count: usize,
     report: &mut ExportReport,
-) -> Result<([u16; 4], [f32; 4]), String> {
+) -> Result<([u16; 4], [f32; 4]), MeshProblem> {
     // Rigid binding (every proxy vertex): what the general path below gives, without its work.
     if weights == [1.0, 0.0, 0.0, 0.0] && usize::from(joints[0]) < joint_count {
         return Ok(([joints[0], 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
@@ -1171,9 +1170,13 @@ fn influence(
             continue;
         }
         if usize::from(j) >= joint_count {
-            return Err(format!(
-                "vertex {v}, influence {slot}: joint {j} with weight {w}, but the skeleton has {joint_count} joints"
-            ));
+            return Err(MeshProblem::JointPastEnd {
+                vertex: v,
+                slot,
+                joint: j,
+                weight: w,
+                joints: joint_count,
+            });
         }
         match acc.iter_mut().take(used).find(|(a, _)| *a == j) {
             Some(e) => {
@@ -1201,9 +1204,11 @@ fn influence(
     if used == 0 {
         let first = joints[0];
         if usize::from(first) >= joint_count {
-            return Err(format!(
-                "vertex {v}: its weights sum to zero and its first joint {first} is not one of the skeleton's {joint_count} joints"
-            ));
+            return Err(MeshProblem::ZeroWeightJointPastEnd {
+                vertex: v,
+                joint: first,
+                joints: joint_count,
+            });
         }
         report.zero_weight_vertices.push(at);
         acc[0] = (first, 1.0);
@@ -1347,7 +1352,9 @@ mod tests {
         assert_eq!((j, w), ([1, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
         let mut r = ExportReport::default();
         assert_eq!(
-            influence(0, 9, [1, 99, 0, 0], [1.0, 0.5, 0.0, 0.0], 6, &mut r).unwrap_err(),
+            influence(0, 9, [1, 99, 0, 0], [1.0, 0.5, 0.0, 0.0], 6, &mut r)
+                .unwrap_err()
+                .to_string(),
             "vertex 9, influence 1: joint 99 with weight 0.5, but the skeleton has 6 joints"
         );
     }

@@ -230,7 +230,7 @@ pub enum ExportError {
         /// Joint name.
         name: String,
         /// What is wrong.
-        problem: String,
+        problem: TransformProblem,
     },
     /// A mesh is inconsistent (lengths, indices, non-finite values, skeleton reference).
     #[error("mesh {mesh} ({name}): {problem}")]
@@ -240,7 +240,7 @@ pub enum ExportError {
         /// Mesh name.
         name: String,
         /// What is wrong.
-        problem: String,
+        problem: MeshProblem,
     },
     /// A motion cannot be written as an animation of this model.
     #[error("motion {name}: {problem}")]
@@ -248,9 +248,185 @@ pub enum ExportError {
         /// The animation name it would get.
         name: String,
         /// What is wrong.
-        problem: String,
+        problem: MotionProblem,
     },
     /// The binary data does not fit a GLB.
     #[error("the binary buffer would hold {0} bytes, more than a GLB can (4 GiB)")]
     TooLarge(u64),
+}
+
+/// Why a joint's transform cannot be written as glTF (32-bit floats, a unit rotation).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TransformProblem {
+    /// The translation (glTF space, metres) overflows f32.
+    #[error("translation {} does not fit a 32-bit float", crate::units::lengths(.0))]
+    Translation([f64; 3]),
+    /// The rotation (IR, x y z w) is zero or not finite once in glTF space.
+    #[error(
+        "rotation {} has length {}, it is no rotation",
+        crate::units::values(.rotation),
+        crate::units::value(*.length)
+    )]
+    Rotation {
+        /// The IR rotation, x y z w.
+        rotation: [f64; 4],
+        /// Its length in glTF space.
+        length: f64,
+    },
+    /// The joint's rest world matrix or its inverse overflows f32.
+    #[error("its rest world transform is not finite in 32-bit floats")]
+    RestWorld,
+}
+
+/// The import's judge (`Judge::translation_off` in `import/edits.rs`) still returns its
+/// problems as text: the words of a [`TransformProblem`].
+impl From<TransformProblem> for String {
+    fn from(p: TransformProblem) -> String {
+        p.to_string()
+    }
+}
+
+/// Why a mesh cannot be written: lengths, indices, non-finite values, skeleton reference.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MeshProblem {
+    /// The mesh's skeleton exists but has no joints.
+    #[error("skinned to skeleton {0}, which has no joints")]
+    NoJoints(usize),
+    /// The mesh's skeleton is past the rig's skeletons.
+    #[error("skinned to skeleton {skeleton}, but the rig has {skeletons} skeletons")]
+    NoSkeleton {
+        /// The skeleton the mesh names.
+        skeleton: usize,
+        /// The rig's skeleton count.
+        skeletons: usize,
+    },
+    /// A per-vertex attribute's count is not the vertex count.
+    #[error("{len} {what} for {vertices} vertices")]
+    AttributeCount {
+        /// `normals`, `uvs` or `colors`.
+        what: &'static str,
+        /// Its count.
+        len: usize,
+        /// The vertex count.
+        vertices: usize,
+    },
+    /// A skinned mesh's joints or weights are not one per vertex.
+    #[error(
+        "skinned, but has {joints} joint and {weights} weight entries for {vertices} vertices"
+    )]
+    InfluenceCount {
+        /// Joint entries.
+        joints: usize,
+        /// Weight entries.
+        weights: usize,
+        /// The vertex count.
+        vertices: usize,
+    },
+    /// More vertices than 32-bit indices reach.
+    #[error("{0} vertices, more than 32-bit indices reach")]
+    TooManyVertices(usize),
+    /// A triangle uses a vertex that is not there.
+    #[error("triangle {triangle} uses vertex {vertex}, but there are {vertices} vertices")]
+    VertexPastEnd {
+        /// Triangle index.
+        triangle: usize,
+        /// The vertex it uses.
+        vertex: u32,
+        /// The vertex count.
+        vertices: usize,
+    },
+    /// A position is not finite in glTF space as f32.
+    #[error("vertex {vertex}: position {position:?} is not finite in 32-bit floats")]
+    Position {
+        /// Vertex index.
+        vertex: usize,
+        /// Its IR position.
+        position: [f64; 3],
+    },
+    /// A UV is not finite as f32.
+    #[error("vertex {vertex}: uv {uv:?} is not finite")]
+    Uv {
+        /// Vertex index.
+        vertex: usize,
+        /// Its UV.
+        uv: [f64; 2],
+    },
+    /// An influence with weight names a joint past the skeleton's.
+    #[error("vertex {vertex}, influence {slot}: joint {joint} with weight {weight}, but the skeleton has {joints} joints")]
+    JointPastEnd {
+        /// Vertex index.
+        vertex: usize,
+        /// Influence slot 0..4.
+        slot: usize,
+        /// The joint it names.
+        joint: u16,
+        /// Its weight.
+        weight: f64,
+        /// The skeleton's joint count.
+        joints: usize,
+    },
+    /// A vertex without weight whose first joint (the one it would be bound to) is past the
+    /// skeleton's.
+    #[error("vertex {vertex}: its weights sum to zero and its first joint {joint} is not one of the skeleton's {joints} joints")]
+    ZeroWeightJointPastEnd {
+        /// Vertex index.
+        vertex: usize,
+        /// Its first joint.
+        joint: u16,
+        /// The skeleton's joint count.
+        joints: usize,
+    },
+}
+
+/// Why a motion cannot be an animation: of the whole export ([`ExportError::Motion`]) or of
+/// one motion, which is then carried as it is ([`animation::CarriedMotion::reason`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MotionProblem {
+    /// Two motions would get one animation name.
+    #[error("two motions would get this animation name (two files with the same name?)")]
+    SharedName,
+    /// The model has not exactly one skeleton (with joints).
+    #[error("motions need a model with one skeleton; this one has {0}")]
+    Skeletons(usize),
+    /// The motion's node count is not the skeleton's joint count.
+    #[error("the motion animates {motion} nodes, the model has {model}")]
+    NodeCount {
+        /// Nodes the motion animates.
+        motion: usize,
+        /// Joints of the model's skeleton.
+        model: usize,
+    },
+    /// Sampling would give more keys than the export allows.
+    #[error(
+        "it needs more than {} animation keys (one per frame where a channel moves)",
+        animation::MAX_KEYS
+    )]
+    TooManyKeys,
+    /// A track's key frames go back in time.
+    #[error("joint {joint}, {}: its key frames go back in time, which a glTF animation cannot hold", .channel.name())]
+    Unordered {
+        /// The track's joint.
+        joint: usize,
+        /// The track's channel.
+        channel: crate::rig::motion::Channel,
+    },
+    /// A track's key value or tangent is not finite.
+    #[error("joint {joint}, {}: a key's value or tangent is not a finite number", .channel.name())]
+    NotFinite {
+        /// The track's joint.
+        joint: usize,
+        /// The track's channel.
+        channel: crate::rig::motion::Channel,
+    },
+    /// A sampled property overflows f32.
+    #[error("joint {joint}: its {property} values or tangents do not fit 32-bit floats")]
+    Samples {
+        /// The joint.
+        joint: usize,
+        /// `translation`, `rotation` or `scale`.
+        property: &'static str,
+    },
+    /// A sampled joint has no node.
+    #[error("joint {0} has no node")]
+    NoNode(usize),
 }

@@ -10,6 +10,7 @@ use crate::gltf::texture::{texture_image, TextureImage, TextureImageError};
 use crate::native::dmc3::pac::{Member, MemberKind, Pac};
 use crate::native::dmc3::texture::{self, Ptx, Texture};
 use crate::native::dmc3::Dmc3File;
+use crate::ops::verify::{Difference, GltfLeg, LegFailure};
 
 /// The slot the player-archive slot map gives the body.
 pub const BODY_SLOT: usize = 1;
@@ -101,8 +102,7 @@ pub fn images(textures: &[Texture]) -> (Vec<TextureImage>, Vec<TextureImageError
 /// `verify`'s glTF leg of loose textures: each texture through its PNG (decoded, encoded with
 /// its `rgTX` chunk) and back from the chunk must be its exact bytes. `Ok(Skipped)` when a
 /// texture has no pixels to decode; `Err` says which texture differs.
-pub fn textures_gltf_leg(textures: &[Texture]) -> Result<crate::ops::verify::GltfLeg, String> {
-    use crate::ops::verify::GltfLeg;
+pub fn textures_gltf_leg(textures: &[Texture]) -> Result<GltfLeg, LegFailure> {
     for (i, t) in textures.iter().enumerate() {
         let img = match texture_image(i, t) {
             Ok(img) => img,
@@ -110,7 +110,7 @@ pub fn textures_gltf_leg(textures: &[Texture]) -> Result<crate::ops::verify::Glt
         };
         match crate::gltf::texture::native_entry(&img.png) {
             Some((index, bytes)) if index == i && bytes == t.write() => {}
-            _ => return Err(format!("texture {i}: its PNG does not give its bytes back")),
+            _ => return Err(LegFailure::TexturePng(i)),
         }
     }
     Ok(GltfLeg::Identical)
@@ -119,13 +119,9 @@ pub fn textures_gltf_leg(textures: &[Texture]) -> Result<crate::ops::verify::Glt
 /// `verify`'s glTF leg of a character archive: the body model and its textures exported as
 /// `export` writes them (the real GLB serializer, in memory), imported back, and the archive's
 /// bytes compared. `None` for an archive without a `MOD ` member (its members' legs count).
-pub fn archive_gltf_leg(
-    pac: &Pac,
-    data: &[u8],
-) -> Option<Result<crate::ops::verify::GltfLeg, String>> {
-    use crate::ops::verify::GltfLeg;
+pub fn archive_gltf_leg(pac: &Pac, data: &[u8]) -> Option<Result<GltfLeg, LegFailure>> {
     let c = character(pac)?;
-    let run = || -> Result<GltfLeg, String> {
+    let run = || -> Result<GltfLeg, LegFailure> {
         let textures = c.textures.map(|(_, p)| &p.textures[..]).unwrap_or_default();
         let (images, failed) = images(textures);
         if let Some(e) = failed.first() {
@@ -136,7 +132,7 @@ pub fn archive_gltf_leg(
             c.body.offset,
             c.textures.map(|(m, _)| m.offset),
         )
-        .map_err(|e| crate::chain(&e))?;
+        .map_err(|e| LegFailure::Tag(Box::new(e)))?;
         let rig = crate::rig::lift(crate::native::NativeFile::Dmc3(c.model.clone()));
         let opts = crate::gltf::ExportOptions::default();
         // A model with no glTF form (the gate, a joint index past the skeleton) skips the leg,
@@ -145,12 +141,15 @@ pub fn archive_gltf_leg(
             Ok(e) => e,
             Err(e) => return Ok(GltfLeg::Skipped(crate::chain(&e))),
         };
-        let glb = crate::gltf::to_glb(&e).map_err(|e| crate::chain(&e))?;
+        let glb = crate::gltf::to_glb(&e).map_err(LegFailure::glb)?;
         let back = crate::gltf::import_slice(&glb, None, &crate::gltf::ImportOptions::default())
-            .map_err(|e| crate::chain(&e))?;
+            .map_err(|error| LegFailure::Import {
+                error: Box::new(error),
+                prefixed: false,
+            })?;
         match back.bytes == data {
             true => Ok(GltfLeg::Identical),
-            false => Err(crate::ops::verify::describe_difference(data, &back.bytes)),
+            false => Err(LegFailure::Differ(Difference::of(data, &back.bytes))),
         }
     };
     Some(run())

@@ -166,7 +166,7 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
 }
 
 /// native -> glTF -> native through the real GLB serializer and importer, with default options.
-fn gltf_leg(rig: &rig::Rig, data: &[u8]) -> Result<GltfLeg, String> {
+fn gltf_leg(rig: &rig::Rig, data: &[u8]) -> Result<GltfLeg, LegFailure> {
     use crate::gltf::{export, import, to_glb, ExportError, ExportOptions};
     let exported = match export(rig, &ExportOptions::default()) {
         Ok(e) => e,
@@ -175,28 +175,29 @@ fn gltf_leg(rig: &rig::Rig, data: &[u8]) -> Result<GltfLeg, String> {
         }
         Err(e) => return Ok(GltfLeg::Skipped(crate::chain(&e))),
     };
-    let glb = to_glb(&exported).map_err(|e| crate::chain(&e))?;
+    let glb = to_glb(&exported).map_err(LegFailure::glb)?;
     let imported = import::import_slice(&glb, None, &import::ImportOptions::default())
-        .map_err(|e| format!("import failed: {}", crate::chain(&e)))?;
+        .map_err(LegFailure::import)?;
     if imported.bytes == data {
         Ok(GltfLeg::Identical)
     } else {
-        Err(describe_difference(data, &imported.bytes))
+        Err(LegFailure::Differ(Difference::of(data, &imported.bytes)))
     }
 }
 
 /// A motion file's glTF leg: native -> IR -> native (lower of lift), then every motion exported
 /// as an animation onto a bare skeleton of its node count (the real GLB serializer) and
 /// imported again (the real importer), the rebuilt motion file compared with `data`.
-pub fn motion_gltf_leg(data: &[u8]) -> Result<GltfLeg, String> {
+pub fn motion_gltf_leg(data: &[u8]) -> Result<GltfLeg, LegFailure> {
     use crate::gltf::{export_animated, import, to_glb, ExportOptions, MotionInput};
-    let input = MotionInput::read("motion", data.to_vec()).map_err(|e| crate::chain(&e))?;
+    let input =
+        MotionInput::read("motion", data.to_vec()).map_err(|e| LegFailure::Read(Box::new(e)))?;
     let lowered = input
         .file
         .write(&mut Vec::new())
-        .map_err(|e| format!("lower failed: {}", crate::chain(&e)))?;
+        .map_err(|e| LegFailure::Lower(Box::new(e)))?;
     if lowered != data {
-        return Err(format!("IR: {}", describe_difference(data, &lowered)));
+        return Err(LegFailure::Ir(Difference::of(data, &lowered)));
     }
     let mut counts = input
         .file
@@ -228,28 +229,101 @@ pub fn motion_gltf_leg(data: &[u8]) -> Result<GltfLeg, String> {
     if let Some(c) = exported.report.carried_motions.first() {
         return Ok(GltfLeg::Skipped(format!("motion {}: {}", c.name, c.reason)));
     }
-    let glb = to_glb(&exported).map_err(|e| crate::chain(&e))?;
+    let glb = to_glb(&exported).map_err(LegFailure::glb)?;
     let imported = import::import_slice(&glb, None, &import::ImportOptions::default())
-        .map_err(|e| format!("import failed: {}", crate::chain(&e)))?;
+        .map_err(LegFailure::import)?;
     match imported.motions.first().and_then(|m| m.bytes.as_deref()) {
         Some(b) if b == data => Ok(GltfLeg::Identical),
-        Some(b) => Err(describe_difference(data, b)),
-        None => Err("the import wrote no motion file".into()),
+        Some(b) => Err(LegFailure::Differ(Difference::of(data, b))),
+        None => Err(LegFailure::NoMotionFile),
     }
 }
 
 /// Says where two byte strings first differ.
 pub fn describe_difference(original: &[u8], rebuilt: &[u8]) -> String {
-    let first = original
-        .iter()
-        .zip(rebuilt)
-        .position(|(a, b)| a != b)
-        .unwrap_or(original.len().min(rebuilt.len()));
-    format!(
-        "first difference at {first:#x} (original {} bytes, rebuilt {} bytes)",
-        original.len(),
-        rebuilt.len()
-    )
+    Difference::of(original, rebuilt).to_string()
+}
+
+/// Where two byte strings first differ, and their lengths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("first difference at {first:#x} (original {original} bytes, rebuilt {rebuilt} bytes)")]
+pub struct Difference {
+    /// The first offset that differs (the shorter length when one is a prefix of the other).
+    pub first: usize,
+    /// The original's length.
+    pub original: usize,
+    /// The rebuilt bytes' length.
+    pub rebuilt: usize,
+}
+
+impl Difference {
+    /// Where `rebuilt` first differs from `original`.
+    pub fn of(original: &[u8], rebuilt: &[u8]) -> Difference {
+        let first = original
+            .iter()
+            .zip(rebuilt)
+            .position(|(a, b)| a != b)
+            .unwrap_or(original.len().min(rebuilt.len()));
+        Difference {
+            first,
+            original: original.len(),
+            rebuilt: rebuilt.len(),
+        }
+    }
+}
+
+/// Why a glTF leg failed: a step of the round trip refused, or the bytes it gave back differ.
+/// A step's error is shown with its whole chain of causes (the leg's message is one line).
+#[derive(Debug, thiserror::Error)]
+pub enum LegFailure {
+    /// The motion file could not be read as a motion input.
+    #[error("{}", crate::chain(.0.as_ref()))]
+    Read(Box<rig::motion::MotionError>),
+    /// Lowering the lifted motion file failed.
+    #[error("lower failed: {}", crate::chain(.0.as_ref()))]
+    Lower(Box<rig::motion::MotionError>),
+    /// native -> IR -> native already differs.
+    #[error("IR: {0}")]
+    Ir(Difference),
+    /// The character archive's tag could not be built.
+    #[error("{}", crate::chain(.0.as_ref()))]
+    Tag(Box<crate::gltf::archive::ArchiveError>),
+    /// The GLB serializer refused the export.
+    #[error("{}", crate::chain(.0.as_ref()))]
+    Glb(Box<crate::gltf::GlbError>),
+    /// The import refused the GLB (`import failed: ` before its words, except in the
+    /// archive's leg, whose message says the import already).
+    #[error("{}{}", if *.prefixed { "import failed: " } else { "" }, crate::chain(.error.as_ref()))]
+    Import {
+        /// The import's error.
+        error: Box<crate::gltf::ImportError>,
+        /// Whether the words start with `import failed: `.
+        prefixed: bool,
+    },
+    /// The bytes the import wrote differ from the input.
+    #[error("{0}")]
+    Differ(Difference),
+    /// The import of a motion leg wrote no motion file.
+    #[error("the import wrote no motion file")]
+    NoMotionFile,
+    /// A loose texture's PNG does not give its bytes back.
+    #[error("texture {0}: its PNG does not give its bytes back")]
+    TexturePng(usize),
+}
+
+impl LegFailure {
+    /// The import's refusal, worded `import failed: ...`.
+    fn import(error: crate::gltf::ImportError) -> LegFailure {
+        LegFailure::Import {
+            error: Box::new(error),
+            prefixed: true,
+        }
+    }
+
+    /// The GLB serializer's refusal.
+    pub(crate) fn glb(error: crate::gltf::GlbError) -> LegFailure {
+        LegFailure::Glb(Box::new(error))
+    }
 }
 
 /// A file to check, and whether the user named it (rather than it being found in a directory).

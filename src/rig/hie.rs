@@ -573,8 +573,8 @@ impl Lowering<'_> {
                 ));
             }
         }
-        let offset =
-            translation_to_offset(j.translation).map_err(|e| self.bad(k, "translation", e))?;
+        let offset = translation_to_offset(j.translation)
+            .map_err(|e| self.bad(k, "translation", e.to_string()))?;
         Ok((depth, offset))
     }
 
@@ -615,15 +615,37 @@ fn rotation_angle(q: DQuat) -> f64 {
     2.0 * v.atan2(q.w.abs())
 }
 
+/// Why a translation is no HIE offset (its words are [`LowerError::Unrepresentable`]'s
+/// `problem`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum OffsetProblem {
+    /// An axis is not finite.
+    #[error("{axis} = {value} is not finite")]
+    NotFinite {
+        /// `x`, `y` or `z`.
+        axis: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// An axis rounds outside i32.
+    #[error("{axis} = {value} is outside the s32 range")]
+    OutOfRange {
+        /// `x`, `y` or `z`.
+        axis: &'static str,
+        /// Its value.
+        value: f64,
+    },
+}
+
 /// A translation as integer offset, rounded to nearest; refused when not finite or out of i32.
-fn translation_to_offset(t: DVec3) -> Result<[i32; 3], String> {
+fn translation_to_offset(t: DVec3) -> Result<[i32; 3], OffsetProblem> {
     let mut out = [0i32; 3];
     for (o, (v, axis)) in out
         .iter_mut()
         .zip(t.to_array().into_iter().zip(["x", "y", "z"]))
     {
         if !v.is_finite() {
-            return Err(format!("{axis} = {v} is not finite"));
+            return Err(OffsetProblem::NotFinite { axis, value: v });
         }
         // Lifted offsets are whole numbers in range: they are their own rounding.
         let whole = v as i32;
@@ -633,7 +655,7 @@ fn translation_to_offset(t: DVec3) -> Result<[i32; 3], String> {
         }
         let r = v.round();
         if r < f64::from(i32::MIN) || r > f64::from(i32::MAX) {
-            return Err(format!("{axis} = {v} is outside the s32 range"));
+            return Err(OffsetProblem::OutOfRange { axis, value: v });
         }
         *o = r as i32;
     }

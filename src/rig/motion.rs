@@ -328,22 +328,22 @@ pub enum MotionError {
     #[error("archive")]
     Pac(#[source] crate::native::dmc3::pac::PacError),
     /// A track cannot be lowered.
-    #[error("joint {joint}, {channel}: {problem}")]
+    #[error("joint {joint}, {}: {problem}", .channel.name())]
     Track {
         /// Joint.
         joint: usize,
-        /// Channel name.
-        channel: String,
+        /// Channel.
+        channel: Channel,
         /// What is wrong.
-        problem: String,
+        problem: MotionTrackProblem,
     },
     /// A track's keys cannot be encoded.
-    #[error("joint {joint}, {channel}: cannot encode the keys")]
+    #[error("joint {joint}, {}: cannot encode the keys", .channel.name())]
     Encode {
         /// Joint.
         joint: usize,
-        /// Channel name.
-        channel: String,
+        /// Channel.
+        channel: Channel,
         /// Why.
         #[source]
         source: crate::native::dmc3::motion::EncodeError,
@@ -359,6 +359,25 @@ pub enum MotionError {
     /// A lone motion file's motion was taken out: there is nothing to write.
     #[error("the file's only motion was taken out")]
     Removed,
+}
+
+/// Why a track cannot be lowered to the native motion.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MotionTrackProblem {
+    /// A key's frame is not a whole number the native form holds.
+    #[error("key {key} at frame {frame}: key frames are whole numbers 0..=32767")]
+    Frame {
+        /// Key index in the track.
+        key: usize,
+        /// Its frame.
+        frame: f64,
+    },
+    /// The track's joint is past the motion's (the count).
+    #[error("the motion has {0} joints")]
+    JointPastEnd(usize),
+    /// Two tracks animate the same channel.
+    #[error("two tracks for one channel")]
+    Duplicate,
 }
 
 /// A model of `joints` bare joints in one chain, for playing motions where no model is at hand

@@ -5,7 +5,7 @@
 
 use super::{
     Channel, Curve, FilePayload, Interpolation, Key, Motion, MotionError, MotionFile,
-    MotionPayload, Reencoded, Slotted, Track, TrackPayload,
+    MotionPayload, MotionTrackProblem, Reencoded, Slotted, Track, TrackPayload,
 };
 use crate::native::dmc3::motion::{
     Channel as MotChannel, Compression, KeyIn, Mot, Track as MotTrack, CHANNEL_BITS,
@@ -92,16 +92,15 @@ fn lower_track(t: &Track, reencoded: &mut Vec<Reencoded>) -> Result<MotTrack, Mo
         .unwrap_or_default();
     let mut keys = Vec::with_capacity(t.curve.keys.len());
     for (i, k) in t.curve.keys.iter().enumerate() {
-        let bad = |problem: String| MotionError::Track {
-            joint: t.joint,
-            channel: t.channel.name(),
-            problem,
-        };
         if !(k.frame.fract() == 0.0 && (0.0..=32767.0).contains(&k.frame)) {
-            return Err(bad(format!(
-                "key {i} at frame {}: key frames are whole numbers 0..=32767",
-                k.frame
-            )));
+            return Err(MotionError::Track {
+                joint: t.joint,
+                channel: t.channel,
+                problem: MotionTrackProblem::Frame {
+                    key: i,
+                    frame: k.frame,
+                },
+            });
         }
         keys.push(KeyIn {
             frame: k.frame as u16,
@@ -114,7 +113,7 @@ fn lower_track(t: &Track, reencoded: &mut Vec<Reencoded>) -> Result<MotTrack, Mo
     let start = payload.map_or(0, |p| p.head.start);
     let track = MotTrack::encode(compression, start, &keys).map_err(|e| MotionError::Encode {
         joint: t.joint,
-        channel: t.channel.name(),
+        channel: t.channel,
         source: e,
     })?;
     reencoded.push(Reencoded {
@@ -145,14 +144,14 @@ pub fn lower(m: &Motion) -> Result<(Mot, Vec<Reencoded>), MotionError> {
         let bit = native_channel(t.channel).mask();
         let mask = masks.get_mut(t.joint).ok_or(MotionError::Track {
             joint: t.joint,
-            channel: t.channel.name(),
-            problem: format!("the motion has {n} joints"),
+            channel: t.channel,
+            problem: MotionTrackProblem::JointPastEnd(n),
         })?;
         if *mask & bit != 0 {
             return Err(MotionError::Track {
                 joint: t.joint,
-                channel: t.channel.name(),
-                problem: "two tracks for one channel".into(),
+                channel: t.channel,
+                problem: MotionTrackProblem::Duplicate,
             });
         }
         *mask |= bit & CHANNEL_BITS;
