@@ -1,5 +1,6 @@
-//! The one document model every glTF reader here works on: the JSON root (parsed by the reader,
-//! each its own way), the loaded buffers and accessors through the shared checked reader; and
+//! The one document model every glTF reader here works on: the JSON root (with the node and
+//! scene extras as text when [`crate::parse`] read it), the loaded buffers and accessors through
+//! the shared checked reader; and
 //! the diagnostics [`Sink`] through which the readers learn of every problem: the linter's
 //! collects them all and goes on, import's and gait's stop at the first ([`First`]).
 
