@@ -9,6 +9,8 @@ use rigtrip::synth;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 
+mod common;
+
 fn validator() -> &'static jsonschema::Validator {
     static V: OnceLock<jsonschema::Validator> = OnceLock::new();
     V.get_or_init(|| {
@@ -414,18 +416,10 @@ fn an_edited_hie_part_offset_lands_in_its_bytes() {
 /// `RIGTRIP_BLESS=1 cargo test --test dump schema_file` rewrites it after a declaration changes.
 #[test]
 fn schema_file_is_generated_from_the_declarations() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/dump.schema.json");
     let generated = serde_json::to_string_pretty(&rigtrip::ops::dump::schema()).unwrap() + "\n";
-    if std::env::var_os("RIGTRIP_BLESS").is_some() {
-        std::fs::write(path, &generated).unwrap();
-    }
-    let committed = std::fs::read_to_string(path).unwrap();
-    assert!(
-        committed == generated,
-        "schema/dump.schema.json is stale: run RIGTRIP_BLESS=1 cargo test --test dump schema_file"
-    );
+    common::assert_generated("schema/dump.schema.json", &generated, "dump schema_file");
     // The fragments come from the declarations: one field's evidence class and meaning.
-    let v: Value = serde_json::from_str(&committed).unwrap();
+    let v: Value = serde_json::from_str(&generated).unwrap();
     assert_eq!(
         v["$defs"]["transform"]["properties"]["w_bits"]["description"],
         "+0x1C PRESERVED_UNDECODED: not read by the local rotation path; 0.0 in every file seen, never assumed."

@@ -6,6 +6,8 @@ use rigtrip::native::Format;
 use rigtrip::rig::Rig;
 use serde_json::{json, Value};
 
+mod common;
+
 fn validator() -> jsonschema::Validator {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -233,13 +235,10 @@ fn record_defs_are_generated_from_the_declarations() {
         schema["$defs"][name] = def;
     }
     let generated = serde_json::to_string_pretty(&schema).unwrap() + "\n";
-    if std::env::var_os("RIGTRIP_BLESS").is_some() {
-        std::fs::write(path, &generated).unwrap();
-    }
-    let committed = std::fs::read_to_string(path).unwrap();
-    assert!(
-        committed == generated,
-        "schema/rigtrip-extras.schema.json is stale: run RIGTRIP_BLESS=1 cargo test --test extras_schema record_defs"
+    common::assert_generated(
+        "schema/rigtrip-extras.schema.json",
+        &generated,
+        "extras_schema record_defs",
     );
     // The joint transform comes from its declaration: one field's evidence class and meaning.
     assert!(

@@ -333,3 +333,18 @@ pub fn crc32(data: &[u8]) -> u32 {
     }
     !c
 }
+
+/// Holds the committed file at `path` (from the repository root) to `generated`, what the code
+/// builds from its declarations; with `RIGTRIP_BLESS` set it writes the file first. `bless`
+/// names the test that rewrites it (`NAME [FILTER]` of `cargo test --test`).
+pub fn assert_generated(path: &str, generated: &str, bless: &str) {
+    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    if std::env::var_os("RIGTRIP_BLESS").is_some() {
+        std::fs::write(&full, generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&full).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{path} is stale: run RIGTRIP_BLESS=1 cargo test --test {bless}"
+    );
+}
