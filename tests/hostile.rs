@@ -945,7 +945,7 @@ fn lowering_a_payload_with_a_far_extent_does_not_allocate_it() {
 // ---------------------------------------------------------------------------------------------
 // glTF import: broken extras, wrong types, missing buffers, far offsets
 
-use rigtrip::gltf::import::{import_slice, ImportError, ImportOptions};
+use rigtrip::gltf::import::{import_slice, ContainerProblem, ImportError, ImportOptions};
 use rigtrip::gltf::DataError;
 use rigtrip::native::WriteError;
 use rigtrip::rig::extras::ExtrasError;
@@ -1122,17 +1122,16 @@ fn gltf_missing_and_short_buffers() {
     let glb = glb_of(None, &native);
     assert_eq!(
         import_refused(&glb[..glb.len() - 1]),
-        ImportError::Container(format!(
-            "GLB header says {:#x} bytes, the file has {:#x}",
-            glb.len(),
-            glb.len() - 1
-        ))
+        ImportError::Container(ContainerProblem::GlbLength {
+            declared: glb.len(),
+            file: glb.len() - 1
+        })
     );
     let mut v1 = glb.clone();
     v1[4] = 1;
     assert_eq!(
         import_refused(&v1),
-        ImportError::Container("GLB version 1, expected 2".into())
+        ImportError::Container(ContainerProblem::GlbVersion(1))
     );
     let json_len = u32::from_le_bytes([glb[12], glb[13], glb[14], glb[15]]) as usize;
     let mut no_bin = glb[..20 + json_len].to_vec();

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::read::problem_in;
-use super::{pyrepr, ImportError};
+use super::{pyrepr, ContainerProblem, ImportError};
 use crate::gltf::read::doc::{First, Problem};
 use crate::gltf::read::graph::Parents;
 use crate::gltf::read::parse::typed;
@@ -199,13 +199,11 @@ fn scene_roots(scene: &Value, n: usize) -> Result<Vec<usize>, ImportError> {
         None => Vec::new(),
         Some(r) => r
             .as_array()
-            .ok_or_else(|| ImportError::Container("the scene's `nodes` is not an array".into()))?
+            .ok_or(ImportError::Container(ContainerProblem::SceneNodesNotArray))?
             .iter()
             .map(|x| index(x).filter(|&x| x < n))
             .collect::<Option<Vec<usize>>>()
-            .ok_or_else(|| {
-                ImportError::Container("the scene names a node that does not exist".into())
-            })?,
+            .ok_or(ImportError::Container(ContainerProblem::SceneNodeMissing))?,
     })
 }
 

@@ -20,7 +20,7 @@ use super::graph::{Graph, Tag};
 use super::joints::{Identities, JointKey};
 use super::num_hash::NumHash;
 use super::read::{Doc, Elements};
-use super::{ImportError, MeshReport, MeshStatus, Tolerance};
+use super::{ContainerProblem, ImportError, MeshReport, MeshStatus, Tolerance};
 use crate::gltf::Exported;
 
 /// How many differences are spelled out.
@@ -209,7 +209,7 @@ fn attr(
         .as_u64()
         .and_then(|x| usize::try_from(x).ok())
         .ok_or_else(|| {
-            ImportError::Container(format!("attribute {name} is not an accessor index"))
+            ImportError::Container(ContainerProblem::AttributeNotIndex(name.to_string()))
         })?;
     let e = super::read::elements(doc, index)?;
     if !comps.contains(&e.comps) || e.len() != count {
@@ -940,7 +940,7 @@ pub(super) fn expected_geometry(
 fn expected_doc(exported: &Exported) -> Result<Doc<'_>, ImportError> {
     let root = &exported.root;
     let value = |r: Result<Value, serde_json::Error>| {
-        r.map_err(|e| ImportError::Container(format!("re-reading the export: {e}")))
+        r.map_err(|e| ImportError::Container(ContainerProblem::ExportUnreadable(e.to_string())))
     };
     Ok(super::read::document(
         serde_json::Map::from_iter([

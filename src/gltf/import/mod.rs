@@ -345,6 +345,69 @@ impl PartialEq for IoCause {
     }
 }
 
+/// What makes a file no usable glTF: its container, its JSON, or a scene or mesh it cannot
+/// point at.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ContainerProblem {
+    /// A GLB shorter than its header.
+    #[error("GLB shorter than its 12-byte header")]
+    GlbShort,
+    /// A GLB of another version.
+    #[error("GLB version {0}, expected 2")]
+    GlbVersion(u32),
+    /// A GLB whose header gives a length under 12 or past the end of the file.
+    #[error("GLB header says {declared:#x} bytes, the file has {file:#x}")]
+    GlbLength {
+        /// The length the header gives.
+        declared: usize,
+        /// The file's length.
+        file: usize,
+    },
+    /// A chunk whose data runs past the end of the GLB.
+    #[error("GLB chunk at {offset:#x} ({length:#x} bytes) runs past the end ({end:#x})")]
+    ChunkPastEnd {
+        /// Offset of the chunk's header.
+        offset: usize,
+        /// The length its header gives.
+        length: u32,
+        /// The end of the GLB.
+        end: usize,
+    },
+    /// A chunk header cut short at this offset.
+    #[error("GLB chunk header at {0:#x} is cut off")]
+    ChunkCut(usize),
+    /// A JSON chunk that is not the first.
+    #[error("the GLB's first chunk is not JSON")]
+    FirstNotJson,
+    /// No JSON chunk at all.
+    #[error("GLB without a JSON chunk")]
+    NoJson,
+    /// JSON text that is not UTF-8.
+    #[error("the glTF JSON is not UTF-8: {0}")]
+    NotUtf8(std::str::Utf8Error),
+    /// Text that does not parse as JSON (serde_json's words).
+    #[error("not glTF JSON: {0}")]
+    NotJson(String),
+    /// JSON whose root is not an object.
+    #[error("the glTF JSON is not an object")]
+    NotObject,
+    /// A scene whose `nodes` is not an array.
+    #[error("the scene's `nodes` is not an array")]
+    SceneNodesNotArray,
+    /// A scene naming a node that is not there.
+    #[error("the scene names a node that does not exist")]
+    SceneNodeMissing,
+    /// A primitive attribute that is not an accessor index.
+    #[error("attribute {0} is not an accessor index")]
+    AttributeNotIndex(String),
+    /// The export's own document could not be read back (serde_json's words).
+    #[error("re-reading the export: {0}")]
+    ExportUnreadable(String),
+    /// A document without a scene.
+    #[error("the glTF has no scene")]
+    NoScene,
+}
+
 /// Why a glTF could not be imported.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ImportError {
@@ -359,7 +422,7 @@ pub enum ImportError {
     },
     /// Not a GLB or glTF JSON, or its structure is broken.
     #[error("not a usable glTF: {0}")]
-    Container(String),
+    Container(ContainerProblem),
     /// A buffer is missing or short, or an accessor is broken.
     #[error(transparent)]
     Data(#[from] DataError),

@@ -27,8 +27,8 @@ use super::mesh::{collect, incoming_instances, skin_slots, Geometry, Incoming, I
 use super::meshback::{material_of, native_geometry, skin_skeleton};
 use super::read::Doc;
 use super::{
-    ImportError, ImportReport, Imported, JointNames, MeshReport, MeshStatus, SkeletonReport,
-    Tolerance,
+    ContainerProblem, ImportError, ImportReport, Imported, JointNames, MeshReport, MeshStatus,
+    SkeletonReport, Tolerance,
 };
 use crate::gltf::Names;
 use crate::native::NativeFile;
@@ -266,7 +266,7 @@ fn default_scene<'d>(doc: &'d Doc) -> Result<&'d Value, ImportError> {
         .unwrap_or(0);
     scenes
         .and_then(|s| s.get(first).or_else(|| s.first()))
-        .ok_or_else(|| ImportError::Container("the glTF has no scene".into()))
+        .ok_or(ImportError::Container(ContainerProblem::NoScene))
 }
 
 /// The names the template's joints go by, per skeleton and joint (its names file's, else

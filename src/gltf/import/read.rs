@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::ImportError;
+use super::{ContainerProblem, ImportError};
 use crate::gltf::glb::{self, Step};
 use crate::gltf::read::accessor::AccError;
 use crate::gltf::read::buffers::{BufferProblem, Policy, UriProblem};
@@ -39,43 +39,39 @@ pub(crate) fn document<'a>(root: Map<String, Value>, buffers: Vec<Cow<'a, [u8]>>
 
 /// Splits a GLB into its JSON chunk and its first BIN chunk.
 fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), ImportError> {
-    let bad = |problem: String| ImportError::Container(problem);
+    let bad = ImportError::Container;
     let header = glb::header(bytes);
-    let version = header
-        .version
-        .ok_or_else(|| bad("GLB shorter than its 12-byte header".into()))?;
+    let version = header.version.ok_or(bad(ContainerProblem::GlbShort))?;
     if version != 2 {
-        return Err(bad(format!("GLB version {version}, expected 2")));
+        return Err(bad(ContainerProblem::GlbVersion(version)));
     }
     let length = header.length.unwrap_or(0) as usize;
-    let data = bytes
-        .get(..length)
-        .filter(|_| length >= 12)
-        .ok_or_else(|| {
-            bad(format!(
-                "GLB header says {length:#x} bytes, the file has {:#x}",
-                bytes.len()
-            ))
-        })?;
+    let data =
+        bytes
+            .get(..length)
+            .filter(|_| length >= 12)
+            .ok_or(bad(ContainerProblem::GlbLength {
+                declared: length,
+                file: bytes.len(),
+            }))?;
     let mut json = None;
     let mut bin = None;
     for step in glb::chunks(data, false) {
         let chunk = match step {
             Step::Chunk(c) if c.complete() => c,
             Step::Chunk(c) => {
-                return Err(bad(format!(
-                    "GLB chunk at {:#x} ({:#x} bytes) runs past the end ({:#x})",
-                    c.offset,
-                    c.length,
-                    data.len()
-                )))
+                return Err(bad(ContainerProblem::ChunkPastEnd {
+                    offset: c.offset,
+                    length: c.length,
+                    end: data.len(),
+                }))
             }
-            Step::Cut(at) => return Err(bad(format!("GLB chunk header at {at:#x} is cut off"))),
+            Step::Cut(at) => return Err(bad(ContainerProblem::ChunkCut(at))),
         };
         match chunk.kind {
             glb::CHUNK_JSON if json.is_none() => {
                 if chunk.offset != 12 {
-                    return Err(bad("the GLB's first chunk is not JSON".into()));
+                    return Err(bad(ContainerProblem::FirstNotJson));
                 }
                 json = Some(chunk.data);
             }
@@ -83,7 +79,7 @@ fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), ImportError> {
             _ => {}
         }
     }
-    let json = json.ok_or_else(|| bad("GLB without a JSON chunk".into()))?;
+    let json = json.ok_or(bad(ContainerProblem::NoJson))?;
     Ok((json, bin))
 }
 
@@ -101,17 +97,15 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<
     // UTF-8 checked in one pass up front: the string reader then skips its own per-string
     // checks (measured: ~8% off the import of our documents, which are mostly long strings).
     let text = std::str::from_utf8(json_bytes)
-        .map_err(|e| ImportError::Container(format!("the glTF JSON is not UTF-8: {e}")))?;
+        .map_err(|e| ImportError::Container(ContainerProblem::NotUtf8(e)))?;
     let crate::gltf::read::parse::Parsed {
         json,
         node_extras,
         scene_extras,
     } = crate::gltf::read::parse::parse(text)
-        .map_err(|e| ImportError::Container(format!("not glTF JSON: {e}")))?;
+        .map_err(|e| ImportError::Container(ContainerProblem::NotJson(e.to_string())))?;
     let Value::Object(root) = json else {
-        return Err(ImportError::Container(
-            "the glTF JSON is not an object".into(),
-        ));
+        return Err(ImportError::Container(ContainerProblem::NotObject));
     };
     let mut doc = Document::load(
         Cow::Owned(root),
@@ -335,9 +329,12 @@ mod tests {
         g.extend_from_slice(&100u32.to_le_bytes());
         g.extend_from_slice(&glb::CHUNK_JSON.to_le_bytes());
         g.resize(40, b' ');
-        assert!(
-            matches!(parse(&g, None), Err(ImportError::Container(m)) if m.contains("runs past"))
-        );
+        assert!(matches!(
+            parse(&g, None),
+            Err(ImportError::Container(
+                ContainerProblem::ChunkPastEnd { .. }
+            ))
+        ));
         assert!(parse(&g[..10], None).is_err());
     }
 }
