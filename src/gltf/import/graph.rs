@@ -12,6 +12,7 @@ use super::read::problem_in;
 use super::{pyrepr, ContainerProblem, ImportError};
 use crate::gltf::read::doc::{First, Problem};
 use crate::gltf::read::graph::Parents;
+use crate::gltf::read::json::index;
 use crate::gltf::read::parse::typed;
 use crate::rig::format::{JointReader, Payloads, RigFormat};
 use crate::rig::JointPayload;
@@ -407,11 +408,6 @@ fn numbers<const N: usize>(
             .ok_or_else(bad)?;
     }
     Ok(out)
-}
-
-/// An index field (`mesh`, `skin`, children entries).
-fn index(v: &Value) -> Option<usize> {
-    v.as_u64().and_then(|x| usize::try_from(x).ok())
 }
 
 /// A non-negative integer in extras: a JSON integer, an integral float, or a decimal string

@@ -281,12 +281,7 @@ pub(super) fn incoming_instances(
     key: &dyn Fn(usize) -> InfKey,
     skinned: bool,
 ) -> Result<Incoming, ImportError> {
-    let skins: &[Value] = doc
-        .json()
-        .get("skins")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
+    let skins: &[Value] = doc.array("skins");
     let mut out = Incoming {
         instances: Vec::new(),
         proxies: 0,
@@ -467,12 +462,7 @@ fn read_primitives<'i>(
         proxies,
         odd: Vec::new(),
     };
-    let meshes: &[Value] = doc
-        .json()
-        .get("meshes")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
+    let meshes: &[Value] = doc.array("meshes");
     let mut base = 0usize;
     for inst in instances {
         let m = inst.mesh;

@@ -282,13 +282,9 @@ pub(super) fn material_of(
     inst: &Instance,
 ) -> Result<Option<String>, ImportError> {
     let prims = doc
-        .json()
-        .get("meshes")
-        .and_then(|m| m.get(inst.mesh))
-        .and_then(|m| m.get("primitives"))
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
+        .array("meshes")
+        .get(inst.mesh)
+        .map_or(&[][..], |m| crate::gltf::read::json::list(m, "primitives"));
     let mut found: Option<String> = None;
     for p in prims {
         let Some(i) = p.get("material").and_then(Value::as_u64) else {

@@ -74,11 +74,7 @@ pub(crate) fn rigtrip_value<'v>(scene: &'v Value, raw: &RawValue) -> Cow<'v, Val
 /// The scene carrying rigtrip data (the document's default scene first) and that data.
 pub(crate) fn find_scene<'v>(doc: &'v Doc) -> Result<(usize, &'v Value, Found<'v>), ImportError> {
     let json = &doc.json();
-    let scenes: &[Value] = json
-        .get("scenes")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
+    let scenes: &[Value] = doc.array("scenes");
     let first = json
         .get("scene")
         .and_then(Value::as_u64)
