@@ -33,7 +33,7 @@ pub(crate) fn split<'a>(input: &'a [u8], out: &mut Out) -> Option<Container<'a>>
     }
     let end = check_header(input, out)?;
     let data = input.get(..end).unwrap_or(input);
-    let (json, bin) = walk_chunks(data, end, out)?;
+    let (json, bin) = walk_chunks(data, out)?;
     Some(Container {
         json,
         bin,
@@ -88,13 +88,10 @@ fn check_header(input: &[u8], out: &mut Out) -> Option<usize> {
     Some(end)
 }
 
-/// The JSON chunk (the first) and first BIN chunk of a GLB's `data` (cut at `end`), with
-/// findings on every chunk; `None` when there is no JSON chunk or the first is another.
-fn walk_chunks<'a>(
-    data: &'a [u8],
-    end: usize,
-    out: &mut Out,
-) -> Option<(&'a [u8], Option<&'a [u8]>)> {
+/// The JSON chunk (the first) and first BIN chunk of a GLB's `data` (cut at the length the
+/// header gives), with findings on every chunk; `None` when there is no JSON chunk or the first
+/// is another.
+fn walk_chunks<'a>(data: &'a [u8], out: &mut Out) -> Option<(&'a [u8], Option<&'a [u8]>)> {
     let mut json: Option<&[u8]> = None;
     let mut bin: Option<&[u8]> = None;
     for (k, step) in glb::chunks(data, true).enumerate() {
@@ -106,7 +103,7 @@ fn walk_chunks<'a>(
                     "",
                     format!(
                         "{} stray bytes at offset {off:#x} after the last GLB chunk",
-                        end - off
+                        data.len() - off
                     ),
                 );
                 break;
