@@ -278,14 +278,6 @@ pub enum TransformProblem {
     RestWorld,
 }
 
-/// The import's judge (`Judge::translation_off` in `import/edits.rs`) still returns its
-/// problems as text: the words of a [`TransformProblem`].
-impl From<TransformProblem> for String {
-    fn from(p: TransformProblem) -> String {
-        p.to_string()
-    }
-}
-
 /// Why a mesh cannot be written: lengths, indices, non-finite values, skeleton reference.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MeshProblem {

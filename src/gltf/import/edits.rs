@@ -597,7 +597,7 @@ impl Judge for Incoming<'_> {
     }
 
     fn translation_off(&self, t: DVec3) -> Result<Deviation, String> {
-        let w = written_trs(self.space, t, DQuat::IDENTITY)?;
+        let w = written_trs(self.space, t, DQuat::IDENTITY).map_err(|p| p.to_string())?;
         Ok(Deviation {
             value: max_abs(self.t_in - f32x3(w.translation)),
             tolerance: self.tol.translation_at(self.world_r),
@@ -605,7 +605,7 @@ impl Judge for Incoming<'_> {
     }
 
     fn rotation_off(&self, q: DQuat) -> Result<Deviation, String> {
-        let w = written_trs(self.space, DVec3::ZERO, q)?;
+        let w = written_trs(self.space, DVec3::ZERO, q).map_err(|p| p.to_string())?;
         Ok(Deviation {
             value: angle_between(quat32(w.rotation), self.q_in),
             tolerance: self.tol.rotation_rad,
