@@ -4,7 +4,7 @@
 //! PNG of noise, the worst case for the PNG's size).
 //!
 //! - the texture to its PNG: BC3 decode of the top level, PNG encoding with the `rgTX` chunk
-//!   (`gltf::texture::texture_image`);
+//!   (`ops::character::images`, as export does it);
 //! - export of the archive: that, the model, the archive tag, `export_textured` and `to_glb`;
 //! - import of that GLB back to the archive's bytes (`import_slice`: model rebuilt and compared,
 //!   the PTX from the chunk);
@@ -59,7 +59,8 @@ fn main() {
     );
 
     let (t_png, img) = best(reps, || {
-        rigtrip::gltf::texture::texture_image(0, &texture).expect("decodes")
+        let (mut ok, _) = rigtrip::ops::character::images(std::slice::from_ref(&texture));
+        ok.pop().expect("decodes")
     });
     println!(
         "texture -> PNG (BC3 decode, PNG encode, rgTX chunk): {} (PNG {} bytes)",
@@ -95,13 +96,13 @@ fn main() {
 /// The archive rebuilt with its texture from `png` without the native chunk (as an editor
 /// writes a repainted image): the time of [`ArchiveTag::rebuild`] and its report line.
 fn repaint(reps: usize, pac: &[u8], png: &[u8]) -> (Duration, String) {
-    use rigtrip::gltf::archive::{ArchiveTag, DocImage};
+    use rigtrip::rig::archive::{ArchiveTag, DocImage};
     let p = rigtrip::native::dmc3::Pac::read(pac).expect("reads");
     let c = rigtrip::ops::character::character(&p).expect("a character");
     let (m, _) = c.textures.expect("textures");
     let tag = ArchiveTag::of(&p, c.body.offset, Some(m.offset)).expect("tag");
     let model = c.body.bytes().expect("model");
-    let rgba = rigtrip::gltf::texture::decode_png(png).expect("decodes");
+    let rgba = rigtrip::rgba::decode_png(png).expect("decodes");
     let mut plain = Vec::new();
     let mut e = png::Encoder::new(&mut plain, rgba.width, rgba.height);
     e.set_color(png::ColorType::Rgba);
@@ -119,7 +120,7 @@ fn repaint(reps: usize, pac: &[u8], png: &[u8]) -> (Duration, String) {
 
 /// What `rigtrip export ARCHIVE -o OUT.glb` does, in memory.
 fn export(pac: &[u8]) -> Vec<u8> {
-    use rigtrip::gltf::archive::ArchiveTag;
+    use rigtrip::rig::archive::ArchiveTag;
     let p = rigtrip::native::dmc3::Pac::read(pac).expect("reads");
     let c = rigtrip::ops::character::character(&p).expect("a character");
     let (m, ptx) = c.textures.expect("textures");

@@ -4,6 +4,7 @@
 //! `bytes --read--> native structs --lift--> Rig (IR) --export--> glTF` and back.
 //! - [`native`]: one module per format, every byte on disk represented;
 //! - [`rig`]: the format-neutral IR with world matrices, inverse bind matrices and the gate;
+//! - [`rgba`]: decoded images and their PNG form, which carries a texture's native bytes;
 //! - [`ops`]: what the CLI commands do, as library functions (the command line itself is the
 //!   binary's, in `src/bin/rigtrip/`);
 //! - `synth` (cargo feature `synth`, test data only): deterministic generators of valid files
@@ -17,6 +18,7 @@ pub mod gltf;
 pub use rigtrip_lint as lint;
 pub mod native;
 pub mod ops;
+pub mod rgba;
 pub mod rig;
 #[cfg(any(test, feature = "synth"))]
 pub mod synth;

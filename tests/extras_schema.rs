@@ -170,8 +170,8 @@ fn motion_extras_follow_the_schema() {
 
 #[test]
 fn archive_extras_follow_the_schema() {
-    use rigtrip::gltf::archive::ArchiveTag;
     use rigtrip::native::dmc3::Pac;
+    use rigtrip::rig::archive::ArchiveTag;
     let v = validator();
     let pac = Pac::read(&rigtrip::synth::texture::sample_character_pac()).unwrap();
     let c = rigtrip::ops::character::character(&pac).unwrap();

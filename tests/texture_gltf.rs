@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use common::validate;
-use rigtrip::gltf::texture::{native_entry, CHUNK_TYPE};
 use rigtrip::native::dmc3::texture::{PixelFormat, Ptx, Texture};
+use rigtrip::rgba::{native_entry, CHUNK_TYPE};
 use rigtrip::synth::rng::Rng;
 use rigtrip::synth::texture as st;
 
@@ -176,7 +176,7 @@ fn check_doc(glb: &PathBuf, textures: &[Texture]) -> u8 {
         let (w, h, ours) = decode_top(t);
         let (pw, ph, theirs) = png_rgba(png);
         assert_eq!((pw, ph), (w, h), "texture {i}: size");
-        assert_eq!(rigtrip::gltf::texture::png_size(png), Some((w, h)));
+        assert_eq!(rigtrip::rgba::png_size(png), Some((w, h)));
         for (k, (a, b)) in ours.iter().zip(&theirs).enumerate() {
             let d = a.abs_diff(*b);
             assert!(
@@ -361,7 +361,8 @@ fn the_chunk_is_private_ancillary_and_not_safe_to_copy() {
     assert!(CHUNK_TYPE[3].is_ascii_uppercase(), "not safe to copy");
     // A PNG without the chunk (a repainted image) carries nothing; a truncated one neither.
     let t = Texture::read(&st::random_tm2(3)).unwrap();
-    let img = rigtrip::gltf::texture::texture_image(0, &t).unwrap();
+    let top = rigtrip::native::dmc3::pixels::decode_top(&t);
+    let img = rigtrip::gltf::texture::texture_image(0, top, &t.write()).unwrap();
     assert!(native_entry(&img.png).is_some());
     for cut in [8, 20, 40, img.png.len() / 2] {
         assert_eq!(native_entry(&img.png[..cut]), None, "cut at {cut}");
@@ -421,7 +422,7 @@ fn archives_come_back_byte_for_byte() {
 /// The tag and images of the sample archive, as the export makes them.
 fn sample_parts() -> (
     Vec<u8>,
-    rigtrip::gltf::archive::ArchiveTag,
+    rigtrip::rig::archive::ArchiveTag,
     Vec<Vec<u8>>,
     Vec<u8>,
 ) {
@@ -430,7 +431,7 @@ fn sample_parts() -> (
     let pac = Pac::read(&bytes).unwrap();
     let c = rigtrip::ops::character::character(&pac).unwrap();
     let (m, ptx) = c.textures.unwrap();
-    let tag = rigtrip::gltf::archive::ArchiveTag::of(&pac, c.body.offset, Some(m.offset)).unwrap();
+    let tag = rigtrip::rig::archive::ArchiveTag::of(&pac, c.body.offset, Some(m.offset)).unwrap();
     let (images, _) = rigtrip::ops::character::images(&ptx.textures);
     let model = c.body.bytes().unwrap();
     (
@@ -445,11 +446,11 @@ fn sample_parts() -> (
 fn images<'a>(
     names: &'a [String],
     pngs: &'a [Vec<u8>],
-) -> Vec<rigtrip::gltf::archive::DocImage<'a>> {
+) -> Vec<rigtrip::rig::archive::DocImage<'a>> {
     names
         .iter()
         .zip(pngs)
-        .map(|(n, p)| rigtrip::gltf::archive::DocImage {
+        .map(|(n, p)| rigtrip::rig::archive::DocImage {
             name: Some(n.as_str()),
             materials: Vec::new(),
             png: Some(p.as_slice()),
@@ -707,7 +708,7 @@ fn a_painted_image_lands_in_its_own_entry_only() {
 
 #[test]
 fn a_replaced_or_resized_image_is_found_and_its_spans_follow() {
-    use rigtrip::gltf::archive::DocImage;
+    use rigtrip::rig::archive::DocImage;
     let (bytes, tag, pngs, model) = sample_parts();
     let (_, old) = ptx_of(&bytes);
     let og = old.textures[1].geometry().unwrap();
@@ -966,7 +967,7 @@ fn a_coat_is_named_as_carried_and_comes_back() {
 
 #[test]
 fn a_new_image_on_a_new_material_becomes_a_new_texture() {
-    use rigtrip::gltf::archive::DocImage;
+    use rigtrip::rig::archive::DocImage;
     let (bytes, tag, pngs, model) = sample_parts();
     let opaque: Vec<u8> = (0..32 * 32)
         .flat_map(|i| [(i % 256) as u8, 90, 30, 255])
@@ -1038,7 +1039,7 @@ fn a_new_image_on_a_new_material_becomes_a_new_texture() {
         );
     }
     // A document written before re-encoding (no headers) cannot tell new from repainted.
-    let old_tag: rigtrip::gltf::archive::ArchiveTag = {
+    let old_tag: rigtrip::rig::archive::ArchiveTag = {
         let mut v = serde_json::to_value(&tag).unwrap();
         v["members"][0].as_object_mut().unwrap().remove("heads");
         serde_json::from_value(v).unwrap()

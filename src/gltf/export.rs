@@ -78,12 +78,12 @@ pub fn export_animated(
 
 /// [`export_animated`] with one image per texture of `images` (see [`super::texture`]): the
 /// material the format names after a texture index shows that texture; with `archive`, the
-/// archive the model and textures came from (see [`super::archive`]).
+/// archive the model and textures came from (see [`crate::rig::archive`]).
 pub fn export_textured(
     rig: &Rig,
     motions: &[MotionInput],
     images: &[super::texture::TextureImage],
-    archive: Option<&super::archive::ArchiveTag>,
+    archive: Option<&crate::rig::archive::ArchiveTag>,
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
     let meshes = owned(rig.meshes());
@@ -106,7 +106,7 @@ pub(crate) fn export_geometry(
 /// The images of a document and the archive tag, if any.
 type Textures<'a> = (
     &'a [super::texture::TextureImage],
-    Option<&'a super::archive::ArchiveTag>,
+    Option<&'a crate::rig::archive::ArchiveTag>,
 );
 /// No images, no archive.
 const NO_TEXTURES: Textures<'static> = (&[], None);
@@ -455,7 +455,7 @@ fn write_scene(
     rig: &Rig,
     scene_nodes: Vec<Index<Node>>,
     motion_tags: Vec<MotionFileTag>,
-    archive: Option<&super::archive::ArchiveTag>,
+    archive: Option<&crate::rig::archive::ArchiveTag>,
     space: Space,
     content: Content,
 ) {
@@ -548,7 +548,7 @@ struct SceneTag<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     motions: Vec<MotionFileTag>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    archive: Option<&'a super::archive::ArchiveTag>,
+    archive: Option<&'a crate::rig::archive::ArchiveTag>,
 }
 
 /// `scene.extras.rigtrip.space` (the same value as [`Space::to_json`]).

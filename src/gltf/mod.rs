@@ -7,7 +7,6 @@
 //! joint scales when the conversion sits on a node above the joints).
 
 pub mod animation;
-pub mod archive;
 pub(crate) mod buffer;
 mod export;
 pub(crate) mod glb;
@@ -127,7 +126,7 @@ pub struct ExportReport {
     pub textures: Vec<texture::TextureInfo>,
     /// An archive's model members other than the exported one (a coat): carried as bytes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub carried_models: Vec<archive::CarriedModel>,
+    pub carried_models: Vec<crate::rig::archive::CarriedModel>,
 }
 
 /// A skin as written.

@@ -8,6 +8,7 @@
 
 use crate::gltf::texture::{texture_image, TextureImage, TextureImageError};
 use crate::native::dmc3::pac::{Member, MemberKind, Pac};
+use crate::native::dmc3::pixels;
 use crate::native::dmc3::texture::{self, Ptx, Texture};
 use crate::native::dmc3::Dmc3File;
 use crate::ops::verify::{Difference, GltfLeg, LegFailure};
@@ -91,7 +92,7 @@ pub fn images(textures: &[Texture]) -> (Vec<TextureImage>, Vec<TextureImageError
     let mut ok = Vec::with_capacity(textures.len());
     let mut failed = Vec::new();
     for (i, t) in textures.iter().enumerate() {
-        match texture_image(i, t) {
+        match texture_image(i, pixels::decode_top(t), &t.write()) {
             Ok(img) => ok.push(img),
             Err(e) => failed.push(e),
         }
@@ -104,12 +105,13 @@ pub fn images(textures: &[Texture]) -> (Vec<TextureImage>, Vec<TextureImageError
 /// texture has no pixels to decode; `Err` says which texture differs.
 pub fn textures_gltf_leg(textures: &[Texture]) -> Result<GltfLeg, LegFailure> {
     for (i, t) in textures.iter().enumerate() {
-        let img = match texture_image(i, t) {
+        let native = t.write();
+        let img = match texture_image(i, pixels::decode_top(t), &native) {
             Ok(img) => img,
             Err(e) => return Ok(GltfLeg::Skipped(e.to_string())),
         };
-        match crate::gltf::texture::native_entry(&img.png) {
-            Some((index, bytes)) if index == i && bytes == t.write() => {}
+        match crate::rgba::native_entry(&img.png) {
+            Some((index, bytes)) if index == i && bytes == native => {}
             _ => return Err(LegFailure::TexturePng(i)),
         }
     }
@@ -127,7 +129,7 @@ pub fn archive_gltf_leg(pac: &Pac, data: &[u8]) -> Option<Result<GltfLeg, LegFai
         if let Some(e) = failed.first() {
             return Ok(GltfLeg::Skipped(e.to_string()));
         }
-        let tag = crate::gltf::archive::ArchiveTag::of(
+        let tag = crate::rig::archive::ArchiveTag::of(
             pac,
             c.body.offset,
             c.textures.map(|(m, _)| m.offset),

@@ -287,7 +287,7 @@ pub enum LegFailure {
     Ir(Difference),
     /// The character archive's tag could not be built.
     #[error("{}", crate::chain(.0.as_ref()))]
-    Tag(Box<crate::gltf::archive::ArchiveError>),
+    Tag(Box<crate::rig::archive::ArchiveError>),
     /// The GLB serializer refused the export.
     #[error("{}", crate::chain(.0.as_ref()))]
     Glb(Box<crate::gltf::GlbError>),

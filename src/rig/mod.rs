@@ -5,6 +5,7 @@
 //! Data flows `native --lift--> Rig --lower--> native`; `lower(lift(x)) == x` for every file the
 //! native reader accepts, including those whose skeletons fail the gate.
 
+pub mod archive;
 pub mod dmc3;
 pub(crate) mod dmc3_geometry;
 mod dmc3_mesh;

@@ -7,10 +7,10 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use rigtrip::native::dmc3::pixels::AlphaContent;
 use rigtrip::native::{Format, MotionFile, NativeFile};
 use rigtrip::ops::output::{json_doc, Files, Head};
 use rigtrip::ops::{self, verify};
+use rigtrip::rgba::AlphaContent;
 use rigtrip::units;
 
 /// Exit code: bad input or usage.
@@ -849,7 +849,7 @@ fn export_one(
 type Parts = (
     NativeFile,
     Option<Vec<rigtrip::native::dmc3::texture::Texture>>,
-    rigtrip::gltf::archive::ArchiveTag,
+    rigtrip::rig::archive::ArchiveTag,
 );
 fn archive_parts(input: &Path, data: &[u8], format: Option<Format>) -> Result<Option<Parts>> {
     if format.is_some() {
@@ -868,7 +868,7 @@ fn archive_parts(input: &Path, data: &[u8], format: Option<Format>) -> Result<Op
     else {
         bail!("{}", not_a_rig(input, m, data));
     };
-    let tag = rigtrip::gltf::archive::ArchiveTag::of(
+    let tag = rigtrip::rig::archive::ArchiveTag::of(
         pac,
         c.body.offset,
         c.textures.map(|(m, _)| m.offset),

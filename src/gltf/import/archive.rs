@@ -1,5 +1,5 @@
 //! The archive a document came from, rebuilt around the imported model
-//! (see [`crate::gltf::archive`]): its tag from the scene extras, each texture from the PNG of
+//! (see [`crate::rig::archive`]): its tag from the scene extras, each texture from the PNG of
 //! an image carrying the `rgTX` chunk.
 
 use serde::Serialize;
@@ -8,10 +8,8 @@ use serde_json::Value;
 use super::read::Doc;
 use super::{ImportError, Imported};
 use super::{MeshReport, MeshStatus};
-use crate::gltf::archive::{ArchiveTag, DocImage, MemberRef};
-use crate::gltf::texture::native_entry;
-use crate::native::dmc3::pac::BODY_SHADOW_SLOT;
-use crate::rig::dmc3_geometry::{material_texture, texture_material};
+use crate::rgba::native_entry;
+use crate::rig::archive::{AddedTextures, ArchiveTag, DocImage, MemberRef};
 
 /// `scene.extras.rigtrip.archive` of the first scene that has one.
 pub(super) fn tag(doc: &Doc) -> Result<Option<ArchiveTag>, ImportError> {
@@ -87,46 +85,15 @@ fn doc_images<'d>(doc: &'d Doc<'_>) -> Vec<DocImage<'d>> {
     out
 }
 
-/// What a document's archive gains: each material showing a new image (see
-/// [`ArchiveTag::new_images`]) renamed to the texture it becomes (`texture_N` after the
-/// bundle's last), and the texture count after.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct AddedTextures {
-    /// (material name in the document, the name it is read as).
-    pub aliases: Vec<(String, String)>,
-    /// The model's texture count after, when textures were added.
-    pub count: Option<u8>,
-}
-
-/// The [`AddedTextures`] of `doc`, whose archive tag (if any) is `tag`.
+/// What the archive of `doc`, whose tag (if any) is `tag`, gains from its new images.
 pub(super) fn added_textures(
     doc: &Doc,
     tag: Option<&ArchiveTag>,
 ) -> Result<AddedTextures, ImportError> {
-    let Some(tag) = tag else {
-        return Ok(AddedTextures::default());
-    };
-    let images = doc_images(doc);
-    let new = tag.new_images(&images);
-    let Some(count) = tag.texture_count().filter(|_| !new.is_empty()) else {
-        return Ok(AddedTextures::default());
-    };
-    let total = count + new.len();
-    let grown = u8::try_from(total)
-        .map_err(|_| crate::gltf::archive::ArchiveError::TooManyTextures { count: total })?;
-    let mut aliases = Vec::new();
-    for (k, &i) in new.iter().enumerate() {
-        let name = texture_material((count + k) as u16);
-        for m in &images[i].materials {
-            if material_texture(m).is_none() && !aliases.iter().any(|(a, _)| a == m) {
-                aliases.push((m.to_string(), name.clone()));
-            }
-        }
+    match tag {
+        Some(tag) => Ok(tag.added_textures(&doc_images(doc))?),
+        None => Ok(AddedTextures::default()),
     }
-    Ok(AddedTextures {
-        aliases,
-        count: Some(grown),
-    })
 }
 
 /// Without an archive, a model holds texture indices, not textures: the images edited or made
@@ -218,6 +185,6 @@ fn stale_shadows(tag: &ArchiveTag, meshes: &MeshReport) -> Vec<StaleShadow> {
     if meshes.status != MeshStatus::Written || !changed {
         return Vec::new();
     }
-    let shadows = tag.carried(|slots, _| slots.contains(&BODY_SHADOW_SLOT));
+    let shadows = tag.body_shadows();
     shadows.into_iter().map(StaleShadow).collect()
 }

@@ -34,7 +34,7 @@ pub(crate) struct Context<'a> {
     /// The document.
     pub doc: &'a Doc<'a>,
     /// Materials of the document read as another's (a new texture of its archive: see
-    /// [`super::archive::AddedTextures`]).
+    /// [`crate::rig::archive::AddedTextures`]).
     pub aliases: &'a [(String, String)],
     /// Its nodes.
     pub graph: &'a Graph,

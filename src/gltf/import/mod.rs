@@ -174,7 +174,7 @@ pub struct ImportReport {
     /// The archive's textures re-encoded from repainted or replaced images (none when every
     /// texture came back from its image's native bytes).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub textures: Vec<crate::gltf::archive::Reencoded>,
+    pub textures: Vec<crate::rig::archive::Reencoded>,
 }
 
 /// What happened to one skeleton.
@@ -480,7 +480,7 @@ pub enum ImportError {
     Write(#[from] WriteError),
     /// The archive the document came from cannot be rebuilt.
     #[error(transparent)]
-    Archive(#[from] crate::gltf::archive::ArchiveError),
+    Archive(#[from] crate::rig::archive::ArchiveError),
     /// An animation is broken.
     #[error("animation {animation} ({name}): {problem}")]
     Animation {

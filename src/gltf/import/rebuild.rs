@@ -6,7 +6,6 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::archive::AddedTextures;
 use super::edits::{build, Built};
 use super::graph::Graph;
 use super::guard;
@@ -20,6 +19,7 @@ use super::{
     Tolerance,
 };
 use crate::gltf::{ExportOptions, Exported, Space};
+use crate::rig::archive::AddedTextures;
 use crate::rig::mesh::{IncomingMesh, Mesh};
 
 /// The whole import of a parsed document.

@@ -1,7 +1,9 @@
-//! A character archive in a glTF document, and back: `scene.extras.rigtrip.archive`.
+//! A character archive in a glTF document, and back: `scene.extras.rigtrip.archive`. The one
+//! archive format today is DMC3's `.pac` with its PTX texture bundle; this module is where the
+//! glTF side learns of it, so that `crate::gltf` names neither.
 //!
 //! The document already holds the body model (the scene's `source` and the rig) and every
-//! texture (each image's PNG carries its entry in the `rgTX` chunk, see [`super::texture`]).
+//! texture (each image's PNG carries its entry in the `rgTX` chunk, see [`crate::rgba`]).
 //! What it cannot derive rides in the archive tag: the slot table as on disk, the bytes between
 //! the table and the first member, and per member its offset and slots, and either its role
 //! (`model`: the document's model; `textures`: the PTX bundle of the images, with its table
@@ -14,11 +16,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::gltf::texture::{decode_png, native_entry, png_size};
-use crate::native::dmc3::pac::{MemberKind, Pac, PAC_MAGIC};
-use crate::native::dmc3::pixels::{self, EncodingError};
+use crate::native::dmc3::pac::{MemberKind, Pac, BODY_SHADOW_SLOT, PAC_MAGIC};
+use crate::native::dmc3::pixels;
 use crate::native::dmc3::texture::{PixelFormat, Ptx, Texture, CHAIN_AT};
-use crate::rig::dmc3_geometry::texture_material;
+use crate::rgba::{decode_png, native_entry, png_size, EncodingError};
+use crate::rig::dmc3_geometry::{material_texture, texture_material};
 
 /// `scene.extras.rigtrip.archive`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,6 +120,15 @@ impl<'a> DocImage<'a> {
     fn stands_for(&self, name: &str) -> bool {
         self.name == Some(name) || self.materials.contains(&name)
     }
+}
+
+/// What a document's archive gains from new images ([`ArchiveTag::added_textures`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AddedTextures {
+    /// (material name in the document, the name it is read as).
+    pub aliases: Vec<(String, String)>,
+    /// The model's texture count after, when textures were added.
+    pub count: Option<u8>,
 }
 
 /// An archive rebuilt from a document.
@@ -451,7 +462,7 @@ impl ArchiveTag {
         let Some((_, heads)) = self.textures_member().filter(|(_, h)| !h.is_empty()) else {
             return Vec::new();
         };
-        let named = |m: &&str| crate::rig::dmc3_geometry::material_texture(m).is_none();
+        let named = |m: &&str| material_texture(m).is_none();
         (0..images.len())
             .filter(|&i| {
                 let img = &images[i];
@@ -486,6 +497,37 @@ impl ArchiveTag {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The members carried as bytes in the body-shadow slot: the body's shadow model.
+    pub fn body_shadows(&self) -> Vec<MemberRef> {
+        self.carried(|slots, _| slots.contains(&BODY_SHADOW_SLOT))
+    }
+
+    /// What the archive gains from `images`: each material showing a new image (see
+    /// [`ArchiveTag::new_images`]) renamed to the texture it becomes (`texture_N` after the
+    /// bundle's last), and the texture count after.
+    pub fn added_textures(&self, images: &[DocImage<'_>]) -> Result<AddedTextures, ArchiveError> {
+        let new = self.new_images(images);
+        let Some(count) = self.texture_count().filter(|_| !new.is_empty()) else {
+            return Ok(AddedTextures::default());
+        };
+        let total = count + new.len();
+        let grown =
+            u8::try_from(total).map_err(|_| ArchiveError::TooManyTextures { count: total })?;
+        let mut aliases: Vec<(String, String)> = Vec::new();
+        for (k, &i) in new.iter().enumerate() {
+            let name = texture_material((count + k) as u16);
+            for m in &images[i].materials {
+                if material_texture(m).is_none() && !aliases.iter().any(|(a, _)| a == m) {
+                    aliases.push((m.to_string(), name.clone()));
+                }
+            }
+        }
+        Ok(AddedTextures {
+            aliases,
+            count: Some(grown),
+        })
     }
 
     /// The model members carried as bytes (every model but the document's).
@@ -603,10 +645,10 @@ fn added(index: usize, img: &DocImage<'_>) -> Result<(Texture, Reencoded), Archi
         .name
         .map_or_else(|| format!("image {index}"), str::to_string);
     let png = img.png.unwrap_or_default();
-    let rgba = decode_png(png).map_err(|message| ArchiveError::Repaint {
+    let rgba = decode_png(png).map_err(|e| ArchiveError::Repaint {
         index,
         image: image.clone(),
-        message,
+        message: e.to_string(),
     })?;
     let format = match rgba.has_graded_alpha() {
         true => PixelFormat::Dxt5,
@@ -635,7 +677,7 @@ fn reencode(
     let g = old
         .geometry()
         .ok_or_else(|| fail("its headers name no DXT1/DXT5 format".into()))?;
-    let rgba = decode_png(png).map_err(fail)?;
+    let rgba = decode_png(png).map_err(|e| fail(e.to_string()))?;
     if rgba.width > u32::from(u16::MAX) || rgba.height > u32::from(u16::MAX) {
         return Err(fail(format!(
             "{}x{} pixels: a descriptor holds at most 65535 per side",
@@ -653,7 +695,7 @@ fn reencode(
         width: rgba.width,
         height: rgba.height,
         levels: t.levels().len() as u32,
-        error: pixels::encoding_error(&rgba, &written),
+        error: crate::rgba::encoding_error(&rgba, &written),
         alpha_cut: g.format == PixelFormat::Dxt1 && rgba.has_graded_alpha(),
         added: false,
     };
