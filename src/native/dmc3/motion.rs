@@ -816,60 +816,69 @@ pub struct Mot {
 }
 
 /// The dump form of a track: its head with the key count in its place.
+#[derive(Serialize)]
+#[serde(rename = "Track", rename_all = "camelCase")]
+struct TrackForm<'a> {
+    head: Counted<'a, TrackHead>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tangents: Option<&'a TangentRanges>,
+    #[serde(flatten)]
+    keys: &'a Keys,
+    #[serde(with = "crate::bytes::base64_bytes")]
+    extra: &'a [u8],
+}
+
 impl Serialize for Track {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        #[serde(rename = "Track", rename_all = "camelCase")]
-        struct Form<'a> {
-            head: Counted<'a, TrackHead>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            tangents: Option<&'a TangentRanges>,
-            #[serde(flatten)]
-            keys: &'a Keys,
-            #[serde(with = "crate::bytes::base64_bytes")]
-            extra: &'a [u8],
-        }
-        let counts = self.counts().map_err(serde::ser::Error::custom)?;
-        Form {
+        serialize_form(s, self.counts(), |counts| TrackForm {
             head: self.head.counted(counts),
             tangents: self.tangents.as_ref(),
             keys: &self.keys,
             extra: &self.extra,
-        }
-        .serialize(s)
+        })
     }
 }
 
 /// The dump form of a motion: the header with the node count in its place and the track count
 /// word between the header tail and the tracks, both from the lists they count (read back,
 /// the counts are left to the reader of the dump, which checks them against the lists).
+#[derive(Serialize)]
+#[serde(rename = "Mot", rename_all = "camelCase")]
+struct MotForm<'a> {
+    header: Counted<'a, MotHeader>,
+    #[serde(with = "mask_list")]
+    masks: &'a [u16],
+    #[serde(with = "crate::bytes::base64_bytes")]
+    header_tail: &'a [u8],
+    track_count: u32,
+    tracks: &'a [Track],
+    #[serde(with = "crate::bytes::base64_bytes")]
+    tail: &'a [u8],
+}
+
 impl Serialize for Mot {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        #[serde(rename = "Mot", rename_all = "camelCase")]
-        struct Form<'a> {
-            header: Counted<'a, MotHeader>,
-            #[serde(with = "mask_list")]
-            masks: &'a [u16],
-            #[serde(with = "crate::bytes::base64_bytes")]
-            header_tail: &'a [u8],
-            track_count: u32,
-            tracks: &'a [Track],
-            #[serde(with = "crate::bytes::base64_bytes")]
-            tail: &'a [u8],
-        }
-        let counts = self.counts().map_err(serde::ser::Error::custom)?;
-        let track_count = self.track_count().map_err(serde::ser::Error::custom)?;
-        Form {
+        let counts = self.counts().and_then(|c| Ok((c, self.track_count()?)));
+        serialize_form(s, counts, |(counts, track_count)| MotForm {
             header: self.header.counted(counts),
             masks: &self.masks,
             header_tail: &self.header_tail,
             track_count,
             tracks: &self.tracks,
             tail: &self.tail,
-        }
-        .serialize(s)
+        })
     }
+}
+
+/// Serializes the dump form `form` makes of the counts, or the error that kept them from
+/// being counted.
+fn serialize_form<S: serde::Serializer, C, E: std::fmt::Display, F: Serialize>(
+    s: S,
+    counts: Result<C, E>,
+    form: impl FnOnce(C) -> F,
+) -> Result<S::Ok, S::Error> {
+    let counts = counts.map_err(serde::ser::Error::custom)?;
+    form(counts).serialize(s)
 }
 
 mod mask_list {
@@ -1188,13 +1197,14 @@ impl Mot {
             .map_err(|_| MotError::Inconsistent("header size over u32".into()))?;
         header.header_size = hsize;
         header.magic = MOT_MAGIC;
-        Ok(Mot {
+        let mot = Mot {
             header,
             masks,
             header_tail,
             tracks,
             tail,
-        })
+        };
+        Ok(mot)
     }
 }
 
