@@ -254,28 +254,7 @@ pub enum ExportError {
     TooLarge(u64),
 }
 
-/// Why a joint's transform cannot be written as glTF (32-bit floats, a unit rotation).
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum TransformProblem {
-    /// The translation (glTF space, metres) overflows f32.
-    #[error("translation {} does not fit a 32-bit float", crate::units::lengths(.0))]
-    Translation([f64; 3]),
-    /// The rotation (IR, x y z w) is zero or not finite once in glTF space.
-    #[error(
-        "rotation {} has length {}, it is no rotation",
-        crate::units::values(.rotation),
-        crate::units::value(*.length)
-    )]
-    Rotation {
-        /// The IR rotation, x y z w.
-        rotation: [f64; 4],
-        /// Its length in glTF space.
-        length: f64,
-    },
-    /// The joint's rest world matrix or its inverse overflows f32.
-    #[error("its rest world transform is not finite in 32-bit floats")]
-    RestWorld,
-}
+pub use crate::rig::space::TransformProblem;
 
 /// Why a mesh cannot be written: lengths, indices, non-finite values, skeleton reference.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::native::dmc3::motion::{Mot, Track};
-use crate::native::dmc3::pac::{MemberKind, Pac};
+use crate::native::dmc3::pac::{MemberError, MemberKind, Pac};
 use crate::native::MotionFile;
 use crate::ops::texture::{ModelReport, PtxReport, TextureReport};
 use crate::ops::verify::{describe_difference, GltfLeg, Legs, Verdict};
@@ -573,7 +573,10 @@ pub fn verify(
     let models = match &file {
         MotionFile::Pac(p) => match model_members(p, legs) {
             Ok(m) => m,
-            Err(message) => return Verdict::Differ { kind, message },
+            Err(e) => {
+                let message = crate::chain(&e);
+                return Verdict::Differ { kind, message };
+            }
         },
         _ => None,
     };
@@ -630,15 +633,43 @@ pub fn verify(
     }
 }
 
+/// Why a model member of an archive does not verify.
+#[derive(Debug, thiserror::Error)]
+enum MemberFailure {
+    /// Its bytes could not be written out of the archive.
+    #[error(transparent)]
+    Unwritable(#[from] MemberError),
+    /// It differs or is rejected as a loose model (verify's message).
+    #[error("member at {offset:#x} (slot(s) {slots:?}, {kind}): {message}")]
+    Model {
+        /// Its offset.
+        offset: u32,
+        /// The slots naming it.
+        slots: Vec<usize>,
+        /// Its kind's name.
+        kind: &'static str,
+        /// What verify said of it.
+        message: String,
+    },
+    /// A member of the archive at `offset`, itself a member.
+    #[error("nested archive at {offset:#x}: {}", crate::chain(.inner.as_ref()))]
+    Nested {
+        /// Its offset.
+        offset: u32,
+        /// What failed inside.
+        inner: Box<MemberFailure>,
+    },
+}
+
 /// Verifies every model member of an archive (nested archives included) as a loose model is
 /// verified: `Err` names the first that differs or is rejected; `Ok(None)` when there is no
 /// model; else the models' glTF leg (identical when every one's is, else the first other).
-fn model_members(p: &Pac, legs: Legs) -> Result<Option<GltfLeg>, String> {
+fn model_members(p: &Pac, legs: Legs) -> Result<Option<GltfLeg>, MemberFailure> {
     let mut leg: Option<GltfLeg> = None;
     for m in &p.members {
         let found = match &m.kind {
             MemberKind::Model(_) => {
-                let bytes = m.bytes().map_err(|e| crate::chain(&e))?;
+                let bytes = m.bytes()?;
                 match crate::ops::verify::verify_bytes_legs(
                     Some(crate::native::Format::Dmc3),
                     &bytes,
@@ -646,18 +677,22 @@ fn model_members(p: &Pac, legs: Legs) -> Result<Option<GltfLeg>, String> {
                 ) {
                     Verdict::Identical { gltf, .. } => Some(gltf),
                     Verdict::Differ { message, .. } | Verdict::Rejected { message } => {
-                        return Err(format!(
-                            "member at {:#x} (slot(s) {:?}, {}): {message}",
-                            m.offset,
-                            m.slots,
-                            m.kind.name()
-                        ))
+                        return Err(MemberFailure::Model {
+                            offset: m.offset,
+                            slots: m.slots.clone(),
+                            kind: m.kind.name(),
+                            message,
+                        })
                     }
                     Verdict::Skipped => None,
                 }
             }
-            MemberKind::Archive(inner) => model_members(inner, legs)
-                .map_err(|e| format!("nested archive at {:#x}: {e}", m.offset))?,
+            MemberKind::Archive(inner) => {
+                model_members(inner, legs).map_err(|e| MemberFailure::Nested {
+                    offset: m.offset,
+                    inner: Box::new(e),
+                })?
+            }
             _ => None,
         };
         leg = match (leg, found) {

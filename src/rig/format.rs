@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::extras::ExtrasError;
 use super::mesh::{IncomingMesh, Mesh, MeshRefusal, MeshWrite};
-use super::space::Space;
+use super::space::{Space, TransformProblem};
 use super::{
     JointPayload, LiftMemo, LowerError, RebuildError, Rig, Skeleton, SkeletonPayload, Source,
 };
@@ -103,9 +103,9 @@ pub trait Judge {
     fn rotation(&self) -> DQuat;
     /// The incoming translation against what the export writes for native translation `t`;
     /// `Err` when `t` cannot be written at all.
-    fn translation_off(&self, t: DVec3) -> Result<Deviation, String>;
+    fn translation_off(&self, t: DVec3) -> Result<Deviation, TransformProblem>;
     /// The incoming rotation against what the export writes for native rotation `q`.
-    fn rotation_off(&self, q: DQuat) -> Result<Deviation, String>;
+    fn rotation_off(&self, q: DQuat) -> Result<Deviation, TransformProblem>;
     /// Records a translation deviation accepted as noise.
     fn translation_noise(&mut self, d: Deviation);
     /// Records a rotation deviation accepted as noise.
@@ -145,7 +145,24 @@ pub enum JointProblem {
         problem: String,
     },
     /// The incoming value cannot be judged at all: the import stops at this joint.
-    Broken(String),
+    Broken(BrokenJoint),
+}
+
+/// Why an incoming joint cannot be judged at all.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BrokenJoint {
+    /// A transform the export could not write.
+    #[error(transparent)]
+    Transform(#[from] TransformProblem),
+    /// A payload of another format than the one restoring it (`a DMC3 node`).
+    #[error("the joint's payload is not {0}'s")]
+    ForeignPayload(&'static str),
+}
+
+impl From<TransformProblem> for JointProblem {
+    fn from(p: TransformProblem) -> JointProblem {
+        JointProblem::Broken(p.into())
+    }
 }
 
 impl JointProblem {
@@ -155,8 +172,8 @@ impl JointProblem {
     }
 
     /// A payload of another format than the one restoring it (`owner`: "a DMC3 node").
-    pub(crate) fn foreign_payload(owner: &str) -> JointProblem {
-        JointProblem::Broken(format!("the joint's payload is not {owner}'s"))
+    pub(crate) fn foreign_payload(owner: &'static str) -> JointProblem {
+        JointProblem::Broken(BrokenJoint::ForeignPayload(owner))
     }
 }
 

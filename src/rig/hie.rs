@@ -846,9 +846,7 @@ impl RigFormat for HieFormat {
                 .map(String::from),
             );
         }
-        let angle = judge
-            .rotation_off(DQuat::IDENTITY)
-            .map_err(JointProblem::Broken)?;
+        let angle = judge.rotation_off(DQuat::IDENTITY)?;
         if angle.exceeds() {
             return Err(JointProblem::refused(
                 "rotation",
@@ -861,9 +859,7 @@ impl RigFormat for HieFormat {
         judge.rotation_noise(angle);
         out.rotation = DQuat::IDENTITY;
         out.translation = if joint.root {
-            let d = judge
-                .translation_off(DVec3::ZERO)
-                .map_err(JointProblem::Broken)?;
+            let d = judge.translation_off(DVec3::ZERO)?;
             if d.exceeds() {
                 return Err(JointProblem::refused(
                     "translation",
@@ -1015,9 +1011,7 @@ fn restore_offset(
             ),
         ));
     }
-    let d = judge
-        .translation_off(rounded)
-        .map_err(JointProblem::Broken)?;
+    let d = judge.translation_off(rounded)?;
     if baseline.is_none() && d.within() {
         judge.translation_noise(d);
     } else {

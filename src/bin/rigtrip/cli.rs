@@ -187,12 +187,17 @@ impl FormatArgs {
     }
 }
 
-fn parse_offset(s: &str) -> Result<u64, String> {
+/// A value given for an offset that is none.
+#[derive(Debug, thiserror::Error)]
+#[error("not an offset (decimal or 0x-hex): {0}")]
+struct NotAnOffset(std::num::ParseIntError);
+
+fn parse_offset(s: &str) -> Result<u64, NotAnOffset> {
     let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(h) => u64::from_str_radix(h, 16),
         None => s.parse(),
     };
-    r.map_err(|e| format!("not an offset (decimal or 0x-hex): {e}"))
+    r.map_err(NotAnOffset)
 }
 
 #[derive(Args, Debug)]

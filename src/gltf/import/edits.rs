@@ -21,7 +21,7 @@ use crate::gltf::export::written_trs;
 use crate::rig::format::{
     Deviation, IncomingJoint, JointProblem, Judge, Recorded, Restored, RigFormat, WrittenJoint,
 };
-use crate::rig::space::Space;
+use crate::rig::space::{Space, TransformProblem};
 use crate::rig::{check_structure, Joint, Rig, Skeleton};
 
 /// Everything the import decided, before lowering.
@@ -232,7 +232,7 @@ fn rebuild_joint(
             return Err(ImportError::Node {
                 node: i,
                 name: node.name.clone(),
-                problem,
+                problem: problem.to_string(),
             })
         }
     };
@@ -596,16 +596,16 @@ impl Judge for Incoming<'_> {
         self.space.invert_rotation(self.q_in)
     }
 
-    fn translation_off(&self, t: DVec3) -> Result<Deviation, String> {
-        let w = written_trs(self.space, t, DQuat::IDENTITY).map_err(|p| p.to_string())?;
+    fn translation_off(&self, t: DVec3) -> Result<Deviation, TransformProblem> {
+        let w = written_trs(self.space, t, DQuat::IDENTITY)?;
         Ok(Deviation {
             value: max_abs(self.t_in - f32x3(w.translation)),
             tolerance: self.tol.translation_at(self.world_r),
         })
     }
 
-    fn rotation_off(&self, q: DQuat) -> Result<Deviation, String> {
-        let w = written_trs(self.space, DVec3::ZERO, q).map_err(|p| p.to_string())?;
+    fn rotation_off(&self, q: DQuat) -> Result<Deviation, TransformProblem> {
+        let w = written_trs(self.space, DVec3::ZERO, q)?;
         Ok(Deviation {
             value: angle_between(quat32(w.rotation), self.q_in),
             tolerance: self.tol.rotation_rad,
