@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::GaitError;
 use rigtrip_gltf::buffers::{self, BufferProblem, Policy, UriProblem};
 use rigtrip_gltf::doc::{Document, First, Problem};
-use rigtrip_gltf::glb::{self, Step};
+use rigtrip_gltf::glb::{self, ChunkField, FirstChunk, GlbProblem, HeaderField, Parts};
 use rigtrip_gltf::graph::{Parents, Quiet};
 use rigtrip_gltf::DataError;
 use rigtrip_gltf::OutOfBounds;
@@ -21,88 +21,62 @@ use rigtrip_gltf::OutOfBounds;
 /// exactly `byteLength` long, accessors).
 pub(crate) type Doc<'a> = Document<'a>;
 
-/// Splits a GLB into its JSON chunk and optional BIN chunk; plain JSON comes back whole.
-pub(crate) fn split(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), GaitError> {
-    if !bytes.starts_with(glb::MAGIC) {
-        return Ok((bytes, None));
-    }
+/// A GLB container problem in gait's words: where it is, and what is wrong there (a field or
+/// chunk cut by the end in the words of [`OutOfBounds`]: what, where, how long, of how much).
+fn glb_problem(p: GlbProblem) -> GaitError {
     let glb = |offset: u64, problem: String| GaitError::Glb { offset, problem };
-    // A read past the end, in the words of `crate::bytes` (what, where, how long, of how much).
-    let oob = |what: &str, offset: u64, len: u64, file_len: u64| {
+    let oob = |what: &str, offset: u64, len: u32, file_len: usize| {
         let e = OutOfBounds {
             what: what.into(),
             offset,
-            len,
-            file_len,
+            len: len.into(),
+            file_len: file_len as u64,
         };
-        glb(offset, e.to_string())
-    };
-    let header = glb::header(bytes);
-    let file_len = bytes.len() as u64;
-    let version = header
-        .version
-        .ok_or_else(|| oob("GLB version", 4, 4, file_len))?;
-    if version != 2 {
-        return Err(glb(4, format!("version {version}, only 2 is glTF 2.0")));
-    }
-    let total = header
-        .length
-        .ok_or_else(|| oob("GLB length", 8, 4, file_len))?;
-    let data = bytes.get(..total as usize).ok_or_else(|| {
-        glb(
-            8,
-            format!("declares {total} bytes, the file has {}", bytes.len()),
-        )
-    })?;
-    let total = u64::from(total);
-    // A cut chunk header: its length field, or its type field, is what runs past the end.
-    let cut = |at: usize, first: bool| {
-        let at = at as u64;
-        let (length, kind) = if first {
-            ("JSON chunk length", "JSON chunk type")
-        } else {
-            ("chunk length", "chunk type")
-        };
-        if total.saturating_sub(at) < 4 {
-            oob(length, at, 4, total)
-        } else {
-            oob(kind, at + 4, 4, total)
+        GaitError::Glb {
+            offset,
+            problem: e.to_string(),
         }
     };
-    let mut steps = glb::chunks(data, false);
-    let json = match steps.next() {
-        None => return Err(cut(12, true)),
-        Some(Step::Cut(at)) => return Err(cut(at, true)),
-        Some(Step::Chunk(c)) if c.kind != glb::CHUNK_JSON => {
-            return Err(glb(
-                16,
-                format!("first chunk type {:#x} is not JSON", c.kind),
-            ))
+    match p {
+        GlbProblem::HeaderCut { field, file } => match field {
+            HeaderField::Version => oob("GLB version", 4, 4, file),
+            HeaderField::Length => oob("GLB length", 8, 4, file),
+        },
+        GlbProblem::Version(v) => glb(4, format!("version {v}, only 2 is glTF 2.0")),
+        GlbProblem::Length { declared, file } => {
+            glb(8, format!("declares {declared} bytes, the file has {file}"))
         }
-        Some(Step::Chunk(c)) if !c.complete() => {
-            return Err(oob("JSON chunk", 20, c.length.into(), total))
-        }
-        Some(Step::Chunk(c)) => c.data,
-    };
-    let mut bin = None;
-    // Chunks after the JSON: the first BIN chunk is buffer 0's data; unknown chunks are skipped
-    // as the GLB specification asks.
-    for step in steps {
-        match step {
-            Step::Cut(at) => return Err(cut(at, false)),
-            Step::Chunk(c) if !c.complete() => {
-                return Err(oob(
-                    "chunk data",
-                    c.offset as u64 + 8,
-                    c.length.into(),
-                    total,
-                ))
+        GlbProblem::ChunkCut {
+            offset,
+            field,
+            first,
+            end,
+        } => {
+            let offset = offset as u64;
+            match (field, first) {
+                (ChunkField::Length, true) => oob("JSON chunk length", offset, 4, end),
+                (ChunkField::Length, false) => oob("chunk length", offset, 4, end),
+                (ChunkField::Type, true) => oob("JSON chunk type", offset + 4, 4, end),
+                (ChunkField::Type, false) => oob("chunk type", offset + 4, 4, end),
             }
-            Step::Chunk(c) if c.kind == glb::CHUNK_BIN && bin.is_none() => bin = Some(c.data),
-            Step::Chunk(_) => {}
         }
+        GlbProblem::ChunkPastEnd {
+            offset,
+            length,
+            first,
+            end,
+            ..
+        } => {
+            let what = if first { "JSON chunk" } else { "chunk data" };
+            oob(what, offset as u64 + 8, length, end)
+        }
+        // The type field of the first chunk.
+        GlbProblem::FirstNotJson { kind, .. } => {
+            glb(16, format!("first chunk type {kind:#x} is not JSON"))
+        }
+        // Not under `FirstChunk::MustBeJson`, which finds a cut first chunk header instead.
+        GlbProblem::NoJson => glb(12, "no JSON chunk".into()),
     }
-    Ok((json, bin))
 }
 
 /// A URI problem in gait's words.
@@ -155,7 +129,8 @@ pub(crate) fn load<'a>(
     bytes: &'a [u8],
     base_dir: Option<&Path>,
 ) -> Result<(Doc<'a>, &'a [u8]), GaitError> {
-    let (json, bin) = split(bytes)?;
+    // Gait judges the first chunk before anything else: see `FirstChunk::MustBeJson`.
+    let Parts { json, bin } = glb::split(bytes, FirstChunk::MustBeJson).map_err(glb_problem)?;
     let root = match serde_json::from_slice(json) {
         Ok(Value::Object(root)) => root,
         Ok(_) => return Err(GaitError::Json("the document is not a JSON object".into())),

@@ -1,10 +1,16 @@
 //! The GLB container, both ways, and the only place that knows its bytes: writing a JSON chunk
 //! and a BIN chunk into a GLB, and reading a GLB's header and chunks without trusting any
 //! length in it. What a reader makes of a malformed container is its own to say (the linter
-//! reports and goes on, import and gait stop): this module gives the facts.
+//! reports and goes on, import and gait stop): this module gives the facts, and the strict
+//! split of a GLB into its JSON and BIN chunks for the readers that stop ([`split()`], under
+//! each reader's [`FirstChunk`] rule).
+
+mod split;
+pub use split::{split, ChunkField, FirstChunk, GlbProblem, HeaderField, Parts};
 
 /// The first four bytes of every GLB.
 pub const MAGIC: &[u8; 4] = b"glTF";
+/// The container version of glTF 2.0.
 pub const VERSION: u32 = 2;
 /// Chunk type of the JSON chunk (`JSON`).
 pub const CHUNK_JSON: u32 = 0x4E4F_534A;

@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{ContainerProblem, ImportError};
-use crate::gltf::glb::{self, Step};
+use crate::gltf::glb::{self, FirstChunk, GlbProblem, HeaderField, Parts};
 use crate::gltf::read::accessor::AccError;
 use crate::gltf::read::buffers::{BufferProblem, Policy, UriProblem};
 use crate::gltf::read::component;
@@ -37,60 +37,44 @@ pub(crate) fn document<'a>(root: Map<String, Value>, buffers: Vec<Cow<'a, [u8]>>
     doc
 }
 
-/// Splits a GLB into its JSON chunk and its first BIN chunk.
-fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), ImportError> {
-    let bad = ImportError::Container;
-    let header = glb::header(bytes);
-    let version = header.version.ok_or(bad(ContainerProblem::GlbShort))?;
-    if version != 2 {
-        return Err(bad(ContainerProblem::GlbVersion(version)));
-    }
-    let length = header.length.unwrap_or(0) as usize;
-    let data =
-        bytes
-            .get(..length)
-            .filter(|_| length >= 12)
-            .ok_or(bad(ContainerProblem::GlbLength {
-                declared: length,
-                file: bytes.len(),
-            }))?;
-    let mut json = None;
-    let mut bin = None;
-    for step in glb::chunks(data, false) {
-        let chunk = match step {
-            Step::Chunk(c) if c.complete() => c,
-            Step::Chunk(c) => {
-                return Err(bad(ContainerProblem::ChunkPastEnd {
-                    offset: c.offset,
-                    length: c.length,
-                    end: data.len(),
-                }))
-            }
-            Step::Cut(at) => return Err(bad(ContainerProblem::ChunkCut(at))),
-        };
-        match chunk.kind {
-            glb::CHUNK_JSON if json.is_none() => {
-                if chunk.offset != 12 {
-                    return Err(bad(ContainerProblem::FirstNotJson));
-                }
-                json = Some(chunk.data);
-            }
-            glb::CHUNK_BIN if bin.is_none() => bin = Some(chunk.data),
-            _ => {}
-        }
-    }
-    let json = json.ok_or(bad(ContainerProblem::NoJson))?;
-    Ok((json, bin))
+/// A GLB container problem in import's words.
+fn container(p: GlbProblem) -> ImportError {
+    ImportError::Container(match p {
+        GlbProblem::HeaderCut {
+            field: HeaderField::Version,
+            ..
+        } => ContainerProblem::GlbShort,
+        // A missing length reads as a length of 0.
+        GlbProblem::HeaderCut { file, .. } => ContainerProblem::GlbLength { declared: 0, file },
+        GlbProblem::Version(v) => ContainerProblem::GlbVersion(v),
+        GlbProblem::Length { declared, file } => ContainerProblem::GlbLength {
+            declared: declared as usize,
+            file,
+        },
+        GlbProblem::ChunkCut { offset, .. } => ContainerProblem::ChunkCut(offset),
+        GlbProblem::ChunkPastEnd {
+            offset,
+            length,
+            end,
+            ..
+        } => ContainerProblem::ChunkPastEnd {
+            offset,
+            length,
+            end,
+        },
+        GlbProblem::FirstNotJson { .. } => ContainerProblem::FirstNotJson,
+        GlbProblem::NoJson => ContainerProblem::NoJson,
+    })
 }
 
 /// Parses a GLB or a `.gltf` JSON text and loads every buffer. External buffer files are looked
 /// up relative to `base_dir`; only relative paths that stay inside it are followed.
 pub(crate) fn parse<'a>(bytes: &'a [u8], base_dir: Option<&Path>) -> Result<Doc<'a>, ImportError> {
-    let (json_bytes, bin) = if bytes.starts_with(glb::MAGIC) {
-        split_glb(bytes)?
-    } else {
-        (bytes, None)
-    };
+    // Import walks the chunks in file order: see `FirstChunk::InFileOrder`.
+    let Parts {
+        json: json_bytes,
+        bin,
+    } = glb::split(bytes, FirstChunk::InFileOrder).map_err(container)?;
     let json_bytes = json_bytes
         .strip_prefix(b"\xEF\xBB\xBF")
         .unwrap_or(json_bytes);
