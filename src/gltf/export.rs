@@ -1214,7 +1214,12 @@ fn influence(
         acc[0] = (first, 1.0);
         used = 1;
     }
-    let acc = acc.get(..used).unwrap_or(&[]);
+    Ok(normalised(acc.get(..used).unwrap_or(&[])))
+}
+
+/// Distinct joints with positive weights as written: weights normalised so that their f32 sum,
+/// accumulated in slot order, is 1; a weight too small for f32 dropped.
+fn normalised(acc: &[(u16, f64)]) -> ([u16; 4], [f32; 4]) {
     // Divide by the largest first so that huge weights cannot overflow the sum.
     let largest = acc.iter().map(|e| e.1).fold(0.0, f64::max);
     let sum: f64 = acc.iter().map(|e| e.1 / largest).sum();
@@ -1243,7 +1248,7 @@ fn influence(
         }
         out_w[big] = (f64::from(out_w[big]) + (1.0 - f64::from(s))) as f32;
     }
-    Ok((out_j, out_w))
+    (out_j, out_w)
 }
 
 #[cfg(test)]
