@@ -16,6 +16,7 @@ use super::{
     BumpSlot, ClipMeasure, GaitError, GaitOptions, GaitReport, LimpSet, MissingClip, PrefixSource,
     RootJoint, SlotReport, SlotStatus, StrideSource, Unmatched,
 };
+use rigtrip_gltf::anim::{self, Channel};
 use rigtrip_gltf::player::{Interpolation, Keys};
 
 const STALE: Quirk = Quirk {
@@ -339,23 +340,6 @@ fn detect_prefix(names: &[Option<String>]) -> Result<String, GaitError> {
     }
 }
 
-/// The path a channel animates (`None` when absent or not a string).
-pub(crate) fn target_path(ch: &Value) -> Option<&str> {
-    ch.get("target")
-        .and_then(|t| t.get("path"))
-        .and_then(Value::as_str)
-}
-
-/// The node a channel animates.
-pub(crate) fn target_node(ch: &Value) -> Option<usize> {
-    ch.get("target").and_then(|t| doc::index(t, "node"))
-}
-
-/// An animation's channels (empty when absent).
-pub(crate) fn channels(anim: &Value) -> &[Value] {
-    rigtrip_gltf::json::list(anim, "channels")
-}
-
 /// The root joint: skin 0's top joint, else the shallowest node a filled clip translates.
 fn root_joint(doc: &Doc, filled: &[usize]) -> Option<RootJoint> {
     let parents = doc::parents(doc);
@@ -398,11 +382,11 @@ fn root_joint(doc: &Doc, filled: &[usize]) -> Option<RootJoint> {
         let Some(anim) = doc.array("animations").get(a) else {
             continue;
         };
-        for ch in channels(anim) {
-            if target_path(ch) != Some("translation") {
+        for ch in anim::channels(anim) {
+            if ch.path != Some("translation") {
                 continue;
             }
-            let Some(n) = target_node(ch).filter(|&n| n < nodes) else {
+            let Some(n) = ch.node.filter(|&n| n < nodes) else {
                 continue;
             };
             let key = (doc::depth(&parents, n), n);
@@ -462,20 +446,15 @@ pub(crate) enum TrackProblem {
 }
 
 /// The sampler of channel `ch` of animation `anim`, decoded.
-pub(crate) fn track(doc: &Doc, anim: &Value, ch: &Value) -> Result<Track, TrackProblem> {
-    let s = doc::index(ch, "sampler").unwrap_or(usize::MAX);
-    let sampler = anim
-        .get("samplers")
-        .and_then(Value::as_array)
-        .and_then(|l| l.get(s))
-        .ok_or(TrackProblem::NoSampler(s))?;
-    let accessor = |key: &'static str| {
-        doc::index(sampler, key).ok_or(TrackProblem::NoAccessor { sampler: s, key })
-    };
-    let input = doc::floats(doc, accessor("input")?)?;
-    let values = doc::floats(doc, accessor("output")?)?;
-    let interpolation = Interpolation::parse(sampler.get("interpolation").and_then(Value::as_str))
-        .ok_or(TrackProblem::Interpolation)?;
+pub(crate) fn track(doc: &Doc, anim: &Value, ch: Channel) -> Result<Track, TrackProblem> {
+    let s = ch.sampler.unwrap_or(usize::MAX);
+    let sampler = ch.sampler_in(anim).ok_or(TrackProblem::NoSampler(s))?;
+    let accessor =
+        |key: &'static str, x: Option<usize>| x.ok_or(TrackProblem::NoAccessor { sampler: s, key });
+    let input = doc::floats(doc, accessor("input", sampler.input)?)?;
+    let values = doc::floats(doc, accessor("output", sampler.output)?)?;
+    let interpolation =
+        Interpolation::parse(sampler.interpolation).ok_or(TrackProblem::Interpolation)?;
     let times = input.values;
     if times.iter().any(|t| !t.is_finite()) {
         return Err(TrackProblem::TimeNotFinite);
@@ -561,7 +540,8 @@ fn measure(
     };
     m.name = doc::name(doc, "animations", index).unwrap_or_default();
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for (ci, ch) in channels(anim).iter().enumerate() {
+    for ch in anim::channels(anim) {
+        let ci = ch.index;
         let t = match track(doc, anim, ch) {
             Ok(t) => t,
             Err(e) => {
@@ -573,7 +553,7 @@ fn measure(
             lo = lo.min(a);
             hi = hi.max(b);
         }
-        let is_root = target_node(ch) == root && target_path(ch) == Some("translation");
+        let is_root = ch.node == root && ch.path == Some("translation");
         if is_root && m.root_keyframes.is_none() {
             let n = t.times.len();
             m.root_keyframes = Some(n);

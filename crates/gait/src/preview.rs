@@ -16,9 +16,10 @@ use glam::DMat4;
 use serde_json::{json as j, Map, Value};
 
 use super::doc::{self, Doc};
-use super::loader::{channels, target_node, target_path, track, Track};
+use super::loader::{track, Track};
 use super::machine::Segment;
 use super::{GaitError, GaitReport};
+use rigtrip_gltf::anim;
 use rigtrip_gltf::glb::{self, GlbError};
 use rigtrip_gltf::player::Blend;
 
@@ -190,12 +191,13 @@ fn decode_tracks(doc: &Doc, starts: &BTreeMap<usize, f64>) -> Result<Decoded, Ga
         let Some(anim) = doc.array("animations").get(a) else {
             continue;
         };
-        for (ci, ch) in channels(anim).iter().enumerate() {
-            let Some(path) = path_code(target_path(ch)) else {
+        for ch in anim::channels(anim) {
+            let ci = ch.index;
+            let Some(path) = path_code(ch.path) else {
                 skipped_weights = true;
                 continue;
             };
-            let node = target_node(ch).unwrap_or(usize::MAX);
+            let node = ch.node.unwrap_or(usize::MAX);
             if node >= doc.array("nodes").len() {
                 return Err(err(format!(
                     "animation {a} channel {ci}: node {node} does not exist"

@@ -289,22 +289,18 @@ struct Pose<'a> {
 pub(crate) fn animated_nodes(doc: &Doc, n: usize) -> Vec<bool> {
     let mut animated = vec![false; n];
     for anim in doc.array("animations") {
-        let channels = rigtrip_gltf::json::list(anim, "channels");
-        for target in channels.iter().filter_map(|c| c.get("target")) {
-            let node = match target.get("path").and_then(Value::as_str) {
-                Some("translation" | "rotation" | "scale") => {
-                    target.get("node").and_then(Value::as_u64)
-                }
-                Some("pointer") => target
-                    .pointer("/extensions/KHR_animation_pointer/pointer")
+        for ch in rigtrip_gltf::anim::channels(anim) {
+            let node = match ch.path {
+                Some("translation" | "rotation" | "scale") => ch.node,
+                Some("pointer") => ch
+                    .json
+                    .pointer("/target/extensions/KHR_animation_pointer/pointer")
                     .and_then(Value::as_str)
-                    .and_then(pointer_node),
+                    .and_then(pointer_node)
+                    .and_then(|i| usize::try_from(i).ok()),
                 _ => None,
             };
-            if let Some(x) = node
-                .and_then(|i| usize::try_from(i).ok())
-                .and_then(|i| animated.get_mut(i))
-            {
+            if let Some(x) = node.and_then(|i| animated.get_mut(i)) {
                 *x = true;
             }
         }

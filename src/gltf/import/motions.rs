@@ -22,6 +22,7 @@ use super::read::Doc;
 use super::scene::extras_err;
 use super::{ImportError, Tolerance};
 use crate::gltf::animation::{property_keys, rotation_keys};
+use crate::gltf::read::anim;
 use crate::gltf::read::player::{self, Blend, Keys};
 use crate::gltf::Space;
 use crate::rig::motion::{
@@ -462,54 +463,37 @@ impl AnimationReader<'_> {
 
     /// The samples of animation `a` per joint, from its channels that target joint nodes.
     fn joints(&self, a: &Value) -> Result<BTreeMap<usize, Incoming>, ImportError> {
-        let samplers = a.get("samplers").and_then(Value::as_array);
         let mut joints: BTreeMap<usize, Incoming> = BTreeMap::new();
-        for ch in a
-            .get("channels")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            self.channel(ch, samplers, &mut joints)?;
+        for ch in anim::channels(a) {
+            self.channel(a, ch, &mut joints)?;
         }
         Ok(joints)
     }
 
-    /// Reads channel `ch` into its joint's samples, when it targets a joint node: its
-    /// sampler's key values (the middle of each CUBICSPLINE triple) at their frames.
+    /// Reads channel `ch` of animation `a` into its joint's samples, when it targets a joint
+    /// node: its sampler's key values (the middle of each CUBICSPLINE triple) at their frames.
     fn channel(
         &self,
-        ch: &Value,
-        samplers: Option<&Vec<Value>>,
+        a: &Value,
+        ch: anim::Channel<'_>,
         joints: &mut BTreeMap<usize, Incoming>,
     ) -> Result<(), ImportError> {
-        let target = ch.get("target");
-        let Some(node) = target
-            .and_then(|t| t.get("node"))
-            .and_then(Value::as_u64)
-            .and_then(|n| usize::try_from(n).ok())
-        else {
+        let Some(node) = ch.node else {
             return Ok(());
         };
         let Some(&(joint, fold)) = self.joint_of.get(&node) else {
             return Ok(());
         };
-        let path = target.and_then(|t| t.get("path")).and_then(Value::as_str);
+        let path = ch.path;
         let sampler = ch
-            .get("sampler")
-            .and_then(Value::as_u64)
-            .and_then(|s| samplers.and_then(|l| l.get(s as usize)))
+            .sampler_in(a)
             .ok_or_else(|| self.bad("a channel names a sampler that does not exist".into()))?;
-        let acc = |k: &str| {
-            sampler
-                .get(k)
-                .and_then(Value::as_u64)
-                .and_then(|x| usize::try_from(x).ok())
-                .ok_or_else(|| self.bad(format!("a sampler has no {k} accessor")))
+        let acc = |k: &str, x: Option<usize>| {
+            x.ok_or_else(|| self.bad(format!("a sampler has no {k} accessor")))
         };
-        let times = super::read::elements(self.doc, acc("input")?)?;
-        let values = super::read::elements(self.doc, acc("output")?)?;
-        let cubic = sampler.get("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
+        let times = super::read::elements(self.doc, acc("input", sampler.input)?)?;
+        let values = super::read::elements(self.doc, acc("output", sampler.output)?)?;
+        let cubic = sampler.interpolation == Some("CUBICSPLINE");
         let per = if cubic { 3 } else { 1 };
         let frames: Vec<f64> = times.data.iter().map(|t| t * FRAMES_PER_SECOND).collect();
         if values.len() != frames.len() * per {
