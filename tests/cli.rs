@@ -1,7 +1,11 @@
 //! The command line as a user meets it: exact lines, exit codes, no clobbering, no panics.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
+
+use common::{scratch, tmp};
 
 fn rigtrip(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rigtrip"))
@@ -13,12 +17,6 @@ fn rigtrip(args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rigtrip-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
 }
 
 #[test]
@@ -53,8 +51,7 @@ fn verify_samples_all_identical() {
 
 #[test]
 fn verify_mixed_folder_reports_each_and_exits_2() {
-    let dir = tmp("mixed");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("mixed");
     std::fs::write(dir.join("a_good.mod"), rigtrip::synth::dmc3::sample_mod()).unwrap();
     // A gate-failing HIE: first part at depth 2. Still round-trips.
     let mut bad_gate = rigtrip::synth::hie::sample_db22();
@@ -296,8 +293,7 @@ fn motions_take_one_path_each_and_never_swallow_the_model() {
         ]
     );
     // A folder without motion files is refused by name.
-    let empty = tmp("no_motions");
-    std::fs::create_dir_all(&empty).unwrap();
+    let empty = scratch("no_motions");
     let o = rigtrip(&[
         "export",
         "samples/dmc3_humanoid.mod",

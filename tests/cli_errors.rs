@@ -3,19 +3,15 @@
 //! clause once (`cannot write x.glb: Is a directory (os error 21)`, not the cause twice): no
 //! clause of a message, the parts between `: `, appears twice in it.
 
+mod common;
+
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
-/// A scratch folder per test; the binary runs in it, so messages name short relative paths.
-fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli_errors")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+// Each test has its own scratch folder and runs the binary in it, so messages name short
+// relative paths.
+use common::scratch;
 
 fn run(dir: &Path, args: &[&str]) -> Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))

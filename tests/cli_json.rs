@@ -5,14 +5,7 @@
 mod common;
 
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-
-fn scratch() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_json");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::path::Path;
 
 /// The schema with its root pointed at `$defs/name`.
 fn validator(name: &str) -> jsonschema::Validator {
@@ -60,7 +53,7 @@ fn check(dir: &Path, def: &str, args: &[&str], code: i32) -> Value {
 
 #[test]
 fn every_command_json_validates_against_its_schema() {
-    let dir = scratch();
+    let dir = common::scratch("every_command");
     let db22 = rigtrip::synth::hie::sample_db22();
     let model = rigtrip::synth::dmc3::sample_mod();
     let (efm, offset, nodes) = rigtrip::synth::dmc3::sample_efm();

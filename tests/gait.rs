@@ -4,9 +4,7 @@
 //! acceptance timeline, and the preview GLB through the Khronos validator.
 
 mod common;
-use common::validate;
-
-use std::path::PathBuf;
+use common::{scratch, tmp, validate};
 
 use proptest::prelude::*;
 use rigtrip::gait::{
@@ -730,12 +728,6 @@ fn sample_mech_cached() -> Vec<u8> {
 
 // ---- the preview ----
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rigtrip-gait-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 #[test]
 fn preview_plays_the_timeline_and_validates_clean() {
     let glb = sample_mech();
@@ -849,8 +841,7 @@ fn preview_refuses_a_report_of_another_file() {
 fn gltf_with_an_external_buffer_and_a_data_uri() {
     use base64::Engine as _;
     let (mut json, bin) = split(&sample_mech());
-    let dir = tmp("external");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("external");
     std::fs::write(dir.join("mech body.bin"), &bin).unwrap();
     json["buffers"][0]["uri"] = "mech%20body.bin".into();
     let path = dir.join("mech.gltf");
@@ -885,8 +876,7 @@ fn buffer_uris_under_gaits_policy() {
     // Gait follows `file:` URIs, refuses other schemes and malformed escapes, and cuts a file
     // longer than byteLength; each refusal is said once, in gait's words.
     let (mut json, bin) = split(&sample_mech());
-    let dir = tmp("uris");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("uris");
     let mut longer = bin.clone();
     longer.extend_from_slice(&[0xEE; 7]);
     std::fs::write(dir.join("mech body.bin"), &longer).unwrap();

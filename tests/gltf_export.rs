@@ -3,7 +3,7 @@
 //! Blender, which `tools/blender-python` installs; `.ci/run` runs it).
 
 mod common;
-use common::{blender_python, validate, validator};
+use common::{blender_python, tmp, validate, validator};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -110,12 +110,6 @@ fn character() -> Skeleton {
 
 // ---------------------------------------------------------------------------------------------
 // Checks on the written bytes
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gltf_export");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 fn dmat(m: [[f32; 4]; 4]) -> DMat4 {
     DMat4::from_cols_array_2d(&m.map(|c| c.map(f64::from)))

@@ -17,8 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn corpus(seed: u64, count: u32) -> (PathBuf, Vec<Value>) {
-    let dir = std::env::temp_dir().join(format!("rigtrip-indep-{}-{seed}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::scratch(&format!("corpus-{seed}"));
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/independent/specgen.py");
     let st = Command::new("python3")
         .arg(&script)

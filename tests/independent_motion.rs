@@ -3,6 +3,8 @@
 //! agree with it key for key (frame, bit 15, value and tangents as f32 bit patterns), slot for
 //! slot and member for member.
 
+mod common;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -56,9 +58,7 @@ fn compare_mot(ours: &Value, theirs: &Value, what: &str) -> usize {
 
 #[test]
 fn inspect_agrees_with_the_independent_decoder_key_for_key() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("independent_motion");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("inspect");
     let mut paths = Vec::new();
     for seed in 0..30u64 {
         let p = dir.join(format!("r{seed}.mot"));

@@ -2,7 +2,9 @@
 //! exporter's), broken one defect at a time; garbage and truncated inputs; every rigtrip export
 //! lints clean.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use base64::Engine as _;
 use glam::{DMat4, DQuat, DVec3};
@@ -294,14 +296,6 @@ fn assert_no_problems(r: &LintReport) {
     assert_eq!(problems(r), Vec::<String>::new(), "{}", r.render_text());
 }
 
-fn tmpdir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("lint")
-        .join(name);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 const PRIM: &str = "/meshes/0/primitives/0/attributes";
 
 /// Removes `key` from the JSON object `v`.
@@ -359,7 +353,7 @@ fn clean_fixture_has_no_findings_in_all_three_containers() {
     let r = lint_slice(&embedded(&root, &bin), "fixture.gltf", None);
     assert_eq!(r.findings, []);
     assert_eq!(r.container, "gltf");
-    let dir = tmpdir("external");
+    let dir = common::scratch("external");
     let mut ext = root.clone();
     ext["buffers"][0]["uri"] = json!("fixture%20data.bin");
     std::fs::write(dir.join("fixture data.bin"), &bin).unwrap();
@@ -1163,7 +1157,7 @@ fn unreadable_and_unparseable_inputs_are_reports() {
 
 #[test]
 fn cli_exit_codes_bad_input_2_error_1_clean_0() {
-    let dir = tmpdir("exit");
+    let dir = common::scratch("exit");
     let (root, bin) = base().build();
     let clean = dir.join("clean.glb");
     std::fs::write(&clean, glb(&root, &bin)).unwrap();
@@ -1199,7 +1193,7 @@ fn external_buffers_unresolved_or_missing() {
     let text = serde_json::to_vec(&r).unwrap();
     let rep = lint_slice(&text, "x.gltf", None);
     assert_eq!(problems(&rep), ["warning buffer-unresolved /buffers/0/uri"]);
-    let dir = tmpdir("missing");
+    let dir = common::scratch("missing");
     let rep = lint_slice(&text, "x.gltf", Some(&dir));
     assert_eq!(problems(&rep), ["error buffer-missing /buffers/0/uri"]);
 

@@ -493,9 +493,7 @@ fn exported_clean(label: &str, bytes: &[u8], folder: &str, out: &mut Vec<PathBuf
         "{label}: {}",
         lint.verdict
     );
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(folder);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{}.glb", label.replace(' ', "_")));
+    let path = common::tmp(&format!("{folder}/{}.glb", label.replace(' ', "_")));
     std::fs::write(&path, glb).unwrap();
     out.push(path);
 }
@@ -712,16 +710,14 @@ fn edits_land_on_generated_files() {
 
 /// Runs tools/blender-roundtrip.py on `data`'s export with `edits`; the GLB Blender wrote.
 fn through_blender(data: &[u8], name: &str, edits: &[&str]) -> Doc {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("meshback_blender");
-    std::fs::create_dir_all(&dir).unwrap();
     let rig = rig::lift(NativeFile::read(None, data).unwrap());
-    let src = dir.join(format!("{name}.glb"));
+    let src = common::tmp(&format!("meshback_blender/{name}.glb"));
     std::fs::write(
         &src,
         to_glb(&export(&rig, &ExportOptions::default()).unwrap()).unwrap(),
     )
     .unwrap();
-    let dst = dir.join(format!("{name}_edited.glb"));
+    let dst = common::tmp(&format!("meshback_blender/{name}_edited.glb"));
     common::blender_roundtrip(&src, &dst, edits);
     Doc::from_glb(&std::fs::read(&dst).unwrap())
 }

@@ -7,6 +7,7 @@
 //! motion of another skeleton warned about by joint.
 
 mod common;
+use common::{scratch, tmp};
 
 use glam::{DMat3, DMat4, DQuat, DVec3};
 use serde_json::{json, Value};
@@ -18,12 +19,6 @@ use rigtrip::native::dmc3::pac::{MemberKind, Pac};
 use rigtrip::native::NativeFile;
 use rigtrip::rig::motion::{read_file, MotionFile};
 use rigtrip::synth;
-
-fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("motion_gltf");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 #[test]
 fn lower_of_lift_writes_every_generated_file_back() {
@@ -612,7 +607,7 @@ fn root_motion_at_another_height_is_warned_about_and_travel_is_not() {
 
 #[test]
 fn export_names_carried_motions_and_misfits_in_text_and_takes_folders() {
-    let dir = fresh("cli_fit");
+    let dir = scratch("cli_fit");
     let model = sample_model();
     std::fs::write(dir.join("h.mod"), &model).unwrap();
     std::fs::create_dir(dir.join("motions")).unwrap();
@@ -762,18 +757,10 @@ fn rigtrip_in<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// A fresh folder.
-fn fresh(name: &str) -> std::path::PathBuf {
-    let dir = tmp(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 #[ignore = "needs Blender (tools/blender-python installs it, about 400 MB); run with --include-ignored"]
 fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
-    let dir = fresh("blender");
+    let dir = scratch("blender");
     let model = sample_model();
     let mot = synth::motion::motion_for_model(41, &rest(&model))
         .write()
@@ -803,7 +790,7 @@ fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
         dst
     };
     let import = |glb: &std::path::Path, name: &str| -> std::path::PathBuf {
-        let out = fresh(name);
+        let out = scratch(name);
         rigtrip(&[
             "import".as_ref(),
             glb.as_os_str(),
@@ -984,7 +971,7 @@ fn a_motion_that_would_need_too_many_keys_is_carried() {
 
 #[test]
 fn a_motion_alone_is_refused_with_the_way_to_export_it() {
-    let dir = fresh("alone");
+    let dir = scratch("alone");
     std::fs::write(dir.join("walk.mot"), synth::motion::sample_mot()).unwrap();
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
         .args(["export", "walk.mot", "-o", "walk.glb"])

@@ -10,6 +10,8 @@
 //! `tests/motion_gltf.rs`). So is the refusal of `import RiggedFigure.gltf --onto` (exit 2, its
 //! message on stderr), which `tests/meshback.rs` and `tests/cli_json.rs` check.
 
+mod common;
+
 use std::path::Path;
 
 /// (command line after `rigtrip`, the lines the README shows for it) of the tour.
@@ -90,8 +92,7 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn readme_tour_output_is_real() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme_tour");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::scratch("tour");
     copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("samples"),
         &dir.join("samples"),
@@ -121,8 +122,7 @@ fn readme_tour_output_is_real() {
 #[test]
 fn readme_motions_that_do_not_fit_output_is_real() {
     use rigtrip::synth::motion;
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme_fit");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::scratch("fit");
     copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("samples"),
         &dir.join("samples"),

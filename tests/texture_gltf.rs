@@ -14,7 +14,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::validate;
+use common::{tmp, validate};
 use rigtrip::native::dmc3::texture::{PixelFormat, Ptx, Texture};
 use rigtrip::rgba::{native_entry, CHUNK_TYPE};
 use rigtrip::synth::rng::Rng;
@@ -25,12 +25,6 @@ const BOUND: u8 = 2;
 
 fn rigtrip() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rigtrip-texture-gltf-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
 }
 
 /// 5- or 6-bit channel to 0..255 in real numbers.

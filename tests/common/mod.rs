@@ -21,6 +21,40 @@ pub fn tool(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// This test binary's own folder under the system temp dir, `rigtrip-TEST-PID`, made on first
+/// use: the test binary's name keeps binaries apart, the process id keeps runs at the same time
+/// (another checkout, another job) apart. It is left behind for a look after a failure.
+fn temp_root() -> &'static Path {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!(
+            "rigtrip-{}-{}",
+            env!("CARGO_CRATE_NAME"),
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    })
+}
+
+/// The path `name` (which may hold `/`) in this test binary's temp folder, for a file a test
+/// writes; the folders above it are made, nothing is removed, so tests running in parallel give
+/// distinct names.
+pub fn tmp(name: &str) -> PathBuf {
+    let path = temp_root().join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    path
+}
+
+/// A fresh, empty folder `name` in this test binary's temp folder (what it held before is
+/// removed); tests running in parallel give distinct names.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = temp_root().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Runs `tools/NAME ARGS...` and returns its output; panics, saying what is missing and how to
 /// get it, when the tool cannot start or reports a missing prerequisite.
 pub fn run_tool<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(name: &str, args: I) -> Output {
