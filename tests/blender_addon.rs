@@ -709,19 +709,7 @@ fn skinned_prims(glb: &Path) -> (Vec<Prim>, HashMap<usize, DVec3>) {
 
 /// `rigtrip export FILE -o GLB`, with this build's binary.
 fn rigtrip_export(file: &Path, glb: &Path) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .arg("export")
-        .arg(file)
-        .arg("-o")
-        .arg(glb)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "rigtrip export {}: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::stdout_of(common::rigtrip().arg("export").arg(file).arg("-o").arg(glb));
 }
 
 #[test]
@@ -878,16 +866,7 @@ fn a_rig_from_elsewhere_is_written_onto_its_template_through_the_add_on() {
     for prim in &prims {
         assert_eq!(box_joint(prim, &heads), joint);
     }
-    let verify = Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .arg("verify")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        verify.status.success(),
-        "{}",
-        String::from_utf8_lossy(&verify.stdout)
-    );
+    common::stdout_of(common::rigtrip().arg("verify").arg(&out));
 }
 
 #[test]

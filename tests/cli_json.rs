@@ -21,11 +21,7 @@ fn validator(name: &str) -> jsonschema::Validator {
 /// Runs rigtrip in `dir`; the exit code and stdout parsed as one JSON value (which must start
 /// with the head's first key, `status`).
 fn run(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let o = common::run_in(dir, args);
     let out = String::from_utf8(o.stdout).unwrap();
     assert!(out.starts_with("{\n  \"status\": \""), "{args:?}: {out}");
     let v: Value = serde_json::from_str(&out)

@@ -11,7 +11,6 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rigtrip::bytes::{OutOfBounds, Overlap};
@@ -1254,17 +1253,13 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
 
 /// Runs the binary with a deadline; a hang or a signal fails the test.
 fn run_bin(args: &[&str], deadline: Duration) -> (i32, String, String) {
-    let out = common::output_within(
-        Command::new(env!("CARGO_BIN_EXE_rigtrip")).args(args),
-        deadline,
-    );
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let out = common::output_within(common::rigtrip().args(args), deadline);
     match out.status.code() {
-        Some(c) => (c, text(&out.stdout), text(&out.stderr)),
+        Some(c) => (c, common::text(&out.stdout), common::text(&out.stderr)),
         None => panic!(
             "rigtrip {args:?} died by a signal: {:?}\n{}",
             out.status,
-            text(&out.stderr)
+            common::text(&out.stderr)
         ),
     }
 }

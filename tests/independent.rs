@@ -150,10 +150,9 @@ fn independent_corpus_agrees() {
 #[test]
 fn cli_rejects_malformed_files_with_one_clear_line() {
     let (dir, files) = corpus(12, 12);
-    let bin = env!("CARGO_BIN_EXE_rigtrip");
     for e in files.iter().filter(|e| e["expect"] == "reject") {
         let path = dir.join(e["path"].as_str().unwrap());
-        let out = Command::new(bin)
+        let out = common::rigtrip()
             .arg("verify")
             .args(format_args(e))
             .arg(&path)

@@ -97,7 +97,7 @@ fn inspect_agrees_with_the_independent_decoder_key_for_key() {
     let (mut keys, mut members, mut opaque) = (0, 0, 0);
     for (path, t) in paths.iter().zip(theirs) {
         let what = path.display().to_string();
-        let o = Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+        let o = common::rigtrip()
             .args(["inspect", "--json"])
             .arg(path)
             .output()

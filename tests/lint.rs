@@ -1171,7 +1171,7 @@ fn cli_exit_codes_bad_input_2_error_1_clean_0() {
     let no_asset = dir.join("other.json");
     std::fs::write(&no_asset, "{\"nodes\": []}").unwrap();
     let run = |files: &[&Path]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+        common::rigtrip()
             .arg("lint")
             .args(files)
             .output()

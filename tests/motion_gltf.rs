@@ -7,7 +7,7 @@
 //! motion of another skeleton warned about by joint.
 
 mod common;
-use common::{scratch, tmp};
+use common::{rigtrip, scratch, stdout_of, tmp};
 
 use glam::{DMat3, DMat4, DQuat, DVec3};
 use serde_json::{json, Value};
@@ -618,10 +618,14 @@ fn export_names_carried_motions_and_misfits_in_text_and_takes_folders() {
         .unwrap();
     std::fs::write(dir.join("motions/boss.MOT"), &other).unwrap();
     std::fs::write(dir.join("motions/notes.txt"), b"not a motion").unwrap();
-    let text = rigtrip_in(
-        &dir,
-        &["export", "--motions", "motions", "h.mod", "-o", "h.glb"],
-    );
+    let text = stdout_of(rigtrip().current_dir(&dir).args([
+        "export",
+        "--motions",
+        "motions",
+        "h.mod",
+        "-o",
+        "h.glb",
+    ]));
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("wrote h.glb ("), "{text}");
     assert_eq!(lines[1].split(':').next(), Some("animation boss"));
@@ -640,10 +644,14 @@ fn export_names_carried_motions_and_misfits_in_text_and_takes_folders() {
     assert!(lines[6].ends_with(" at rest (x0.5)"), "{text}");
     assert_eq!(lines.len(), 7, "{text}");
     // And back: the archive byte for byte.
-    rigtrip_in(
-        &dir,
-        &["import", "h.glb", "-o", "back.mod", "--motions-out", "out"],
-    );
+    stdout_of(rigtrip().current_dir(&dir).args([
+        "import",
+        "h.glb",
+        "-o",
+        "back.mod",
+        "--motions-out",
+        "out",
+    ]));
     assert_eq!(std::fs::read(dir.join("out/pl000_00_5.pac")).unwrap(), pac);
     assert_eq!(std::fs::read(dir.join("out/boss.MOT")).unwrap(), other);
     assert_eq!(std::fs::read(dir.join("back.mod")).unwrap(), model);
@@ -734,29 +742,6 @@ fn an_edited_rotation_changes_only_its_joints_tracks_and_a_deleted_animation_emp
 // ---------------------------------------------------------------------------------------------
 // Blender (ignored by default; run with --include-ignored)
 
-fn rigtrip(args: &[&std::ffi::OsStr]) -> String {
-    rigtrip_in(std::path::Path::new("."), args)
-}
-
-/// [`rigtrip`] run in `dir`.
-fn rigtrip_in<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
-    dir: &std::path::Path,
-    args: &[S],
-) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "rigtrip {args:?}: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 #[ignore = "needs Blender (tools/blender-python installs it, about 400 MB); run with --include-ignored"]
 fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
@@ -773,17 +758,17 @@ fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
         std::fs::write(dir.join(name), data).unwrap();
     }
     let glb = dir.join("h.glb");
-    let os = |p: &std::path::Path| p.as_os_str().to_owned();
-    rigtrip(&[
-        "export".as_ref(),
-        &os(&dir.join("h.mod")),
-        "--motions".as_ref(),
-        &os(&dir.join("walk.mot")),
-        "--motions".as_ref(),
-        &os(&dir.join("pl000.pac")),
-        "-o".as_ref(),
-        &os(&glb),
-    ]);
+    stdout_of(
+        rigtrip()
+            .arg("export")
+            .arg(dir.join("h.mod"))
+            .arg("--motions")
+            .arg(dir.join("walk.mot"))
+            .arg("--motions")
+            .arg(dir.join("pl000.pac"))
+            .arg("-o")
+            .arg(&glb),
+    );
     let blender = |out: &str, edits: &[&str]| -> std::path::PathBuf {
         let dst = dir.join(out);
         common::blender_roundtrip(&glb, &dst, edits);
@@ -791,14 +776,15 @@ fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
     };
     let import = |glb: &std::path::Path, name: &str| -> std::path::PathBuf {
         let out = scratch(name);
-        rigtrip(&[
-            "import".as_ref(),
-            glb.as_os_str(),
-            "-o".as_ref(),
-            &os(&out.join("h.mod")),
-            "--motions-out".as_ref(),
-            out.as_os_str(),
-        ]);
+        stdout_of(
+            rigtrip()
+                .arg("import")
+                .arg(glb)
+                .arg("-o")
+                .arg(out.join("h.mod"))
+                .arg("--motions-out")
+                .arg(&out),
+        );
         out
     };
     let read = |d: &std::path::Path, f: &str| std::fs::read(d.join(f)).unwrap();
@@ -973,11 +959,7 @@ fn a_motion_that_would_need_too_many_keys_is_carried() {
 fn a_motion_alone_is_refused_with_the_way_to_export_it() {
     let dir = scratch("alone");
     std::fs::write(dir.join("walk.mot"), synth::motion::sample_mot()).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .args(["export", "walk.mot", "-o", "walk.glb"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let o = common::run_in(&dir, &["export", "walk.mot", "-o", "walk.glb"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&o.stderr),

@@ -147,12 +147,8 @@ fn run_blocks(dir: &Path, blocks: &[(String, Vec<String>)]) {
     let mut wrong = Vec::new();
     for (cmd, want) in blocks {
         let args: Vec<&str> = cmd.split_whitespace().collect();
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-            .args(&args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        let out = String::from_utf8_lossy(&o.stdout);
+        let o = common::run_in(dir, &args);
+        let out = common::text(&o.stdout);
         let got: Vec<&str> = out.lines().collect();
         // A command shown without output is checked for success only.
         if !o.status.success() || (!want.is_empty() && !matches(want, &got)) {

@@ -14,11 +14,53 @@ use std::time::{Duration, Instant};
 /// Exit status of a `tools/` script when something it needs is missing (stderr says what).
 const TOOL_MISSING: i32 = 3;
 
+/// The repository's root (where `cargo test` runs the tests).
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
 /// A script in the repository's `tools/`.
 pub fn tool(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tools")
         .join(name)
+}
+
+/// This build's `rigtrip` binary as a command to add arguments to, run in the repository's root
+/// unless given another folder.
+pub fn rigtrip() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rigtrip"));
+    cmd.current_dir(repo());
+    cmd
+}
+
+/// Runs `rigtrip ARGS` in the repository's root to its end: its output, whatever its exit.
+pub fn run<S: AsRef<OsStr>>(args: &[S]) -> Output {
+    run_in(repo(), args)
+}
+
+/// Runs `rigtrip ARGS` in `dir` to its end: its output, whatever its exit.
+pub fn run_in<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Output {
+    rigtrip().args(args).current_dir(dir).output().unwrap()
+}
+
+/// Runs `cmd` to its end and returns its stdout; panics, showing the command, its stdout and
+/// its stderr, unless it exits 0.
+pub fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}): {}\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// A program's output as text, invalid UTF-8 replaced.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
 }
 
 /// This test binary's own folder under the system temp dir, `rigtrip-TEST-PID`, made on first
