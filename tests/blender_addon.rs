@@ -9,7 +9,7 @@
 //! `cargo test --test blender_addon -- --include-ignored`.
 
 mod common;
-use common::scratch;
+use common::{repo, sample, scratch, tool};
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -21,14 +21,10 @@ use rigtrip::native::{Format, NativeFile};
 use rigtrip::rig::{self, Rig};
 use serde_json::Value;
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// Runs the add-on test driver with `args` (within `limit`); returns its RESULT object and the
 /// lines the operators reported to the Info area (`Info: ...` in a background Blender).
 fn driver_within(args: &[&str], limit: Duration) -> (Value, Vec<String>) {
-    let mut cmd = Command::new(repo().join("tools/blender-python"));
+    let mut cmd = Command::new(tool("blender-python"));
     cmd.arg(repo().join("blender/tests/addon_test.py"))
         .args(args)
         .env("RIGTRIP_BIN", env!("CARGO_BIN_EXE_rigtrip"));
@@ -393,7 +389,7 @@ fn the_add_on_installs_as_an_extension_and_as_a_classic_add_on() {
     let work = dir.join("zips");
     std::fs::create_dir_all(&user).unwrap();
     std::fs::create_dir_all(&work).unwrap();
-    let out = Command::new(repo().join("tools/blender-python"))
+    let out = Command::new(tool("blender-python"))
         .arg(repo().join("blender/tests/addon_test.py"))
         .args(["install", work.to_str().unwrap(), &input])
         .env("BLENDER_USER_RESOURCES", &user)
@@ -479,7 +475,6 @@ fn an_edited_mesh_is_written_unless_the_original_meshes_are_kept() {
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn motions_are_written_beside_the_export_and_over_the_files_read_only_when_asked() {
-    let sample = |name: &str| std::fs::read(repo().join("samples").join(name)).unwrap();
     let (model, mot, pac) = (
         sample("dmc3_humanoid.mod"),
         sample("dmc3_humanoid.mot"),

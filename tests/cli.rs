@@ -212,7 +212,7 @@ fn the_binary_reads_json_floats_as_the_tests_do() {
             "-i",
             "serde_json",
         ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(common::repo())
         .output()
         .unwrap();
     assert!(out.status.success(), "cargo tree: {}", text(&out.stderr));
@@ -318,9 +318,7 @@ fn inspect_lists_objects_and_meshes() {
     let o = run(&["inspect", "--json", "samples/dmc3_humanoid.mod"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // Checked against the native reader itself.
-    let data =
-        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/dmc3_humanoid.mod"))
-            .unwrap();
+    let data = common::sample("dmc3_humanoid.mod");
     let rigtrip::native::NativeFile::Dmc3(file) =
         rigtrip::native::NativeFile::read(None, &data).unwrap()
     else {

@@ -949,7 +949,7 @@ fn validator_rejects_a_forest_without_wrapper() {
 // Blender (ignored by default; run with --include-ignored)
 
 fn blender_facts(glb: &Path, extra: &[&str]) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/import_facts.py");
+    let script = common::repo().join("tests/blender/import_facts.py");
     let mut args = vec![script.as_os_str(), "--".as_ref(), glb.as_os_str()];
     args.extend(extra.iter().map(std::ffi::OsStr::new));
     let out = blender_python(args);

@@ -13,12 +13,12 @@ use rigtrip::native::{Format, NativeFile};
 use rigtrip::ops::verify::{verify_bytes, Verdict};
 use rigtrip::rig::{self, SkeletonPayload};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn corpus(seed: u64, count: u32) -> (PathBuf, Vec<Value>) {
     let dir = common::scratch(&format!("corpus-{seed}"));
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/independent/specgen.py");
+    let script = common::repo().join("tests/independent/specgen.py");
     let st = Command::new("python3")
         .arg(&script)
         .arg(&dir)

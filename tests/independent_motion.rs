@@ -6,7 +6,6 @@
 mod common;
 
 use serde_json::Value;
-use std::path::Path;
 use std::process::Command;
 
 fn bits(v: &Value) -> Option<u32> {
@@ -75,7 +74,7 @@ fn inspect_agrees_with_the_independent_decoder_key_for_key() {
     std::fs::write(&p, rigtrip::synth::motion::sample_pac()).unwrap();
     paths.push(p);
 
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/independent/motdecode.py");
+    let script = common::repo().join("tests/independent/motdecode.py");
     let out = Command::new("python3")
         .arg(&script)
         .args(&paths)

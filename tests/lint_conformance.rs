@@ -13,6 +13,8 @@
 //! warning: legal, but Blender or another major loader will likely change or mis-show it; info:
 //! worth knowing).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use rigtrip::lint::{lint_path, validator_code, LintReport, Severity, VALIDATOR_CODES};
@@ -500,11 +502,11 @@ const SAMPLES: &[Row] = &[
 ];
 
 fn validator_data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/khronos-validator")
+    common::repo().join("tests/data/khronos-validator")
 }
 
 fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sample-assets")
+    common::repo().join("tests/data/sample-assets")
 }
 
 /// Every asset with its data folder: the validator's, then the sample models.

@@ -1441,9 +1441,7 @@ fn onto_refuses_foreign_joints_by_name() {
     let bones = usize::from(reader::read(&data).bones);
     assert!(bones >= 4);
     let sample = |f: &str| {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/sample-assets")
-            .join(f);
+        let path = common::repo().join("tests/data/sample-assets").join(f);
         std::fs::read(path).unwrap()
     };
     let template = || NativeFile::read(None, &data).unwrap();

@@ -93,10 +93,7 @@ fn copy_dir(from: &Path, to: &Path) {
 #[test]
 fn readme_tour_output_is_real() {
     let dir = common::scratch("tour");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("samples"),
-        &dir.join("samples"),
-    );
+    copy_dir(&common::repo().join("samples"), &dir.join("samples"));
     let blocks = tour();
     assert!(blocks.len() >= 8, "{blocks:?}");
     let blocks: Vec<_> = blocks
@@ -123,10 +120,7 @@ fn readme_tour_output_is_real() {
 fn readme_motions_that_do_not_fit_output_is_real() {
     use rigtrip::synth::motion;
     let dir = common::scratch("fit");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("samples"),
-        &dir.join("samples"),
-    );
+    copy_dir(&common::repo().join("samples"), &dir.join("samples"));
     let rig = rigtrip::ops::load(None, &rigtrip::synth::dmc3::sample_mod()).unwrap();
     let rest = motion::model_rest(&rig);
     std::fs::create_dir(dir.join("motions")).unwrap();

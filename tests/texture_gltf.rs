@@ -257,7 +257,7 @@ fn archive_export_writes_an_image_per_texture() {
 
 #[test]
 fn sample_archive_materials_and_loose_textures() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let root = common::repo().join("samples");
     let pac = tmp("sample.glb");
     export(&[
         root.join("dmc3_character.pac").to_str().unwrap(),

@@ -19,11 +19,15 @@ pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The bytes of the committed sample `samples/NAME`.
+pub fn sample(name: &str) -> Vec<u8> {
+    let path = repo().join("samples").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// A script in the repository's `tools/`.
 pub fn tool(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tools")
-        .join(name)
+    repo().join("tools").join(name)
 }
 
 /// This build's `rigtrip` binary as a command to add arguments to, run in the repository's root
@@ -414,7 +418,7 @@ pub fn crc32(data: &[u8]) -> u32 {
 /// builds from its declarations; with `RIGTRIP_BLESS` set it writes the file first. `bless`
 /// names the test that rewrites it (`NAME [FILTER]` of `cargo test --test`).
 pub fn assert_generated(path: &str, generated: &str, bless: &str) {
-    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let full = repo().join(path);
     if std::env::var_os("RIGTRIP_BLESS").is_some() {
         std::fs::write(&full, generated).unwrap();
     }
