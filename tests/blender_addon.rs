@@ -9,7 +9,7 @@
 //! `cargo test --test blender_addon -- --include-ignored`.
 
 mod common;
-use common::{repo, sample, scratch, tool};
+use common::{load, repo, sample, scratch, tool};
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -68,10 +68,6 @@ fn files(v: &Value) -> BTreeSet<String> {
 
 fn set(names: &[&str]) -> BTreeSet<String> {
     names.iter().map(|s| s.to_string()).collect()
-}
-
-fn load(format: Option<Format>, data: &[u8]) -> Rig {
-    rig::lift(NativeFile::read(format, data).unwrap())
 }
 
 /// A generated HIE file whose skeletons all pass the gate and whose values are small enough

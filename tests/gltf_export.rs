@@ -352,7 +352,7 @@ fn hie_default() -> Space {
 }
 
 fn load(data: &[u8]) -> Rig {
-    rigtrip::ops::load(Some(rigtrip::native::Format::Hie), data).unwrap()
+    common::load(Some(rigtrip::native::Format::Hie), data)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1095,7 +1095,7 @@ fn blender_imports_one_armature_per_skeleton_upright_in_metres() {
         blender_check(rig, &e, &format!("blender_hand_{i}.glb"), &[]);
     }
     // The DMC3 humanoid: one skeleton, no wrapper, about 1.72 m tall on Blender's Z.
-    let rig = load_as(
+    let rig = common::load(
         Some(rigtrip::native::Format::Dmc3),
         &rigtrip::synth::dmc3::sample_mod(),
     );
@@ -1132,10 +1132,6 @@ fn blender_imports_one_armature_per_skeleton_upright_in_metres() {
 // ---------------------------------------------------------------------------------------------
 // DMC3
 
-fn load_as(format: Option<rigtrip::native::Format>, data: &[u8]) -> Rig {
-    rigtrip::ops::load(format, data).unwrap()
-}
-
 fn dmc3_default() -> Space {
     Space {
         scale: 0.01,
@@ -1150,13 +1146,16 @@ fn dmc3_samples_export_in_metres_y_up() {
     let samples = [
         (
             "mod",
-            load_as(Some(Format::Dmc3), &rigtrip::synth::dmc3::sample_mod()),
+            common::load(Some(Format::Dmc3), &rigtrip::synth::dmc3::sample_mod()),
         ),
         (
             "scm",
-            load_as(Some(Format::Dmc3), &rigtrip::synth::dmc3::sample_scm()),
+            common::load(Some(Format::Dmc3), &rigtrip::synth::dmc3::sample_scm()),
         ),
-        ("efm", load_as(Some(Format::Block { offset, nodes }), &efm)),
+        (
+            "efm",
+            common::load(Some(Format::Block { offset, nodes }), &efm),
+        ),
     ];
     let mut files = Vec::new();
     for (name, rig) in &samples {
@@ -1208,17 +1207,17 @@ fn dmc3_generated_files_validate() {
     let (mut exported, mut refused) = (0, 0);
     for seed in 0..90u64 {
         let rig = match seed % 3 {
-            0 => load_as(
+            0 => common::load(
                 Some(Format::Dmc3),
                 &rigtrip::synth::dmc3::random_exportable(seed, false),
             ),
-            1 => load_as(
+            1 => common::load(
                 Some(Format::Dmc3),
                 &rigtrip::synth::dmc3::random_exportable(seed, true),
             ),
             _ => {
                 let (data, offset, nodes) = rigtrip::synth::dmc3::random_block_file(seed);
-                load_as(Some(Format::Block { offset, nodes }), &data)
+                common::load(Some(Format::Block { offset, nodes }), &data)
             }
         };
         match export_unless_gate_fails(&rig, &format!("dmc3_random_{seed}")) {

@@ -4,7 +4,7 @@
 //! `tools/blender-python` installs); `.ci/run` runs them.
 
 mod common;
-use common::tmp;
+use common::{load, tmp};
 
 use std::path::PathBuf;
 
@@ -12,10 +12,6 @@ use rigtrip::gltf::import::{import_path, import_slice, ImportError, ImportOption
 use rigtrip::gltf::{export, to_glb, to_gltf, ExportOptions};
 use rigtrip::native::{Format, NativeFile};
 use rigtrip::rig::{self, Rig};
-
-fn load(format: Option<Format>, data: &[u8]) -> Rig {
-    rig::lift(NativeFile::read(format, data).unwrap())
-}
 
 fn opts() -> ImportOptions {
     ImportOptions::default()

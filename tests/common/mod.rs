@@ -101,6 +101,11 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// The rig of a native file (`format` as `--format` gives it, `None` to detect it).
+pub fn load(format: Option<rigtrip::native::Format>, data: &[u8]) -> rigtrip::rig::Rig {
+    rigtrip::ops::load(format, data).unwrap()
+}
+
 /// Runs `tools/NAME ARGS...` and returns its output; panics, saying what is missing and how to
 /// get it, when the tool cannot start or reports a missing prerequisite.
 pub fn run_tool<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(name: &str, args: I) -> Output {
