@@ -3,6 +3,7 @@
 //! lints clean.
 
 mod common;
+use common::{f32s, u16s};
 
 use std::path::Path;
 
@@ -171,8 +172,6 @@ impl Fx {
             accessors.push(acc);
             accessors.len() - 1
         };
-        let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-
         let n = self.positions.len();
         let pos = add(
             f32s(&self.positions.concat()),
@@ -194,7 +193,7 @@ impl Fx {
         }
         let tris: Vec<u16> = vec![0, 1, 2, 2, 3, 4, 4, 5, 6, 5, 6, 7];
         let idx = add(
-            tris.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            u16s(&tris),
             json!({"componentType": 5123, "count": tris.len(), "type": "SCALAR"}),
         );
         let ibms = self.ibms.clone().unwrap_or_else(|| self.rest_ibms());
@@ -1026,24 +1025,23 @@ fn missing_ibms_on_joints_at_the_origin_is_only_an_info() {
 /// a CUBICSPLINE sampler (value between the tangents), no indices.
 fn other_exporter(first_value_y: f32) -> (Value, Vec<u8>) {
     let mut bin: Vec<u8> = Vec::new();
-    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    bin.extend(f(&[0.0, 1.0, 0.0, 0.1, 1.5, 0.0, -0.1, 1.2, 0.0])); // 0..36 positions
+    bin.extend(f32s(&[0.0, 1.0, 0.0, 0.1, 1.5, 0.0, -0.1, 1.2, 0.0])); // 0..36 positions
     for (j, w) in [
         ([0u16, 1, 0, 0], [128u8, 127, 0, 0]),
         ([1, 0, 0, 0], [255, 0, 0, 0]),
         ([0, 0, 0, 0], [255, 0, 0, 0]),
     ] {
-        bin.extend(j.iter().flat_map(|x| x.to_le_bytes()));
+        bin.extend(u16s(&j));
         bin.extend(w);
     } // 36..72 interleaved, stride 12
     bin.extend([0u8, 1, 0, 0]); // 72..76 sparse indices
     let ibm0 = DMat4::from_translation(DVec3::new(0.0, -1.0, 0.0));
     let ibm1 = DMat4::from_translation(DVec3::new(0.0, -1.5, 0.0));
     for m in [ibm0, ibm1] {
-        bin.extend(f(&m.to_cols_array().map(|x| x as f32)));
+        bin.extend(f32s(&m.to_cols_array().map(|x| x as f32)));
     } // 76..204 sparse values
-    bin.extend(f(&[0.0, 1.0])); // 204..212 times
-    bin.extend(f(&[
+    bin.extend(f32s(&[0.0, 1.0])); // 204..212 times
+    bin.extend(f32s(&[
         9.0,
         9.0,
         9.0,

@@ -106,6 +106,16 @@ pub fn load(format: Option<rigtrip::native::Format>, data: &[u8]) -> rigtrip::ri
     rigtrip::ops::load(format, data).unwrap()
 }
 
+/// Little-endian bytes of `v`, one after the other.
+pub fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Little-endian bytes of `v`, one after the other.
+pub fn u16s(v: &[u16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
 /// Runs `tools/NAME ARGS...` and returns its output; panics, saying what is missing and how to
 /// get it, when the tool cannot start or reports a missing prerequisite.
 pub fn run_tool<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(name: &str, args: I) -> Output {
