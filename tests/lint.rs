@@ -3,7 +3,7 @@
 //! lints clean.
 
 mod common;
-use common::{f32s, u16s};
+use common::{f32s, glb, u16s};
 
 use std::path::Path;
 
@@ -232,30 +232,6 @@ impl Fx {
         });
         (root, bin)
     }
-}
-
-/// Our own GLB layout: header, JSON chunk padded with spaces, BIN chunk padded with zeros.
-fn glb(root: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut j = serde_json::to_vec(root).unwrap();
-    while !j.len().is_multiple_of(4) {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while !b.len().is_multiple_of(4) {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&b);
-    out
 }
 
 /// The document as `.gltf` text with the buffer as a base64 data URI.

@@ -46,11 +46,7 @@ impl Doc {
 
     /// A GLB as Blender writes it: the JSON chunk and the BIN chunk.
     fn from_glb(glb: &[u8]) -> Doc {
-        let len = |at: usize| u32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) as usize;
-        let json_len = len(12);
-        let v: Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
-        let bin_at = 20 + json_len;
-        let bin = glb[bin_at + 8..bin_at + 8 + len(bin_at)].to_vec();
+        let (v, bin) = common::glb_split(glb);
         Doc { v, bin }
     }
 

@@ -379,6 +379,38 @@ pub fn glb_parts(glb: &[u8]) -> (serde_json::Value, usize) {
     )
 }
 
+/// The GLB's JSON and its BIN chunk's data.
+pub fn glb_split(glb: &[u8]) -> (serde_json::Value, Vec<u8>) {
+    let (json, bin) = glb_parts(glb);
+    let len = u32::from_le_bytes(glb[bin - 8..bin - 4].try_into().unwrap()) as usize;
+    (json, glb[bin..bin + len].to_vec())
+}
+
+/// A GLB written here, not by the library: the header, the JSON chunk padded with spaces, the
+/// BIN chunk padded with zeros.
+pub fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
+    let mut j = serde_json::to_vec(json).unwrap();
+    while !j.len().is_multiple_of(4) {
+        j.push(b' ');
+    }
+    let mut b = bin.to_vec();
+    while !b.len().is_multiple_of(4) {
+        b.push(0);
+    }
+    let total = 12 + 8 + j.len() + 8 + b.len();
+    let mut out = Vec::new();
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&j);
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(&b);
+    out
+}
+
 /// Every position of mesh 0 scaled by 0.9 in place (the body's first mesh edited).
 pub fn shrink_first_mesh(glb: &mut [u8]) {
     let (v, bin) = glb_parts(glb);
