@@ -1,5 +1,7 @@
-//! Helpers shared by integration tests: the real clients (the Khronos glTF-Validator, Blender),
-//! run through the scripts in the repository's `tools/`, which install them on first use.
+//! Helpers shared by integration tests: the repository and its samples, this build's binary,
+//! temporary folders, small byte and GLB packers, and the real clients (the Khronos
+//! glTF-Validator, Blender), run through the scripts in the repository's `tools/`, which install
+//! them on first use.
 
 // Each test crate uses its own subset.
 #![allow(dead_code)]
