@@ -69,20 +69,44 @@ pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// This test binary's own folder under the system temp dir, `rigtrip-TEST-PID`, made on first
-/// use: the test binary's name keeps binaries apart, the process id keeps runs at the same time
-/// (another checkout, another job) apart. It is left behind for a look after a failure.
+/// This test binary's own folder, `rigtrip-tests/TEST-PID` under the system temp dir, made on
+/// first use: the test binary's name keeps binaries apart, the process id keeps runs at the same
+/// time (another checkout, another job) apart. It is left behind for a look after a failure,
+/// until the same test binary runs again (see [`sweep_ended_runs`]).
 fn temp_root() -> &'static Path {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();
     ROOT.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!(
-            "rigtrip-{}-{}",
-            env!("CARGO_CRATE_NAME"),
-            std::process::id()
-        ));
+        let parent = std::env::temp_dir().join("rigtrip-tests");
+        let prefix = format!("{}-", env!("CARGO_CRATE_NAME"));
+        sweep_ended_runs(&parent, &prefix);
+        let dir = parent.join(format!("{prefix}{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir
     })
+}
+
+/// Removes the folders `PREFIX` + process id in `parent` that earlier runs of this test binary
+/// left, once their process has ended, so that runs do not pile up in the temp dir. Whether a
+/// process still runs is read from `/proc`; where there is none, nothing is removed.
+fn sweep_ended_runs(parent: &Path, prefix: &str) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
+            continue;
+        };
+        let ended =
+            pid.parse::<u32>().is_ok_and(|p| p != std::process::id()) && !proc.join(pid).exists();
+        if ended {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The path `name` (which may hold `/`) in this test binary's temp folder, for a file a test
