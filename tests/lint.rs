@@ -3,7 +3,7 @@
 //! lints clean.
 
 mod common;
-use common::{f32s, glb, u16s};
+use common::{f32s, findings, glb, u16s};
 
 use std::path::Path;
 
@@ -246,14 +246,6 @@ fn embedded(root: &Value, bin: &[u8]) -> Vec<u8> {
 
 fn lint_doc(root: &Value, bin: &[u8]) -> LintReport {
     lint_slice(&glb(root, bin), "fixture.glb", None)
-}
-
-/// Every finding as `severity code pointer`.
-fn findings(r: &LintReport) -> Vec<String> {
-    r.findings
-        .iter()
-        .map(|f| format!("{} {} {}", f.severity.as_str(), f.code, f.pointer))
-        .collect()
 }
 
 /// Errors and warnings as `severity code pointer`.

@@ -14,10 +14,11 @@
 //! worth knowing).
 
 mod common;
+use common::findings;
 
 use std::path::{Path, PathBuf};
 
-use rigtrip::lint::{lint_path, validator_code, LintReport, Severity, VALIDATOR_CODES};
+use rigtrip::lint::{lint_path, validator_code, Severity, VALIDATOR_CODES};
 use serde_json::Value;
 
 /// One vendored asset and exactly the findings lint gives it, in order: `severity code pointer`.
@@ -539,13 +540,6 @@ fn report(file: &Path) -> Vec<Message> {
             pointer: m["pointer"].as_str().unwrap_or_default().to_string(),
         })
         .filter(|m| m.severity < 3)
-        .collect()
-}
-
-fn findings(r: &LintReport) -> Vec<String> {
-    r.findings
-        .iter()
-        .map(|f| format!("{} {} {}", f.severity.as_str(), f.code, f.pointer))
         .collect()
 }
 

@@ -396,6 +396,14 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
     }
 }
 
+/// Every finding of a lint report as `severity code pointer`.
+pub fn findings(r: &rigtrip::lint::LintReport) -> Vec<String> {
+    r.findings
+        .iter()
+        .map(|f| format!("{} {} {}", f.severity.as_str(), f.code, f.pointer))
+        .collect()
+}
+
 /// The GLB's JSON and where its BIN chunk's data starts.
 pub fn glb_parts(glb: &[u8]) -> (serde_json::Value, usize) {
     let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
