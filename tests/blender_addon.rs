@@ -9,9 +9,10 @@
 //! `cargo test --test blender_addon -- --include-ignored`.
 
 mod common;
+use common::{load, repo, sample, scratch, tool};
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -20,24 +21,10 @@ use rigtrip::native::{Format, NativeFile};
 use rigtrip::rig::{self, Rig};
 use serde_json::Value;
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A fresh, empty directory for one case.
-fn case_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("blender_addon")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// Runs the add-on test driver with `args` (within `limit`); returns its RESULT object and the
 /// lines the operators reported to the Info area (`Info: ...` in a background Blender).
 fn driver_within(args: &[&str], limit: Duration) -> (Value, Vec<String>) {
-    let mut cmd = Command::new(repo().join("tools/blender-python"));
+    let mut cmd = Command::new(tool("blender-python"));
     cmd.arg(repo().join("blender/tests/addon_test.py"))
         .args(args)
         .env("RIGTRIP_BIN", env!("CARGO_BIN_EXE_rigtrip"));
@@ -81,10 +68,6 @@ fn files(v: &Value) -> BTreeSet<String> {
 
 fn set(names: &[&str]) -> BTreeSet<String> {
     names.iter().map(|s| s.to_string()).collect()
-}
-
-fn load(format: Option<Format>, data: &[u8]) -> Rig {
-    rig::lift(NativeFile::read(format, data).unwrap())
 }
 
 /// A generated HIE file whose skeletons all pass the gate and whose values are small enough
@@ -161,7 +144,7 @@ fn import_then_export_with_no_edit_gives_the_original_bytes() {
         ("dmc3_effect.efm", efm, vec![&offset, &nodes]),
     ];
     for (name, data, extra) in cases {
-        let dir = case_dir(&format!("same_{name}"));
+        let dir = scratch(&format!("same_{name}"));
         let input = write(&dir, name, &data);
         let out = dir.join(format!("out_{name}"));
         let mut args = vec!["roundtrip", &input, out.to_str().unwrap()];
@@ -174,7 +157,7 @@ fn import_then_export_with_no_edit_gives_the_original_bytes() {
     }
 
     // The HIE sample with its names file beside it: read at import, written beside the output.
-    let dir = case_dir("same_db22");
+    let dir = scratch("same_db22");
     let input = write(&dir, "DB22HIE.BIN", &rigtrip::synth::hie::sample_db22());
     let names = rigtrip::synth::hie::sample_db22_names();
     write(&dir, "DB22HIE.names.json", names.as_bytes());
@@ -204,7 +187,7 @@ fn import_then_export_with_no_edit_gives_the_original_bytes() {
 /// checks the native bytes: only the records of `k` and its children change, by 5 cm in native
 /// units (`up` is the native up vector for 5 cm).
 fn moved_bone(name: &str, data: &[u8], format: Format, s: usize, k: usize, up: DVec3) {
-    let dir = case_dir(&format!("move_{name}"));
+    let dir = scratch(&format!("move_{name}"));
     let input = write(&dir, name, data);
     let out = dir.join(format!("out_{name}"));
     let (sk, jk) = (s.to_string(), k.to_string());
@@ -294,7 +277,7 @@ fn a_scaled_bone_is_an_operator_error_naming_the_joint_and_writes_nothing() {
         ("generated.mod", modf, Format::Dmc3, ms, mk),
         ("DB01HIE.BIN", hie, Format::Hie, hs, hk),
     ] {
-        let dir = case_dir(&format!("scale_{name}"));
+        let dir = scratch(&format!("scale_{name}"));
         let input = write(&dir, name, &data);
         let out = dir.join(format!("out_{name}"));
         let (sk, jk) = (s.to_string(), k.to_string());
@@ -333,7 +316,7 @@ fn a_scaled_bone_is_an_operator_error_naming_the_joint_and_writes_nothing() {
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn joint_names_chosen_in_blender_survive_the_next_import() {
     let (data, s, k) = generated_mod();
-    let dir = case_dir("rename");
+    let dir = scratch("rename");
     let input = write(&dir, "generated.mod", &data);
     let out = dir.join("renamed.mod");
     let (sk, jk) = (s.to_string(), k.to_string());
@@ -371,7 +354,7 @@ fn joint_names_chosen_in_blender_survive_the_next_import() {
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn a_missing_rigtrip_program_is_reported_clearly() {
-    let dir = case_dir("missing");
+    let dir = scratch("missing");
     let input = write(&dir, "x.mod", &rigtrip::synth::dmc3::sample_mod());
     let got = driver(&["missing", &input]);
     let env = "RIGTRIP_BIN is set to '/nonexistent/rigtrip', which is not an executable file; \
@@ -396,13 +379,13 @@ fn a_missing_rigtrip_program_is_reported_clearly() {
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn the_add_on_installs_as_an_extension_and_as_a_classic_add_on() {
-    let dir = case_dir("install");
+    let dir = scratch("install");
     let input = write(&dir, "x.mod", &rigtrip::synth::dmc3::sample_mod());
     let user = dir.join("blender-user");
     let work = dir.join("zips");
     std::fs::create_dir_all(&user).unwrap();
     std::fs::create_dir_all(&work).unwrap();
-    let out = Command::new(repo().join("tools/blender-python"))
+    let out = Command::new(tool("blender-python"))
         .arg(repo().join("blender/tests/addon_test.py"))
         .args(["install", work.to_str().unwrap(), &input])
         .env("BLENDER_USER_RESOURCES", &user)
@@ -442,7 +425,7 @@ fn the_add_on_installs_as_an_extension_and_as_a_classic_add_on() {
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn an_edited_mesh_is_written_unless_the_original_meshes_are_kept() {
     let (data, _, _) = generated_mod();
-    let dir = case_dir("mesh");
+    let dir = scratch("mesh");
     let input = write(&dir, "generated.mod", &data);
     let out = dir.join("out.mod");
     // A vertex moved 10 cm up is written back: the mesh's streams change, the rest stays.
@@ -488,7 +471,6 @@ fn an_edited_mesh_is_written_unless_the_original_meshes_are_kept() {
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn motions_are_written_beside_the_export_and_over_the_files_read_only_when_asked() {
-    let sample = |name: &str| std::fs::read(repo().join("samples").join(name)).unwrap();
     let (model, mot, pac) = (
         sample("dmc3_humanoid.mod"),
         sample("dmc3_humanoid.mot"),
@@ -515,7 +497,7 @@ fn motions_are_written_beside_the_export_and_over_the_files_read_only_when_asked
 
     // No edit, motions given as the folder, exported into another folder: the model and both
     // motion files beside it, byte for byte; the files read untouched.
-    let dir = case_dir("motions_plain");
+    let dir = scratch("motions_plain");
     let input = put(&dir);
     let elsewhere = dir.join("out");
     std::fs::create_dir(&elsewhere).unwrap();
@@ -547,7 +529,7 @@ fn motions_are_written_beside_the_export_and_over_the_files_read_only_when_asked
 
     // Exported into the folder the motions came from, without the option: refused before
     // anything is written, naming the file that would have been rewritten.
-    let dir = case_dir("motions_refused");
+    let dir = scratch("motions_refused");
     let input = put(&dir);
     let out = dir.join("out.mod");
     let got = export(&input, &out, dir.to_str().unwrap(), "0", &[]);
@@ -569,7 +551,7 @@ fn motions_are_written_beside_the_export_and_over_the_files_read_only_when_asked
     // unchanged, walk.mot changed in joint 5's rotation tracks only, the deleted motion's
     // slots empty, nothing else touched.
     let (slots, gone) = common::first_motion(&pac, "pl000");
-    let dir = case_dir("motions_edited");
+    let dir = scratch("motions_edited");
     let input = put(&dir);
     let out = dir.join("out.mod");
     let named = format!(
@@ -718,19 +700,7 @@ fn skinned_prims(glb: &Path) -> (Vec<Prim>, HashMap<usize, DVec3>) {
 
 /// `rigtrip export FILE -o GLB`, with this build's binary.
 fn rigtrip_export(file: &Path, glb: &Path) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .arg("export")
-        .arg(file)
-        .arg("-o")
-        .arg(glb)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "rigtrip export {}: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::stdout_of(common::rigtrip().arg("export").arg(file).arg("-o").arg(glb));
 }
 
 #[test]
@@ -740,7 +710,7 @@ fn a_modders_new_meshes_and_keyed_motion_land_and_no_input_is_rewritten() {
     let mot = rigtrip::synth::motion::motion_for_model(7, &rest)
         .write()
         .unwrap();
-    let dir = case_dir("modder");
+    let dir = scratch("modder");
     let (src, dst) = (dir.join("game"), dir.join("mod"));
     std::fs::create_dir_all(&src).unwrap();
     std::fs::create_dir_all(&dst).unwrap();
@@ -865,7 +835,7 @@ fn box_joint(prim: &Prim, heads: &HashMap<usize, DVec3>) -> usize {
 fn a_rig_from_elsewhere_is_written_onto_its_template_through_the_add_on() {
     let (model, rest) = generated_real_mod();
     let nodes = rest.len();
-    let dir = case_dir("onto");
+    let dir = scratch("onto");
     let template = write(&dir, "pl000.mod", &model);
     let dst = dir.join("mod");
     std::fs::create_dir_all(&dst).unwrap();
@@ -887,22 +857,13 @@ fn a_rig_from_elsewhere_is_written_onto_its_template_through_the_add_on() {
     for prim in &prims {
         assert_eq!(box_joint(prim, &heads), joint);
     }
-    let verify = Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .arg("verify")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        verify.status.success(),
-        "{}",
-        String::from_utf8_lossy(&verify.stdout)
-    );
+    common::stdout_of(common::rigtrip().arg("verify").arg(&out));
 }
 
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn objects_deforming_with_the_rig_that_cannot_be_written_are_refused_by_name() {
-    let dir = case_dir("unexportable");
+    let dir = scratch("unexportable");
     let input = write(&dir, "x.mod", &rigtrip::synth::dmc3::sample_mod());
     let out = dir.join("out.mod");
     let got = driver(&["unexportable", &input, out.to_str().unwrap()]);
@@ -918,7 +879,7 @@ fn objects_deforming_with_the_rig_that_cannot_be_written_are_refused_by_name() {
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn a_script_that_leaves_the_add_on_registered_still_exits() {
-    let dir = case_dir("headless");
+    let dir = scratch("headless");
     let input = write(&dir, "x.mod", &rigtrip::synth::dmc3::sample_mod());
     // bpy as a module hangs at exit while a class registered from Python remains; the add-on
     // unregisters itself then. A hang fails here instead of stalling.
@@ -935,7 +896,7 @@ fn a_character_archive_opens_with_its_textures_and_saves_back() {
     let pac = rigtrip::synth::texture::sample_character_pac();
     // Unedited: the images arrive packed, named as the export names them; the archive written
     // to another file is the one read, byte for byte.
-    let dir = case_dir("archive_same");
+    let dir = scratch("archive_same");
     let input = write(&dir, "pl000.pac", &pac);
     let out = dir.join("pl000_mine.pac");
     let got = driver(&["archive", &input, out.to_str().unwrap(), "0"]);
@@ -959,7 +920,7 @@ fn a_character_archive_opens_with_its_textures_and_saves_back() {
     assert!(std::fs::read(&out).unwrap() == pac, "the archive differs");
 
     // One texture painted: its PTX entry alone changes (same size, format, full chain).
-    let dir = case_dir("archive_paint");
+    let dir = scratch("archive_paint");
     let input = write(&dir, "pl000.pac", &pac);
     let out = dir.join("pl000_painted.pac");
     let (got, info) = driver_within(

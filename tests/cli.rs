@@ -1,29 +1,15 @@
 //! The command line as a user meets it: exact lines, exit codes, no clobbering, no panics.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn rigtrip(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
+use std::path::Path;
+use std::process::Command;
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rigtrip-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
+use common::{run, scratch, text, tmp};
 
 #[test]
 fn verify_samples_all_identical() {
-    let o = rigtrip(&["verify", "samples/"]);
+    let o = run(&["verify", "samples/"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(
         text(&o.stdout),
@@ -36,7 +22,7 @@ fn verify_samples_all_identical() {
          identical  ptx   samples/dmc3_textures.ptx\n\
          7 identical, 0 differ, 0 rejected, 4 skipped (not rig files; -v names them)\n"
     );
-    let o = rigtrip(&[
+    let o = run(&[
         "verify",
         "--block-at",
         "0x35",
@@ -53,8 +39,7 @@ fn verify_samples_all_identical() {
 
 #[test]
 fn verify_mixed_folder_reports_each_and_exits_2() {
-    let dir = tmp("mixed");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("mixed");
     std::fs::write(dir.join("a_good.mod"), rigtrip::synth::dmc3::sample_mod()).unwrap();
     // A gate-failing HIE: first part at depth 2. Still round-trips.
     let mut bad_gate = rigtrip::synth::hie::sample_db22();
@@ -64,7 +49,7 @@ fn verify_mixed_folder_reports_each_and_exits_2() {
     let good = rigtrip::synth::hie::sample_db22();
     std::fs::write(dir.join("c_truncated_DB02HIE.BIN"), &good[..0x3ff]).unwrap();
     std::fs::write(dir.join("d_notes.txt"), b"not a rig").unwrap();
-    let o = rigtrip(&["verify", dir.to_str().unwrap()]);
+    let o = run(&["verify", dir.to_str().unwrap()]);
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(2), "{out}");
     let lines: Vec<&str> = out.lines().collect();
@@ -87,41 +72,41 @@ fn verify_mixed_folder_reports_each_and_exits_2() {
 
 #[test]
 fn unreadable_and_unknown_inputs_exit_2_with_one_line() {
-    let o = rigtrip(&["inspect", "no/such/file.mod"]);
+    let o = run(&["inspect", "no/such/file.mod"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(text(&o.stderr).lines().count(), 1, "{}", text(&o.stderr));
     assert!(text(&o.stderr).starts_with("rigtrip: error: cannot read no/such/file.mod"));
-    let o = rigtrip(&["inspect", "samples/README.md"]);
+    let o = run(&["inspect", "samples/README.md"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o.stderr).contains("not a recognised format"),
         "{}",
         text(&o.stderr)
     );
-    let o = rigtrip(&["verify", "--nodes", "3", "samples/"]);
+    let o = run(&["verify", "--nodes", "3", "samples/"]);
     assert_eq!(
         o.status.code(),
         Some(2),
         "--nodes without --block-at is a usage error"
     );
-    let o = rigtrip(&["frobnicate"]);
+    let o = run(&["frobnicate"]);
     assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
 fn help_teaches_with_examples() {
     for cmd in ["inspect", "verify", "export"] {
-        let o = rigtrip(&[cmd, "--help"]);
+        let o = run(&[cmd, "--help"]);
         assert_eq!(o.status.code(), Some(0));
         assert!(text(&o.stdout).contains("Examples:"), "{cmd}");
     }
-    let o = rigtrip(&["--help"]);
+    let o = run(&["--help"]);
     assert!(text(&o.stdout).contains("Exit codes: 0 ok, 1 a check failed"));
 }
 
 #[test]
 fn inspect_json_gives_world_positions_and_raw_fields() {
-    let o = rigtrip(&["inspect", "--json", "samples/DB22HIE.BIN"]);
+    let o = run(&["inspect", "--json", "samples/DB22HIE.BIN"]);
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["status"], "ok");
@@ -157,7 +142,7 @@ fn inspect_json_gives_world_positions_and_raw_fields() {
 fn export_never_clobbers_and_refuses_gate_failures() {
     let out = tmp("db22.glb");
     let _ = std::fs::remove_file(&out);
-    let o = rigtrip(&["export", "samples/DB22HIE.BIN", "-o", out.to_str().unwrap()]);
+    let o = run(&["export", "samples/DB22HIE.BIN", "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).starts_with(&format!(
         "wrote {} ({} bytes): 3 skin(s), 19 joint(s)",
@@ -166,7 +151,7 @@ fn export_never_clobbers_and_refuses_gate_failures() {
     )));
     let first = std::fs::read(&out).unwrap();
     std::fs::write(&out, b"keep me").unwrap();
-    let o = rigtrip(&["export", "samples/DB22HIE.BIN", "-o", out.to_str().unwrap()]);
+    let o = run(&["export", "samples/DB22HIE.BIN", "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o.stderr).contains("exists; pass --force"),
@@ -174,7 +159,7 @@ fn export_never_clobbers_and_refuses_gate_failures() {
         text(&o.stderr)
     );
     assert_eq!(std::fs::read(&out).unwrap(), b"keep me");
-    let o = rigtrip(&[
+    let o = run(&[
         "export",
         "samples/DB22HIE.BIN",
         "-o",
@@ -195,7 +180,7 @@ fn export_never_clobbers_and_refuses_gate_failures() {
     std::fs::write(&input, &bad_gate).unwrap();
     let out2 = tmp("gate.glb");
     let _ = std::fs::remove_file(&out2);
-    let o = rigtrip(&[
+    let o = run(&[
         "export",
         input.to_str().unwrap(),
         "-o",
@@ -227,7 +212,7 @@ fn the_binary_reads_json_floats_as_the_tests_do() {
             "-i",
             "serde_json",
         ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(common::repo())
         .output()
         .unwrap();
     assert!(out.status.success(), "cargo tree: {}", text(&out.stderr));
@@ -243,7 +228,7 @@ fn the_binary_reads_json_floats_as_the_tests_do() {
 
 #[test]
 fn help_says_what_the_commands_do_now() {
-    let o = rigtrip(&["--help"]);
+    let o = run(&["--help"]);
     let help = text(&o.stdout);
     for want in [
         "DMC3 .mot motions and .pac motion archives",
@@ -251,13 +236,13 @@ fn help_says_what_the_commands_do_now() {
     ] {
         assert!(help.contains(want), "{want}: {help}");
     }
-    let o = rigtrip(&["verify", "--help"]);
+    let o = run(&["verify", "--help"]);
     assert!(
         text(&o.stdout).contains("on both legs by default"),
         "{}",
         text(&o.stdout)
     );
-    let o = rigtrip(&["export", "--help"]);
+    let o = run(&["export", "--help"]);
     let help = text(&o.stdout);
     assert!(help.contains("One path per --motions"), "{help}");
     assert!(help.contains("--motions <FILE|DIR>"), "{help}");
@@ -268,7 +253,7 @@ fn motions_take_one_path_each_and_never_swallow_the_model() {
     let out = tmp("swallow.glb");
     let _ = std::fs::remove_file(&out);
     // The model after --motions is the model, not a motion.
-    let o = rigtrip(&[
+    let o = run(&[
         "export",
         "--motions",
         "samples/dmc3_humanoid.pac",
@@ -296,9 +281,8 @@ fn motions_take_one_path_each_and_never_swallow_the_model() {
         ]
     );
     // A folder without motion files is refused by name.
-    let empty = tmp("no_motions");
-    std::fs::create_dir_all(&empty).unwrap();
-    let o = rigtrip(&[
+    let empty = scratch("no_motions");
+    let o = run(&[
         "export",
         "samples/dmc3_humanoid.mod",
         "--motions",
@@ -318,7 +302,7 @@ fn motions_take_one_path_each_and_never_swallow_the_model() {
 
 #[test]
 fn inspect_lists_objects_and_meshes() {
-    let o = rigtrip(&["inspect", "samples/dmc3_humanoid.mod"]);
+    let o = run(&["inspect", "samples/dmc3_humanoid.mod"]);
     assert_eq!(o.status.code(), Some(0));
     let out = text(&o.stdout);
     let tail: Vec<&str> = out
@@ -331,12 +315,10 @@ fn inspect_lists_objects_and_meshes() {
         tail[1].starts_with("  object 0: 2 mesh(es), vertex count "),
         "{out}"
     );
-    let o = rigtrip(&["inspect", "--json", "samples/dmc3_humanoid.mod"]);
+    let o = run(&["inspect", "--json", "samples/dmc3_humanoid.mod"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // Checked against the native reader itself.
-    let data =
-        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/dmc3_humanoid.mod"))
-            .unwrap();
+    let data = common::sample("dmc3_humanoid.mod");
     let rigtrip::native::NativeFile::Dmc3(file) =
         rigtrip::native::NativeFile::read(None, &data).unwrap()
     else {
@@ -369,7 +351,7 @@ fn inspect_lists_objects_and_meshes() {
         }
     }
     // SCM: meshes without joints.
-    let o = rigtrip(&["inspect", "--json", "samples/dmc3_stage.scm"]);
+    let o = run(&["inspect", "--json", "samples/dmc3_stage.scm"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
         v["objects"][0]["meshes"][0]["joints"],
@@ -381,14 +363,14 @@ fn inspect_lists_objects_and_meshes() {
 fn dump_says_what_it_wrote_and_verify_names_skipped_files_with_v() {
     let out = tmp("dump.json");
     let _ = std::fs::remove_file(&out);
-    let o = rigtrip(&["dump", "samples/DB22HIE.BIN", "-o", out.to_str().unwrap()]);
+    let o = run(&["dump", "samples/DB22HIE.BIN", "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0));
     let len = std::fs::metadata(&out).unwrap().len();
     assert_eq!(
         text(&o.stdout),
         format!("wrote {} ({len} bytes)\n", out.display())
     );
-    let o = rigtrip(&[
+    let o = run(&[
         "-q",
         "dump",
         "samples/DB22HIE.BIN",
@@ -397,7 +379,7 @@ fn dump_says_what_it_wrote_and_verify_names_skipped_files_with_v() {
         "--force",
     ]);
     assert_eq!((o.status.code(), text(&o.stdout)), (Some(0), String::new()));
-    let o = rigtrip(&["verify", "-v", "--legs", "native", "samples/"]);
+    let o = run(&["verify", "-v", "--legs", "native", "samples/"]);
     let out = text(&o.stdout);
     let skipped: Vec<&str> = out.lines().filter(|l| l.starts_with("skipped")).collect();
     assert_eq!(skipped.len(), 4, "{out}");
@@ -415,7 +397,7 @@ fn a_file_named_mod_without_its_magic_says_so_and_how_to_read_a_block() {
     let want = "named .mod but not a DMC3 container: no \"MOD \" or \"SCM \" magic at offset 0x0. If it holds a DMC3 node-domain block (a skeleton inside another file, as .efm files do), read it with --block-at OFFSET --nodes N (the block's offset and node count); a format is forced with --format hie|dmc3";
     let p = path.to_str().unwrap();
     for cmd in ["inspect", "dump"] {
-        let o = rigtrip(&[cmd, p]);
+        let o = run(&[cmd, p]);
         assert_eq!(o.status.code(), Some(2));
         assert_eq!(
             text(&o.stderr),
@@ -423,7 +405,7 @@ fn a_file_named_mod_without_its_magic_says_so_and_how_to_read_a_block() {
             "{cmd}"
         );
     }
-    let o = rigtrip(&["verify", p]);
+    let o = run(&["verify", p]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         text(&o.stdout),
@@ -432,7 +414,7 @@ fn a_file_named_mod_without_its_magic_says_so_and_how_to_read_a_block() {
     // Another name keeps the general hint.
     let other = tmp("random.bin");
     std::fs::write(&other, [0x5Au8; 300]).unwrap();
-    let o = rigtrip(&["inspect", other.to_str().unwrap()]);
+    let o = run(&["inspect", other.to_str().unwrap()]);
     assert!(
         text(&o.stderr).contains("not a recognised format"),
         "{}",

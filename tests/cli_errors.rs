@@ -3,31 +3,14 @@
 //! clause once (`cannot write x.glb: Is a directory (os error 21)`, not the cause twice): no
 //! clause of a message, the parts between `: `, appears twice in it.
 
+mod common;
+
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::Path;
 
-/// A scratch folder per test; the binary runs in it, so messages name short relative paths.
-fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli_errors")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+// Each test has its own scratch folder and runs the binary in it, so messages name short
+// relative paths.
+use common::{run_in, scratch, text};
 
 /// The clauses said more than once in `line` (split at `: `).
 fn repeated_clauses(line: &str) -> Vec<String> {
@@ -43,7 +26,7 @@ fn repeated_clauses(line: &str) -> Vec<String> {
 /// an exit code other than 0, 1 or 2, a failure without a one-line `rigtrip: error:` message,
 /// or any line that says a clause twice.
 fn problems(dir: &Path, args: &[&str]) -> Vec<String> {
-    let o = run(dir, args);
+    let o = run_in(dir, args);
     let (out, err) = (text(&o.stdout), text(&o.stderr));
     let cmd = args.join(" ");
     let mut found = Vec::new();
@@ -101,11 +84,11 @@ fn no_message_says_a_clause_twice() {
 
     // Good inputs, to cut and to write from.
     write(&dir, "good_DB22HIE.BIN", &db22);
-    let o = run(&dir, &["export", "good_DB22HIE.BIN", "-o", "good.glb"]);
+    let o = run_in(&dir, &["export", "good_DB22HIE.BIN", "-o", "good.glb"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let o = run(&dir, &["export", "good_DB22HIE.BIN", "-o", "good.gltf"]);
+    let o = run_in(&dir, &["export", "good_DB22HIE.BIN", "-o", "good.gltf"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let o = run(&dir, &["dump", "good_DB22HIE.BIN", "-o", "good.json"]);
+    let o = run_in(&dir, &["dump", "good_DB22HIE.BIN", "-o", "good.json"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let glb = std::fs::read(dir.join("good.glb")).unwrap();
     let gltf = std::fs::read(dir.join("good.gltf")).unwrap();
@@ -223,7 +206,7 @@ fn io_errors_name_the_file_and_the_cause_once() {
     std::fs::create_dir(dir.join("a_folder.glb")).unwrap();
     write(&dir, "DB22HIE.BIN", &rigtrip::synth::hie::sample_db22());
     let error = |args: &[&str]| {
-        let o = run(&dir, args);
+        let o = run_in(&dir, args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(o.stdout.is_empty(), "{args:?}");
         text(&o.stderr)
@@ -247,7 +230,7 @@ fn io_errors_name_the_file_and_the_cause_once() {
         error(&["gait", "missing.glb"]),
         "rigtrip: error: cannot read missing.glb: No such file or directory (os error 2)\n"
     );
-    let o = run(&dir, &["verify", "missing.mod"]);
+    let o = run_in(&dir, &["verify", "missing.mod"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         text(&o.stdout),
@@ -327,7 +310,7 @@ fn bad_inputs_exit_2_with_one_line_and_the_hint_that_fits() {
     ];
     let mut found = Vec::new();
     let mut check = |args: &[&str], hint: &str| {
-        let o = run(&dir, args);
+        let o = run_in(&dir, args);
         let cmd = args.join(" ");
         let (out, err) = (text(&o.stdout), text(&o.stderr));
         if o.status.code() != Some(2) {
@@ -392,10 +375,10 @@ fn bad_inputs_exit_2_with_one_line_and_the_hint_that_fits() {
 fn oddities_say_the_right_thing() {
     let dir = scratch("oddities");
     write(&dir, "DB22HIE.BIN", &rigtrip::synth::hie::sample_db22());
-    let o = run(&dir, &["export", "DB22HIE.BIN", "-o", "x.glb"]);
+    let o = run_in(&dir, &["export", "DB22HIE.BIN", "-o", "x.glb"]);
     assert_eq!(o.status.code(), Some(0));
     for force in [&[][..], &["--force"][..]] {
-        let o = run(
+        let o = run_in(
             &dir,
             &[&["import", "x.glb", "-o", "x.glb"][..], force].concat(),
         );
@@ -415,23 +398,23 @@ fn oddities_say_the_right_thing() {
     old[0x30] = 1;
     old[0x34..0x38].copy_from_slice(&0x60u32.to_le_bytes());
     write(&dir, "old.mod", &old);
-    let o = run(&dir, &["inspect", "old.mod"]);
+    let o = run_in(&dir, &["inspect", "old.mod"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         text(&o.stderr),
         "rigtrip: error: old.mod: a pre-HD DMC3 container (the 2006 PC release: u32 block offset at +0x1C, 0x30-byte object records): only the HD Collection layout is supported\n"
     );
     write(&dir, "mech.glb", &rigtrip::synth::mech::sample_mech());
-    assert_eq!(run(&dir, &["gait", "mech.glb"]).status.code(), Some(0));
+    assert_eq!(run_in(&dir, &["gait", "mech.glb"]).status.code(), Some(0));
     assert_eq!(
-        run(&dir, &["gait", "mech.glb", "--prefix", "xyz"])
+        run_in(&dir, &["gait", "mech.glb", "--prefix", "xyz"])
             .status
             .code(),
         Some(1)
     );
     // Too few names: a warning naming the skeleton and both counts.
     write(&dir, "few.json", br#"{"1": ["hips"]}"#);
-    let o = run(
+    let o = run_in(
         &dir,
         &[
             "export",
@@ -448,7 +431,7 @@ fn oddities_say_the_right_thing() {
         "rigtrip: warning: the names file gives 1 name(s) for skeleton slot1, which has 15 joints; the others keep generated names\n"
     );
     // A negative scale parses, and is refused with the reason.
-    let o = run(
+    let o = run_in(
         &dir,
         &["export", "DB22HIE.BIN", "-o", "m.glb", "--scale", "-1"],
     );
@@ -457,7 +440,7 @@ fn oddities_say_the_right_thing() {
     // The same file named twice is verified once.
     std::fs::create_dir(dir.join("v")).unwrap();
     write(&dir, "v/DB22HIE.BIN", &rigtrip::synth::hie::sample_db22());
-    let o = run(&dir, &["verify", "v/DB22HIE.BIN", "v", "./v/DB22HIE.BIN"]);
+    let o = run_in(&dir, &["verify", "v/DB22HIE.BIN", "v", "./v/DB22HIE.BIN"]);
     assert_eq!(
         text(&o.stdout),
         "identical  hie   v/DB22HIE.BIN\n1 identical, 0 differ, 0 rejected\n"
@@ -475,7 +458,7 @@ fn motion_errors_name_track_or_slot_and_offset() {
     let first = m.header.header_size as usize + 4;
     let second = first + m.tracks[0].head.span as usize;
     write(&dir, "cut.mot", &mot[..second + 3]);
-    let o = run(&dir, &["inspect", "cut.mot"]);
+    let o = run_in(&dir, &["inspect", "cut.mot"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         text(&o.stderr),
@@ -484,7 +467,7 @@ fn motion_errors_name_track_or_slot_and_offset() {
             second + 3
         )
     );
-    let o = run(&dir, &["verify", "cut.mot"]);
+    let o = run_in(&dir, &["verify", "cut.mot"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stdout).starts_with(&format!(
         "rejected   -     cut.mot: mot: track 1 (node 0 ty) at offset {second:#x}:"
@@ -493,7 +476,7 @@ fn motion_errors_name_track_or_slot_and_offset() {
     let len = pac.len() as u32;
     pac[8 + 4 * 3..8 + 4 * 4].copy_from_slice(&len.to_le_bytes());
     write(&dir, "bad.pac", &pac);
-    let o = run(&dir, &["dump", "bad.pac"]);
+    let o = run_in(&dir, &["dump", "bad.pac"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         text(&o.stderr),

@@ -5,14 +5,7 @@
 mod common;
 
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-
-fn scratch() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_json");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::path::Path;
 
 /// The schema with its root pointed at `$defs/name`.
 fn validator(name: &str) -> jsonschema::Validator {
@@ -28,11 +21,7 @@ fn validator(name: &str) -> jsonschema::Validator {
 /// Runs rigtrip in `dir`; the exit code and stdout parsed as one JSON value (which must start
 /// with the head's first key, `status`).
 fn run(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let o = common::run_in(dir, args);
     let out = String::from_utf8(o.stdout).unwrap();
     assert!(out.starts_with("{\n  \"status\": \""), "{args:?}: {out}");
     let v: Value = serde_json::from_str(&out)
@@ -60,7 +49,7 @@ fn check(dir: &Path, def: &str, args: &[&str], code: i32) -> Value {
 
 #[test]
 fn every_command_json_validates_against_its_schema() {
-    let dir = scratch();
+    let dir = common::scratch("every_command");
     let db22 = rigtrip::synth::hie::sample_db22();
     let model = rigtrip::synth::dmc3::sample_mod();
     let (efm, offset, nodes) = rigtrip::synth::dmc3::sample_efm();

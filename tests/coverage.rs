@@ -2,6 +2,8 @@
 //! and cover every byte exactly once; the field entries sit where the reader found the values;
 //! the evidence classes are the ones `docs/formats.md` gives.
 
+mod common;
+
 use proptest::prelude::*;
 use rigtrip::native::{Format, NativeFile};
 use rigtrip::ops::coverage::{coverage, render_text, Coverage, Entry, Evidence, Kind};

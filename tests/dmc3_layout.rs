@@ -3,6 +3,8 @@
 //! non-zero gaps and the tail, and the result is in the real order (checked by an independent
 //! reader, tests/meshback/reader.rs).
 
+mod common;
+
 #[path = "meshback/reader.rs"]
 mod reader;
 

@@ -7,6 +7,7 @@ use rigtrip::rig::Rig;
 use serde_json::{json, Value};
 
 mod common;
+use common::load;
 
 fn validator() -> jsonschema::Validator {
     let path = concat!(
@@ -69,10 +70,6 @@ fn assert_scene_valid(v: &jsonschema::Validator, scene: &Value) {
         .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
-}
-
-fn load(format: Option<Format>, data: &[u8]) -> Rig {
-    rigtrip::ops::load(format, data).unwrap()
 }
 
 #[test]

@@ -4,9 +4,7 @@
 //! acceptance timeline, and the preview GLB through the Khronos validator.
 
 mod common;
-use common::validate;
-
-use std::path::PathBuf;
+use common::{glb_split, scratch, tmp, validate};
 
 use proptest::prelude::*;
 use rigtrip::gait::{
@@ -32,39 +30,13 @@ fn analyse(glb: &[u8], demand: Option<&str>) -> GaitReport {
     analyse_slice(glb, None, &opts(demand)).unwrap()
 }
 
-// ---- GLB editing with our own little code (not the module under test) ----
-
-fn split(glb: &[u8]) -> (Value, Vec<u8>) {
-    let u = |o: usize| u32::from_le_bytes(glb[o..o + 4].try_into().unwrap()) as usize;
-    let jl = u(12);
-    let json: Value = serde_json::from_slice(&glb[20..20 + jl]).unwrap();
-    let bl = u(20 + jl);
-    (json, glb[28 + jl..28 + jl + bl].to_vec())
-}
-
-fn pack(json: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut text = serde_json::to_vec(json).unwrap();
-    while !text.len().is_multiple_of(4) {
-        text.push(b' ');
-    }
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&((28 + text.len() + bin.len()) as u32).to_le_bytes());
-    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&text);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(bin);
-    out
-}
+// ---- GLB editing with the tests' own little code (tests/common), not the module under test ----
 
 /// The sample with its JSON edited by `f`.
 fn edited(f: impl FnOnce(&mut Value)) -> Vec<u8> {
-    let (mut json, bin) = split(&sample_mech());
+    let (mut json, bin) = glb_split(&sample_mech());
     f(&mut json);
-    pack(&json, &bin)
+    common::glb(&json, &bin)
 }
 
 fn animation_mut<'a>(json: &'a mut Value, name: &str) -> &'a mut Value {
@@ -248,7 +220,7 @@ fn lint_errors_are_a_note_not_a_stop() {
         a["channels"][0]["sampler"] = samplers.into();
     });
     let samplers = {
-        let (j, _) = split(&glb);
+        let (j, _) = glb_split(&glb);
         j["animations"]
             .as_array()
             .unwrap()
@@ -730,12 +702,6 @@ fn sample_mech_cached() -> Vec<u8> {
 
 // ---- the preview ----
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rigtrip-gait-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 #[test]
 fn preview_plays_the_timeline_and_validates_clean() {
     let glb = sample_mech();
@@ -848,9 +814,8 @@ fn preview_refuses_a_report_of_another_file() {
 #[test]
 fn gltf_with_an_external_buffer_and_a_data_uri() {
     use base64::Engine as _;
-    let (mut json, bin) = split(&sample_mech());
-    let dir = tmp("external");
-    std::fs::create_dir_all(&dir).unwrap();
+    let (mut json, bin) = glb_split(&sample_mech());
+    let dir = scratch("external");
     std::fs::write(dir.join("mech body.bin"), &bin).unwrap();
     json["buffers"][0]["uri"] = "mech%20body.bin".into();
     let path = dir.join("mech.gltf");
@@ -884,9 +849,8 @@ fn gltf_with_an_external_buffer_and_a_data_uri() {
 fn buffer_uris_under_gaits_policy() {
     // Gait follows `file:` URIs, refuses other schemes and malformed escapes, and cuts a file
     // longer than byteLength; each refusal is said once, in gait's words.
-    let (mut json, bin) = split(&sample_mech());
-    let dir = tmp("uris");
-    std::fs::create_dir_all(&dir).unwrap();
+    let (mut json, bin) = glb_split(&sample_mech());
+    let dir = scratch("uris");
     let mut longer = bin.clone();
     longer.extend_from_slice(&[0xEE; 7]);
     std::fs::write(dir.join("mech body.bin"), &longer).unwrap();

@@ -3,7 +3,7 @@
 //! Blender, which `tools/blender-python` installs; `.ci/run` runs it).
 
 mod common;
-use common::{blender_python, validate, validator};
+use common::{blender_python, tmp, validate, validator};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -110,12 +110,6 @@ fn character() -> Skeleton {
 
 // ---------------------------------------------------------------------------------------------
 // Checks on the written bytes
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gltf_export");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 fn dmat(m: [[f32; 4]; 4]) -> DMat4 {
     DMat4::from_cols_array_2d(&m.map(|c| c.map(f64::from)))
@@ -358,7 +352,7 @@ fn hie_default() -> Space {
 }
 
 fn load(data: &[u8]) -> Rig {
-    rigtrip::ops::load(Some(rigtrip::native::Format::Hie), data).unwrap()
+    common::load(Some(rigtrip::native::Format::Hie), data)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -955,7 +949,7 @@ fn validator_rejects_a_forest_without_wrapper() {
 // Blender (ignored by default; run with --include-ignored)
 
 fn blender_facts(glb: &Path, extra: &[&str]) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/import_facts.py");
+    let script = common::repo().join("tests/blender/import_facts.py");
     let mut args = vec![script.as_os_str(), "--".as_ref(), glb.as_os_str()];
     args.extend(extra.iter().map(std::ffi::OsStr::new));
     let out = blender_python(args);
@@ -1101,7 +1095,7 @@ fn blender_imports_one_armature_per_skeleton_upright_in_metres() {
         blender_check(rig, &e, &format!("blender_hand_{i}.glb"), &[]);
     }
     // The DMC3 humanoid: one skeleton, no wrapper, about 1.72 m tall on Blender's Z.
-    let rig = load_as(
+    let rig = common::load(
         Some(rigtrip::native::Format::Dmc3),
         &rigtrip::synth::dmc3::sample_mod(),
     );
@@ -1138,10 +1132,6 @@ fn blender_imports_one_armature_per_skeleton_upright_in_metres() {
 // ---------------------------------------------------------------------------------------------
 // DMC3
 
-fn load_as(format: Option<rigtrip::native::Format>, data: &[u8]) -> Rig {
-    rigtrip::ops::load(format, data).unwrap()
-}
-
 fn dmc3_default() -> Space {
     Space {
         scale: 0.01,
@@ -1156,13 +1146,16 @@ fn dmc3_samples_export_in_metres_y_up() {
     let samples = [
         (
             "mod",
-            load_as(Some(Format::Dmc3), &rigtrip::synth::dmc3::sample_mod()),
+            common::load(Some(Format::Dmc3), &rigtrip::synth::dmc3::sample_mod()),
         ),
         (
             "scm",
-            load_as(Some(Format::Dmc3), &rigtrip::synth::dmc3::sample_scm()),
+            common::load(Some(Format::Dmc3), &rigtrip::synth::dmc3::sample_scm()),
         ),
-        ("efm", load_as(Some(Format::Block { offset, nodes }), &efm)),
+        (
+            "efm",
+            common::load(Some(Format::Block { offset, nodes }), &efm),
+        ),
     ];
     let mut files = Vec::new();
     for (name, rig) in &samples {
@@ -1214,17 +1207,17 @@ fn dmc3_generated_files_validate() {
     let (mut exported, mut refused) = (0, 0);
     for seed in 0..90u64 {
         let rig = match seed % 3 {
-            0 => load_as(
+            0 => common::load(
                 Some(Format::Dmc3),
                 &rigtrip::synth::dmc3::random_exportable(seed, false),
             ),
-            1 => load_as(
+            1 => common::load(
                 Some(Format::Dmc3),
                 &rigtrip::synth::dmc3::random_exportable(seed, true),
             ),
             _ => {
                 let (data, offset, nodes) = rigtrip::synth::dmc3::random_block_file(seed);
-                load_as(Some(Format::Block { offset, nodes }), &data)
+                common::load(Some(Format::Block { offset, nodes }), &data)
             }
         };
         match export_unless_gate_fails(&rig, &format!("dmc3_random_{seed}")) {

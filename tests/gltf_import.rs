@@ -4,23 +4,14 @@
 //! `tools/blender-python` installs); `.ci/run` runs them.
 
 mod common;
+use common::{load, tmp};
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rigtrip::gltf::import::{import_path, import_slice, ImportError, ImportOptions, Imported};
 use rigtrip::gltf::{export, to_glb, to_gltf, ExportOptions};
 use rigtrip::native::{Format, NativeFile};
 use rigtrip::rig::{self, Rig};
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gltf_import");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-fn load(format: Option<Format>, data: &[u8]) -> Rig {
-    rig::lift(NativeFile::read(format, data).unwrap())
-}
 
 fn opts() -> ImportOptions {
     ImportOptions::default()

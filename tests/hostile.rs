@@ -11,7 +11,6 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rigtrip::bytes::{OutOfBounds, Overlap};
@@ -1252,26 +1251,15 @@ fn gltf_extras_with_far_offsets_are_refused_without_allocating() {
 // ---------------------------------------------------------------------------------------------
 // The CLI: a failed export leaves nothing behind and never touches its input
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rigtrip-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// Runs the binary with a deadline; a hang or a signal fails the test.
 fn run_bin(args: &[&str], deadline: Duration) -> (i32, String, String) {
-    let out = common::output_within(
-        Command::new(env!("CARGO_BIN_EXE_rigtrip")).args(args),
-        deadline,
-    );
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let out = common::output_within(common::rigtrip().args(args), deadline);
     match out.status.code() {
-        Some(c) => (c, text(&out.stdout), text(&out.stderr)),
+        Some(c) => (c, common::text(&out.stdout), common::text(&out.stderr)),
         None => panic!(
             "rigtrip {args:?} died by a signal: {:?}\n{}",
             out.status,
-            text(&out.stderr)
+            common::text(&out.stderr)
         ),
     }
 }
@@ -1312,7 +1300,7 @@ fn export_fails_cleanly(dir: &Path, input: &Path, extra: &[&str], expect: &str) 
 
 #[test]
 fn cli_export_of_a_gate_failing_file_leaves_nothing() {
-    let dir = scratch("gate");
+    let dir = common::scratch("gate");
     let (mut b, _) = efm();
     let (_, _, transforms) = efm_regions(&b);
     put_u32(&mut b, transforms + 0x20 * 3, 0x7FC0_0001);
@@ -1325,7 +1313,7 @@ fn cli_export_of_a_gate_failing_file_leaves_nothing() {
         "spatial gate: every local transform is complete and finite does not hold",
     );
     // A HIE whose depths fail the gate.
-    let dir = scratch("gate-hie");
+    let dir = common::scratch("gate-hie");
     let mut b = db22();
     let at = slot_offset(&b, 1);
     put_u16(&mut b, at + HEADER_LEN as usize + 2, 0);
@@ -1342,7 +1330,7 @@ fn cli_export_of_a_gate_failing_file_leaves_nothing() {
 
 #[test]
 fn cli_export_of_a_malformed_file_leaves_nothing() {
-    let dir = scratch("malformed");
+    let dir = common::scratch("malformed");
     let b = db22();
     let input = dir.join("DB22HIE.BIN");
     std::fs::write(&input, &b[..b.len() - 1]).unwrap();
@@ -1492,8 +1480,7 @@ fn mutate_through_library(seed: u64, per_source: usize) -> Tally {
                     tally.rejected += 1;
                 }
                 v => {
-                    let path =
-                        std::env::temp_dir().join(format!("rigtrip-mutant-{seed}-{k}-{name}"));
+                    let path = common::tmp(&format!("mutant-{seed}-{k}-{name}"));
                     std::fs::write(&path, &m).unwrap();
                     panic!("{name} mutant {k} (saved as {}): {v:?}", path.display());
                 }
@@ -1578,7 +1565,7 @@ fn mutants_are_identical_or_rejected_never_differ() {
 
 #[test]
 fn mutants_through_the_binary_exit_0_or_2() {
-    let dir = scratch("mutants");
+    let dir = common::scratch("mutants");
     let (t, processes) = mutate_through_binary(0x000B_14A2, 6, 100, &dir);
     // 35 sources of detected formats (210 mutants: 3 folders of at most 100) and the EFM block.
     assert_eq!(processes, 4);
@@ -1607,7 +1594,7 @@ fn mutation_big() {
         t.rejected,
         start.elapsed()
     );
-    let dir = scratch("mutants-big");
+    let dir = common::scratch("mutants-big");
     let start = Instant::now();
     let (t, processes) = mutate_through_binary(0xB160_0002, (per / 10).max(1), 5000, &dir);
     println!(

@@ -13,13 +13,12 @@ use rigtrip::native::{Format, NativeFile};
 use rigtrip::ops::verify::{verify_bytes, Verdict};
 use rigtrip::rig::{self, SkeletonPayload};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn corpus(seed: u64, count: u32) -> (PathBuf, Vec<Value>) {
-    let dir = std::env::temp_dir().join(format!("rigtrip-indep-{}-{seed}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/independent/specgen.py");
+    let dir = common::scratch(&format!("corpus-{seed}"));
+    let script = common::repo().join("tests/independent/specgen.py");
     let st = Command::new("python3")
         .arg(&script)
         .arg(&dir)
@@ -151,10 +150,9 @@ fn independent_corpus_agrees() {
 #[test]
 fn cli_rejects_malformed_files_with_one_clear_line() {
     let (dir, files) = corpus(12, 12);
-    let bin = env!("CARGO_BIN_EXE_rigtrip");
     for e in files.iter().filter(|e| e["expect"] == "reject") {
         let path = dir.join(e["path"].as_str().unwrap());
-        let out = Command::new(bin)
+        let out = common::rigtrip()
             .arg("verify")
             .args(format_args(e))
             .arg(&path)

@@ -3,8 +3,9 @@
 //! agree with it key for key (frame, bit 15, value and tangents as f32 bit patterns), slot for
 //! slot and member for member.
 
+mod common;
+
 use serde_json::Value;
-use std::path::Path;
 use std::process::Command;
 
 fn bits(v: &Value) -> Option<u32> {
@@ -56,9 +57,7 @@ fn compare_mot(ours: &Value, theirs: &Value, what: &str) -> usize {
 
 #[test]
 fn inspect_agrees_with_the_independent_decoder_key_for_key() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("independent_motion");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("inspect");
     let mut paths = Vec::new();
     for seed in 0..30u64 {
         let p = dir.join(format!("r{seed}.mot"));
@@ -75,7 +74,7 @@ fn inspect_agrees_with_the_independent_decoder_key_for_key() {
     std::fs::write(&p, rigtrip::synth::motion::sample_pac()).unwrap();
     paths.push(p);
 
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/independent/motdecode.py");
+    let script = common::repo().join("tests/independent/motdecode.py");
     let out = Command::new("python3")
         .arg(&script)
         .args(&paths)
@@ -97,7 +96,7 @@ fn inspect_agrees_with_the_independent_decoder_key_for_key() {
     let (mut keys, mut members, mut opaque) = (0, 0, 0);
     for (path, t) in paths.iter().zip(theirs) {
         let what = path.display().to_string();
-        let o = Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+        let o = common::rigtrip()
             .args(["inspect", "--json"])
             .arg(path)
             .output()

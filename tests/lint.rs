@@ -2,7 +2,10 @@
 //! exporter's), broken one defect at a time; garbage and truncated inputs; every rigtrip export
 //! lints clean.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{f32s, findings, glb, u16s};
+
+use std::path::Path;
 
 use base64::Engine as _;
 use glam::{DMat4, DQuat, DVec3};
@@ -169,8 +172,6 @@ impl Fx {
             accessors.push(acc);
             accessors.len() - 1
         };
-        let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-
         let n = self.positions.len();
         let pos = add(
             f32s(&self.positions.concat()),
@@ -192,7 +193,7 @@ impl Fx {
         }
         let tris: Vec<u16> = vec![0, 1, 2, 2, 3, 4, 4, 5, 6, 5, 6, 7];
         let idx = add(
-            tris.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            u16s(&tris),
             json!({"componentType": 5123, "count": tris.len(), "type": "SCALAR"}),
         );
         let ibms = self.ibms.clone().unwrap_or_else(|| self.rest_ibms());
@@ -233,30 +234,6 @@ impl Fx {
     }
 }
 
-/// Our own GLB layout: header, JSON chunk padded with spaces, BIN chunk padded with zeros.
-fn glb(root: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut j = serde_json::to_vec(root).unwrap();
-    while !j.len().is_multiple_of(4) {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while !b.len().is_multiple_of(4) {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&b);
-    out
-}
-
 /// The document as `.gltf` text with the buffer as a base64 data URI.
 fn embedded(root: &Value, bin: &[u8]) -> Vec<u8> {
     let mut r = root.clone();
@@ -269,14 +246,6 @@ fn embedded(root: &Value, bin: &[u8]) -> Vec<u8> {
 
 fn lint_doc(root: &Value, bin: &[u8]) -> LintReport {
     lint_slice(&glb(root, bin), "fixture.glb", None)
-}
-
-/// Every finding as `severity code pointer`.
-fn findings(r: &LintReport) -> Vec<String> {
-    r.findings
-        .iter()
-        .map(|f| format!("{} {} {}", f.severity.as_str(), f.code, f.pointer))
-        .collect()
 }
 
 /// Errors and warnings as `severity code pointer`.
@@ -292,14 +261,6 @@ fn problems(r: &LintReport) -> Vec<String> {
 #[track_caller]
 fn assert_no_problems(r: &LintReport) {
     assert_eq!(problems(r), Vec::<String>::new(), "{}", r.render_text());
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("lint")
-        .join(name);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 const PRIM: &str = "/meshes/0/primitives/0/attributes";
@@ -359,7 +320,7 @@ fn clean_fixture_has_no_findings_in_all_three_containers() {
     let r = lint_slice(&embedded(&root, &bin), "fixture.gltf", None);
     assert_eq!(r.findings, []);
     assert_eq!(r.container, "gltf");
-    let dir = tmpdir("external");
+    let dir = common::scratch("external");
     let mut ext = root.clone();
     ext["buffers"][0]["uri"] = json!("fixture%20data.bin");
     std::fs::write(dir.join("fixture data.bin"), &bin).unwrap();
@@ -1032,24 +993,23 @@ fn missing_ibms_on_joints_at_the_origin_is_only_an_info() {
 /// a CUBICSPLINE sampler (value between the tangents), no indices.
 fn other_exporter(first_value_y: f32) -> (Value, Vec<u8>) {
     let mut bin: Vec<u8> = Vec::new();
-    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    bin.extend(f(&[0.0, 1.0, 0.0, 0.1, 1.5, 0.0, -0.1, 1.2, 0.0])); // 0..36 positions
+    bin.extend(f32s(&[0.0, 1.0, 0.0, 0.1, 1.5, 0.0, -0.1, 1.2, 0.0])); // 0..36 positions
     for (j, w) in [
         ([0u16, 1, 0, 0], [128u8, 127, 0, 0]),
         ([1, 0, 0, 0], [255, 0, 0, 0]),
         ([0, 0, 0, 0], [255, 0, 0, 0]),
     ] {
-        bin.extend(j.iter().flat_map(|x| x.to_le_bytes()));
+        bin.extend(u16s(&j));
         bin.extend(w);
     } // 36..72 interleaved, stride 12
     bin.extend([0u8, 1, 0, 0]); // 72..76 sparse indices
     let ibm0 = DMat4::from_translation(DVec3::new(0.0, -1.0, 0.0));
     let ibm1 = DMat4::from_translation(DVec3::new(0.0, -1.5, 0.0));
     for m in [ibm0, ibm1] {
-        bin.extend(f(&m.to_cols_array().map(|x| x as f32)));
+        bin.extend(f32s(&m.to_cols_array().map(|x| x as f32)));
     } // 76..204 sparse values
-    bin.extend(f(&[0.0, 1.0])); // 204..212 times
-    bin.extend(f(&[
+    bin.extend(f32s(&[0.0, 1.0])); // 204..212 times
+    bin.extend(f32s(&[
         9.0,
         9.0,
         9.0,
@@ -1163,7 +1123,7 @@ fn unreadable_and_unparseable_inputs_are_reports() {
 
 #[test]
 fn cli_exit_codes_bad_input_2_error_1_clean_0() {
-    let dir = tmpdir("exit");
+    let dir = common::scratch("exit");
     let (root, bin) = base().build();
     let clean = dir.join("clean.glb");
     std::fs::write(&clean, glb(&root, &bin)).unwrap();
@@ -1177,7 +1137,7 @@ fn cli_exit_codes_bad_input_2_error_1_clean_0() {
     let no_asset = dir.join("other.json");
     std::fs::write(&no_asset, "{\"nodes\": []}").unwrap();
     let run = |files: &[&Path]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
+        common::rigtrip()
             .arg("lint")
             .args(files)
             .output()
@@ -1199,7 +1159,7 @@ fn external_buffers_unresolved_or_missing() {
     let text = serde_json::to_vec(&r).unwrap();
     let rep = lint_slice(&text, "x.gltf", None);
     assert_eq!(problems(&rep), ["warning buffer-unresolved /buffers/0/uri"]);
-    let dir = tmpdir("missing");
+    let dir = common::scratch("missing");
     let rep = lint_slice(&text, "x.gltf", Some(&dir));
     assert_eq!(problems(&rep), ["error buffer-missing /buffers/0/uri"]);
 

@@ -13,9 +13,12 @@
 //! warning: legal, but Blender or another major loader will likely change or mis-show it; info:
 //! worth knowing).
 
+mod common;
+use common::findings;
+
 use std::path::{Path, PathBuf};
 
-use rigtrip::lint::{lint_path, validator_code, LintReport, Severity, VALIDATOR_CODES};
+use rigtrip::lint::{lint_path, validator_code, Severity, VALIDATOR_CODES};
 use serde_json::Value;
 
 /// One vendored asset and exactly the findings lint gives it, in order: `severity code pointer`.
@@ -500,11 +503,11 @@ const SAMPLES: &[Row] = &[
 ];
 
 fn validator_data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/khronos-validator")
+    common::repo().join("tests/data/khronos-validator")
 }
 
 fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sample-assets")
+    common::repo().join("tests/data/sample-assets")
 }
 
 /// Every asset with its data folder: the validator's, then the sample models.
@@ -537,13 +540,6 @@ fn report(file: &Path) -> Vec<Message> {
             pointer: m["pointer"].as_str().unwrap_or_default().to_string(),
         })
         .filter(|m| m.severity < 3)
-        .collect()
-}
-
-fn findings(r: &LintReport) -> Vec<String> {
-    r.findings
-        .iter()
-        .map(|f| format!("{} {} {}", f.severity.as_str(), f.code, f.pointer))
         .collect()
 }
 

@@ -46,11 +46,7 @@ impl Doc {
 
     /// A GLB as Blender writes it: the JSON chunk and the BIN chunk.
     fn from_glb(glb: &[u8]) -> Doc {
-        let len = |at: usize| u32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) as usize;
-        let json_len = len(12);
-        let v: Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
-        let bin_at = 20 + json_len;
-        let bin = glb[bin_at + 8..bin_at + 8 + len(bin_at)].to_vec();
+        let (v, bin) = common::glb_split(glb);
         Doc { v, bin }
     }
 
@@ -493,9 +489,7 @@ fn exported_clean(label: &str, bytes: &[u8], folder: &str, out: &mut Vec<PathBuf
         "{label}: {}",
         lint.verdict
     );
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(folder);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{}.glb", label.replace(' ', "_")));
+    let path = common::tmp(&format!("{folder}/{}.glb", label.replace(' ', "_")));
     std::fs::write(&path, glb).unwrap();
     out.push(path);
 }
@@ -712,16 +706,14 @@ fn edits_land_on_generated_files() {
 
 /// Runs tools/blender-roundtrip.py on `data`'s export with `edits`; the GLB Blender wrote.
 fn through_blender(data: &[u8], name: &str, edits: &[&str]) -> Doc {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("meshback_blender");
-    std::fs::create_dir_all(&dir).unwrap();
     let rig = rig::lift(NativeFile::read(None, data).unwrap());
-    let src = dir.join(format!("{name}.glb"));
+    let src = common::tmp(&format!("meshback_blender/{name}.glb"));
     std::fs::write(
         &src,
         to_glb(&export(&rig, &ExportOptions::default()).unwrap()).unwrap(),
     )
     .unwrap();
-    let dst = dir.join(format!("{name}_edited.glb"));
+    let dst = common::tmp(&format!("meshback_blender/{name}_edited.glb"));
     common::blender_roundtrip(&src, &dst, edits);
     Doc::from_glb(&std::fs::read(&dst).unwrap())
 }
@@ -1445,9 +1437,7 @@ fn onto_refuses_foreign_joints_by_name() {
     let bones = usize::from(reader::read(&data).bones);
     assert!(bones >= 4);
     let sample = |f: &str| {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/sample-assets")
-            .join(f);
+        let path = common::repo().join("tests/data/sample-assets").join(f);
         std::fs::read(path).unwrap()
     };
     let template = || NativeFile::read(None, &data).unwrap();

@@ -1,6 +1,9 @@
 //! DMC3 motions and archives: property round trips over the generator, exact decoded values of
 //! hand-built bytes, and the reader's refusals with the track/slot and offset they name.
 
+mod common;
+use common::{f32s, u16s};
+
 use proptest::prelude::*;
 use rigtrip::native::dmc3::motion::{
     dequantise, Channel, Compression, KeyIn, KeyU16, Keys, Mot, MotError, Track, TrackProblem,
@@ -11,14 +14,6 @@ use rigtrip::synth::motion as synth;
 // ---------------------------------------------------------------------------------------------
 // Hand-built bytes (independent of the crate's writer)
 // ---------------------------------------------------------------------------------------------
-
-fn u16s(v: &[u16]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn f32s(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
 
 /// Two nodes: node 0 animates tx (compression 2, two keys), node 1 rx (compression 3, one key).
 /// Header size 0x30 (0x1E + 4 = 0x22, tail of 14 bytes, non-zero), start -11 on the second.

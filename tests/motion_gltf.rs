@@ -7,6 +7,7 @@
 //! motion of another skeleton warned about by joint.
 
 mod common;
+use common::{rigtrip, scratch, stdout_of, tmp};
 
 use glam::{DMat3, DMat4, DQuat, DVec3};
 use serde_json::{json, Value};
@@ -18,12 +19,6 @@ use rigtrip::native::dmc3::pac::{MemberKind, Pac};
 use rigtrip::native::NativeFile;
 use rigtrip::rig::motion::{read_file, MotionFile};
 use rigtrip::synth;
-
-fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("motion_gltf");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 #[test]
 fn lower_of_lift_writes_every_generated_file_back() {
@@ -612,7 +607,7 @@ fn root_motion_at_another_height_is_warned_about_and_travel_is_not() {
 
 #[test]
 fn export_names_carried_motions_and_misfits_in_text_and_takes_folders() {
-    let dir = fresh("cli_fit");
+    let dir = scratch("cli_fit");
     let model = sample_model();
     std::fs::write(dir.join("h.mod"), &model).unwrap();
     std::fs::create_dir(dir.join("motions")).unwrap();
@@ -623,10 +618,14 @@ fn export_names_carried_motions_and_misfits_in_text_and_takes_folders() {
         .unwrap();
     std::fs::write(dir.join("motions/boss.MOT"), &other).unwrap();
     std::fs::write(dir.join("motions/notes.txt"), b"not a motion").unwrap();
-    let text = rigtrip_in(
-        &dir,
-        &["export", "--motions", "motions", "h.mod", "-o", "h.glb"],
-    );
+    let text = stdout_of(rigtrip().current_dir(&dir).args([
+        "export",
+        "--motions",
+        "motions",
+        "h.mod",
+        "-o",
+        "h.glb",
+    ]));
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("wrote h.glb ("), "{text}");
     assert_eq!(lines[1].split(':').next(), Some("animation boss"));
@@ -645,10 +644,14 @@ fn export_names_carried_motions_and_misfits_in_text_and_takes_folders() {
     assert!(lines[6].ends_with(" at rest (x0.5)"), "{text}");
     assert_eq!(lines.len(), 7, "{text}");
     // And back: the archive byte for byte.
-    rigtrip_in(
-        &dir,
-        &["import", "h.glb", "-o", "back.mod", "--motions-out", "out"],
-    );
+    stdout_of(rigtrip().current_dir(&dir).args([
+        "import",
+        "h.glb",
+        "-o",
+        "back.mod",
+        "--motions-out",
+        "out",
+    ]));
     assert_eq!(std::fs::read(dir.join("out/pl000_00_5.pac")).unwrap(), pac);
     assert_eq!(std::fs::read(dir.join("out/boss.MOT")).unwrap(), other);
     assert_eq!(std::fs::read(dir.join("back.mod")).unwrap(), model);
@@ -739,41 +742,10 @@ fn an_edited_rotation_changes_only_its_joints_tracks_and_a_deleted_animation_emp
 // ---------------------------------------------------------------------------------------------
 // Blender (ignored by default; run with --include-ignored)
 
-fn rigtrip(args: &[&std::ffi::OsStr]) -> String {
-    rigtrip_in(std::path::Path::new("."), args)
-}
-
-/// [`rigtrip`] run in `dir`.
-fn rigtrip_in<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
-    dir: &std::path::Path,
-    args: &[S],
-) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "rigtrip {args:?}: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A fresh folder.
-fn fresh(name: &str) -> std::path::PathBuf {
-    let dir = tmp(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 #[ignore = "needs Blender (tools/blender-python installs it, about 400 MB); run with --include-ignored"]
 fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
-    let dir = fresh("blender");
+    let dir = scratch("blender");
     let model = sample_model();
     let mot = synth::motion::motion_for_model(41, &rest(&model))
         .write()
@@ -786,32 +758,33 @@ fn blender_round_trip_gives_the_motion_bytes_back_and_edits_land_where_made() {
         std::fs::write(dir.join(name), data).unwrap();
     }
     let glb = dir.join("h.glb");
-    let os = |p: &std::path::Path| p.as_os_str().to_owned();
-    rigtrip(&[
-        "export".as_ref(),
-        &os(&dir.join("h.mod")),
-        "--motions".as_ref(),
-        &os(&dir.join("walk.mot")),
-        "--motions".as_ref(),
-        &os(&dir.join("pl000.pac")),
-        "-o".as_ref(),
-        &os(&glb),
-    ]);
+    stdout_of(
+        rigtrip()
+            .arg("export")
+            .arg(dir.join("h.mod"))
+            .arg("--motions")
+            .arg(dir.join("walk.mot"))
+            .arg("--motions")
+            .arg(dir.join("pl000.pac"))
+            .arg("-o")
+            .arg(&glb),
+    );
     let blender = |out: &str, edits: &[&str]| -> std::path::PathBuf {
         let dst = dir.join(out);
         common::blender_roundtrip(&glb, &dst, edits);
         dst
     };
     let import = |glb: &std::path::Path, name: &str| -> std::path::PathBuf {
-        let out = fresh(name);
-        rigtrip(&[
-            "import".as_ref(),
-            glb.as_os_str(),
-            "-o".as_ref(),
-            &os(&out.join("h.mod")),
-            "--motions-out".as_ref(),
-            out.as_os_str(),
-        ]);
+        let out = scratch(name);
+        stdout_of(
+            rigtrip()
+                .arg("import")
+                .arg(glb)
+                .arg("-o")
+                .arg(out.join("h.mod"))
+                .arg("--motions-out")
+                .arg(&out),
+        );
         out
     };
     let read = |d: &std::path::Path, f: &str| std::fs::read(d.join(f)).unwrap();
@@ -984,13 +957,9 @@ fn a_motion_that_would_need_too_many_keys_is_carried() {
 
 #[test]
 fn a_motion_alone_is_refused_with_the_way_to_export_it() {
-    let dir = fresh("alone");
+    let dir = scratch("alone");
     std::fs::write(dir.join("walk.mot"), synth::motion::sample_mot()).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-        .args(["export", "walk.mot", "-o", "walk.glb"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let o = common::run_in(&dir, &["export", "walk.mot", "-o", "walk.glb"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&o.stderr),

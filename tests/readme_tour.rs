@@ -10,6 +10,8 @@
 //! `tests/motion_gltf.rs`). So is the refusal of `import RiggedFigure.gltf --onto` (exit 2, its
 //! message on stderr), which `tests/meshback.rs` and `tests/cli_json.rs` check.
 
+mod common;
+
 use std::path::Path;
 
 /// (command line after `rigtrip`, the lines the README shows for it) of the tour.
@@ -90,12 +92,8 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn readme_tour_output_is_real() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme_tour");
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("samples"),
-        &dir.join("samples"),
-    );
+    let dir = common::scratch("tour");
+    copy_dir(&common::repo().join("samples"), &dir.join("samples"));
     let blocks = tour();
     assert!(blocks.len() >= 8, "{blocks:?}");
     let blocks: Vec<_> = blocks
@@ -121,12 +119,8 @@ fn readme_tour_output_is_real() {
 #[test]
 fn readme_motions_that_do_not_fit_output_is_real() {
     use rigtrip::synth::motion;
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme_fit");
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("samples"),
-        &dir.join("samples"),
-    );
+    let dir = common::scratch("fit");
+    copy_dir(&common::repo().join("samples"), &dir.join("samples"));
     let rig = rigtrip::ops::load(None, &rigtrip::synth::dmc3::sample_mod()).unwrap();
     let rest = motion::model_rest(&rig);
     std::fs::create_dir(dir.join("motions")).unwrap();
@@ -147,12 +141,8 @@ fn run_blocks(dir: &Path, blocks: &[(String, Vec<String>)]) {
     let mut wrong = Vec::new();
     for (cmd, want) in blocks {
         let args: Vec<&str> = cmd.split_whitespace().collect();
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-            .args(&args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        let out = String::from_utf8_lossy(&o.stdout);
+        let o = common::run_in(dir, &args);
+        let out = common::text(&o.stdout);
         let got: Vec<&str> = out.lines().collect();
         // A command shown without output is checked for success only.
         if !o.status.success() || (!want.is_empty() && !matches(want, &got)) {

@@ -2,6 +2,8 @@
 //! trips of generated files, an independent reader of the descriptor and DDS fields, the
 //! canonical-form report, and archives whose members are read by their own magic.
 
+mod common;
+
 use proptest::prelude::*;
 use rigtrip::native::dmc3::pac::{MemberKind, Pac};
 use rigtrip::native::dmc3::texture::{Ptx, Texture};

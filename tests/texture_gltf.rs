@@ -12,9 +12,8 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
 
-use common::validate;
+use common::{rigtrip, stdout_of, tmp, validate};
 use rigtrip::native::dmc3::texture::{PixelFormat, Ptx, Texture};
 use rigtrip::rgba::{native_entry, CHUNK_TYPE};
 use rigtrip::synth::rng::Rng;
@@ -22,16 +21,6 @@ use rigtrip::synth::texture as st;
 
 /// Largest difference per channel between the exported PNG and the decoder below.
 const BOUND: u8 = 2;
-
-fn rigtrip() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rigtrip"))
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rigtrip-texture-gltf-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 /// 5- or 6-bit channel to 0..255 in real numbers.
 fn expand(c: u16, bits: u32) -> f64 {
@@ -206,18 +195,7 @@ fn check_doc(glb: &PathBuf, textures: &[Texture]) -> u8 {
 
 /// Runs `rigtrip export ARGS --force`, which must succeed; its stdout.
 fn export(args: &[&str]) -> String {
-    let out = rigtrip()
-        .arg("export")
-        .args(args)
-        .arg("--force")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    stdout_of(rigtrip().arg("export").args(args).arg("--force"))
 }
 
 #[test]
@@ -279,7 +257,7 @@ fn archive_export_writes_an_image_per_texture() {
 
 #[test]
 fn sample_archive_materials_and_loose_textures() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let root = common::repo().join("samples");
     let pac = tmp("sample.glb");
     export(&[
         root.join("dmc3_character.pac").to_str().unwrap(),
@@ -374,18 +352,13 @@ fn the_chunk_is_private_ancillary_and_not_safe_to_copy() {
 }
 
 fn import(glb: &std::path::Path, out: &std::path::Path) -> String {
-    let o = rigtrip()
-        .args([
-            "import",
-            glb.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--force",
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    stdout_of(rigtrip().args([
+        "import",
+        glb.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--force",
+    ]))
 }
 
 #[test]

@@ -1,5 +1,7 @@
-//! Helpers shared by integration tests: the real clients (the Khronos glTF-Validator, Blender),
-//! run through the scripts in the repository's `tools/`, which install them on first use.
+//! Helpers shared by integration tests: the repository and its samples, this build's binary,
+//! temporary folders, small byte and GLB packers, and the real clients (the Khronos
+//! glTF-Validator, Blender), run through the scripts in the repository's `tools/`, which install
+//! them on first use.
 
 // Each test crate uses its own subset.
 #![allow(dead_code)]
@@ -14,11 +16,130 @@ use std::time::{Duration, Instant};
 /// Exit status of a `tools/` script when something it needs is missing (stderr says what).
 const TOOL_MISSING: i32 = 3;
 
+/// The repository's root (where `cargo test` runs the tests).
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The bytes of the committed sample `samples/NAME`.
+pub fn sample(name: &str) -> Vec<u8> {
+    let path = repo().join("samples").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// A script in the repository's `tools/`.
 pub fn tool(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tools")
-        .join(name)
+    repo().join("tools").join(name)
+}
+
+/// This build's `rigtrip` binary as a command to add arguments to, run in the repository's root
+/// unless given another folder.
+pub fn rigtrip() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rigtrip"));
+    cmd.current_dir(repo());
+    cmd
+}
+
+/// Runs `rigtrip ARGS` in the repository's root to its end: its output, whatever its exit.
+pub fn run<S: AsRef<OsStr>>(args: &[S]) -> Output {
+    run_in(repo(), args)
+}
+
+/// Runs `rigtrip ARGS` in `dir` to its end: its output, whatever its exit.
+pub fn run_in<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Output {
+    rigtrip().args(args).current_dir(dir).output().unwrap()
+}
+
+/// Runs `cmd` to its end and returns its stdout; panics, showing the command, its stdout and
+/// its stderr, unless it exits 0.
+pub fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}): {}\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// A program's output as text, invalid UTF-8 replaced.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// This test binary's own folder, `rigtrip-tests/TEST-PID` under the system temp dir, made on
+/// first use: the test binary's name keeps binaries apart, the process id keeps runs at the same
+/// time (another checkout, another job) apart. It is left behind for a look after a failure,
+/// until the same test binary runs again (see [`sweep_ended_runs`]).
+fn temp_root() -> &'static Path {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let parent = std::env::temp_dir().join("rigtrip-tests");
+        let prefix = format!("{}-", env!("CARGO_CRATE_NAME"));
+        sweep_ended_runs(&parent, &prefix);
+        let dir = parent.join(format!("{prefix}{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    })
+}
+
+/// Removes the folders `PREFIX` + process id in `parent` that earlier runs of this test binary
+/// left, once their process has ended, so that runs do not pile up in the temp dir. Whether a
+/// process still runs is read from `/proc`; where there is none, nothing is removed.
+fn sweep_ended_runs(parent: &Path, prefix: &str) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
+            continue;
+        };
+        let ended =
+            pid.parse::<u32>().is_ok_and(|p| p != std::process::id()) && !proc.join(pid).exists();
+        if ended {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The path `name` (which may hold `/`) in this test binary's temp folder, for a file a test
+/// writes; the folders above it are made, nothing is removed, so tests running in parallel give
+/// distinct names.
+pub fn tmp(name: &str) -> PathBuf {
+    let path = temp_root().join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    path
+}
+
+/// A fresh, empty folder `name` in this test binary's temp folder (what it held before is
+/// removed); tests running in parallel give distinct names.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = temp_root().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The rig of a native file (`format` as `--format` gives it, `None` to detect it).
+pub fn load(format: Option<rigtrip::native::Format>, data: &[u8]) -> rigtrip::rig::Rig {
+    rigtrip::ops::load(format, data).unwrap()
+}
+
+/// Little-endian bytes of `v`, one after the other.
+pub fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Little-endian bytes of `v`, one after the other.
+pub fn u16s(v: &[u16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 /// Runs `tools/NAME ARGS...` and returns its output; panics, saying what is missing and how to
@@ -275,6 +396,14 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
     }
 }
 
+/// Every finding of a lint report as `severity code pointer`.
+pub fn findings(r: &rigtrip::lint::LintReport) -> Vec<String> {
+    r.findings
+        .iter()
+        .map(|f| format!("{} {} {}", f.severity.as_str(), f.code, f.pointer))
+        .collect()
+}
+
 /// The GLB's JSON and where its BIN chunk's data starts.
 pub fn glb_parts(glb: &[u8]) -> (serde_json::Value, usize) {
     let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
@@ -282,6 +411,38 @@ pub fn glb_parts(glb: &[u8]) -> (serde_json::Value, usize) {
         serde_json::from_slice(&glb[20..20 + len]).unwrap(),
         20 + len + 8,
     )
+}
+
+/// The GLB's JSON and its BIN chunk's data.
+pub fn glb_split(glb: &[u8]) -> (serde_json::Value, Vec<u8>) {
+    let (json, bin) = glb_parts(glb);
+    let len = u32::from_le_bytes(glb[bin - 8..bin - 4].try_into().unwrap()) as usize;
+    (json, glb[bin..bin + len].to_vec())
+}
+
+/// A GLB written here, not by the library: the header, the JSON chunk padded with spaces, the
+/// BIN chunk padded with zeros.
+pub fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
+    let mut j = serde_json::to_vec(json).unwrap();
+    while !j.len().is_multiple_of(4) {
+        j.push(b' ');
+    }
+    let mut b = bin.to_vec();
+    while !b.len().is_multiple_of(4) {
+        b.push(0);
+    }
+    let total = 12 + 8 + j.len() + 8 + b.len();
+    let mut out = Vec::new();
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&j);
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(&b);
+    out
 }
 
 /// Every position of mesh 0 scaled by 0.9 in place (the body's first mesh edited).
@@ -338,7 +499,7 @@ pub fn crc32(data: &[u8]) -> u32 {
 /// builds from its declarations; with `RIGTRIP_BLESS` set it writes the file first. `bless`
 /// names the test that rewrites it (`NAME [FILTER]` of `cargo test --test`).
 pub fn assert_generated(path: &str, generated: &str, bless: &str) {
-    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let full = repo().join(path);
     if std::env::var_os("RIGTRIP_BLESS").is_some() {
         std::fs::write(&full, generated).unwrap();
     }
