@@ -232,7 +232,7 @@ fn rebuild_joint(
             return Err(ImportError::Node {
                 node: i,
                 name: node.name.clone(),
-                problem: problem.to_string(),
+                problem: problem.into(),
             })
         }
     };

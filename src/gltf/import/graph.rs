@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::read::problem_in;
-use super::{pyrepr, ContainerProblem, ImportError};
+use super::{pyrepr, ContainerProblem, ImportError, NodeProblem};
 use crate::gltf::read::doc::{First, Problem};
 use crate::gltf::read::graph::Parents;
 use crate::gltf::read::json::index;
@@ -170,11 +170,10 @@ impl<'v> Members<'v> {
                     return Err(ImportError::Node {
                         node: i,
                         name: name.to_string(),
-                        problem: format!(
-                            "rotation {} has length {}, it is no rotation",
-                            crate::units::values(&q.to_array()),
-                            crate::units::value(len)
-                        ),
+                        problem: NodeProblem::NotARotation {
+                            rotation: q.to_array(),
+                            length: len,
+                        },
                     });
                 }
                 q
@@ -225,7 +224,7 @@ fn walk_scene(
             return Err(ImportError::Node {
                 node: r,
                 name: nodes[r].name.clone(),
-                problem: format!("is a scene root and also a child of node {p}"),
+                problem: NodeProblem::RootAndChild(p),
             });
         }
         stack.push((r, DMat4::IDENTITY));
@@ -235,7 +234,7 @@ fn walk_scene(
             return Err(ImportError::Node {
                 node: i,
                 name: nodes[i].name.clone(),
-                problem: "is reached twice from the scene (a cycle or a repeated root)".into(),
+                problem: NodeProblem::ReachedTwice,
             });
         }
         in_scene[i] = true;
@@ -390,12 +389,12 @@ fn numbers<const N: usize>(
     v: &Value,
     node: usize,
     name: &str,
-    field: &str,
+    field: &'static str,
 ) -> Result<[f64; N], ImportError> {
     let bad = || ImportError::Node {
         node,
         name: name.to_string(),
-        problem: format!("`{field}` is not an array of {N} finite numbers"),
+        problem: NodeProblem::NotNumbers { field, count: N },
     };
     let a = v.as_array().filter(|a| a.len() == N).ok_or_else(bad)?;
     let mut out = [0.0; N];
@@ -431,16 +430,20 @@ fn tag_of(i: usize, name: &str, node: &Value, raw: Option<&RawValue>) -> Result<
     let Some(r) = rigtrip_of(node, raw) else {
         return Ok(Tag::None);
     };
-    let bad = |problem: String| ImportError::Node {
+    let bad = |problem: NodeProblem| ImportError::Node {
         node: i,
         name: name.to_string(),
         problem,
     };
+    let member = |member, found: String, expected| {
+        bad(NodeProblem::ExtrasMember {
+            member,
+            found,
+            expected,
+        })
+    };
     let Value::Object(m) = r.as_ref() else {
-        return Err(bad(format!(
-            "extras.rigtrip is not an object but {}",
-            short(&r)
-        )));
+        return Err(bad(NodeProblem::ExtrasNotObject(short(&r))));
     };
     let truthy = |k: &str| {
         m.get(k)
@@ -448,18 +451,16 @@ fn tag_of(i: usize, name: &str, node: &Value, raw: Option<&RawValue>) -> Result<
     };
     if m.contains_key("joint") {
         let skeleton = m.get("skeleton").and_then(int_of).ok_or_else(|| {
-            bad(format!(
-                "extras.rigtrip.skeleton is {}, expected a skeleton index",
-                m.get("skeleton")
-                    .map(short)
-                    .unwrap_or_else(|| "missing".into())
-            ))
+            let found = m.get("skeleton").map(short);
+            member(
+                "skeleton",
+                found.unwrap_or_else(|| "missing".into()),
+                "a skeleton index",
+            )
         })?;
         let joint = m.get("joint").and_then(int_of).ok_or_else(|| {
-            bad(format!(
-                "extras.rigtrip.joint is {}, expected a joint index",
-                m.get("joint").map(short).unwrap_or_default()
-            ))
+            let found = m.get("joint").map(short).unwrap_or_default();
+            member("joint", found, "a joint index")
         })?;
         let offset = match m.get("offset") {
             None | Some(Value::Null) => None,
@@ -472,27 +473,18 @@ fn tag_of(i: usize, name: &str, node: &Value, raw: Option<&RawValue>) -> Result<
                             .map(|x| x.as_i64().and_then(|x| i32::try_from(x).ok()))
                             .collect::<Option<Vec<i32>>>()
                     })
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "extras.rigtrip.offset is {}, expected three 32-bit integers",
-                            short(v)
-                        ))
-                    })?;
+                    .ok_or_else(|| member("offset", short(v), "three 32-bit integers"))?;
                 Some([a[0], a[1], a[2]])
             }
         };
-        let depth =
-            match m.get("depth") {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(v.as_u64().and_then(|d| u16::try_from(d).ok()).ok_or_else(
-                    || {
-                        bad(format!(
-                            "extras.rigtrip.depth is {}, expected a 16-bit depth",
-                            short(v)
-                        ))
-                    },
-                )?),
-            };
+        let depth = match m.get("depth") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .and_then(|d| u16::try_from(d).ok())
+                    .ok_or_else(|| member("depth", short(v), "a 16-bit depth"))?,
+            ),
+        };
         return Ok(Tag::Joint {
             skeleton,
             joint,
@@ -550,12 +542,12 @@ impl Graph {
                 return Err(ImportError::Node {
                     node: i,
                     name: String::new(),
-                    problem: "is not an object".into(),
+                    problem: NodeProblem::NotObject,
                 });
             };
             let f = Members::of(obj);
             let name = f.name.and_then(Value::as_str).unwrap_or("").to_string();
-            let bad = |problem: String| ImportError::Node {
+            let bad = |problem: NodeProblem| ImportError::Node {
                 node: i,
                 name: name.clone(),
                 problem,
@@ -564,11 +556,11 @@ impl Graph {
             let local = f.local(i, &name)?;
             let mesh = match f.mesh {
                 None => None,
-                Some(x) => Some(index(x).ok_or_else(|| bad("`mesh` is not an index".into()))?),
+                Some(x) => Some(index(x).ok_or_else(|| bad(NodeProblem::NotIndex("mesh")))?),
             };
             let skin = match f.skin {
                 None => None,
-                Some(x) => Some(index(x).ok_or_else(|| bad("`skin` is not an index".into()))?),
+                Some(x) => Some(index(x).ok_or_else(|| bad(NodeProblem::NotIndex("skin")))?),
             };
             let other = f.camera.is_some()
                 || f.extensions

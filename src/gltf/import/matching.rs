@@ -10,7 +10,7 @@ use super::graph::{Graph, Tag};
 use super::joints::{JointKey, JointNode};
 use super::num_hash::NumHash;
 use super::scene::{SceneExtras, SkelExtras};
-use super::{ImportError, Refusal};
+use super::{ImportError, NodeProblem, Refusal};
 use crate::rig::format::Recorded;
 
 /// `<skeleton name>_<k>` for an existing joint `k`: the IR's default joint name.
@@ -66,29 +66,32 @@ fn tagged_joints(
         else {
             continue;
         };
-        let bad = |problem: String| ImportError::Node {
+        let bad = |problem: NodeProblem| ImportError::Node {
             node: i,
             name: node.name.clone(),
             problem,
         };
         let (skeleton, joint) = (*skeleton, *joint);
         let sk = ex.skeletons.get(skeleton).ok_or_else(|| {
-            bad(format!(
-                "extras.rigtrip.skeleton is {skeleton}, but the file has {} skeletons",
-                ex.skeletons.len()
-            ))
+            bad(NodeProblem::SkeletonPastEnd {
+                skeleton,
+                skeletons: ex.skeletons.len(),
+            })
         })?;
         if joint >= sk.joints {
-            return Err(bad(format!(
-                "extras.rigtrip.joint is {joint}, but skeleton {} has {} joints",
-                sk.name, sk.joints
-            )));
+            return Err(bad(NodeProblem::JointPastEnd {
+                joint,
+                skeleton: sk.name.clone(),
+                joints: sk.joints,
+            }));
         }
-        if let Some(prev) = claimed.insert((skeleton, joint), i) {
-            return Err(bad(format!(
-                "claims skeleton {} joint {joint}, and so does node {prev} ({}); a duplicated bone keeps its custom properties: delete the `rigtrip` property of the copy to make it a new joint",
-                sk.name, graph.nodes[prev].name
-            )));
+        if let Some(other) = claimed.insert((skeleton, joint), i) {
+            return Err(bad(NodeProblem::Duplicate {
+                skeleton: sk.name.clone(),
+                joint,
+                other,
+                other_name: graph.nodes[other].name.clone(),
+            }));
         }
         jn[i] = Some(JointNode {
             skeleton,

@@ -20,7 +20,7 @@ use super::graph::{Graph, Tag};
 use super::joints::{Identities, JointKey};
 use super::num_hash::NumHash;
 use super::read::{Doc, Elements};
-use super::{ContainerProblem, ImportError, MeshReport, MeshStatus, Tolerance};
+use super::{ContainerProblem, ImportError, MeshReport, MeshStatus, NodeProblem, Tolerance};
 use crate::gltf::Exported;
 
 /// How many differences are spelled out.
@@ -370,7 +370,7 @@ pub(super) fn skin_slots(
     let Some(node) = graph.nodes.get(i) else {
         return Ok(None);
     };
-    let bad = |problem: String| ImportError::Node {
+    let bad = |problem: NodeProblem| ImportError::Node {
         node: i,
         name: node.name.clone(),
         problem,
@@ -382,7 +382,7 @@ pub(super) fn skin_slots(
         .get(k)
         .and_then(|s| s.get("joints"))
         .and_then(Value::as_array)
-        .ok_or_else(|| bad(format!("skin {k} does not exist or has no joints")))?;
+        .ok_or_else(|| bad(NodeProblem::SkinMissing(k)))?;
     list.iter()
         .map(|v| {
             v.as_u64()
@@ -391,7 +391,7 @@ pub(super) fn skin_slots(
                 .map(key)
         })
         .collect::<Option<Vec<InfKey>>>()
-        .ok_or_else(|| bad(format!("skin {k} names a node that does not exist")))
+        .ok_or_else(|| bad(NodeProblem::SkinNodeMissing(k)))
         .map(Some)
 }
 
@@ -468,11 +468,11 @@ fn read_primitives<'i>(
         let m = inst.mesh;
         let mesh = meshes
             .get(m)
-            .ok_or_else(|| node_error(inst, format!("mesh {m} does not exist")))?;
+            .ok_or_else(|| node_error(inst, NodeProblem::MeshMissing(m)))?;
         let prims = mesh
             .get("primitives")
             .and_then(Value::as_array)
-            .ok_or_else(|| node_error(inst, format!("mesh {m} has no primitives")))?;
+            .ok_or_else(|| node_error(inst, NodeProblem::NoPrimitives(m)))?;
         for (pi, prim) in prims.iter().enumerate() {
             let mode = prim.get("mode").and_then(Value::as_u64).unwrap_or(4);
             if mode != 4 {
@@ -487,12 +487,13 @@ fn read_primitives<'i>(
             out.tris.reserve(indices.len() / 3);
             for t in indices.chunks_exact(3) {
                 if let Some(&bad_index) = t.iter().find(|&&x| x >= count) {
-                    return Err(node_error(
-                        inst,
-                        format!(
-                        "mesh {m} primitive {pi}: index {bad_index}, but there are {count} vertices"
-                    ),
-                    ));
+                    let problem = NodeProblem::IndexPastEnd {
+                        mesh: m,
+                        primitive: pi,
+                        index: bad_index,
+                        count,
+                    };
+                    return Err(node_error(inst, problem));
                 }
                 out.tris.push([base + t[0], base + t[1], base + t[2]]);
             }
@@ -504,7 +505,7 @@ fn read_primitives<'i>(
 }
 
 /// The error of instance `inst`'s node for `problem`.
-fn node_error(inst: &Instance, problem: String) -> ImportError {
+fn node_error(inst: &Instance, problem: NodeProblem) -> ImportError {
     ImportError::Node {
         node: inst.node,
         name: inst.name.clone(),
@@ -521,15 +522,29 @@ fn read_attributes<'i>(
     pi: usize,
 ) -> Result<Primitive<'i>, ImportError> {
     let m = inst.mesh;
-    let attrs = prim
-        .get("attributes")
-        .ok_or_else(|| node_error(inst, format!("mesh {m} primitive {pi} has no attributes")))?;
+    let attrs = prim.get("attributes").ok_or_else(|| {
+        node_error(
+            inst,
+            NodeProblem::NoAttributes {
+                mesh: m,
+                primitive: pi,
+            },
+        )
+    })?;
     let [position, normal, texcoord, color] = SINGLE;
     let pos_index = attrs
         .get(position)
         .and_then(Value::as_u64)
         .and_then(|x| usize::try_from(x).ok())
-        .ok_or_else(|| node_error(inst, format!("mesh {m} primitive {pi} has no POSITION")))?;
+        .ok_or_else(|| {
+            node_error(
+                inst,
+                NodeProblem::NoPosition {
+                    mesh: m,
+                    primitive: pi,
+                },
+            )
+        })?;
     let pos = super::read::elements(doc, pos_index)?;
     if pos.comps != 3 {
         return Err(ImportError::Data(DataError::Accessor {
@@ -577,13 +592,8 @@ fn read_indices(
         .as_u64()
         .and_then(|x| usize::try_from(x).ok())
         .ok_or_else(|| {
-            node_error(
-                inst,
-                format!(
-                    "mesh {} primitive {pi}: indices is not an accessor index",
-                    inst.mesh
-                ),
-            )
+            let (mesh, primitive) = (inst.mesh, pi);
+            node_error(inst, NodeProblem::IndicesNotIndex { mesh, primitive })
         })?;
     let e = super::read::elements(doc, a)?;
     if e.comps != 1 || !e.integer {

@@ -408,6 +408,162 @@ pub enum ContainerProblem {
     NoScene,
 }
 
+/// What makes a node unusable, in the words that follow its number and name.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NodeProblem {
+    /// A rotation of zero or non-finite length (x y z w as written).
+    #[error(
+        "rotation {} has length {}, it is no rotation",
+        crate::units::values(.rotation),
+        crate::units::value(*.length)
+    )]
+    NotARotation {
+        /// The rotation, x y z w.
+        rotation: [f64; 4],
+        /// Its length.
+        length: f64,
+    },
+    /// A scene root that another node also names as its child.
+    #[error("is a scene root and also a child of node {0}")]
+    RootAndChild(usize),
+    /// A broken hierarchy, in the read model's words (`rigtrip_gltf::graph::NodeProblem`).
+    #[error("{0}")]
+    Hierarchy(String),
+    /// A node met twice walking the scene.
+    #[error("is reached twice from the scene (a cycle or a repeated root)")]
+    ReachedTwice,
+    /// `translation`, `rotation`, `scale` or `matrix` without its count of finite numbers.
+    #[error("`{field}` is not an array of {count} finite numbers")]
+    NotNumbers {
+        /// The member.
+        field: &'static str,
+        /// How many numbers it takes.
+        count: usize,
+    },
+    /// A node that is not a JSON object.
+    #[error("is not an object")]
+    NotObject,
+    /// `mesh` or `skin` that is not an index.
+    #[error("`{0}` is not an index")]
+    NotIndex(&'static str),
+    /// `extras.rigtrip` that is not an object (the value, shortened).
+    #[error("extras.rigtrip is not an object but {0}")]
+    ExtrasNotObject(String),
+    /// A member of `extras.rigtrip` of the wrong kind (the value, shortened, or `missing`).
+    #[error("extras.rigtrip.{member} is {found}, expected {expected}")]
+    ExtrasMember {
+        /// The member.
+        member: &'static str,
+        /// What it holds.
+        found: String,
+        /// What it should hold.
+        expected: &'static str,
+    },
+    /// `extras.rigtrip.skeleton` past the document's skeletons.
+    #[error("extras.rigtrip.skeleton is {skeleton}, but the file has {skeletons} skeletons")]
+    SkeletonPastEnd {
+        /// The skeleton it names.
+        skeleton: usize,
+        /// The document's skeleton count.
+        skeletons: usize,
+    },
+    /// `extras.rigtrip.joint` past its skeleton's joints.
+    #[error("extras.rigtrip.joint is {joint}, but skeleton {skeleton} has {joints} joints")]
+    JointPastEnd {
+        /// The joint it names.
+        joint: usize,
+        /// The skeleton's name.
+        skeleton: String,
+        /// The skeleton's joint count.
+        joints: usize,
+    },
+    /// A joint identity another node already claims (a duplicated bone).
+    #[error("claims skeleton {skeleton} joint {joint}, and so does node {other} ({other_name}); a duplicated bone keeps its custom properties: delete the `rigtrip` property of the copy to make it a new joint")]
+    Duplicate {
+        /// The skeleton's name.
+        skeleton: String,
+        /// The joint.
+        joint: usize,
+        /// The node that claimed it first.
+        other: usize,
+        /// That node's name.
+        other_name: String,
+    },
+    /// A skin that is not there or names no joints.
+    #[error("skin {0} does not exist or has no joints")]
+    SkinMissing(usize),
+    /// A skin naming a node that is not there.
+    #[error("skin {0} names a node that does not exist")]
+    SkinNodeMissing(usize),
+    /// Its skin's inverse bind matrices lack joint slot N's.
+    #[error("its skin's inverseBindMatrices has no MAT4 for joint slot {0}")]
+    NoInverseBind(usize),
+    /// A mesh that is not there.
+    #[error("mesh {0} does not exist")]
+    MeshMissing(usize),
+    /// A mesh without primitives.
+    #[error("mesh {0} has no primitives")]
+    NoPrimitives(usize),
+    /// A primitive without attributes.
+    #[error("mesh {mesh} primitive {primitive} has no attributes")]
+    NoAttributes {
+        /// The mesh.
+        mesh: usize,
+        /// The primitive.
+        primitive: usize,
+    },
+    /// A primitive without POSITION.
+    #[error("mesh {mesh} primitive {primitive} has no POSITION")]
+    NoPosition {
+        /// The mesh.
+        mesh: usize,
+        /// The primitive.
+        primitive: usize,
+    },
+    /// A primitive whose `indices` is not an accessor index.
+    #[error("mesh {mesh} primitive {primitive}: indices is not an accessor index")]
+    IndicesNotIndex {
+        /// The mesh.
+        mesh: usize,
+        /// The primitive.
+        primitive: usize,
+    },
+    /// A vertex index past the primitive's vertices.
+    #[error("mesh {mesh} primitive {primitive}: index {index}, but there are {count} vertices")]
+    IndexPastEnd {
+        /// The mesh.
+        mesh: usize,
+        /// The primitive.
+        primitive: usize,
+        /// The index.
+        index: usize,
+        /// The vertex count.
+        count: usize,
+    },
+    /// A joint the format cannot judge at all.
+    #[error(transparent)]
+    Joint(#[from] crate::rig::format::BrokenJoint),
+}
+
+/// What makes an animation unusable, in the words that follow its number and name.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AnimationProblem {
+    /// A channel naming a sampler the animation does not have.
+    #[error("a channel names a sampler that does not exist")]
+    NoSampler,
+    /// A sampler without its `input` or `output` accessor.
+    #[error("a sampler has no {0} accessor")]
+    NoAccessor(&'static str),
+    /// A sampler whose key count and value count disagree.
+    #[error("a sampler has {times} times and {values} values")]
+    Count {
+        /// Key times.
+        times: usize,
+        /// Values (three per key for CUBICSPLINE).
+        values: usize,
+    },
+}
+
 /// Why a glTF could not be imported.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ImportError {
@@ -434,7 +590,7 @@ pub enum ImportError {
         /// Node name.
         name: String,
         /// What is wrong.
-        problem: String,
+        problem: NodeProblem,
     },
     /// The glTF carries no rigtrip data at all.
     #[error("this glTF carries no rigtrip data (scene and node extras); it was exported without custom properties. Export it again with them: in Blender, File > Export > glTF 2.0 > Include > Custom Properties; or put its meshes onto a native file with import --onto TEMPLATE")]
@@ -489,7 +645,7 @@ pub enum ImportError {
         /// Its name.
         name: String,
         /// What is wrong.
-        problem: String,
+        problem: AnimationProblem,
     },
     /// A motion file could not be rebuilt from its animations.
     #[error("motion file {file}")]

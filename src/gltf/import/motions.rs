@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::graph::{Graph, Tag};
 use super::read::Doc;
 use super::scene::extras_err;
-use super::{ImportError, Tolerance};
+use super::{AnimationProblem, ImportError, Tolerance};
 use crate::gltf::animation::{property_keys, rotation_keys};
 use crate::gltf::read::anim;
 use crate::gltf::read::player::{self, Blend, Keys};
@@ -453,7 +453,7 @@ struct AnimationReader<'r> {
 
 impl AnimationReader<'_> {
     /// The animation's error for `problem`.
-    fn bad(&self, problem: String) -> ImportError {
+    fn bad(&self, problem: AnimationProblem) -> ImportError {
         ImportError::Animation {
             animation: self.ai,
             name: self.name.to_string(),
@@ -487,9 +487,9 @@ impl AnimationReader<'_> {
         let path = ch.path;
         let sampler = ch
             .sampler_in(a)
-            .ok_or_else(|| self.bad("a channel names a sampler that does not exist".into()))?;
-        let acc = |k: &str, x: Option<usize>| {
-            x.ok_or_else(|| self.bad(format!("a sampler has no {k} accessor")))
+            .ok_or_else(|| self.bad(AnimationProblem::NoSampler))?;
+        let acc = |k: &'static str, x: Option<usize>| {
+            x.ok_or_else(|| self.bad(AnimationProblem::NoAccessor(k)))
         };
         let times = super::read::elements(self.doc, acc("input", sampler.input)?)?;
         let values = super::read::elements(self.doc, acc("output", sampler.output)?)?;
@@ -497,11 +497,10 @@ impl AnimationReader<'_> {
         let per = if cubic { 3 } else { 1 };
         let frames: Vec<f64> = times.data.iter().map(|t| t * FRAMES_PER_SECOND).collect();
         if values.len() != frames.len() * per {
-            return Err(self.bad(format!(
-                "a sampler has {} times and {} values",
-                frames.len(),
-                values.len()
-            )));
+            return Err(self.bad(AnimationProblem::Count {
+                times: frames.len(),
+                values: values.len(),
+            }));
         }
         // The key values (the middle of each CUBICSPLINE triple).
         let value = |i: usize| values.get(i * per + per / 2);

@@ -28,7 +28,7 @@ use super::meshback::{material_of, native_geometry, skin_skeleton};
 use super::read::Doc;
 use super::{
     ContainerProblem, ImportError, ImportReport, Imported, JointNames, MeshReport, MeshStatus,
-    SkeletonReport, Tolerance,
+    NodeProblem, SkeletonReport, Tolerance,
 };
 use crate::gltf::Names;
 use crate::native::NativeFile;
@@ -555,9 +555,7 @@ fn retarget(
                     return Err(ImportError::Node {
                         node: inst.node,
                         name: inst.name.clone(),
-                        problem: format!(
-                            "its skin's inverseBindMatrices has no MAT4 for joint slot {slot}"
-                        ),
+                        problem: NodeProblem::NoInverseBind(slot),
                     });
                 }
                 let mut a = [0.0; 16];

@@ -129,7 +129,7 @@ pub(super) fn problem_in(p: Problem<'_>, nodes: &[Value]) -> ImportError {
             return ImportError::Node {
                 node,
                 name: name.to_string(),
-                problem,
+                problem: super::NodeProblem::Hierarchy(problem),
             };
         }
         Problem::Accessor(accessor, e) => {
