@@ -168,8 +168,8 @@ pub(crate) fn lint_errors(bytes: &[u8], base_dir: Option<&Path>) -> Option<Strin
 }
 
 /// The bytes a buffer or image URI names: a base64 data URI, or a file relative to `base_dir`.
-pub(crate) fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, String> {
-    buffers::fetch(uri, base_dir, 0, &Policy::GAIT).map_err(|p| uri_problem(uri, p))
+pub(crate) fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, UriProblem> {
+    buffers::fetch(uri, base_dir, 0, &Policy::GAIT)
 }
 
 /// An accessor's elements, flattened (`count * width` values), each rounded to f32 as gait
