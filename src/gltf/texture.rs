@@ -24,7 +24,7 @@ use crate::rgba::{self, AlphaContent, Rgba};
 pub struct TextureImage {
     /// Its index among the textures (the material `texture_N` shows image N).
     pub index: usize,
-    /// The PNG bytes (with the native entry in its [`CHUNK_TYPE`] chunk).
+    /// The PNG bytes (with the native entry in its [`crate::rgba::CHUNK_TYPE`] chunk).
     pub png: Vec<u8>,
     /// What the alpha channel holds.
     pub alpha: AlphaContent,

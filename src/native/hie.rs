@@ -799,13 +799,13 @@ pub fn write(file: &HieFile) -> Result<Vec<u8>, HieError> {
     Ok(out)
 }
 
-/// [`write`] into a caller's buffer (cleared first), so that a caller writing many files can
+/// [`write()`] into a caller's buffer (cleared first), so that a caller writing many files can
 /// reuse one allocation. On error `out` holds nothing useful.
 pub fn write_into(file: &HieFile, out: &mut Vec<u8>) -> Result<(), HieError> {
     write_parts_into(file.parts(), out)
 }
 
-/// A HIE file to write, by reference: what [`write`] reads of a [`HieFile`], so that a caller
+/// A HIE file to write, by reference: what [`write()`] reads of a [`HieFile`], so that a caller
 /// holding the parts in different places (a lowered rig: the shell's slots and gaps, new
 /// hierarchies) need not copy them into one `HieFile` first.
 #[derive(Debug)]

@@ -364,7 +364,7 @@ impl ArchiveTag {
 
     /// The archive with `model` as the model member and the textures of `images`: each from
     /// the native bytes of the image whose chunk names it, else re-encoded from the image that
-    /// stands for it ([`DocImage::stands_for`]).
+    /// stands for it (named after it, or shown by the material of that name).
     pub fn rebuild(&self, model: &[u8], images: &[DocImage<'_>]) -> Result<Rebuilt, ArchiveError> {
         let mut pieces: Vec<(u32, &[usize], Vec<u8>)> = Vec::with_capacity(self.members.len());
         let mut took = Took {
@@ -454,9 +454,9 @@ impl ArchiveTag {
     }
 
     /// The images of `images` that become new textures, in image order: a PNG without the
-    /// `rgTX` chunk that stands for no texture of the bundle ([`DocImage::stands_for`]), shown
-    /// by a material whose name names no texture index (not `texture_N`). Their indices follow
-    /// the bundle's last. None for a document written before re-encoding (no headers: it cannot
+    /// `rgTX` chunk that stands for no texture of the bundle (named after none, and shown by no
+    /// material named after one), shown by a material whose name names no texture index (not
+    /// `texture_N`). Their indices follow the bundle's last. None for a document written before re-encoding (no headers: it cannot
     /// tell a repainted image from a new one).
     pub fn new_images(&self, images: &[DocImage<'_>]) -> Vec<usize> {
         let Some((_, heads)) = self.textures_member().filter(|(_, h)| !h.is_empty()) else {

@@ -1,7 +1,7 @@
 //! DMC3 lift/lower: a node-domain block to one IR skeleton and back.
 //!
-//! Parents follow the rule the executable was seen to apply: for order position i, node = order[i]
-//! and its parent is parents[i], ALREADY A NODE INDEX. The local transform is T(tx,ty,tz) · R with
+//! Parents follow the rule the executable was seen to apply: for order position i, node = `order[i]`
+//! and its parent is `parents[i]`, ALREADY A NODE INDEX. The local transform is T(tx,ty,tz) · R with
 //! R = Rz·Ry·Rx (X applied first), column-vector terms; the engine's row-vector `world[node] =
 //! local[node] · world[parent]` is `world[parent] · T · R` in column terms, which is what
 //! [`Skeleton::world_matrices`] computes.
@@ -92,7 +92,7 @@ pub fn euler_xyz(q: DQuat) -> [f64; 3] {
     [x, y, z]
 }
 
-/// The parent of every node by the EXE rule: node order[i] has parent parents[i] (a node
+/// The parent of every node by the EXE rule: node `order[i]` has parent `parents[i]` (a node
 /// index). Values outside 0..n (the root's -1 included) give `None`; a node the order array
 /// lists twice takes its first position; a node it never lists has `None`.
 pub fn node_parents(parents: &[i8], order: &[u8], n: usize) -> Vec<Option<usize>> {

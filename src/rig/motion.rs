@@ -117,7 +117,7 @@ impl Key {
 pub struct Curve {
     /// Between keys.
     pub interpolation: Interpolation,
-    /// Keys, increasing frames expected (see [`Curve::is_increasing`]).
+    /// Keys, increasing frames expected (see [`Curve::is_ordered`]).
     pub keys: Vec<Key>,
 }
 

@@ -7,7 +7,7 @@
 //! it, else rigtrip's defaults `<skeleton>_<k>`, which always match too). A joint that carries a
 //! weight and matches none is refused by name, with the closest template joints by name and by
 //! rest position. Every skinned mesh of the glTF is then a new mesh on the same path as a mesh
-//! added in Blender ([`super::meshback`], [`RigFormat::write_meshes`]): the template's meshes
+//! added in Blender (`import::meshback`, [`RigFormat::write_meshes`]): the template's meshes
 //! are all replaced. Vertices are placed where the glTF's skin draws them on the template's
 //! rest pose (`Σ w · template joint world · inverse bind`), so a body bound in another pose
 //! still lands on the template's skeleton; with the glTF's own rest pose equal to the

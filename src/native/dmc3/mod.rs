@@ -61,7 +61,7 @@ impl Dmc3File {
     }
 
     /// Every placed structure except the block, shared streams once: (offset, length, label).
-    /// Also checks counts and lengths; the header-to-block link is checked by [`write`] only,
+    /// Also checks counts and lengths; the header-to-block link is checked by [`write()`] only,
     /// so that a lifted rig's shell (block moved out) can be measured too.
     pub fn claims_without_block(&self) -> Result<Vec<Claim>, Dmc3Error> {
         let mut placed = Vec::new();
@@ -87,7 +87,7 @@ impl Dmc3File {
     }
 }
 
-/// A DMC3 file to write, by reference: what [`write`] reads of a [`Dmc3File`], so that a
+/// A DMC3 file to write, by reference: what [`write()`] reads of a [`Dmc3File`], so that a
 /// caller holding the parts in different places (a lowered rig: the shell's objects and gaps,
 /// a new header and block) need not copy them into one `Dmc3File` first.
 #[derive(Debug, Clone, Copy)]
@@ -436,7 +436,7 @@ impl std::fmt::Display for Place {
     }
 }
 
-/// The most uncovered bytes [`write`] zero-fills (holes only arise in structs built in code).
+/// The most uncovered bytes [`write()`] zero-fills (holes only arise in structs built in code).
 pub const MAX_HOLE_BYTES: u64 = 1 << 24;
 
 /// Whether `data` starts with `"MOD "` or `"SCM "`.
@@ -488,7 +488,7 @@ pub fn write(file: &Dmc3File) -> Result<Vec<u8>, Dmc3Error> {
     Ok(out)
 }
 
-/// [`write`] into a caller's buffer (cleared first), so that a caller writing many files can
+/// [`write()`] into a caller's buffer (cleared first), so that a caller writing many files can
 /// reuse one allocation. On error `out` holds nothing useful.
 pub fn write_into(file: &Dmc3File, out: &mut Vec<u8>) -> Result<(), Dmc3Error> {
     write_parts_into(file.parts(), out)
