@@ -57,13 +57,13 @@ pub struct Files<'a, T, S = ()> {
 /// object ending in a newline.
 pub fn json_doc(head: &Head, body: &impl serde::Serialize) -> String {
     #[derive(serde::Serialize)]
-    struct Doc<'a, T> {
+    struct Envelope<'a, T> {
         #[serde(flatten)]
         head: &'a Head,
         #[serde(flatten)]
         body: &'a T,
     }
-    let mut s = serde_json::to_string_pretty(&Doc { head, body }).unwrap_or_default();
+    let mut s = serde_json::to_string_pretty(&Envelope { head, body }).unwrap_or_default();
     s.push('\n');
     s
 }
