@@ -51,7 +51,7 @@ fn image_bytes<'d>(doc: &'d Doc, image: &Value) -> Option<&'d [u8]> {
 
 /// The document's images as the archive's rebuild sees them: name, bytes, and the materials
 /// showing each as base colour.
-fn doc_images<'d>(doc: &'d Doc<'_>) -> Vec<DocImage<'d>> {
+pub(super) fn doc_images<'d>(doc: &'d Doc<'_>) -> Vec<DocImage<'d>> {
     let json = doc.json();
     let list = |key: &str| {
         json.get(key)
@@ -85,13 +85,13 @@ fn doc_images<'d>(doc: &'d Doc<'_>) -> Vec<DocImage<'d>> {
     out
 }
 
-/// What the archive of `doc`, whose tag (if any) is `tag`, gains from its new images.
+/// What the archive whose tag (if any) is `tag` gains from the document's `images`.
 pub(super) fn added_textures(
-    doc: &Doc,
+    images: &[DocImage<'_>],
     tag: Option<&ArchiveTag>,
 ) -> Result<AddedTextures, ImportError> {
     match tag {
-        Some(tag) => Ok(tag.added_textures(&doc_images(doc))?),
+        Some(tag) => Ok(tag.added_textures(images)?),
         None => Ok(AddedTextures::default()),
     }
 }
@@ -116,18 +116,18 @@ fn images_not_written(images: &[DocImage<'_>]) -> Option<String> {
     })
 }
 
-/// When the document carries an archive: its bytes in place of the model's, and a note.
+/// When the document carries an archive: its bytes in place of the model's, with the textures
+/// from the document's `images`, and a note.
 pub(super) fn rebuild(
-    doc: &Doc,
+    images: &[DocImage<'_>],
     tag: Option<ArchiveTag>,
     imported: &mut Imported,
 ) -> Result<(), ImportError> {
-    let images = doc_images(doc);
     let Some(tag) = tag else {
-        imported.report.notes.extend(images_not_written(&images));
+        imported.report.notes.extend(images_not_written(images));
         return Ok(());
     };
-    let r = tag.rebuild(&imported.bytes, &images)?;
+    let r = tag.rebuild(&imported.bytes, images)?;
     imported.report.notes.push(format!(
         "archive: {} member(s) in {} slot(s) around the model, {} texture(s) from their images' native bytes (rgTX){}{}{}",
         tag.members.len(),

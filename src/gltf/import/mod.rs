@@ -700,9 +700,10 @@ pub fn import_slice(
     let tol = Tolerance::from_option(opts.tolerance)?;
     let doc = read::parse(bytes, base_dir)?;
     let tag = archive::tag(&doc)?;
-    let added = archive::added_textures(&doc, tag.as_ref())?;
+    let images = archive::doc_images(&doc);
+    let added = archive::added_textures(&images, tag.as_ref())?;
     let mut imported = rebuild::import(&doc, &added, &tol, opts)?;
-    archive::rebuild(&doc, tag, &mut imported)?;
+    archive::rebuild(&images, tag, &mut imported)?;
     Ok(imported)
 }
 
