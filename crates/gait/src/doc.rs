@@ -32,10 +32,7 @@ fn glb_problem(p: GlbProblem) -> GaitError {
             len: len.into(),
             file_len: file_len as u64,
         };
-        GaitError::Glb {
-            offset,
-            problem: e.to_string(),
-        }
+        glb(offset, e.to_string())
     };
     match p {
         GlbProblem::HeaderCut { field, file } => match field {
