@@ -456,8 +456,8 @@ impl ArchiveTag {
     /// The images of `images` that become new textures, in image order: a PNG without the
     /// `rgTX` chunk that stands for no texture of the bundle (named after none, and shown by no
     /// material named after one), shown by a material whose name names no texture index (not
-    /// `texture_N`). Their indices follow the bundle's last. None for a document written before re-encoding (no headers: it cannot
-    /// tell a repainted image from a new one).
+    /// `texture_N`). Their indices follow the bundle's last. None for a document written
+    /// before re-encoding (no headers: it cannot tell a repainted image from a new one).
     pub fn new_images(&self, images: &[DocImage<'_>]) -> Vec<usize> {
         let Some((_, heads)) = self.textures_member().filter(|(_, h)| !h.is_empty()) else {
             return Vec::new();

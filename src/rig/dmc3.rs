@@ -1,10 +1,10 @@
 //! DMC3 lift/lower: a node-domain block to one IR skeleton and back.
 //!
-//! Parents follow the rule the executable was seen to apply: for order position i, node = `order[i]`
-//! and its parent is `parents[i]`, ALREADY A NODE INDEX. The local transform is T(tx,ty,tz) · R with
-//! R = Rz·Ry·Rx (X applied first), column-vector terms; the engine's row-vector `world[node] =
-//! local[node] · world[parent]` is `world[parent] · T · R` in column terms, which is what
-//! [`Skeleton::world_matrices`] computes.
+//! Parents follow the rule the executable was seen to apply: for order position i, node =
+//! `order[i]` and its parent is `parents[i]`, ALREADY A NODE INDEX. The local transform is
+//! T(tx,ty,tz) · R with R = Rz·Ry·Rx (X applied first), column-vector terms; the engine's
+//! row-vector `world[node] = local[node] · world[parent]` is `world[parent] · T · R` in column
+//! terms, which is what [`Skeleton::world_matrices`] computes.
 //!
 //! Lowering keeps every unchanged bit: a joint whose IR translation/rotation is bit-equal to
 //! what the lift computes from its raw record keeps the raw record; the raw parent/order arrays

@@ -756,8 +756,8 @@ fn unmatched_animations(
     unmatched
 }
 
-/// The report's notes: lint's errors (`validation`), an odd prefix, missing clips, no root joint, a reverse
-/// speed cap that is not negative.
+/// The report's notes: lint's errors (`validation`), an odd prefix, missing clips, no root
+/// joint, a reverse speed cap that is not negative.
 fn report_notes(
     validation: Option<&str>,
     prefix: &str,

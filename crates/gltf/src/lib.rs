@@ -4,8 +4,9 @@
 //! one document model ([`doc`]: the JSON root, the extras text, the buffers, accessors) with a
 //! diagnostics sink; one buffer loader under each reader's policy ([`buffers`]); the component
 //! and element types of accessors, URIs, the checked accessor reader; the node hierarchy
-//! ([`graph`]: parents, cycles); the channels and samplers of animations ([`anim`]); the sampler player ([`player`]); the small readers of JSON
-//! values ([`json`]: lists, indices, numbers); and the two codecs every report and document
+//! ([`graph`]: parents, cycles); the channels and samplers of animations ([`anim`]); the
+//! sampler player ([`player`]); the small readers of JSON values ([`json`]: lists, indices,
+//! numbers); and the two codecs every report and document
 //! uses, base64 ([`b64`]) and numbers for people ([`units`]). Each reader keeps its own policy
 //! for a broken file (the linter reports every problem and goes on, import and gait stop at the
 //! first) and its own words for it; the facts come from here. The linter alone parses with its

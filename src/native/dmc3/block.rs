@@ -4,8 +4,9 @@
 //!
 //! The rel fields are the truth: a block whose arrays are not where the canonical layout puts
 //! them is read as it is, and [`NodeBlock::is_canonical`] tells the difference. Bytes inside the
-//! block's extent that no array or record covers are the block's padding, kept as [`Gap`](crate::bytes::Gap)s whose
-//! offsets are RELATIVE to the block start, so that a block keeps its padding when it is moved.
+//! block's extent that no array or record covers are the block's padding, kept as
+//! [`Gap`](crate::bytes::Gap)s whose offsets are RELATIVE to the block start, so that a block
+//! keeps its padding when it is moved.
 
 use serde::{Deserialize, Serialize};
 
