@@ -77,6 +77,19 @@ pub enum OutputError {
     /// The output would replace the input.
     #[error("{0} is the input file; rigtrip never modifies its input")]
     IsInput(PathBuf),
+    /// The output's name is a Windows device (`CON`, `NUL`, ...): writing to it would write to
+    /// the device, not to a file.
+    #[error(
+        "cannot write {0}: {1} is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, \
+         LPT1-9, whatever the extension), not a file; choose another name"
+    )]
+    DeviceName(PathBuf, String),
+    /// The target exists and another program holds it open, so it cannot be replaced (Windows).
+    #[error(
+        "cannot replace {0}: another program has it open (the game, a viewer, Blender); close \
+         it and run again. Nothing was written"
+    )]
+    InUse(PathBuf),
     /// An I/O error.
     #[error("cannot write {path}")]
     Io {
@@ -114,18 +127,68 @@ pub fn write_atomic(
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        drop(f);
+        replace(&tmp, path)
     })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
+    match result {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            if held_open(&e) && path.exists() {
+                return Err(OutputError::InUse(path.to_path_buf()));
+            }
+            Err(io(e))
+        }
     }
-    Ok(())
+}
+
+/// Moves the staged `tmp` over `path`. Windows refuses while another program has `path` open;
+/// a virus scanner or indexer holds a new file for a moment, so a refusal is tried again a few
+/// times (half a second in all) before it is reported.
+fn replace(tmp: &Path, path: &Path) -> std::io::Result<()> {
+    let mut tries = 0;
+    loop {
+        match std::fs::rename(tmp, path) {
+            Err(e) if held_open(&e) && tries < 5 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            done => return done,
+        }
+    }
+}
+
+/// Whether `e` is Windows' refusal to replace a file another program has open (access denied,
+/// sharing violation); never on other systems, where an open file can be replaced.
+fn held_open(e: &std::io::Error) -> bool {
+    cfg!(windows) && matches!(e.raw_os_error(), Some(5) | Some(32))
+}
+
+/// The Windows device `path`'s file name stands for, if any: `CON`, `PRN`, `AUX`, `NUL`,
+/// `COM1`-`COM9`, `LPT1`-`LPT9` (any case), with or without an extension, and with the
+/// trailing dots and spaces Windows ignores. Checked on every system, so that an output
+/// written on Linux is one a Windows user can copy.
+pub fn device_name(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    let stem = name.split('.').next().unwrap_or("").trim_end_matches([' ', '.']);
+    let upper = stem.to_ascii_uppercase();
+    let numbered = |p: &str| {
+        upper.len() == 4
+            && upper.starts_with(p)
+            && matches!(upper.as_bytes()[3], b'1'..=b'9')
+    };
+    let device = matches!(upper.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || numbered("COM")
+        || numbered("LPT");
+    device.then_some(name)
 }
 
 /// The refusal [`write_atomic`] would give before any work is done: `path` is the input, or
 /// exists without `force`. Commands call it first so a long run is not wasted.
 pub fn check_target(path: &Path, force: bool, input: Option<&Path>) -> Result<(), OutputError> {
+    if let Some(name) = device_name(path) {
+        return Err(OutputError::DeviceName(path.to_path_buf(), name));
+    }
     if let Some(input) = input {
         if same_file(path, input) {
             return Err(OutputError::IsInput(path.to_path_buf()));
@@ -190,5 +253,19 @@ mod tests {
             .collect();
         assert!(leftovers.is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn windows_device_names_are_known_whatever_the_case_and_extension() {
+        for name in ["CON", "con.mod", "Nul.glb", "aux.model.glb", "COM1.mod", "lpt9", "PRN .x"] {
+            assert_eq!(device_name(Path::new(name)).as_deref(), Some(name), "{name}");
+        }
+        for name in ["console.glb", "COM0.mod", "COM10", "LPT", "nul_dante.mod", "a/b.glb", "."] {
+            assert_eq!(device_name(Path::new(name)), None, "{name}");
+        }
+        assert!(matches!(
+            check_target(Path::new("out/CON.glb"), true, None),
+            Err(OutputError::DeviceName(..))
+        ));
     }
 }
