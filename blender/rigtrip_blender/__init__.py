@@ -40,8 +40,8 @@ from . import runner
 bl_info = {
     "name": "rigtrip",
     "author": "rigtrip developers",
-    "version": (0, 1, 0),
-    "blender": (4, 2, 0),
+    "version": (0, 2, 0),
+    "blender": (4, 5, 0),
     "location": "File > Import > Game rig (rigtrip), File > Export > Game rig (rigtrip)",
     "description": "Import and export game rigs losslessly through the rigtrip program",
     "category": "Import-Export",
@@ -97,20 +97,47 @@ GLTF_EXPORT_MOTIONS = {
 }
 
 
+#: How the program in use was found, as the preferences say it.
+FOUND_HOW = {
+    "bundled": "bundled with the add-on",
+    "RIGTRIP_BIN": "from the RIGTRIP_BIN environment variable",
+    "preference": "from this preference",
+    "PATH": "found on PATH",
+}
+
+
+def program_status(preference=""):
+    """What the preferences show about the program: lines (text, is_error)."""
+    try:
+        path, how = runner.which_binary(preference=preference)
+    except runner.RigtripError as e:
+        return [(str(e), True)]
+    return [
+        (f"Program: {path}", False),
+        (f"Found: {FOUND_HOW[how]}", False),
+        (f"Version: {runner.version(path)}", False),
+    ]
+
+
 class RigtripPreferences(bpy.types.AddonPreferences):
-    """Where the rigtrip program is, when neither RIGTRIP_BIN nor PATH says."""
+    """Where the rigtrip program is, when the add-on has none inside and RIGTRIP_BIN does not
+    say; the panel shows which program runs and its version."""
 
     bl_idname = __package__
 
     binary: StringProperty(
         name="rigtrip program",
-        description="Path of the rigtrip program (RIGTRIP_BIN, when set, wins; empty: PATH)",
+        description="Path of the rigtrip program, used when the add-on has none inside and "
+        "RIGTRIP_BIN is not set (empty: PATH)",
         subtype="FILE_PATH",
         default="",
     )
 
     def draw(self, context):
         self.layout.prop(self, "binary")
+        box = self.layout.box()
+        for line, error in program_status(self.binary):
+            box.label(text=line, icon="ERROR" if error else "NONE")
 
 
 def _supported(operator, settings):

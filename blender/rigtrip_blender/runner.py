@@ -1,6 +1,7 @@
-"""The Blender-free half of the add-on: finding and running the `rigtrip` program, reading the
-scene extras out of the GLB it writes, turning its JSON reports into lines for Blender's Info
-area, and the joint names file kept beside a native file.
+"""The Blender-free half of the add-on: finding the `rigtrip` program (the one bundled with
+the add-on first) and running it, reading the scene extras out of the GLB it writes, turning
+its JSON reports into lines for Blender's Info area, and the joint names file kept beside a
+native file.
 
 Nothing here imports `bpy`, so it can be tested with any Python.
 """
@@ -10,6 +11,7 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 
 #: Environment variable that names the rigtrip program (checked first).
 ENV_VAR = "RIGTRIP_BIN"
@@ -24,21 +26,59 @@ class RigtripError(Exception):
     """Something the user must be told about, as one line."""
 
 
+#: Where a platform's extension zip (tools/dist) puts the program, beside this file.
+BUNDLED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin")
+
+
+def program_name(platform=None):
+    """The program's file name on `platform` (default: this one, `sys.platform`)."""
+    platform = sys.platform if platform is None else platform
+    return "rigtrip.exe" if platform == "win32" else "rigtrip"
+
+
+def bundled_path(platform=None, folder=BUNDLED_DIR):
+    """The program the add-on ships with on `platform` (it may not be there: an add-on
+    installed from the repository or the platform-independent zip has none)."""
+    return os.path.join(folder, program_name(platform))
+
+
 def _executable(path):
     return os.path.isfile(path) and os.access(path, os.X_OK)
 
 
-def find_binary(env=None, preference=""):
-    """The rigtrip program to run: $RIGTRIP_BIN, else the add-on preference, else PATH.
+def _bundled(platform=None, folder=BUNDLED_DIR):
+    """The bundled program when it is there, made executable if the install lost the mode
+    (Blender unpacks extension zips without file modes); None when there is none."""
+    path = bundled_path(platform, folder)
+    if not os.path.isfile(path):
+        return None
+    if not os.access(path, os.X_OK):
+        try:
+            os.chmod(path, os.stat(path).st_mode | 0o755)
+        except OSError as e:
+            raise RigtripError(
+                f"the rigtrip program that came with the add-on ({path}) cannot be made "
+                f"executable: {e.strerror or e}"
+            ) from e
+    return path
+
+
+def which_binary(env=None, preference="", platform=None, folder=BUNDLED_DIR):
+    """The rigtrip program to run and how it was found, as (path, how): the one bundled with
+    the add-on ("bundled"), else $RIGTRIP_BIN ("RIGTRIP_BIN"), else the add-on preference
+    ("preference"), else PATH ("PATH").
 
     `env` is the environment to look in (default: `os.environ`). Raises RigtripError with what
     to do when none is usable.
     """
     env = os.environ if env is None else env
+    bundled = _bundled(platform, folder)
+    if bundled:
+        return bundled, "bundled"
     given = env.get(ENV_VAR, "")
     if given:
         if _executable(given):
-            return given
+            return given, ENV_VAR
         raise RigtripError(
             f"{ENV_VAR} is set to {given!r}, which is not an executable file; "
             f"point it at the rigtrip program, or unset it"
@@ -46,19 +86,59 @@ def find_binary(env=None, preference=""):
     if preference:
         path = os.path.expanduser(preference)
         if _executable(path):
-            return path
+            return path, "preference"
         raise RigtripError(
             f"the rigtrip program set in the add-on's preferences ({path!r}) is not an "
             f"executable file; fix it in Edit > Preferences > Add-ons > rigtrip"
         )
-    found = shutil.which("rigtrip", path=env.get("PATH", ""))
+    found = shutil.which(program_name(platform), path=env.get("PATH", ""))
     if found:
-        return found
+        return found, "PATH"
     raise RigtripError(
-        "the rigtrip program was not found: set its path in Edit > Preferences > Add-ons > "
+        "the rigtrip program was not found: install the add-on's zip for your platform "
+        "(it has the program inside), or set its path in Edit > Preferences > Add-ons > "
         f"rigtrip, or set {ENV_VAR}, or put rigtrip on PATH (build it with "
         "`cargo build --release`: target/release/rigtrip)"
     )
+
+
+def find_binary(env=None, preference=""):
+    """The path of the rigtrip program to run (see `which_binary`)."""
+    return which_binary(env, preference)[0]
+
+
+_versions = {}
+
+
+def version(binary):
+    """What `binary --version` prints (`rigtrip 0.2.0`), or why it could not run; asked once
+    per program file (a new file, as an update writes, is asked again)."""
+    try:
+        key = (binary, os.stat(binary).st_mtime_ns)
+    except OSError as e:
+        return f"does not run: {e.strerror or e}"
+    if key not in _versions:
+        _versions[key] = _ask_version(binary)
+    return _versions[key]
+
+
+def _ask_version(binary):
+    try:
+        done = subprocess.run(
+            [binary, "--version"], capture_output=True, text=True, encoding="utf-8",
+            errors="replace", timeout=20, **_NO_WINDOW
+        )
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"does not run: {getattr(e, 'strerror', None) or e}"
+    if done.returncode != 0:
+        return f"does not run: exit code {done.returncode}"
+    return done.stdout.strip()
+
+
+#: On Windows, no console window flashes up for each call.
+_NO_WINDOW = (
+    {"creationflags": subprocess.CREATE_NO_WINDOW} if sys.platform == "win32" else {}
+)
 
 
 def run(binary, args, hide=()):
@@ -69,7 +149,8 @@ def run(binary, args, hide=()):
     """
     try:
         done = subprocess.run(
-            [binary, *args], capture_output=True, text=True, encoding="utf-8", errors="replace"
+            [binary, *args], capture_output=True, text=True, encoding="utf-8", errors="replace",
+            **_NO_WINDOW
         )
     except OSError as e:
         raise RigtripError(f"could not run {binary}: {e.strerror or e}") from e

@@ -332,6 +332,15 @@ def missing(native):
     return 0
 
 
+def manifest_version(folder):
+    """The `version` of the blender_manifest.toml in `folder`."""
+    with open(os.path.join(folder, "blender_manifest.toml"), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("version"):
+                return line.split("=", 1)[1].strip().strip('"')
+    raise AssertionError(f"no version in {folder}/blender_manifest.toml")
+
+
 def install(workdir, native):
     """Both ways of installing the add-on that the README gives, in a throw-away user folder."""
     import addon_utils
@@ -343,7 +352,7 @@ def install(workdir, native):
                         "blender_ext.py")
     build = subprocess.run([sys.executable, tool, "build", "--source-dir", source,
                             "--output-dir", workdir], capture_output=True, text=True)
-    extension = os.path.join(workdir, "rigtrip-0.1.0.zip")
+    extension = os.path.join(workdir, f"rigtrip-{manifest_version(source)}.zip")
     classic = os.path.join(workdir, "rigtrip_blender.zip")
     with zipfile.ZipFile(classic, "w") as z:
         for name in sorted(os.listdir(source)):
