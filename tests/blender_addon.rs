@@ -367,7 +367,8 @@ fn a_missing_rigtrip_program_is_reported_clearly() {
     );
     assert_eq!(
         got["path"],
-        "the rigtrip program was not found: set its path in Edit > Preferences > Add-ons > \
+        "the rigtrip program was not found: install the add-on's zip for your platform (it \
+         has the program inside), or set its path in Edit > Preferences > Add-ons > \
          rigtrip, or set RIGTRIP_BIN, or put rigtrip on PATH (build it with `cargo build \
          --release`: target/release/rigtrip)"
     );
@@ -419,6 +420,131 @@ fn the_add_on_installs_as_an_extension_and_as_a_classic_add_on() {
         // The preference is read: the program it names is what the operator complains about.
         assert_eq!(got[how]["error"], message, "{how}");
     }
+}
+
+/// The release zips `tools/dist` writes (it builds both programs first, only what changed):
+/// the linux-x64 and windows-x64 extension zips. Run once per test binary, so that two tests
+/// never write dist/ at the same time.
+fn dist_zips() -> (std::path::PathBuf, std::path::PathBuf) {
+    static DIST: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    let done = DIST.get_or_init(|| {
+        let out = Command::new(tool("dist")).output().unwrap();
+        match out.status.success() {
+            true => Ok(()),
+            false => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+        }
+    });
+    if let Err(e) = done {
+        panic!("tools/dist failed\n{e}");
+    }
+    let version = env!("CARGO_PKG_VERSION");
+    let zip = |tag: &str| repo().join(format!("dist/rigtrip-blender-{version}-{tag}.zip"));
+    (zip("linux-x64"), zip("windows-x64"))
+}
+
+/// The result line of a driver run without RIGTRIP_BIN and with a PATH that has no rigtrip.
+fn driver_without_program(args: &[&str], user: &Path) -> Value {
+    let path = std::env::var("PATH").unwrap_or_default();
+    let clean: Vec<&str> = path
+        .split(':')
+        .filter(|d| !Path::new(d).join("rigtrip").exists())
+        .collect();
+    let out = Command::new(tool("blender-python"))
+        .arg(repo().join("blender/tests/addon_test.py"))
+        .args(args)
+        .env_remove("RIGTRIP_BIN")
+        .env("PATH", clean.join(":"))
+        .env("BLENDER_USER_RESOURCES", user)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT "));
+    match (out.status.success(), line) {
+        (true, Some(line)) => serde_json::from_str(line).unwrap(),
+        _ => panic!(
+            "driver {args:?} failed ({})\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn the_linux_release_zip_installs_and_runs_its_own_program() {
+    let (linux, _) = dist_zips();
+    let dir = scratch("dist");
+    let user = dir.join("blender-user");
+    std::fs::create_dir_all(&user).unwrap();
+    let input = write(
+        &dir,
+        "pl000.mod",
+        &rigtrip::synth::dmc3::real_layout(7, false),
+    );
+    let out = dir.join("out").join("pl000.mod");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let got = driver_without_program(
+        &[
+            "dist",
+            linux.to_str().unwrap(),
+            &input,
+            out.to_str().unwrap(),
+        ],
+        &user,
+    );
+    assert_eq!(got["error"], Value::Null);
+    assert_eq!(
+        got["enabled"],
+        serde_json::json!(["bl_ext.user_default.rigtrip"])
+    );
+    assert_eq!(got["how"], "bundled");
+    let installed = Path::new(got["installed_in"].as_str().unwrap());
+    assert!(installed.starts_with(&user), "{installed:?}");
+    assert_eq!(
+        got["program"].as_str().unwrap(),
+        installed.join("bin/rigtrip").to_str().unwrap()
+    );
+    assert_eq!(
+        got["status"][1], "Found: bundled with the add-on",
+        "{:?}",
+        got["status"]
+    );
+    assert_eq!(
+        got["status"][2],
+        format!("Version: rigtrip {}", env!("CARGO_PKG_VERSION"))
+    );
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&input).unwrap());
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn the_windows_release_zip_holds_the_exe_for_windows() {
+    let (_, windows) = dist_zips();
+    let dir = scratch("winzip");
+    let got = driver_without_program(
+        &["winzip", windows.to_str().unwrap(), dir.to_str().unwrap()],
+        &dir,
+    );
+    assert_eq!(
+        got["names"],
+        serde_json::json!([
+            "LICENSE-APACHE",
+            "LICENSE-MIT",
+            "__init__.py",
+            "bin/rigtrip.exe",
+            "blender_manifest.toml",
+            "runner.py"
+        ])
+    );
+    assert_eq!(
+        got["platforms"],
+        serde_json::json!(["platforms = [\"windows-x64\"]"])
+    );
+    assert_eq!(got["validate"], 0, "{}", got["validate_output"]);
+    assert_eq!(got["program"], "bin/rigtrip.exe");
+    assert_eq!(got["how"], "bundled");
+    let exe = std::fs::read(dir.join("bin/rigtrip.exe")).unwrap();
+    assert_eq!(&exe[..2], b"MZ", "not a Windows program");
 }
 
 #[test]

@@ -41,6 +41,14 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         end without unregistering (the process must still exit)
     addon_test.py missing NATIVE
         what the user is told when the rigtrip program cannot be found
+    addon_test.py dist ZIP NATIVE OUT
+        install the platform extension zip ZIP (tools/dist) into this Blender (run with
+        BLENDER_USER_RESOURCES set to an empty folder, no RIGTRIP_BIN and no rigtrip on PATH),
+        enable it, import NATIVE and export OUT through it; reports which program it runs
+    addon_test.py winzip ZIP WORKDIR
+        check the windows-x64 extension zip without installing it: its manifest's platforms,
+        Blender's own validation of it, and the program the add-on in it would run on Windows
+        (sys.platform 'win32'), unpacked into WORKDIR
     addon_test.py install WORKDIR NATIVE
         build the extension zip and the classic add-on zip in WORKDIR, install and enable each
         (run with BLENDER_USER_RESOURCES set to an empty folder), and check that its operators
@@ -207,6 +215,10 @@ def main(args):
         return missing(args[1])
     if mode == "install":
         return install(args[1], args[2])
+    if mode == "dist":
+        return dist(args[1], args[2], args[3])
+    if mode == "winzip":
+        return winzip(args[1], args[2])
     if mode == "headless":
         return headless(args[1])
     if mode == "targets":
@@ -339,6 +351,54 @@ def manifest_version(folder):
             if line.startswith("version"):
                 return line.split("=", 1)[1].strip().strip('"')
     raise AssertionError(f"no version in {folder}/blender_manifest.toml")
+
+
+def dist(zip_path, native, out):
+    """The release zip as a modder installs it: Install from Disk, then import and export."""
+    import addon_utils
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    assert "RIGTRIP_BIN" not in os.environ
+    bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default",
+                                             enable_on_install=True)
+    enabled = sorted(m for m in bpy.context.preferences.addons.keys() if "rigtrip" in m)
+    module = sys.modules[enabled[0]]
+    path, how = module.runner.which_binary()
+    status = [line for line, _ in module.program_status()]
+    import_rig(native)
+    error = export_rig(out)
+    for name in enabled:
+        addon_utils.disable(name, default_set=True)
+    result(enabled=enabled, program=path, how=how, status=status, error=error,
+           installed_in=os.path.dirname(module.__file__))
+    return 0
+
+
+def winzip(zip_path, workdir):
+    """What the Windows zip holds, and what its add-on would run there."""
+    import importlib.util
+    import subprocess
+    import zipfile
+
+    with zipfile.ZipFile(zip_path) as z:
+        names = sorted(z.namelist())
+        manifest = z.read("blender_manifest.toml").decode("utf-8")
+        z.extractall(workdir)
+    platforms = [line for line in manifest.splitlines() if line.startswith("platforms")]
+    tool = os.path.join(bpy.utils.system_resource("SCRIPTS"), "addons_core", "bl_pkg", "cli",
+                        "blender_ext.py")
+    check = subprocess.run([sys.executable, tool, "validate", zip_path], capture_output=True,
+                           text=True)
+    spec = importlib.util.spec_from_file_location("win_runner",
+                                                  os.path.join(workdir, "runner.py"))
+    win_runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(win_runner)
+    path, how = win_runner.which_binary(env={}, platform="win32",
+                                        folder=os.path.join(workdir, "bin"))
+    result(names=names, platforms=platforms, validate=check.returncode,
+           validate_output=(check.stdout + check.stderr).strip(),
+           program=os.path.relpath(path, workdir), how=how)
+    return 0
 
 
 def install(workdir, native):
