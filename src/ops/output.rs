@@ -170,12 +170,14 @@ fn held_open(e: &std::io::Error) -> bool {
 /// written on Linux is one a Windows user can copy.
 pub fn device_name(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_string_lossy().into_owned();
-    let stem = name.split('.').next().unwrap_or("").trim_end_matches([' ', '.']);
+    let stem = name
+        .split('.')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches([' ', '.']);
     let upper = stem.to_ascii_uppercase();
     let numbered = |p: &str| {
-        upper.len() == 4
-            && upper.starts_with(p)
-            && matches!(upper.as_bytes()[3], b'1'..=b'9')
+        upper.len() == 4 && upper.starts_with(p) && matches!(upper.as_bytes()[3], b'1'..=b'9')
     };
     let device = matches!(upper.as_str(), "CON" | "PRN" | "AUX" | "NUL")
         || numbered("COM")
@@ -257,10 +259,30 @@ mod tests {
 
     #[test]
     fn windows_device_names_are_known_whatever_the_case_and_extension() {
-        for name in ["CON", "con.mod", "Nul.glb", "aux.model.glb", "COM1.mod", "lpt9", "PRN .x"] {
-            assert_eq!(device_name(Path::new(name)).as_deref(), Some(name), "{name}");
+        for name in [
+            "CON",
+            "con.mod",
+            "Nul.glb",
+            "aux.model.glb",
+            "COM1.mod",
+            "lpt9",
+            "PRN .x",
+        ] {
+            assert_eq!(
+                device_name(Path::new(name)).as_deref(),
+                Some(name),
+                "{name}"
+            );
         }
-        for name in ["console.glb", "COM0.mod", "COM10", "LPT", "nul_dante.mod", "a/b.glb", "."] {
+        for name in [
+            "console.glb",
+            "COM0.mod",
+            "COM10",
+            "LPT",
+            "nul_dante.mod",
+            "a/b.glb",
+            ".",
+        ] {
             assert_eq!(device_name(Path::new(name)), None, "{name}");
         }
         assert!(matches!(
