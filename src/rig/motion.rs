@@ -408,12 +408,35 @@ pub fn read_file(data: &[u8]) -> Result<MotionFile, MotionError> {
     }
 }
 
+/// What holds an archive slot, for a new motion that wants it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotUse {
+    /// Nothing: empty, past the table (the archive grows), or its motion was taken out.
+    Free,
+    /// Motion `i` of the file.
+    Motion(usize),
+    /// A member that is not a motion (its kind).
+    Other(&'static str),
+    /// The file is a lone motion, not an archive.
+    NotAnArchive,
+}
+
 impl MotionFile {
     /// The file's bytes: unchanged motions as they were read, edited ones encoded again
     /// (listed in `reencoded` with the index of their motion), taken-out ones leaving their
     /// archive slots empty.
     pub fn write(&self, reencoded: &mut Vec<(usize, Reencoded)>) -> Result<Vec<u8>, MotionError> {
         dmc3::lower_file(self, reencoded)
+    }
+
+    /// What holds slot `slot` (archives; see [`SlotUse`]).
+    pub fn slot_use(&self, slot: usize) -> SlotUse {
+        dmc3::slot_use(self, slot)
+    }
+
+    /// The first slot a new motion can take: an empty one, else the first past the table.
+    pub fn first_free_slot(&self) -> Option<usize> {
+        (0..crate::native::dmc3::pac::MAX_GROWN_SLOTS).find(|&s| self.slot_use(s) == SlotUse::Free)
     }
 
     /// Whether it is an archive (its motions are named by slot).
@@ -489,6 +512,31 @@ pub fn euler_near(q: DQuat, reference: [f64; 3]) -> [f64; 3] {
 pub const MAX_FRAME: f64 = 32767.0;
 
 impl Motion {
+    /// A motion of no tracks ending at `end_frame`, on this motion's native shell (a motion of
+    /// the same model: the header's undecoded fields are taken over). Returns it and what was
+    /// taken over, for a report.
+    pub fn blank_like(&self, end_frame: f64) -> (Motion, String) {
+        dmc3::blank_like(self, end_frame)
+    }
+
+    /// The motion as its format stores it: lowered and lifted again, so that its curves are
+    /// the quantised ones a game plays.
+    pub fn encoded(&self) -> Result<Motion, MotionError> {
+        let (mot, _) = dmc3::lower(self)?;
+        Ok(dmc3::lift(mot))
+    }
+
+    /// A lone motion file (`.mot`) holding only this motion.
+    pub fn into_lone_file(self) -> MotionFile {
+        MotionFile {
+            motions: vec![Slotted {
+                slots: Vec::new(),
+                motion: Some(self),
+            }],
+            native: FilePayload::Dmc3Mot,
+        }
+    }
+
     /// The last frame worth showing: the stated end frame when it is a frame number in
     /// 0..=32767, or the last key if that is later (keys are at most frame 32767).
     pub fn last_frame(&self) -> f64 {

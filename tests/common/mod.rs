@@ -6,6 +6,8 @@
 // Each test crate uses its own subset.
 #![allow(dead_code)]
 
+pub mod pose;
+
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};

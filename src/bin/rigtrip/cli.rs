@@ -300,9 +300,16 @@ struct ImportArgs {
     ignore_mesh_edits: bool,
     /// Write the motion files the glTF carries (from `export --motions`) into this folder
     /// (created if missing), under their original names, rebuilt from its animations (a motion
-    /// the export carried without one, because it does not fit the model, as it was).
+    /// the export carried without one, because it does not fit the model, as it was). An
+    /// animation that came from no motion file is a new motion: named `ARCHIVE_NN` it goes into
+    /// slot NN of that archive (which grows when NN is past its table), else into the archive of
+    /// --new-motions-into, else into DIR as NAME.mot.
     #[arg(long, value_name = "DIR", conflicts_with = "onto")]
     motions_out: Option<PathBuf>,
+    /// With --motions-out: new motions whose name gives no archive slot go into the first free
+    /// slot of this archive (one the glTF carries, by file name) instead of NAME.mot files.
+    #[arg(long, value_name = "FILE.pac", requires = "motions_out")]
+    new_motions_into: Option<PathBuf>,
     /// Put a glTF without rigtrip data onto this native file: its skinned meshes replace the
     /// template's, everything else (header, skeleton, undecoded fields) is the template's.
     #[arg(long, value_name = "TEMPLATE", conflicts_with = "ignore_mesh_edits")]
@@ -1187,6 +1194,7 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     let opts = import::ImportOptions {
         tolerance: a.tolerance,
         ignore_mesh_edits: a.ignore_mesh_edits,
+        new_motions_into: a.new_motions_into.as_ref().map(|p| p.display().to_string()),
     };
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;

@@ -32,6 +32,7 @@ mod num_hash;
 pub mod onto;
 pub use mesh::Ignored;
 pub mod motions;
+mod new_motions;
 mod pyrepr;
 mod read;
 mod rebuild;
@@ -59,6 +60,9 @@ pub struct ImportOptions {
     pub tolerance: Option<f64>,
     /// Keep the original meshes when the glTF's geometry was edited instead of refusing.
     pub ignore_mesh_edits: bool,
+    /// The file name of the archive (among those the glTF carries) that new motions whose
+    /// name gives no archive slot go into; `None`: each becomes a `.mot` file of its own.
+    pub new_motions_into: Option<String>,
 }
 
 /// A rebuilt native file and what the import did.
@@ -167,6 +171,10 @@ pub struct ImportReport {
     /// The motion files rebuilt from the animations (none when the glTF carries none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub motions: Vec<motions::MotionFileReport>,
+    /// The glTF's animations the import does not write, with the reason (none when every
+    /// animation was written).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub animations_not_written: Vec<motions::NotWritten>,
     /// The archive's shadow models of a body whose meshes changed: carried as they were, so
     /// they still cast the old body (none when the body's meshes are unchanged).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -656,6 +664,22 @@ pub enum ImportError {
         #[source]
         source: Box<crate::rig::motion::MotionError>,
     },
+    /// `--new-motions-into`: the glTF carries no archive of that name.
+    #[error("--new-motions-into {file}: the glTF carries no motion archive of that name ({})", if .archives.is_empty() { "it carries none".to_string() } else { format!("it carries {}", .archives.join(", ")) })]
+    NewMotionsInto {
+        /// The file name asked for.
+        file: String,
+        /// The archives it carries.
+        archives: Vec<String>,
+    },
+    /// A new motion (an animation that came from no motion file) cannot be written.
+    #[error("animation {animation}: {problem}; nothing was written")]
+    NewMotion {
+        /// The animation's name.
+        animation: String,
+        /// Why.
+        problem: String,
+    },
     /// `import --onto`: the template, the joint map or the glTF cannot be used together.
     #[error("{0}")]
     Onto(String),
@@ -762,6 +786,9 @@ impl ImportReport {
         render_meshes(&self.meshes, &mut line);
         for f in &self.motions {
             f.render_text(self.space.scale, &mut line);
+        }
+        for a in &self.animations_not_written {
+            line(format!("{a}"));
         }
         for s in &self.stale_shadows {
             line(format!("{s}"));

@@ -42,6 +42,8 @@ pub enum MotionStatus {
     Deleted,
     /// It had no animation (it could not go on the model): kept as it was.
     Carried,
+    /// An animation that came from no motion file, encoded as a new motion.
+    New,
 }
 
 /// One motion's outcome.
@@ -57,6 +59,67 @@ pub struct MotionReport {
     /// Tracks encoded again: joint, channel, keys written, worst quantisation error.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reencoded: Vec<Reencoded>,
+    /// A new motion: the motion its header's undecoded fields come from, and what they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// A new motion: per joint it moves, how far the written motion plays from the glTF's
+    /// samples.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<JointError>,
+}
+
+impl MotionReport {
+    /// The report of a motion as read, before it is compared.
+    fn of(animation: &str, slots: &[usize], status: MotionStatus) -> MotionReport {
+        MotionReport {
+            animation: animation.to_string(),
+            slots: slots.to_vec(),
+            status,
+            reencoded: Vec::new(),
+            template: None,
+            errors: Vec::new(),
+        }
+    }
+}
+
+/// How far a new motion, as written, plays from its animation's samples for one joint: the
+/// largest rotation angle and translation distance at the samples' times.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct JointError {
+    /// Joint index.
+    pub joint: usize,
+    /// Largest rotation difference, radians.
+    pub rotation_rad: f64,
+    /// Largest translation difference, metres.
+    pub translation_m: f64,
+}
+
+/// A glTF animation the import does not write, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NotWritten {
+    /// Animation index in the glTF.
+    pub animation: usize,
+    /// Its name (`None`: it has none).
+    pub name: Option<String>,
+    /// Why it is not written.
+    pub reason: String,
+}
+
+impl std::fmt::Display for NotWritten {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.name {
+            Some(n) => write!(
+                f,
+                "animation {} ({n}): not written: {}",
+                self.animation, self.reason
+            ),
+            None => write!(
+                f,
+                "animation {}: not written: {}",
+                self.animation, self.reason
+            ),
+        }
+    }
 }
 
 /// One motion file rebuilt.
@@ -83,6 +146,10 @@ impl MotionFileReport {
             Property::Scale => units::value(r.error),
         };
         let count = |s: MotionStatus| self.motions.iter().filter(|m| m.status == s).count();
+        let new = match count(MotionStatus::New) {
+            0 => String::new(),
+            n => format!(", {n} new"),
+        };
         let written = match self.bytes {
             Some(n) => format!("{n} bytes"),
             None => "not written: its only motion was deleted".into(),
@@ -92,7 +159,7 @@ impl MotionFileReport {
             n => format!(", {n} carried"),
         };
         line(format!(
-            "motion file {} ({written}): {} unchanged, {} edited, {} deleted{carried} (noise up to {:.0}% of the tolerance)",
+            "motion file {} ({written}): {} unchanged, {} edited, {} deleted{carried}{new} (noise up to {:.0}% of the tolerance)",
             self.file,
             count(MotionStatus::Unchanged),
             count(MotionStatus::Edited),
@@ -127,6 +194,7 @@ impl MotionFileReport {
                         "its slot is left empty"
                     }
                 )),
+                MotionStatus::New => render_new(m, &slots, line),
                 MotionStatus::Edited => {
                     let keys: usize = m.reencoded.iter().map(|r| r.keys).sum();
                     // The worst per property: their units differ.
@@ -162,6 +230,31 @@ impl MotionFileReport {
     }
 }
 
+/// The lines of a new motion: where it went, its template, and its encoding error per joint.
+fn render_new(m: &MotionReport, slots: &str, line: &mut impl FnMut(String)) {
+    use crate::units;
+    let keys: usize = m.reencoded.iter().map(|r| r.keys).sum();
+    let worst = |f: fn(&JointError) -> f64| m.errors.iter().map(f).fold(0.0f64, f64::max);
+    line(format!(
+        "  {}{slots}: new motion, {} track(s), {keys} keys; plays within {} and {} of the glTF's samples",
+        m.animation,
+        m.reencoded.len(),
+        units::degrees(worst(|e| e.rotation_rad)),
+        units::length(worst(|e| e.translation_m)),
+    ));
+    if let Some(t) = &m.template {
+        line(format!("    header: {t}"));
+    }
+    for e in &m.errors {
+        line(format!(
+            "    joint {}: within {}, {}",
+            e.joint,
+            units::degrees(e.rotation_rad),
+            units::length(e.translation_m)
+        ));
+    }
+}
+
 /// A rebuilt motion file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportedMotionFile {
@@ -173,16 +266,16 @@ pub struct ImportedMotionFile {
     pub report: MotionFileReport,
 }
 
-/// Incoming samples of one property of one joint: frames and native values.
+/// Incoming samples of one joint per property: frames and native values.
 #[derive(Debug, Default)]
-struct Incoming {
-    translation: Option<(Vec<f64>, Vec<DVec3>)>,
-    rotation: Option<(Vec<f64>, Vec<DQuat>)>,
-    scale: Option<(Vec<f64>, Vec<DVec3>)>,
+pub(super) struct Incoming {
+    pub translation: Option<(Vec<f64>, Vec<DVec3>)>,
+    pub rotation: Option<(Vec<f64>, Vec<DQuat>)>,
+    pub scale: Option<(Vec<f64>, Vec<DVec3>)>,
 }
 
 /// A plain file name (no folder part), so that writing it stays in the output folder.
-fn plain_name(name: &str) -> bool {
+pub(super) fn plain_name(name: &str) -> bool {
     !name.is_empty()
         && name != "."
         && name != ".."
@@ -190,7 +283,12 @@ fn plain_name(name: &str) -> bool {
         && !name.contains(':')
 }
 
-/// Rebuilds every motion file the scene extras `r` (at `ptr`) record.
+/// What rebuilding the motions gives: the files, and the animations not written.
+pub(crate) type Rebuilt = (Vec<ImportedMotionFile>, Vec<NotWritten>);
+
+/// Rebuilds every motion file the scene extras `r` (at `ptr`) record, and writes each
+/// animation that came from none as a new motion (see [`super::new_motions`]; `into`: the
+/// archive for new motions that name none). Animations not written are named with the reason.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn import(
     doc: &Doc,
@@ -200,47 +298,92 @@ pub(crate) fn import(
     space: Space,
     rest: &[RestChannels],
     tol: &Tolerance,
-) -> Result<Vec<ImportedMotionFile>, ImportError> {
-    let Some(list) = r.get("motions") else {
-        return Ok(Vec::new());
+    into: Option<&str>,
+) -> Result<Rebuilt, ImportError> {
+    let list = match r.get("motions") {
+        None => &[][..],
+        Some(list) => list
+            .as_array()
+            .ok_or_else(|| extras_err(format!("{ptr}/motions"), "not an array"))?,
     };
-    let list = list
-        .as_array()
-        .ok_or_else(|| extras_err(format!("{ptr}/motions"), "not an array"))?;
-    let animations = incoming_animations(doc, graph, space)?;
+    let (animations, seen) = incoming_animations(doc, graph, space)?;
     let cx = MotionCx {
         animations: &animations,
         rest,
         space,
         tol,
     };
-    let mut out = Vec::with_capacity(list.len());
+    let mut files = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
-        out.push(cx.import_file(v, &format!("{ptr}/motions/{i}"))?);
+        files.push(cx.compare_file(v, &format!("{ptr}/motions/{i}"))?);
     }
-    Ok(out)
+    let not_written = super::new_motions::place(&cx, &seen, &mut files, into)?;
+    let files = files
+        .into_iter()
+        .map(Compared::write)
+        .collect::<Result<_, _>>()?;
+    Ok((files, not_written))
+}
+
+/// Every animation of `doc`, as not written for `reason` (an import that writes no motions).
+pub(crate) fn none_written(doc: &Doc, reason: &str) -> Vec<NotWritten> {
+    let list = doc.json().get("animations").and_then(Value::as_array);
+    list.into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(animation, a)| NotWritten {
+            animation,
+            name: a.get("name").and_then(Value::as_str).map(str::to_string),
+            reason: reason.to_string(),
+        })
+        .collect()
 }
 
 /// Incoming animations by name, per joint (see [`incoming_animations`]).
-type Animations<'a> = BTreeMap<&'a str, BTreeMap<usize, Incoming>>;
+pub(super) type Animations<'a> = BTreeMap<&'a str, BTreeMap<usize, Incoming>>;
+
+/// An animation of the glTF as the import met it.
+#[derive(Debug)]
+pub(super) struct Seen<'a> {
+    /// Index in the glTF.
+    pub index: usize,
+    /// Its name.
+    pub name: Option<&'a str>,
+    /// Whether an earlier animation has its name (then only that one is read).
+    pub duplicate: bool,
+    /// How many joints of the rig it animates.
+    pub joints: usize,
+}
 
 /// What rebuilding a motion file compares its motions with: the incoming animations, the
 /// joints' rest values, the space and the tolerances.
-struct MotionCx<'a> {
-    animations: &'a Animations<'a>,
-    rest: &'a [RestChannels],
-    space: Space,
-    tol: &'a Tolerance,
+pub(super) struct MotionCx<'a> {
+    pub animations: &'a Animations<'a>,
+    pub rest: &'a [RestChannels],
+    pub space: Space,
+    pub tol: &'a Tolerance,
 }
 
-impl MotionCx<'_> {
-    /// Rebuilds the motion file the scene extras record as `v` (at `p`): its motions compared
-    /// with their animations, written again unless nothing is left of it.
-    fn import_file(&self, v: &Value, p: &str) -> Result<ImportedMotionFile, ImportError> {
-        let (file, mut mf) = read_recorded_file(v, p)?;
-        let names = animation_names(v, p, mf.motions.len())?;
-        let carried = carried_indices(v, p, mf.motions.len())?;
-        let (mut reports, closest) = self.compare_motions(&mut mf, &names, &carried)?;
+/// A motion file compared with the animations, not yet written: its name, its motions (edited
+/// ones with new curves, new ones added), the report per motion, and the largest deviation
+/// taken as noise.
+pub(super) struct Compared {
+    pub file: String,
+    pub mf: MotionFile,
+    pub reports: Vec<MotionReport>,
+    pub closest: f64,
+}
+
+impl Compared {
+    /// The file written again, unless nothing is left of it; tracks encoded again are reported
+    /// per motion.
+    fn write(self) -> Result<ImportedMotionFile, ImportError> {
+        let Compared {
+            file,
+            mf,
+            mut reports,
+            closest,
+        } = self;
         let mut reencoded = Vec::new();
         let written = if mf.motions.iter().all(|s| s.motion.is_none()) && !mf.is_archive() {
             None
@@ -257,7 +400,9 @@ impl MotionCx<'_> {
         }
         for (m, r) in per_motion {
             if let Some(rep) = reports.get_mut(m) {
-                rep.status = MotionStatus::Edited;
+                if rep.status == MotionStatus::Unchanged {
+                    rep.status = MotionStatus::Edited;
+                }
                 rep.reencoded = r;
             }
         }
@@ -270,6 +415,23 @@ impl MotionCx<'_> {
             },
             file,
             bytes: written,
+        })
+    }
+}
+
+impl MotionCx<'_> {
+    /// The motion file the scene extras record as `v` (at `p`), its motions compared with
+    /// their animations.
+    fn compare_file(&self, v: &Value, p: &str) -> Result<Compared, ImportError> {
+        let (file, mut mf) = read_recorded_file(v, p)?;
+        let names = animation_names(v, p, mf.motions.len())?;
+        let carried = carried_indices(v, p, mf.motions.len())?;
+        let (reports, closest) = self.compare_motions(&mut mf, &names, &carried)?;
+        Ok(Compared {
+            file,
+            mf,
+            reports,
+            closest,
         })
     }
 
@@ -286,12 +448,7 @@ impl MotionCx<'_> {
         let mut reports = Vec::with_capacity(names.len());
         let mut closest = 0.0f64;
         for (i, (slotted, name)) in mf.motions.iter_mut().zip(names).enumerate() {
-            let mut report = MotionReport {
-                animation: name.clone(),
-                slots: slotted.slots.clone(),
-                status: MotionStatus::Unchanged,
-                reencoded: Vec::new(),
-            };
+            let mut report = MotionReport::of(name, &slotted.slots, MotionStatus::Unchanged);
             let Some(motion) = slotted.motion.as_mut() else {
                 continue;
             };
@@ -382,34 +539,41 @@ fn carried_indices(v: &Value, p: &str, count: usize) -> Result<Vec<usize>, Impor
 }
 
 /// Every incoming animation by name (the first of a name), per joint of skeleton 0 its samples
-/// in native space.
+/// in native space; and every animation of the glTF as met.
 fn incoming_animations<'a>(
     doc: &'a Doc,
     graph: &Graph,
     space: Space,
-) -> Result<Animations<'a>, ImportError> {
+) -> Result<(Animations<'a>, Vec<Seen<'a>>), ImportError> {
     let mut out = BTreeMap::new();
+    let mut seen = Vec::new();
     let Some(list) = doc.json().get("animations").and_then(Value::as_array) else {
-        return Ok(out);
+        return Ok((out, seen));
     };
     let joint_of = joint_folds(graph);
     for (ai, a) in list.iter().enumerate() {
-        let Some(name) = a.get("name").and_then(Value::as_str) else {
-            continue;
-        };
-        if out.contains_key(name) {
-            continue;
-        }
-        let reader = AnimationReader {
-            doc,
-            space,
-            joint_of: &joint_of,
-            ai,
+        let name = a.get("name").and_then(Value::as_str);
+        let mut s = Seen {
+            index: ai,
             name,
+            duplicate: name.is_some_and(|n| out.contains_key(n)),
+            joints: 0,
         };
-        out.insert(name, reader.joints(a)?);
+        if let (Some(name), false) = (name, s.duplicate) {
+            let reader = AnimationReader {
+                doc,
+                space,
+                joint_of: &joint_of,
+                ai,
+                name,
+            };
+            let joints = reader.joints(a)?;
+            s.joints = joints.len();
+            out.insert(name, joints);
+        }
+        seen.push(s);
     }
-    Ok(out)
+    Ok((out, seen))
 }
 
 /// The joint of each joint node of skeleton 0, and the static transform between it and its
@@ -546,7 +710,9 @@ fn in_frames<T>(keys: Vec<(f32, T)>) -> Vec<(f64, T)> {
 }
 
 /// Samples as keyframes for the player: frames and flattened values.
-fn keys<const N: usize>(samples: impl Iterator<Item = (f64, [f64; N])>) -> (Vec<f64>, Vec<f64>) {
+pub(super) fn keys<const N: usize>(
+    samples: impl Iterator<Item = (f64, [f64; N])>,
+) -> (Vec<f64>, Vec<f64>) {
     let mut frames = Vec::new();
     let mut values = Vec::new();
     for (f, v) in samples {
@@ -558,7 +724,7 @@ fn keys<const N: usize>(samples: impl Iterator<Item = (f64, [f64; N])>) -> (Vec<
 
 /// What a loader plays at frame `f` from keyframes `(frames, values)` of `N` components, LINEAR
 /// (held before the first and after the last key); `fallback` without keys.
-fn played<const N: usize>(
+pub(super) fn played<const N: usize>(
     k: &(Vec<f64>, Vec<f64>),
     f: f64,
     blend: Blend,
@@ -655,7 +821,7 @@ fn replace(motion: &mut Motion, joint: usize, channel: Channel, frames: &[f64], 
 
 /// Compares one motion with its incoming animation and replaces the curves of edited channels;
 /// returns the largest deviation taken as noise, as a fraction of its tolerance.
-fn compare(
+pub(super) fn compare(
     motion: &mut Motion,
     incoming: &BTreeMap<usize, Incoming>,
     rest: &[RestChannels],

@@ -243,6 +243,10 @@ pub fn import_onto(
         noise: super::Noise::default(),
         notes: matched_notes(&graph, &ids, &rig, opts.joint_map.as_ref()),
         motions: Vec::new(),
+        animations_not_written: super::motions::none_written(
+            &doc,
+            "import --onto writes no motions yet (animations of another rig are not mapped onto the template's skeleton)",
+        ),
         stale_shadows: Vec::new(),
         textures: Vec::new(),
     };

@@ -69,7 +69,9 @@ pub(crate) fn import(
     recomputed_fields(&mut built, &native, ex.format);
     let rest = crate::rig::motion::rest_channels(&built.rig, 0);
     let ptr = format!("/scenes/{index}/extras/rigtrip");
-    let motions = super::motions::import(doc, &graph, &r, &ptr, ex.space, &rest, tol)?;
+    let into = opts.new_motions_into.as_deref();
+    let (motions, not_written) =
+        super::motions::import(doc, &graph, &r, &ptr, ex.space, &rest, tol, into)?;
     let mut notes = std::mem::take(&mut built.notes);
     let names = joint_names(&built.rig);
     // Said only when there are names to lose: some joint is not named rigtrip's default way.
@@ -89,6 +91,7 @@ pub(crate) fn import(
             noise: built.noise,
             notes,
             motions: motions.iter().map(|m| m.report.clone()).collect(),
+            animations_not_written: not_written,
             stale_shadows: Vec::new(),
             textures: Vec::new(),
         },

@@ -256,8 +256,9 @@ pub enum PacError {
         #[source]
         source: MemberError,
     },
-    /// (edit) No such slot.
-    #[error("slot {slot} does not exist (the archive has {slots})")]
+    /// (edit) No such slot: removing one past the table, or growing it past
+    /// [`MAX_GROWN_SLOTS`].
+    #[error("slot {slot} does not exist (the archive has {slots}; a new member may grow it to {MAX_GROWN_SLOTS})")]
     NoSlot {
         /// Slot asked for.
         slot: usize,
@@ -265,6 +266,11 @@ pub enum PacError {
         slots: usize,
     },
 }
+
+/// The most slots an edit grows an archive to (a member given to a slot past the table).
+/// The format's count is a u32; this bound keeps a mistyped slot number from writing megabytes
+/// of empty table.
+pub const MAX_GROWN_SLOTS: usize = 4096;
 
 /// An edit of one slot for [`Pac::edit`].
 #[derive(Debug, Clone, PartialEq)]
@@ -451,14 +457,16 @@ impl Pac {
     /// Members are laid out again from the gap's end; a member that is not the last is padded
     /// with zeros to a multiple of 16 bytes (census), a motion member's padding going to its tail.
     pub fn edit(&self, edits: &[(usize, SlotEdit)]) -> Result<Pac, PacError> {
-        let slots = self.offsets.len();
+        let before = self.offsets.len();
+        let slots = self.grown_to(edits)?;
         // (slots, bytes) in the new order.
         let mut pieces: Vec<(Vec<usize>, Vec<u8>)> = Vec::new();
         let mut replaced: Vec<Option<&SlotEdit>> = vec![None; slots];
         for (s, e) in edits {
-            *replaced
-                .get_mut(*s)
-                .ok_or(PacError::NoSlot { slot: *s, slots })? = Some(e);
+            *replaced.get_mut(*s).ok_or(PacError::NoSlot {
+                slot: *s,
+                slots: before,
+            })? = Some(e);
         }
         let mut placed_new = vec![false; slots];
         for m in &self.members {
@@ -491,7 +499,8 @@ impl Pac {
         pieces.retain(|(_, b)| !b.is_empty());
         let mut offsets = vec![0u32; slots];
         let mut members = Vec::with_capacity(pieces.len());
-        let mut at = Pac::table_end(slots) + self.gap.len() as u64;
+        let gap = self.gap_for(slots);
+        let mut at = Pac::table_end(slots) + gap.len() as u64;
         let last = pieces.len().saturating_sub(1);
         for (i, (ss, mut bytes)) in pieces.into_iter().enumerate() {
             if i != last {
@@ -512,9 +521,46 @@ impl Pac {
         }
         Ok(Pac {
             offsets,
-            gap: self.gap.clone(),
+            gap,
             members,
         })
+    }
+
+    /// The slot count after `edits`: a member given to a slot past the table grows it (up to
+    /// [`MAX_GROWN_SLOTS`]); removing such a slot is [`PacError::NoSlot`].
+    fn grown_to(&self, edits: &[(usize, SlotEdit)]) -> Result<usize, PacError> {
+        let slots = self.offsets.len();
+        let mut grown = slots;
+        for (s, e) in edits {
+            match e {
+                SlotEdit::Replace(_) if *s >= slots && *s < MAX_GROWN_SLOTS.max(slots) => {
+                    grown = grown.max(s + 1)
+                }
+                _ if *s >= slots => return Err(PacError::NoSlot { slot: *s, slots }),
+                _ => {}
+            }
+        }
+        Ok(grown)
+    }
+
+    /// The bytes between a table of `slots` and the first member: the archive's own when the
+    /// table keeps its size; when it grew, its bytes unless all zero (then padding only), padded
+    /// with zeros to keep a 16-byte aligned first member aligned.
+    fn gap_for(&self, slots: usize) -> Vec<u8> {
+        let was = self.offsets.len();
+        if slots == was {
+            return self.gap.clone();
+        }
+        let mut gap = if self.gap.iter().all(|&b| b == 0) {
+            Vec::new()
+        } else {
+            self.gap.clone()
+        };
+        if (Pac::table_end(was) + self.gap.len() as u64) % 16 == 0 {
+            let end = Pac::table_end(slots) + gap.len() as u64;
+            gap.resize(gap.len() + (crate::bytes::align(end, 16) - end) as usize, 0);
+        }
+        gap
     }
 
     /// Indices of the empty slots.
@@ -640,6 +686,43 @@ mod tests {
         assert_eq!(
             e.write().unwrap(),
             bytes(&[0x10, 0x20], &[], &[&padded, b"ef"])
+        );
+    }
+
+    #[test]
+    fn a_member_past_the_table_grows_it_keeping_members_aligned_and_the_gap_bytes() {
+        // Two slots: table ends at 0x10, members aligned.
+        let b = bytes(&[0x10, 0x20], &[], &[b"0123456789abcdef", b"ef"]);
+        let p = Pac::read(&b).unwrap();
+        let e = p.edit(&[(4, SlotEdit::Replace(b"new".to_vec()))]).unwrap();
+        // Five slots: the table ends at 0x1C, padded to 0x20.
+        let mut first = b"0123456789abcdef".to_vec();
+        first.resize(16, 0);
+        let mut ef = b"ef".to_vec();
+        ef.resize(16, 0);
+        assert_eq!(
+            e.write().unwrap(),
+            bytes(&[0x20, 0x30, 0, 0, 0x40], &[0; 4], &[&first, &ef, b"new"])
+        );
+        // A gap that is not zero keeps its bytes, padded after them.
+        let b = bytes(&[0x10], &[7, 0, 0, 0], &[b"x"]);
+        let p = Pac::read(&b).unwrap();
+        let e = p.edit(&[(1, SlotEdit::Replace(b"y".to_vec()))]).unwrap();
+        let mut gap = vec![7, 0, 0, 0];
+        gap.resize(16, 0);
+        assert_eq!(e.gap, gap);
+        assert_eq!(e.offsets, vec![0x20, 0x30]);
+        // Removing past the table, or growing past the bound, names the slot.
+        assert_eq!(
+            p.edit(&[(3, SlotEdit::Remove)]),
+            Err(PacError::NoSlot { slot: 3, slots: 1 })
+        );
+        assert_eq!(
+            p.edit(&[(MAX_GROWN_SLOTS, SlotEdit::Replace(vec![1]))]),
+            Err(PacError::NoSlot {
+                slot: MAX_GROWN_SLOTS,
+                slots: 1
+            })
         );
     }
 }

@@ -5,7 +5,7 @@
 
 use super::{
     Channel, Curve, FilePayload, Interpolation, Key, Motion, MotionError, MotionFile,
-    MotionPayload, MotionTrackProblem, Reencoded, Slotted, Track, TrackPayload,
+    MotionPayload, MotionTrackProblem, Reencoded, SlotUse, Slotted, Track, TrackPayload,
 };
 use crate::native::dmc3::motion::{
     Channel as MotChannel, Compression, KeyIn, Mot, Track as MotTrack, CHANNEL_BITS,
@@ -228,16 +228,21 @@ pub fn lower_file(
         }
         FilePayload::Dmc3Pac(pac) => {
             let mut edits = Vec::new();
-            let originals = pac.members.iter().filter_map(|m| match &m.kind {
-                MemberKind::Mot(mot) => Some(mot),
-                _ => None,
-            });
-            for (i, (s, original)) in f.motions.iter().zip(originals).enumerate() {
+            let originals: Vec<&Mot> = pac
+                .members
+                .iter()
+                .filter_map(|m| match &m.kind {
+                    MemberKind::Mot(mot) => Some(&**mot),
+                    _ => None,
+                })
+                .collect();
+            // Motions past the archive's own are new: they take the slots they name.
+            for (i, s) in f.motions.iter().enumerate() {
                 match &s.motion {
                     None => edits.extend(s.slots.iter().map(|&k| (k, SlotEdit::Remove))),
                     Some(m) => {
                         let (mot, r) = lower(m)?;
-                        if mot != **original {
+                        if originals.get(i).is_none_or(|o| mot != **o) {
                             reencoded.extend(r.into_iter().map(|r| (i, r)));
                             let bytes = member_bytes(mot)?;
                             edits.extend(
@@ -256,6 +261,63 @@ pub fn lower_file(
             };
             pac.write().map_err(MotionError::Pac)
         }
+    }
+}
+
+/// A motion of no tracks ending at `end_frame`, on the shell of `template` (a motion of the same
+/// model): the header's undecoded fields are the template's, its end frame is `end_frame`, and
+/// +0x14 follows it when it equals the end frame in the template (as in every file of the
+/// census). Returns the motion and what was taken over, for the report.
+pub fn blank_like(template: &Motion, end_frame: f64) -> (Motion, String) {
+    let MotionPayload::Dmc3(shell) = &template.native;
+    let mut mot = (**shell).clone();
+    let end_bits = (end_frame as f32).to_bits();
+    let h = &mut mot.header;
+    let follows = h.unknown_14_bits == h.end_frame_bits;
+    let taken = format!(
+        "+0x08 {:#x}, +0x10 {}, +0x18 {}, +0x1A {}{}",
+        h.unknown_08,
+        f32::from_bits(h.unknown_10_bits),
+        h.flag_18,
+        h.unknown_1a,
+        if follows {
+            String::new()
+        } else {
+            format!(", +0x14 {}", f32::from_bits(h.unknown_14_bits))
+        }
+    );
+    h.end_frame_bits = end_bits;
+    if follows {
+        h.unknown_14_bits = end_bits;
+    }
+    mot.tracks.clear();
+    mot.tail.clear();
+    mot.masks.iter_mut().for_each(|m| *m = 0);
+    let motion = Motion {
+        joints: mot.masks.len(),
+        end_frame: f64::from(end_frame as f32),
+        tracks: Vec::new(),
+        native: MotionPayload::Dmc3(Box::new(mot)),
+    };
+    (motion, taken)
+}
+
+/// What holds slot `slot` of an archive lifted as `f` (see [`SlotUse`]).
+pub fn slot_use(f: &MotionFile, slot: usize) -> SlotUse {
+    let FilePayload::Dmc3Pac(pac) = &f.native else {
+        return SlotUse::NotAnArchive;
+    };
+    if let Some(i) = f
+        .motions
+        .iter()
+        .position(|s| s.motion.is_some() && s.slots.contains(&slot))
+    {
+        return SlotUse::Motion(i);
+    }
+    match pac.member_of(slot) {
+        Some(m) if !matches!(m.kind, MemberKind::Mot(_)) => SlotUse::Other(m.kind.name()),
+        // Empty, past the table (it grows), or a motion taken out.
+        _ => SlotUse::Free,
     }
 }
 
