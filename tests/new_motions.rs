@@ -65,24 +65,6 @@ fn member_mot(bytes: &[u8], slot: usize) -> Mot {
     }
 }
 
-/// Every member of `before` is in `after` at its slots with its bytes (the last one, no longer
-/// last, padded with zeros to 16 bytes as archive members are).
-fn assert_members_kept(before: &[u8], after: &[u8]) {
-    let (b, a) = (Pac::read(before).unwrap(), Pac::read(after).unwrap());
-    assert_eq!(a.gap, b.gap);
-    for (k, m) in b.members.iter().enumerate() {
-        let now = a.member_of(m.slots[0]).unwrap();
-        assert_eq!(now.slots, m.slots);
-        let (was, is) = (m.bytes().unwrap(), now.bytes().unwrap());
-        if k + 1 == b.members.len() {
-            assert_eq!(&is[..was.len()], &was[..], "{:?}", m.slots);
-            assert!(is[was.len()..].iter().all(|&x| x == 0) && is.len() - was.len() < 16);
-        } else {
-            assert!(is == was, "{:?}", m.slots);
-        }
-    }
-}
-
 /// `mot` on the sample model plays animation `anim` of `glb_bytes` within 1 mm per joint at
 /// every frame to its end; returns the worst distance.
 fn assert_plays_like(mot: &Mot, glb_bytes: &[u8], anim: &str) -> f64 {
@@ -110,7 +92,7 @@ fn a_new_animation_lands_in_the_slot_its_name_gives_and_as_a_mot_of_its_own() {
     let i = import_with(&json, &bin, None).unwrap();
     let pac = synth::motion::sample_pac();
     let written = file(&i, "p.pac");
-    assert_members_kept(&pac, written);
+    common::assert_members_kept(&pac, written);
     // The archive grew to ten slots; slot 9 holds the new motion, 6 to 8 stay empty.
     let p = Pac::read(written).unwrap();
     assert_eq!(p.offsets.len(), 10);
@@ -152,7 +134,7 @@ fn new_motions_into_an_archive_take_its_first_free_slot() {
     add_copy(&mut json, "p_01", Some("block"));
     let i = import_with(&json, &bin, Some("some/folder/P.PAC")).unwrap();
     let written = file(&i, "p.pac");
-    assert_members_kept(&synth::motion::sample_pac(), written);
+    common::assert_members_kept(&synth::motion::sample_pac(), written);
     let p = Pac::read(written).unwrap();
     assert_eq!(p.offsets.len(), 6);
     let g = glb(&json, &bin);

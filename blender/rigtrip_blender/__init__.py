@@ -414,6 +414,15 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         "the exported file (off: a motion file read is never rewritten)",
         default=False,
     )
+    new_actions_into: StringProperty(
+        name="New actions into",
+        description="For a rig imported with motions: the archive (.pac, one of those read) "
+        "whose first free slot takes each new action (rigtrip import --new-motions-into). An "
+        "action named ARCHIVE_NN goes into slot NN of that archive whatever this says. Empty: "
+        "each new action is written as NAME.mot beside the exported file",
+        subtype="FILE_PATH",
+        default="",
+    )
     onto: StringProperty(
         name="Onto template",
         description="Write a rig made or imported elsewhere onto this native file, its game "
@@ -547,6 +556,9 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
             args += ["--tolerance", repr(self.tolerance)]
         if motions:
             args += ["--motions-out", motions_dir]
+            if self.new_actions_into:
+                into = os.path.basename(bpy.path.abspath(self.new_actions_into))
+                args += ["--new-motions-into", into]
         try:
             report = runner.run(binary, args, hide=[glb, stage.model, motions_dir + os.sep])
         except runner.RigtripError as e:
@@ -561,6 +573,9 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
                     f"rigtrip wrote no {os.path.basename(source)} (was its animation data "
                     "removed from the scene's custom properties?)"
                 )
+            stage.add(made, dest)
+        # New actions written as motion files of their own go beside the exported file.
+        for made, dest in runner.new_motion_files(report, motions, motions_dir, stage.target):
             stage.add(made, dest)
         stage.keep_names = self.write_names
         return report

@@ -7,6 +7,7 @@ Nothing here imports `bpy`, so it can be tested with any Python.
 """
 
 import json
+import math
 import os
 import shutil
 import struct
@@ -308,8 +309,13 @@ def import_info(report):
         summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
         lines.append(f"motion file {f['file']} ({f['bytes']} bytes): {summary or 'no motions'}")
         for m in f.get("motions", []):
-            if m.get("status") != "unchanged":
+            if m.get("status") == "new":
+                lines.append(new_motion_line(m))
+            elif m.get("status") != "unchanged":
                 lines.append(f"  {m.get('animation')}: {m.get('status')}")
+    for a in report.get("animations_not_written") or []:
+        name = a.get("name") or f"number {a.get('animation')}"
+        lines.append(f"animation {name}: NOT WRITTEN: {a.get('reason')}")
     for s in report.get("stale_shadows") or []:
         lines.append(
             f"member {s['member']} (slots {s['slots']}): the shadow still casts the old body "
@@ -320,6 +326,36 @@ def import_info(report):
     for note in report.get("notes", []):
         lines.append(f"note: {note}")
     return lines
+
+
+def new_motion_line(m):
+    """A new motion (an action that came from no motion file) as an Info line: where it went
+    and how far it plays from the action."""
+    slots = m.get("slots") or []
+    where = f" (slot {', '.join(str(s) for s in slots)})" if slots else ""
+    errors = m.get("errors") or []
+    rot = max((e["rotation_rad"] for e in errors), default=0.0)
+    move = max((e["translation_m"] for e in errors), default=0.0)
+    return (
+        f"  {m.get('animation')}{where}: NEW motion, {len(errors)} joint(s) moving, within "
+        f"{math.degrees(rot):.3g} deg and {move * 1000:.3g} mm of the action"
+    )
+
+
+def new_motion_files(report, targets, folder, target):
+    """The motion files `rigtrip import --json` (its `report`) wrote into `folder` that are not
+    among the files read (`targets`: (source, destination) pairs): files of new motions, each a
+    (written, destination) pair beside `target`, the exported file."""
+    read = {os.path.basename(source) for source, _ in targets}
+    out = []
+    for f in report.get("motions") or []:
+        name = f.get("file")
+        if name in read or f.get("bytes") is None:
+            continue
+        made = os.path.join(folder, name)
+        if os.path.isfile(made):
+            out.append((made, os.path.join(os.path.dirname(target), name)))
+    return out
 
 
 def texture_line(t):

@@ -26,6 +26,10 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         both parented to the armature with an Armature modifier, as a modder does, and a mesh
         `decal` bound to nothing in the rig's collection; key a
         rotation of KEY_JOINT at frame 10 of ANIMATION; export OUT (in another folder)
+    addon_test.py new-actions NATIVE OUT MOTIONS JOINT INTO NAME...
+        import NATIVE with MOTIONS; make a new action NAME per name keying joint JOINT (0.5 rad
+        about its X axis at frame 12, at rest at 0 and 24), the last one left active; export OUT
+        with New actions into INTO (empty: NAME.mot beside OUT)
     addon_test.py unexportable NATIVE OUT
         bind a curve `rope` to the rig's armature (parent) and a mesh `cape` to it and to a
         second armature (Armature modifiers), then export OUT (refused, naming both)
@@ -152,6 +156,35 @@ def modder(native, out, motions, key_joint, animation, sword_joint, stray_joint)
     return 0
 
 
+def new_actions(native, out, motions, joint, into, names):
+    """A modder's new actions: each made with a new action on the armature and one bone keyed
+    at frames 0, 12 and 24 (turned 0.5 rad about its X axis at 12, at rest at 0 and 24); the
+    last one stays active, the others are left unassigned with a fake user (as after switching
+    back); the pose is cleared before each. Exported with New actions into `into` (empty: beside the export)."""
+    from mathutils import Euler
+
+    coll = import_rig(native, motions=motions)
+    arm, bone = bone_of(coll, 0, joint)
+    data = arm.animation_data
+    for name in names:
+        action = bpy.data.actions.new(name)
+        action.use_fake_user = True
+        data.action = action
+        # Pose > Clear Transform > All: a new action starts from the rest pose, not from the
+        # pose the last action left on bones it does not key.
+        for pb in arm.pose.bones:
+            pb.matrix_basis.identity()
+        pose_bone = arm.pose.bones[bone]
+        pose_bone.rotation_mode = "QUATERNION"
+        for frame, angle in [(0, 0.0), (12, 0.5), (24, 0.0)]:
+            pose_bone.rotation_quaternion = Euler((angle, 0.0, 0.0), "XYZ").to_quaternion()
+            pose_bone.keyframe_insert("rotation_quaternion", frame=frame)
+    error = export_rig(out, new_actions_into=into)
+    result(error=error, bone=bone, files=listing(out), source_files=listing(native),
+           active=data.action.name if data.action else None)
+    return 0
+
+
 def unexportable(native, out):
     """Objects that deform with the rig but cannot be written: the export names them."""
     coll = import_rig(native)
@@ -231,6 +264,9 @@ def main(args):
     if mode == "onto":
         fresh()
         return onto(args[1], args[2], int(args[3]))
+    if mode == "new-actions":
+        fresh()
+        return new_actions(args[1], args[2], args[3], int(args[4]), args[5], args[6:])
     if mode == "unexportable":
         fresh()
         return unexportable(args[1], args[2])

@@ -429,6 +429,19 @@ pub fn sample_pac() -> Vec<u8> {
     lay_out(6, b"\x01\x00\x00\x00gap!", placed)
 }
 
+/// An archive of three motions for the model whose nodes are `rest` in slots 0, 1 and 3 of 5
+/// (2 and 4 empty), after a gap that is not zero, as in most archives of the census.
+pub fn pac_for_model(seed: u64, rest: &[NodeRest]) -> Vec<u8> {
+    let placed = [0, 1, 3]
+        .into_iter()
+        .map(|slot| {
+            let m = motion_for_model(seed + slot as u64, rest);
+            (vec![slot], m.write().unwrap_or_default())
+        })
+        .collect();
+    lay_out(5, b"\x02\x00\x00\x00", placed)
+}
+
 /// An archive of motions for the model whose nodes are `rest`, shaped like the real player set's
 /// odd one out (one of its 24 archives holds a member animating 31 nodes where the model has
 /// 24): slots 0 and 2 hold motions of the model, slot 1 a motion of `other` nodes (a chain, see

@@ -330,6 +330,29 @@ pub fn assert_member_deleted(before: &[u8], after: &[u8], slots: &[usize]) {
     }
 }
 
+/// Every member of archive `before` is in `after` at its slots with its bytes (the last one, no
+/// longer last, padded with zeros to 16 bytes as archive members are).
+pub fn assert_members_kept(before: &[u8], after: &[u8]) {
+    let (b, a) = (
+        rigtrip::native::dmc3::pac::Pac::read(before).unwrap(),
+        rigtrip::native::dmc3::pac::Pac::read(after).unwrap(),
+    );
+    // The gap keeps its bytes; a grown table may pad it to keep the first member aligned.
+    assert_eq!(&a.gap[..b.gap.len()], &b.gap[..]);
+    assert!(a.gap[b.gap.len()..].iter().all(|&x| x == 0));
+    for (k, m) in b.members.iter().enumerate() {
+        let now = a.member_of(m.slots[0]).unwrap();
+        assert_eq!(now.slots, m.slots);
+        let (was, is) = (m.bytes().unwrap(), now.bytes().unwrap());
+        if k + 1 == b.members.len() {
+            assert_eq!(&is[..was.len()], &was[..], "{:?}", m.slots);
+            assert!(is[was.len()..].iter().all(|&x| x == 0) && is.len() - was.len() < 16);
+        } else {
+            assert!(is == was, "{:?}", m.slots);
+        }
+    }
+}
+
 /// The slots of the first motion member of archive `pac`, and the name `export` gives its
 /// animation when the archive's file stem is `stem` (`pl000` slot 3 -> `pl000_03`).
 pub fn first_motion(pac: &[u8], stem: &str) -> (Vec<usize>, String) {

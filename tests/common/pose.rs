@@ -49,13 +49,18 @@ fn euler_matrix(x: f64, y: f64, z: f64) -> DMat3 {
     rz * ry * rx
 }
 
-/// World positions in metres of every node of `model` posed by `mot` at frame `f`.
-pub fn native_world(model: &[u8], mot: &Mot, f: f64) -> Vec<DVec3> {
+/// The node block of DMC3 model `model`.
+fn block_of(model: &[u8]) -> rigtrip::native::dmc3::NodeBlock {
     let NativeFile::Dmc3(file) = NativeFile::read(None, model).unwrap() else {
         unreachable!()
     };
-    let block = file.block.unwrap();
-    let n = block.transforms.len();
+    file.block.unwrap()
+}
+
+/// Per node of `model`, its nine channels (translation, Euler rotation, scale) posed by `mot`
+/// at frame `f`: the rest values where it has no track.
+pub fn native_channels(model: &[u8], mot: &Mot, f: f64) -> Vec<[f64; 9]> {
+    let block = block_of(model);
     let mut channels: Vec<[f64; 9]> = block
         .transforms
         .iter()
@@ -82,6 +87,23 @@ pub fn native_world(model: &[u8], mot: &Mot, f: f64) -> Vec<DVec3> {
             channels[node][c as usize] = v;
         }
     }
+    channels
+}
+
+/// The angle in radians between the rotations of Euler angle triples `a` and `b` (X applied
+/// first).
+pub fn euler_angle_between(a: &[f64], b: &[f64]) -> f64 {
+    let d = euler_matrix(a[0], a[1], a[2]).transpose() * euler_matrix(b[0], b[1], b[2]);
+    ((d.x_axis.x + d.y_axis.y + d.z_axis.z - 1.0) / 2.0)
+        .clamp(-1.0, 1.0)
+        .acos()
+}
+
+/// World positions in metres of every node of `model` posed by `mot` at frame `f`.
+pub fn native_world(model: &[u8], mot: &Mot, f: f64) -> Vec<DVec3> {
+    let block = block_of(model);
+    let n = block.transforms.len();
+    let channels = native_channels(model, mot, f);
     // Parents: order[i] has parent parents[i] (docs/formats.md, node-domain block); the order lists
     // parents first.
     let mut world = vec![DMat4::IDENTITY; n];
