@@ -1085,40 +1085,6 @@ fn a_character_archive_opens_with_its_textures_and_saves_back() {
     }
 }
 
-/// A new motion as the add-on's `new-actions` driver keys it: joint `key` turned 0.5 rad from
-/// its rest rotation at native frame 30 (Blender frame 12 at 24 frames per second), at rest at
-/// frames 0 and 60, the end frame 60; no other joint has a track. Played by the tests' own
-/// evaluator of native keys (`common::pose`).
-fn assert_keyed_action(model: &[u8], mot: &rigtrip::native::dmc3::motion::Mot, key: usize) {
-    use common::pose::{euler_angle_between, native_channels};
-    for (j, m) in mot.masks.iter().enumerate() {
-        assert_eq!(*m != 0, j == key, "joint {j}: mask {m:#x}");
-    }
-    assert_eq!(f32::from_bits(mot.header.end_frame_bits), 60.0);
-    let mut still = mot.clone();
-    still.masks.iter_mut().for_each(|m| *m = 0);
-    still.tracks.clear();
-    let rest = native_channels(model, &still, 0.0)[key];
-    for (frame, angle) in [(0.0, 0.0), (30.0, 0.5), (60.0, 0.0)] {
-        let at = native_channels(model, mot, frame)[key];
-        let turned = euler_angle_between(&rest[3..6], &at[3..6]);
-        assert!(
-            (turned - angle).abs() < 0.01,
-            "frame {frame}: turned {turned} rad, keyed {angle}"
-        );
-        assert_eq!(&at[..3], &rest[..3], "frame {frame}: translation");
-    }
-}
-
-/// The motion in slot `slot` of archive `bytes`.
-fn slot_motion(bytes: &[u8], slot: usize) -> rigtrip::native::dmc3::motion::Mot {
-    use rigtrip::native::dmc3::pac::{MemberKind, Pac};
-    match &Pac::read(bytes).unwrap().member_of(slot).unwrap().kind {
-        MemberKind::Mot(m) => (**m).clone(),
-        k => panic!("slot {slot} holds a {} member", k.name()),
-    }
-}
-
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn a_new_action_becomes_a_new_motion_where_the_modder_sends_it() {
@@ -1176,9 +1142,9 @@ fn a_new_action_becomes_a_new_motion_where_the_modder_sends_it() {
     common::assert_members_kept(&pac, &written);
     let p = rigtrip::native::dmc3::pac::Pac::read(&written).unwrap();
     assert_eq!(p.offsets.len(), 8);
-    assert_keyed_action(&model, &slot_motion(&written, 7), key);
+    common::pose::assert_keyed_action(&model, &common::member_motion(&written, 7), key);
     let lone = Mot::read(&std::fs::read(out.join("my_taunt.mot")).unwrap()).unwrap();
-    assert_keyed_action(&model, &lone, key);
+    common::pose::assert_keyed_action(&model, &lone, key);
     assert!(
         has(
             &info,
@@ -1196,6 +1162,6 @@ fn a_new_action_becomes_a_new_motion_where_the_modder_sends_it() {
     assert_eq!(files(&got), set(&["pl000.mod", "pl000_00_3.pac"]));
     let written = std::fs::read(out.join("pl000_00_3.pac")).unwrap();
     common::assert_members_kept(&pac, &written);
-    assert_keyed_action(&model, &slot_motion(&written, 2), key);
+    common::pose::assert_keyed_action(&model, &common::member_motion(&written, 2), key);
     assert!(has(&info, "  my_taunt (slot 2): NEW motion"), "{info:#?}");
 }

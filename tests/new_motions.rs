@@ -4,6 +4,8 @@
 //! (`common::pose`, the tests' own evaluators of native keys and GLB samplers, within 1 mm at
 //! every frame); the archive's other members keep their bytes; every animation not written is
 //! named with its reason; a slot that is taken or a frame the format cannot hold is refused.
+//! Through Blender (ignored by default): README's new actions (`tools/blender-roundtrip.py
+//! --new-action`) land as README shows, each turning its joint by the keyed angle.
 
 mod common;
 use common::pose::{gltf_world, native_world};
@@ -15,7 +17,7 @@ use rigtrip::gltf::import::motions::MotionStatus;
 use rigtrip::gltf::import::{import_slice, ImportError, ImportOptions, Imported};
 use rigtrip::gltf::{export_animated, to_glb, ExportOptions, MotionInput};
 use rigtrip::native::dmc3::motion::Mot;
-use rigtrip::native::dmc3::pac::{MemberKind, Pac};
+use rigtrip::native::dmc3::pac::Pac;
 use rigtrip::synth;
 
 /// The sample model exported with `walk.mot` and `p.pac` (slots 0, 1 and 4 motions, 3 opaque,
@@ -56,15 +58,6 @@ fn file<'a>(i: &'a Imported, name: &str) -> &'a [u8] {
     f.bytes.as_deref().unwrap()
 }
 
-/// The motion in slot `slot` of archive `bytes`.
-fn member_mot(bytes: &[u8], slot: usize) -> Mot {
-    let p = Pac::read(bytes).unwrap();
-    match &p.member_of(slot).unwrap().kind {
-        MemberKind::Mot(m) => (**m).clone(),
-        k => panic!("slot {slot}: {}", k.name()),
-    }
-}
-
 /// `mot` on the sample model plays animation `anim` of `glb_bytes` within 1 mm per joint at
 /// every frame to its end; returns the worst distance.
 fn assert_plays_like(mot: &Mot, glb_bytes: &[u8], anim: &str) -> f64 {
@@ -98,7 +91,7 @@ fn a_new_animation_lands_in_the_slot_its_name_gives_and_as_a_mot_of_its_own() {
     assert_eq!(p.offsets.len(), 10);
     assert_eq!(&p.offsets[5..9], &[0, 0, 0, 0]);
     let g = glb(&json, &bin);
-    let worst = assert_plays_like(&member_mot(written, 9), &g, "walk");
+    let worst = assert_plays_like(&common::member_motion(written, 9), &g, "walk");
     let lone = Mot::read(file(&i, "my taunt.mot")).unwrap();
     assert_plays_like(&lone, &g, "walk");
     // walk.mot is as it was.
@@ -138,8 +131,8 @@ fn new_motions_into_an_archive_take_its_first_free_slot() {
     let p = Pac::read(written).unwrap();
     assert_eq!(p.offsets.len(), 6);
     let g = glb(&json, &bin);
-    assert_plays_like(&member_mot(written, 2), &g, "walk");
-    assert_plays_like(&member_mot(written, 5), &g, "p_01");
+    assert_plays_like(&common::member_motion(written, 2), &g, "walk");
+    assert_plays_like(&common::member_motion(written, 5), &g, "p_01");
     assert!(i.motions.iter().all(|m| !m.file.ends_with("taunt.mot")));
     // Full: the table grows.
     add_copy(&mut json, "walk", Some("kick"));
@@ -240,4 +233,85 @@ fn a_taken_slot_and_a_frame_past_the_format_are_refused_by_name() {
     let msg = e.to_string();
     assert!(msg.starts_with("animation long: joint "), "{msg}");
     assert!(msg.contains("past frame 32767, the last a motion holds (546 s at 60 frames per second); nothing was written"), "{msg}");
+}
+
+/// The lines README shows for the command line that starts with `$ start` (its indented
+/// block, up to the next command or blank line), `…` lines left out.
+fn readme_lines(start: &str) -> Vec<String> {
+    let readme = include_str!("../README.md");
+    let at = readme
+        .find(&format!("    $ {start}"))
+        .expect("the command in README");
+    readme[at..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("    ") && !l.starts_with("    $ "))
+        .map(|l| l[4..].to_string())
+        .filter(|l| l != "…")
+        .collect()
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn readmes_new_actions_made_in_blender_land_as_it_shows() {
+    let dir = common::scratch("new_motions_readme");
+    let glb_in = dir.join("humanoid_anim.glb");
+    let model = common::sample("dmc3_humanoid.mod");
+    let out = common::rigtrip()
+        .current_dir(common::repo())
+        .args([
+            "export",
+            "samples/dmc3_humanoid.mod",
+            "--motions",
+            "samples/dmc3_humanoid.mot",
+        ])
+        .args(["--motions", "samples/dmc3_humanoid.pac", "-o"])
+        .arg(&glb_in)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::text(&out.stderr));
+    let edits = [
+        "--new-action",
+        "dmc3_humanoid_07",
+        "mod_5",
+        "12",
+        "0.5",
+        "--new-action",
+        "my_taunt",
+        "mod_5",
+        "12",
+        "0.5",
+    ];
+    let glb = dir.join("humanoid_new.glb");
+    common::blender_roundtrip(&glb_in, &glb, &edits);
+    let out = common::rigtrip()
+        .current_dir(&dir)
+        .args([
+            "import",
+            "humanoid_new.glb",
+            "-o",
+            "humanoid.mod",
+            "--motions-out",
+            "motions",
+        ])
+        .output()
+        .unwrap();
+    let text = common::text(&out.stdout);
+    assert!(out.status.success(), "{text}{}", common::text(&out.stderr));
+    // Every line README shows, in its order.
+    let got: Vec<&str> = text.lines().collect();
+    let mut from = 0;
+    for want in readme_lines("rigtrip import humanoid_new.glb") {
+        let k = got[from..]
+            .iter()
+            .position(|l| *l == want)
+            .unwrap_or_else(|| panic!("README line not in the output: {want}\n{text}"));
+        from += k + 1;
+    }
+    assert!(std::fs::read(dir.join("humanoid.mod")).unwrap() == model);
+    let pac = std::fs::read(dir.join("motions/dmc3_humanoid.pac")).unwrap();
+    common::assert_members_kept(&common::sample("dmc3_humanoid.pac"), &pac);
+    common::pose::assert_keyed_action(&model, &common::member_motion(&pac, 7), 5);
+    let lone = Mot::read(&std::fs::read(dir.join("motions/my_taunt.mot")).unwrap()).unwrap();
+    common::pose::assert_keyed_action(&model, &lone, 5);
 }

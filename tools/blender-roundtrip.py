@@ -31,6 +31,12 @@ EDIT, applied in the order given:
                            and insert a rotation keyframe there, as a user keying a pose does
     --delete-animation ANIMATION
                            delete the action ANIMATION
+    --new-action NAME BONE FRAME ANGLE
+                           make a new action NAME on BONE's armature, as a modder starting a
+                           move does: the pose cleared, the bone keyed at frames 0, FRAME and
+                           2 x FRAME, turned ANGLE radians about its X axis at FRAME and at rest
+                           at the others; the action stays active (the one before it is left
+                           unassigned, kept by a fake user)
     --new-texture OBJ MATERIAL IMAGE SIZE R G B
                            give mesh object OBJ a new material MATERIAL (all faces) whose base
                            colour is a new SIZE x SIZE image IMAGE filled with R G B (0-255), and
@@ -79,6 +85,7 @@ def parse_edits(words):
             "--plain": 0,
             "--key-rotation": 6,
             "--delete-animation": 1,
+            "--new-action": 4,
             "--paint-image": 8,
             "--new-texture": 7,
         }.get(op)
@@ -97,6 +104,11 @@ def parse_edits(words):
                 args = [args[0], args[1], float(args[2]), Vector([float(x) for x in args[3:]])]
             except ValueError:
                 raise Usage(f"--key-rotation {args[0]} {args[1]}: FRAME RX RY RZ must be numbers")
+        if op == "--new-action":
+            try:
+                args = [args[0], args[1], float(args[2]), float(args[3])]
+            except ValueError:
+                raise Usage(f"--new-action {args[0]} {args[1]}: FRAME ANGLE must be numbers")
         if op == "--paint-image":
             try:
                 args = [args[0], *[int(x) for x in args[1:]]]
@@ -170,6 +182,32 @@ def delete_animation(animation):
             if any(strip.action == action for strip in track.strips):
                 data.nla_tracks.remove(track)
     bpy.data.actions.remove(action)
+
+
+def new_action(name, bone, frame, angle):
+    """A new action NAME keying `bone` at frames 0, `frame` and 2 x `frame`: turned `angle`
+    radians about its X axis at `frame`, at rest at the others, on a cleared pose; it stays
+    the armature's active action, the one before it keeps a fake user."""
+    from mathutils import Euler
+
+    arm = armature_with(bone)
+    if arm.animation_data is None:
+        arm.animation_data_create()
+    data = arm.animation_data
+    if data.action is not None:
+        data.action.use_fake_user = True
+    action = bpy.data.actions.new(name)
+    action.use_fake_user = True
+    data.action = action
+    # Pose > Clear Transform > All: a new action starts from the rest pose, not from the pose
+    # the last action left on bones it does not key.
+    for pose_bone in arm.pose.bones:
+        pose_bone.matrix_basis.identity()
+    pose_bone = arm.pose.bones[bone]
+    pose_bone.rotation_mode = "QUATERNION"
+    for f, a in [(0.0, 0.0), (frame, angle), (2.0 * frame, 0.0)]:
+        pose_bone.rotation_quaternion = Euler((a, 0.0, 0.0), "XYZ").to_quaternion()
+        pose_bone.keyframe_insert("rotation_quaternion", frame=f)
 
 
 def rename(old, new):
@@ -331,6 +369,7 @@ EDITS = {
     "--plain": plain,
     "--key-rotation": key_rotation,
     "--delete-animation": delete_animation,
+    "--new-action": new_action,
     "--paint-image": paint_image,
     "--new-texture": new_texture,
 }

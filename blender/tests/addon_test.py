@@ -157,29 +157,16 @@ def modder(native, out, motions, key_joint, animation, sword_joint, stray_joint)
 
 
 def new_actions(native, out, motions, joint, into, names):
-    """A modder's new actions: each made with a new action on the armature and one bone keyed
-    at frames 0, 12 and 24 (turned 0.5 rad about its X axis at 12, at rest at 0 and 24); the
-    last one stays active, the others are left unassigned with a fake user (as after switching
-    back); the pose is cleared before each. Exported with New actions into `into` (empty: beside the export)."""
-    from mathutils import Euler
-
+    """A modder's new actions: each made on the armature keying one bone at frames 0, 12 and 24
+    (turned 0.5 rad about its X axis at 12, at rest at 0 and 24; tools/blender-roundtrip.py's
+    --new-action); the last one stays active, the others are left unassigned with a fake user.
+    Exported with New actions into `into` (empty: beside the export)."""
     coll = import_rig(native, motions=motions)
     arm, bone = bone_of(coll, 0, joint)
-    data = arm.animation_data
     for name in names:
-        action = bpy.data.actions.new(name)
-        action.use_fake_user = True
-        data.action = action
-        # Pose > Clear Transform > All: a new action starts from the rest pose, not from the
-        # pose the last action left on bones it does not key.
-        for pb in arm.pose.bones:
-            pb.matrix_basis.identity()
-        pose_bone = arm.pose.bones[bone]
-        pose_bone.rotation_mode = "QUATERNION"
-        for frame, angle in [(0, 0.0), (12, 0.5), (24, 0.0)]:
-            pose_bone.rotation_quaternion = Euler((angle, 0.0, 0.0), "XYZ").to_quaternion()
-            pose_bone.keyframe_insert("rotation_quaternion", frame=frame)
+        roundtrip_edits().new_action(name, bone, 12.0, 0.5)
     error = export_rig(out, new_actions_into=into)
+    data = arm.animation_data
     result(error=error, bone=bone, files=listing(out), source_files=listing(native),
            active=data.action.name if data.action else None)
     return 0

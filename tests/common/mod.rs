@@ -353,6 +353,15 @@ pub fn assert_members_kept(before: &[u8], after: &[u8]) {
     }
 }
 
+/// The motion in slot `slot` of archive `bytes`.
+pub fn member_motion(bytes: &[u8], slot: usize) -> rigtrip::native::dmc3::motion::Mot {
+    use rigtrip::native::dmc3::pac::{MemberKind, Pac};
+    match &Pac::read(bytes).unwrap().member_of(slot).unwrap().kind {
+        MemberKind::Mot(m) => (**m).clone(),
+        k => panic!("slot {slot} holds a {} member", k.name()),
+    }
+}
+
 /// The slots of the first motion member of archive `pac`, and the name `export` gives its
 /// animation when the archive's file stem is `stem` (`pl000` slot 3 -> `pl000_03`).
 pub fn first_motion(pac: &[u8], stem: &str) -> (Vec<usize>, String) {

@@ -241,3 +241,26 @@ pub fn gltf_world(glb: &[u8], name: &str, t: f64) -> Vec<DVec3> {
         .map(|j| world[j.index()].w_axis.truncate())
         .collect()
 }
+
+/// A new motion as `tools/blender-roundtrip.py --new-action NAME BONE 12 0.5` keys it: joint `key` turned 0.5 rad from
+/// its rest rotation at native frame 30 (Blender frame 12 at 24 frames per second), at rest at
+/// frames 0 and 60, the end frame 60; no other joint has a track.
+pub fn assert_keyed_action(model: &[u8], mot: &Mot, key: usize) {
+    for (j, m) in mot.masks.iter().enumerate() {
+        assert_eq!(*m != 0, j == key, "joint {j}: mask {m:#x}");
+    }
+    assert_eq!(f32::from_bits(mot.header.end_frame_bits), 60.0);
+    let mut still = mot.clone();
+    still.masks.iter_mut().for_each(|m| *m = 0);
+    still.tracks.clear();
+    let rest = native_channels(model, &still, 0.0)[key];
+    for (frame, angle) in [(0.0, 0.0), (30.0, 0.5), (60.0, 0.0)] {
+        let at = native_channels(model, mot, frame)[key];
+        let turned = euler_angle_between(&rest[3..6], &at[3..6]);
+        assert!(
+            (turned - angle).abs() < 0.01,
+            "frame {frame}: turned {turned} rad, keyed {angle}"
+        );
+        assert_eq!(&at[..3], &rest[..3], "frame {frame}: translation");
+    }
+}
