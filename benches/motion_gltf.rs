@@ -114,12 +114,22 @@ fn main() {
 
 /// The import of a 60-second animation as a new motion, against the same animation imported
 /// as the motion it came from.
-fn new_motion_of_60_seconds(reps: usize, rig: &rigtrip::rig::Rig, rest: &[synth::motion::NodeRest]) {
+fn new_motion_of_60_seconds(
+    reps: usize,
+    rig: &rigtrip::rig::Rig,
+    rest: &[synth::motion::NodeRest],
+) {
     use rigtrip::rig::motion::read_file;
-    let short = synth::motion::motion_for_model(7, rest).write().expect("writes");
+    let short = synth::motion::motion_for_model(7, rest)
+        .write()
+        .expect("writes");
     // A generated motion stretched to 3,600 frames (its keys spread out, re-encoded).
-    let mut long = read_file(&synth::motion::motion_for_model(8, rest).write().expect("writes"))
-        .expect("reads");
+    let mut long = read_file(
+        &synth::motion::motion_for_model(8, rest)
+            .write()
+            .expect("writes"),
+    )
+    .expect("reads");
     let m = long.motions[0].motion.as_mut().expect("a motion");
     let factor = 3600.0 / m.last_frame();
     for t in &mut m.tracks {
@@ -129,7 +139,9 @@ fn new_motion_of_60_seconds(reps: usize, rig: &rigtrip::rig::Rig, rest: &[synth:
             k.tangent_out /= factor;
         }
     }
-    let long = long.write(&mut Vec::new()).expect("the stretched motion writes");
+    let long = long
+        .write(&mut Vec::new())
+        .expect("the stretched motion writes");
     let inputs = [
         MotionInput::read("template.mot", short).expect("reads"),
         MotionInput::read("long.mot", long).expect("reads"),

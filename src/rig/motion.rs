@@ -130,7 +130,39 @@ pub struct Point {
     pub slope: f64,
 }
 
+/// The most keys [`Curve::thin_linear`] drops in a row (it bounds the work per key).
+const THIN_RUN: usize = 64;
+
 impl Curve {
+    /// Drops keys of a linear curve that the line between the keys kept around them plays
+    /// within `eps` (at most [`THIN_RUN`] in a row); the first and last keys stay. Both curves
+    /// being linear, they then differ by at most `eps` at every frame.
+    pub fn thin_linear(&mut self, eps: f64) {
+        let keys = &self.keys;
+        let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
+            return;
+        };
+        if self.interpolation != Interpolation::Linear || keys.len() < 3 {
+            return;
+        }
+        let near = |a: &Key, b: &Key, k: &Key| {
+            let u = (k.frame - a.frame) / (b.frame - a.frame);
+            (a.value + (b.value - a.value) * u - k.value).abs() <= eps
+        };
+        let mut kept = vec![first];
+        let mut anchor = 0;
+        for i in 1..keys.len() - 1 {
+            let joinable = i - anchor < THIN_RUN
+                && (anchor + 1..=i).all(|j| near(&keys[anchor], &keys[i + 1], &keys[j]));
+            if !joinable {
+                kept.push(keys[i]);
+                anchor = i;
+            }
+        }
+        kept.push(last);
+        self.keys = kept;
+    }
+
     /// Whether every key's frame is finite and not smaller than the previous one (two keys
     /// at one frame make a step: the later one holds from that frame on). The glTF export
     /// needs it; for other curves [`Curve::value`] still answers, by a binary search.
@@ -733,6 +765,64 @@ mod tests {
             interpolation: Interpolation::Hermite,
             keys,
         }
+    }
+
+    #[test]
+    fn thinning_a_linear_curve_keeps_it_within_eps_at_every_frame() {
+        // A wave sampled at every frame: straight stretches, bends, a long flat run.
+        let value = |f: f64| {
+            if f < 100.0 {
+                (f / 9.0).sin()
+            } else if f < 300.0 {
+                0.25
+            } else {
+                f / 400.0
+            }
+        };
+        let keys: Vec<Key> = (0..400)
+            .map(|f| Key {
+                frame: f64::from(f),
+                value: value(f64::from(f)),
+                tangent_in: 0.0,
+                tangent_out: 0.0,
+            })
+            .collect();
+        let full = Curve {
+            interpolation: Interpolation::Linear,
+            keys,
+        };
+        let mut thin = full.clone();
+        thin.thin_linear(1e-3);
+        assert!(
+            thin.keys.len() < full.keys.len() / 2,
+            "{} keys",
+            thin.keys.len()
+        );
+        assert_eq!(thin.keys.first(), full.keys.first());
+        assert_eq!(thin.keys.last(), full.keys.last());
+        // No run of dropped keys longer than the bound.
+        for w in thin.keys.windows(2) {
+            assert!(w[1].frame - w[0].frame <= THIN_RUN as f64, "{:?}", w);
+        }
+        // At every quarter frame, the two play within eps (interpolated here by hand).
+        let play = |ks: &[Key], f: f64| {
+            let b = ks.iter().position(|k| k.frame >= f).unwrap();
+            if b == 0 {
+                return ks[0].value;
+            }
+            let (a, b) = (ks[b - 1], ks[b]);
+            a.value + (b.value - a.value) * (f - a.frame) / (b.frame - a.frame)
+        };
+        for q in 0..(399 * 4) {
+            let f = f64::from(q) / 4.0;
+            let d = (play(&thin.keys, f) - play(&full.keys, f)).abs();
+            assert!(d <= 1e-3 + 1e-12, "frame {f}: {d}");
+        }
+        // Hermite curves and short ones are left alone.
+        let mut h = full.clone();
+        h.interpolation = Interpolation::Hermite;
+        h.thin_linear(1.0);
+        assert_eq!(h.keys.len(), 400);
     }
 
     #[test]

@@ -9,8 +9,10 @@
 //!
 //! Every other animation that is not written (no name, a second of a name, one that animates
 //! no joint, one named like a carried motion, no motion of the model to copy a header from) is
-//! named with the reason. The report gives each new motion's template and, per joint it moves,
-//! how far the written motion (quantised, as the game plays it) is from the glTF's samples.
+//! named with the reason. Tracks are linear keys at the samples' whole frames, less those the
+//! line through their neighbours plays within a tenth of the tolerance. The report gives each
+//! new motion's template and, per joint it moves, how far the written motion (quantised, as the
+//! game plays it) is from the glTF's samples at every frame.
 
 use std::collections::BTreeMap;
 
@@ -22,7 +24,9 @@ use super::motions::{
 };
 use super::ImportError;
 use crate::gltf::read::player::Blend;
-use crate::rig::motion::{euler_rotation, Interpolation, Motion, SlotUse, Slotted, MAX_FRAME};
+use crate::rig::motion::{
+    euler_rotation, Interpolation, Motion, Property, SlotUse, Slotted, MAX_FRAME,
+};
 
 /// Where a new motion goes.
 enum Dest {
@@ -243,12 +247,19 @@ fn encode(
     let (mut motion, taken) = template.blank_like(end);
     compare(&mut motion, incoming, cx.rest, cx.space, cx.tol)?;
     // Keys at the samples played linearly, as a loader plays the glTF's (Hermite tangents
-    // from neighbouring samples would overshoot between sparse keys).
+    // from neighbouring samples would overshoot between sparse keys); keys the line through
+    // their neighbours plays within a tenth of the tolerance are dropped.
     for t in &mut motion.tracks {
         t.curve.interpolation = Interpolation::Linear;
         for k in &mut t.curve.keys {
             (k.tangent_in, k.tangent_out) = (0.0, 0.0);
         }
+        let eps = match t.channel.property {
+            Property::Translation => cx.tol.translation_m / cx.space.scale,
+            Property::Rotation => cx.tol.rotation_rad,
+            Property::Scale => cx.tol.scale,
+        };
+        t.curve.thin_linear(eps / 10.0);
     }
     let encoded = motion.encoded().map_err(|e| ImportError::NewMotion {
         animation: name.to_string(),
