@@ -556,7 +556,7 @@ impl Pac {
         } else {
             self.gap.clone()
         };
-        if (Pac::table_end(was) + self.gap.len() as u64) % 16 == 0 {
+        if (Pac::table_end(was) + self.gap.len() as u64).is_multiple_of(16) {
             let end = Pac::table_end(slots) + gap.len() as u64;
             gap.resize(gap.len() + (crate::bytes::align(end, 16) - end) as usize, 0);
         }
