@@ -107,7 +107,10 @@ edits, each texture from the native bytes inside its PNG (an image Blender did n
 them; a repainted one is refused by texture index), every other member as it was.\n\n\
 --onto TEMPLATE takes a glTF without rigtrip data (made elsewhere, or exported without custom \
 properties): its skinned meshes replace the template's, joints matched by name (the template's \
-names file, rigtrip's default names, or --joint-map), everything else comes from the template.\n\n\
+names file, rigtrip's default names, or --joint-map), everything else comes from the template. \
+The body is taken where the glTF draws it (node transforms above the skin included) and \
+re-posed from its own rest pose onto the template's bones; a joint mapped to nothing moves with \
+its nearest mapped ancestor. It keeps its own height unless --fit height.\n\n\
 Examples:\n  rigtrip import edited.glb -o DB22HIE.BIN\n  \
 rigtrip import edited.gltf -o humanoid.mod --json > report.json\n  \
 rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force\n  \
@@ -318,6 +321,10 @@ struct ImportArgs {
     /// or native index: {"Hips": "mod_0", "Spine": 1}.
     #[arg(long, value_name = "FILE.json", requires = "onto")]
     joint_map: Option<PathBuf>,
+    /// With --onto: the body's size. `source` (default) keeps its own height, the template's
+    /// skeleton taken to the body's scale; `height` scales it to the template's, on its bones.
+    #[arg(long, value_enum, value_name = "WHAT", requires = "onto", default_value = "source")]
+    fit: FitArg,
     /// Print the import report as JSON.
     #[arg(long)]
     json: bool,
@@ -1295,7 +1302,20 @@ fn onto_options(a: &ImportArgs, t: &Path) -> Result<rigtrip::gltf::import::onto:
         tolerance: a.tolerance,
         names,
         joint_map,
+        fit: match a.fit {
+            FitArg::Source => rigtrip::gltf::import::onto::Fit::Source,
+            FitArg::Height => rigtrip::gltf::import::onto::Fit::Height,
+        },
     })
+}
+
+/// `import --onto --fit`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum FitArg {
+    /// The body's own height.
+    Source,
+    /// The template's height.
+    Height,
 }
 
 /// Refuses an empty file or a native rig given to a glTF command, saying which command reads it.

@@ -91,6 +91,20 @@ impl Infs {
             self.len += 1;
         }
     }
+
+    /// Each key replaced by `f`'s, the weights of keys that become equal summed, in key order.
+    pub(super) fn remap(&mut self, mut f: impl FnMut(InfKey) -> InfKey) {
+        let mut out = Infs::default();
+        for &(k, w) in self.iter() {
+            let k = f(k);
+            match out.iter_mut().find(|e| e.0 == k) {
+                Some(e) => e.1 += w,
+                None => out.push((k, w)),
+            }
+        }
+        out.sort_by_key(|a| a.0);
+        *self = out;
+    }
 }
 
 impl Vert {

@@ -37,6 +37,7 @@ mod pyrepr;
 mod read;
 mod rebuild;
 mod recompute;
+mod repose;
 mod scene;
 
 use crate::gltf::DataError;

@@ -25,6 +25,7 @@ use super::graph::Graph;
 use super::joints::{Identities, JointKey, JointNode};
 use super::mesh::{collect, incoming_instances, skin_slots, Geometry, Incoming, InfKey, Instance};
 use super::meshback::{material_of, native_geometry, skin_skeleton};
+use super::repose::{self, Pose};
 use super::read::Doc;
 use super::{
     ContainerProblem, ImportError, ImportReport, Imported, JointNames, MeshReport, MeshStatus,
@@ -45,7 +46,11 @@ pub struct OntoOptions {
     pub names: Option<Names>,
     /// `--joint-map`: glTF joint names to template joints.
     pub joint_map: Option<JointMap>,
+    /// `--fit`: the body's own height, or the template's.
+    pub fit: Fit,
 }
+
+pub use super::repose::Fit;
 
 /// A template joint a `--joint-map` entry names: by name or by native index.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,21 +186,28 @@ pub fn import_onto(
     let ids = match_joints(&doc, &graph, &rig, &names, opts.joint_map.as_ref())?;
     let key = |node: usize| super::mesh::influence_key(&ids, node);
     let found = incoming_instances(&doc, &graph, &key, true)?;
-    let mut geometry = found
-        .instances
-        .iter()
-        .map(|inst| collect(&doc, std::slice::from_ref(inst), 0))
-        .collect::<Result<Vec<Geometry>, ImportError>>()?;
+    let rest = template_rest(&rig, space);
+    let pose = Pose::new(&graph, &ids, &rest, opts.fit);
+    let mut placed = Placed::new();
+    let mut geometry = Vec::with_capacity(found.instances.len());
+    for inst in &found.instances {
+        let own = by_node(&doc, &graph, &ids, inst)?;
+        let mut g = collect(&doc, std::slice::from_ref(&own), 0)?;
+        repose(&doc, &graph, &ids, &pose, &own, &mut g, &mut placed)?;
+        geometry.push(g);
+    }
     refuse_unmatched(&doc, &graph, &rig, &names, &ids, &found, &geometry, space)?;
     if found.instances.is_empty() {
         return Err(ImportError::Onto(nothing_to_import(&found)));
     }
     let before = rig.meshes();
-    let rest = template_rest(&rig, space);
+    let template_height =
+        repose::extent_y(before.iter().flat_map(|m| &m.positions).map(|p| {
+            space.point(DVec3::from_array(*p))
+        }));
     let mut incoming = Vec::with_capacity(found.instances.len());
     let (mut vertices, mut triangles) = (0, 0);
     for (inst, g) in found.instances.iter().zip(&mut geometry) {
-        retarget(&doc, &graph, &rest, inst, g)?;
         vertices += g.verts.len();
         triangles += g.tris.len();
         let (mesh, origin, dropped) = native_geometry(
@@ -241,7 +253,11 @@ pub fn import_onto(
             written: Some(written),
         },
         noise: super::Noise::default(),
-        notes: matched_notes(&graph, &ids, &rig, opts.joint_map.as_ref()),
+        notes: {
+            let mut notes = matched_notes(&graph, &ids, &rig, opts.joint_map.as_ref());
+            notes.extend(placed.notes(&graph, &pose, &names, template_height, opts.fit));
+            notes
+        },
         motions: Vec::new(),
         animations_not_written: super::motions::none_written(
             &doc,
@@ -518,40 +534,224 @@ fn template_rest(rig: &Rig, space: Space) -> Vec<Vec<DMat4>> {
         .collect()
 }
 
-/// Moves each vertex of a skinned instance to where its skin draws it on the template's rest
-/// pose (`rest`, from [`template_rest`]): `Σ w · template joint world · inverse bind` (the
-/// glTF's inverse bind matrices, identity when it has none).
-fn retarget(
+/// `inst` with each skin slot naming its own node (`InfKey::Stray(node)`), so that every
+/// weight keeps its source joint until the body is re-posed; a rigid mesh on the nearest
+/// mapped joint above it.
+fn by_node(
     doc: &Doc,
     graph: &Graph,
-    rest: &[Vec<DMat4>],
+    ids: &Identities,
+    inst: &Instance,
+) -> Result<Instance, ImportError> {
+    let slots = if inst.rigid {
+        let mut at = graph.parent.get(inst.node).copied().flatten();
+        let mut found = None;
+        for _ in 0..graph.nodes.len() {
+            let Some(p) = at else { break };
+            if ids.nodes.get(p).is_some_and(Option::is_some) {
+                found = Some(p);
+                break;
+            }
+            at = graph.parent.get(p).copied().flatten();
+        }
+        found.map(|p| vec![InfKey::Stray(p)])
+    } else {
+        skin_slots(doc.array("skins"), graph, inst.node, &InfKey::Stray)?
+    };
+    Ok(Instance {
+        node: inst.node,
+        name: inst.name.clone(),
+        mesh: inst.mesh,
+        slots,
+        world: inst.world,
+        rigid: inst.rigid,
+    })
+}
+
+/// What re-posing found over every mesh: the body's height before and after, and the joints
+/// mapped to nothing that gave their weight to a mapped ancestor.
+struct Placed {
+    source: (f64, f64),
+    written: (f64, f64),
+    inherited: BTreeMap<usize, usize>,
+}
+
+impl Placed {
+    fn new() -> Placed {
+        Placed {
+            source: (f64::INFINITY, f64::NEG_INFINITY),
+            written: (f64::INFINITY, f64::NEG_INFINITY),
+            inherited: BTreeMap::new(),
+        }
+    }
+
+    /// What the report says of the re-posing.
+    fn notes(
+        &self,
+        graph: &Graph,
+        pose: &Pose,
+        names: &[Vec<String>],
+        template_height: f64,
+        fit: Fit,
+    ) -> Vec<String> {
+        let node = |n: usize| {
+            graph
+                .nodes
+                .get(n)
+                .map(|x| x.name.clone())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| format!("#{n}"))
+        };
+        let len = crate::units::length;
+        let h = |(lo, hi): (f64, f64)| if hi >= lo { hi - lo } else { 0.0 };
+        let mut notes = vec![format!(
+            "the body is re-posed from its own rest pose onto the template's bones and is {} tall \
+             ({} in the glTF, the template's meshes {}{})",
+            len(h(self.written)),
+            len(h(self.source)),
+            len(template_height),
+            match fit {
+                Fit::Height => ": --fit height, the body on the template's bones".to_string(),
+                Fit::Source if (pose.sigma - 1.0).abs() > 0.02 => format!(
+                    "; its own height kept, the template's skeleton taken {:.3}x: --fit height \
+                     puts it on the template's bones",
+                    pose.sigma
+                ),
+                Fit::Source => String::new(),
+            }
+        )];
+        if !self.inherited.is_empty() {
+            let list: Vec<String> = self
+                .inherited
+                .iter()
+                .map(|(&j, &a)| format!("{} -> {}", node(j), node(a)))
+                .collect();
+            notes.push(format!(
+                "{} joint(s) mapped to nothing give their weight to their nearest mapped ancestor: {}",
+                list.len(),
+                list.join(", ")
+            ));
+        }
+        let mut far: Vec<_> = pose.limbs.iter().filter(|l| l.angle > LIMB_NOTED).collect();
+        far.sort_by(|a, b| b.angle.total_cmp(&a.angle));
+        if !far.is_empty() {
+            let list: Vec<String> = far
+                .iter()
+                .map(|l| {
+                    let t = names
+                        .get(l.target.0)
+                        .and_then(|s| s.get(l.target.1))
+                        .cloned()
+                        .unwrap_or_default();
+                    format!("{t} ({}) {:.0}°", node(l.node), l.angle.to_degrees())
+                })
+                .collect();
+            notes.push(format!(
+                "the two rest poses differ by more than {:.0}° at {} bone(s), turned to the \
+                 template's: {}",
+                LIMB_NOTED.to_degrees(),
+                list.len(),
+                list.join(", ")
+            ));
+        }
+        notes
+    }
+}
+
+/// Rest-pose differences per bone above this are named in the report (radians: 10°).
+const LIMB_NOTED: f64 = 0.174_532_925_199_432_95;
+
+/// Moves each vertex of `inst` (collected with [`by_node`]'s slots) from where the glTF draws
+/// it at rest (`Σ w · joint world · inverse bind`, the glTF's inverse bind matrices, identity
+/// when it has none) onto the template's bones through `pose`, then keys its weights by the
+/// template joints their nodes (or nearest mapped ancestors) map to.
+fn repose(
+    doc: &Doc,
+    graph: &Graph,
+    ids: &Identities,
+    pose: &Pose,
     inst: &Instance,
     g: &mut Geometry,
+    placed: &mut Placed,
 ) -> Result<(), ImportError> {
-    // A rigid mesh (under a joint, unskinned) is taken where the glTF's rest pose has it.
-    let Some(slots) = inst.slots.as_ref().filter(|_| !inst.rigid) else {
-        return Ok(());
+    let skinning = bind_world(doc, graph, inst)?;
+    let widen = |r: &mut (f64, f64), y: f64| *r = (r.0.min(y), r.1.max(y));
+    for v in &mut g.verts {
+        let mut m = DMat4::ZERO;
+        let mut drawn = DMat4::ZERO;
+        let mut total = 0.0;
+        for (k, w) in v.inf.iter() {
+            let InfKey::Stray(node) = *k else { continue };
+            let Some(s) = skinning.get(&node) else { continue };
+            m += *pose.of(node).unwrap_or(&DMat4::IDENTITY) * *s * *w;
+            drawn += *s * *w;
+            total += w;
+        }
+        if total > 0.0 {
+            let p = DVec3::from_array(v.p);
+            widen(&mut placed.source, (drawn * (1.0 / total)).transform_point3(p).y);
+            let m = m * (1.0 / total);
+            v.p = m.transform_point3(p).to_array();
+            if let Some(n) = v.n {
+                let l = glam::DMat3::from_mat4(m);
+                let l = if l.determinant().abs() > 1e-12 {
+                    l.inverse().transpose()
+                } else {
+                    l
+                };
+                v.n = Some((l * DVec3::from_array(n)).normalize_or_zero().to_array());
+            }
+        } else {
+            widen(&mut placed.source, v.p[1]);
+        }
+        widen(&mut placed.written, v.p[1]);
+        v.inf.remap(|k| match k {
+            InfKey::Stray(node) => match pose.owner.get(node).copied().flatten() {
+                Some(o) => {
+                    if o != node {
+                        placed.inherited.insert(node, o);
+                    }
+                    super::mesh::influence_key(ids, o)
+                }
+                None => k,
+            },
+            other => other,
+        });
+    }
+    Ok(())
+}
+
+/// Per joint node of `inst`'s skin, the matrix that draws its bind-space vertices at the
+/// glTF's rest (`joint world · inverse bind`); for a rigid mesh (already placed by its world
+/// matrix), the identity for the joint it hangs on.
+fn bind_world(
+    doc: &Doc,
+    graph: &Graph,
+    inst: &Instance,
+) -> Result<HashMap<usize, DMat4>, ImportError> {
+    let mut out = HashMap::new();
+    let Some(slots) = inst.slots.as_ref() else {
+        return Ok(out);
     };
-    let skin = graph
+    if inst.rigid {
+        for k in slots {
+            if let InfKey::Stray(n) = *k {
+                out.insert(n, DMat4::IDENTITY);
+            }
+        }
+        return Ok(out);
+    }
+    let ibm = graph
         .nodes
         .get(inst.node)
         .and_then(|n| n.skin)
-        .and_then(|k| doc.array("skins").get(k));
-    let ibm = match skin
+        .and_then(|k| doc.array("skins").get(k))
         .and_then(|s| s.get("inverseBindMatrices"))
         .and_then(Value::as_u64)
-    {
-        Some(a) => Some(super::read::elements(
-            doc,
-            usize::try_from(a).unwrap_or(usize::MAX),
-        )?),
-        None => None,
-    };
-    let mut skinning: HashMap<InfKey, DMat4> = HashMap::new();
+        .map(|a| super::read::elements(doc, usize::try_from(a).unwrap_or(usize::MAX)))
+        .transpose()?;
     for (slot, k) in slots.iter().enumerate() {
-        let InfKey::Joint(s, JointKey::Old(j)) = *k else {
-            continue;
-        };
+        let InfKey::Stray(node) = *k else { continue };
         let bind = match &ibm {
             Some(e) => {
                 let cols = e.get(slot);
@@ -568,33 +768,10 @@ fn retarget(
             }
             None => DMat4::IDENTITY,
         };
-        if let Some(w) = rest.get(s).and_then(|r| r.get(j)) {
-            skinning.entry(*k).or_insert(*w * bind);
-        }
+        let world = graph.world.get(node).copied().unwrap_or(DMat4::IDENTITY);
+        out.entry(node).or_insert(world * bind);
     }
-    for v in &mut g.verts {
-        let mut m = DMat4::ZERO;
-        let mut total = 0.0;
-        for (k, w) in v.inf.iter() {
-            if let Some(s) = skinning.get(k) {
-                m += *s * *w;
-                total += w;
-            }
-        }
-        if total <= 0.0 {
-            continue;
-        }
-        let m = m * (1.0 / total);
-        v.p = m.transform_point3(DVec3::from_array(v.p)).to_array();
-        if let Some(n) = v.n {
-            v.n = Some(
-                m.transform_vector3(DVec3::from_array(n))
-                    .normalize_or_zero()
-                    .to_array(),
-            );
-        }
-    }
-    Ok(())
+    Ok(out)
 }
 
 /// The material a new mesh names: its own when it means something to the format (DMC3:
@@ -666,13 +843,10 @@ fn matched_notes(
         }
     }
     let total: usize = rig.skeletons.iter().map(|s| s.joints.len()).sum();
-    let mut notes = vec![format!(
+    let notes = vec![format!(
         "onto the template: {matched} glTF joint(s) matched {} of its {total} joints by name ({mapped} through --joint-map); its skeleton, header and undecoded fields are kept, its meshes replaced by the glTF's",
         targets.len()
     )];
-    notes.push(
-        "vertices are placed where the glTF's skin draws them on the template's rest pose".into(),
-    );
     notes
 }
 
