@@ -110,7 +110,8 @@ properties): its skinned meshes replace the template's, joints matched by name (
 names file, rigtrip's default names, or --joint-map), everything else comes from the template. \
 The body is taken where the glTF draws it (node transforms above the skin included) and \
 re-posed from its own rest pose onto the template's bones; a joint mapped to nothing moves with \
-its nearest mapped ancestor. It keeps its own height unless --fit height.\n\n\
+its nearest mapped ancestor. It keeps its own height unless --fit height (the template's) or \
+--fit bones (on the template's own bones, what the game bends it about).\n\n\
 Examples:\n  rigtrip import edited.glb -o DB22HIE.BIN\n  \
 rigtrip import edited.gltf -o humanoid.mod --json > report.json\n  \
 rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force\n  \
@@ -321,8 +322,9 @@ struct ImportArgs {
     /// or native index: {"Hips": "mod_0", "Spine": 1}.
     #[arg(long, value_name = "FILE.json", requires = "onto")]
     joint_map: Option<PathBuf>,
-    /// With --onto: the body's size. `source` (default) keeps its own height, the template's
-    /// skeleton taken to the body's scale; `height` scales it to the template's, on its bones.
+    /// With --onto: the body's size. `source` (default) keeps its own height (on the template's
+    /// skeleton taken to its scale); `height` scales it to the template's meshes' height;
+    /// `bones` puts it on the template's own bones (what the game bends it about).
     #[arg(long, value_enum, value_name = "WHAT", requires = "onto", default_value = "source")]
     fit: FitArg,
     /// Print the import report as JSON.
@@ -1305,6 +1307,7 @@ fn onto_options(a: &ImportArgs, t: &Path) -> Result<rigtrip::gltf::import::onto:
         fit: match a.fit {
             FitArg::Source => rigtrip::gltf::import::onto::Fit::Source,
             FitArg::Height => rigtrip::gltf::import::onto::Fit::Height,
+            FitArg::Bones => rigtrip::gltf::import::onto::Fit::Bones,
         },
     })
 }
@@ -1314,8 +1317,10 @@ fn onto_options(a: &ImportArgs, t: &Path) -> Result<rigtrip::gltf::import::onto:
 enum FitArg {
     /// The body's own height.
     Source,
-    /// The template's height.
+    /// The template's meshes' height.
     Height,
+    /// On the template's own bones.
+    Bones,
 }
 
 /// Refuses an empty file or a native rig given to a glTF command, saying which command reads it.

@@ -187,7 +187,7 @@ pub fn import_onto(
     let key = |node: usize| super::mesh::influence_key(&ids, node);
     let found = incoming_instances(&doc, &graph, &key, true)?;
     let rest = template_rest(&rig, space);
-    let pose = Pose::new(&graph, &ids, &rest, opts.fit);
+    let pose = Pose::new(&graph, &ids, &rest);
     let mut placed = Placed::new();
     let mut geometry = Vec::with_capacity(found.instances.len());
     for inst in &found.instances {
@@ -205,6 +205,13 @@ pub fn import_onto(
         repose::extent_y(before.iter().flat_map(|m| &m.positions).map(|p| {
             space.point(DVec3::from_array(*p))
         }));
+    let factor = opts.fit.factor(
+        pose.sigma,
+        placed.written_height(),
+        placed.source_height(),
+        template_height,
+    );
+    placed.scale(&mut geometry, factor);
     let mut incoming = Vec::with_capacity(found.instances.len());
     let (mut vertices, mut triangles) = (0, 0);
     for (inst, g) in found.instances.iter().zip(&mut geometry) {
@@ -255,7 +262,7 @@ pub fn import_onto(
         noise: super::Noise::default(),
         notes: {
             let mut notes = matched_notes(&graph, &ids, &rig, opts.joint_map.as_ref());
-            notes.extend(placed.notes(&graph, &pose, &names, template_height, opts.fit));
+            notes.extend(placed.notes(&graph, &pose, &names, template_height, opts.fit, factor));
             notes
         },
         motions: Vec::new(),
@@ -585,7 +592,28 @@ impl Placed {
         }
     }
 
-    /// What the report says of the re-posing.
+    /// The body's height as re-posed.
+    fn written_height(&self) -> f64 {
+        (self.written.1 - self.written.0).max(0.0)
+    }
+
+    /// The body's height where the glTF draws it.
+    fn source_height(&self) -> f64 {
+        (self.source.1 - self.source.0).max(0.0)
+    }
+
+    /// Scales the re-posed body by `factor` about the template's origin (a fit).
+    fn scale(&mut self, geometry: &mut [Geometry], factor: f64) {
+        if factor == 1.0 {
+            return;
+        }
+        for v in geometry.iter_mut().flat_map(|g| &mut g.verts) {
+            v.p = v.p.map(|x| x * factor);
+        }
+        self.written = (self.written.0 * factor, self.written.1 * factor);
+    }
+
+    /// What the report says of the re-posing (`factor`: the fit's scale).
     fn notes(
         &self,
         graph: &Graph,
@@ -593,6 +621,7 @@ impl Placed {
         names: &[Vec<String>],
         template_height: f64,
         fit: Fit,
+        factor: f64,
     ) -> Vec<String> {
         let node = |n: usize| {
             graph
@@ -604,22 +633,26 @@ impl Placed {
         };
         let len = crate::units::length;
         let h = |(lo, hi): (f64, f64)| if hi >= lo { hi - lo } else { 0.0 };
+        let bones = pose.sigma * factor;
+        let how = match fit {
+            Fit::Source => "at its own height (--fit source)",
+            Fit::Height => "at the template's meshes' height (--fit height)",
+            Fit::Bones => "on the template's own bones (--fit bones)",
+        };
         let mut notes = vec![format!(
-            "the body is re-posed from its own rest pose onto the template's bones and is {} tall \
-             ({} in the glTF, the template's meshes {}{})",
+            "the body is re-posed from its own rest pose onto the template's skeleton, {how}: {} \
+             tall ({} in the glTF, the template's meshes {})",
             len(h(self.written)),
             len(h(self.source)),
             len(template_height),
-            match fit {
-                Fit::Height => ": --fit height, the body on the template's bones".to_string(),
-                Fit::Source if (pose.sigma - 1.0).abs() > 0.02 => format!(
-                    "; its own height kept, the template's skeleton taken {:.3}x: --fit height \
-                     puts it on the template's bones",
-                    pose.sigma
-                ),
-                Fit::Source => String::new(),
-            }
         )];
+        if (bones - 1.0).abs() > 0.02 {
+            notes.push(format!(
+                "its joints lie on the template's skeleton taken {bones:.3}x about its origin, \
+                 not on the template's own (the game bends it about those): --fit bones puts \
+                 them there"
+            ));
+        }
         if !self.inherited.is_empty() {
             let list: Vec<String> = self
                 .inherited

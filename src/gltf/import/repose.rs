@@ -7,8 +7,7 @@
 //!
 //! - `s_j`: its rest position in the glTF; `A_j`: the template joint's rest position, scaled
 //!   about the template's origin by `σ` (the ratio of the two skeletons' heights over the
-//!   mapped joints, so the body keeps its own height; `σ = 1` with `--fit height`, so it lies
-//!   on the template's bones);
+//!   mapped joints, so the body keeps its own height; [`Fit`] scales the result after);
 //! - `R_j`: the rotation that turns its bones (towards its nearest mapped descendants) into the
 //!   template's (shortest arc for one, the best fit of all of them, Horn's quaternion method,
 //!   for several; a joint with none takes its parent's);
@@ -26,14 +25,32 @@ use glam::{DMat3, DMat4, DQuat, DVec3, DVec4};
 use super::graph::Graph;
 use super::joints::Identities;
 
-/// How the body's size is chosen.
+/// How the body's size is chosen (the re-posed body scaled about the template's origin).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Fit {
-    /// Its own height: the template's skeleton scaled to the body's.
+    /// Its own height exactly: re-posed on the template's skeleton taken to the body's scale
+    /// (the two skeletons' heights over the mapped joints), then scaled by what re-posing
+    /// changed of its height.
     #[default]
     Source,
-    /// The template's height: the body on the template's bones.
+    /// The template's meshes' height exactly (its joints off the template's where the two
+    /// bodies' proportions differ).
     Height,
+    /// On the template's bones (its height what its proportions make of them).
+    Bones,
+}
+
+impl Fit {
+    /// The uniform scale that takes the body re-posed at its own scale (`sigma`: its skeleton
+    /// over the template's, `height`: its height then) to this fit; `source`: its height in
+    /// the glTF, `template`: the template's meshes' height.
+    pub(super) fn factor(self, sigma: f64, height: f64, source: f64, template: f64) -> f64 {
+        match self {
+            Fit::Source => snap(ratio(source, height), 1e-9),
+            Fit::Height => ratio(template, height),
+            Fit::Bones => ratio(1.0, sigma),
+        }
+    }
 }
 
 /// How far one mapped bone's rest direction is from the template's.
@@ -56,7 +73,8 @@ pub(super) struct Pose {
     pub m: HashMap<usize, DMat4>,
     /// Per mapped node, `R_j`.
     pub r: HashMap<usize, DQuat>,
-    /// Template skeleton positions scaled by this (1 with `--fit height`).
+    /// Template skeleton positions scaled by this: the source's skeleton height over the
+    /// template's (the mapped joints).
     pub sigma: f64,
     /// Per mapped bone, the angle between its rest direction and the template's.
     pub limbs: Vec<LimbAngle>,
@@ -65,7 +83,7 @@ pub(super) struct Pose {
 impl Pose {
     /// The re-posing of the glTF's joints onto `rest` (the template's joint world matrices in
     /// glTF space, per skeleton and joint) through `ids`.
-    pub fn new(graph: &Graph, ids: &Identities, rest: &[Vec<DMat4>], fit: Fit) -> Pose {
+    pub fn new(graph: &Graph, ids: &Identities, rest: &[Vec<DMat4>]) -> Pose {
         let target = |n: usize| -> Option<((usize, usize), DVec3)> {
             let j = ids.nodes.get(n)?.as_ref()?;
             let super::joints::JointKey::Old(k) = j.key else {
@@ -78,19 +96,11 @@ impl Pose {
         let mapped: Vec<bool> = (0..n).map(|i| target(i).is_some()).collect();
         let owner = owners(graph, &mapped);
         let src = |i: usize| graph.world[i].w_axis.truncate();
-        let sigma = match fit {
-            Fit::Height => 1.0,
-            Fit::Source => {
-                let all: Vec<usize> = (0..n).filter(|&i| mapped[i]).collect();
-                let h_src = extent_y(all.iter().map(|&i| src(i)));
-                let h_t = extent_y(all.iter().filter_map(|&i| target(i).map(|t| t.1)));
-                let sigma = if h_src > 1e-6 && h_t > 1e-6 {
-                    (h_src / h_t).clamp(1e-3, 1e3)
-                } else {
-                    1.0
-                };
-                snap(sigma, 1e-5)
-            }
+        let sigma = {
+            let all: Vec<usize> = (0..n).filter(|&i| mapped[i]).collect();
+            let h_src = extent_y(all.iter().map(|&i| src(i)));
+            let h_t = extent_y(all.iter().filter_map(|&i| target(i).map(|t| t.1)));
+            snap(ratio(h_src, h_t), 1e-5)
         };
         let anchor = |i: usize| target(i).map(|t| t.1 * sigma);
         // Nearest mapped descendants: the mapped nodes whose owner above them is `j`.
@@ -171,6 +181,15 @@ impl Pose {
 /// single-precision transforms on a short bone) are not turned, so that a body bound to the
 /// template's own rest pose is moved by translations alone.
 const AGREE_COS: f64 = 0.999_999_995;
+
+/// `a / b` within 1/1000 to 1000, 1 when either is not a length.
+fn ratio(a: f64, b: f64) -> f64 {
+    if a > 1e-6 && b > 1e-6 {
+        (a / b).clamp(1e-3, 1e3)
+    } else {
+        1.0
+    }
+}
 
 /// `x`, or 1 when it is within `eps` of it (rounding, not a difference).
 fn snap(x: f64, eps: f64) -> f64 {

@@ -1,0 +1,287 @@
+//! `import --onto` of a third-party body: CesiumMan (vendored with its licence, a root node
+//! rotated to Y up, an A-posed skeleton of 19 joints) onto the generated humanoid (49 joints,
+//! arms near level) through a joint map. Checked by this file's own evaluators: its own glTF
+//! skinning (node walk, inverse binds, weights) for the source body, the independent MOD reader
+//! and the independent node-block evaluation for the written one.
+
+mod common;
+#[path = "meshback/reader.rs"]
+mod reader;
+
+use std::collections::BTreeMap;
+
+use glam::{DMat4, DVec3};
+use rigtrip::gltf::import::onto::{import_onto, Fit, JointMap, MapTarget, OntoOptions};
+use rigtrip::native::NativeFile;
+
+const CESIUM: &str = "tests/data/sample-assets/vulkan-assets/CesiumMan.gltf";
+
+/// CesiumMan's joints and the humanoid joints a person maps them to.
+const MAP: [(&str, &str); 19] = [
+    ("Skeleton_torso_joint_1", "hips"),
+    ("Skeleton_torso_joint_2", "spine1"),
+    ("torso_joint_3", "chest"),
+    ("Skeleton_neck_joint_1", "neck"),
+    ("Skeleton_neck_joint_2", "head"),
+    ("Skeleton_arm_joint_L__4_", "upperarm_l"),
+    ("Skeleton_arm_joint_L__3_", "forearm_l"),
+    ("Skeleton_arm_joint_L__2_", "hand_l"),
+    ("Skeleton_arm_joint_R", "upperarm_r"),
+    ("Skeleton_arm_joint_R__2_", "forearm_r"),
+    ("Skeleton_arm_joint_R__3_", "hand_r"),
+    ("leg_joint_L_1", "thigh_l"),
+    ("leg_joint_L_2", "knee_l"),
+    ("leg_joint_L_3", "ankle_l"),
+    ("leg_joint_L_5", "ball_l"),
+    ("leg_joint_R_1", "thigh_r"),
+    ("leg_joint_R_2", "knee_r"),
+    ("leg_joint_R_3", "ankle_r"),
+    ("leg_joint_R_5", "ball_r"),
+];
+
+/// The humanoid template: its bytes, each node's rest world position (metres, from the
+/// independent node-block evaluation), and the native node of each humanoid joint name.
+struct Template {
+    bytes: Vec<u8>,
+    rest: Vec<DVec3>,
+    node: BTreeMap<&'static str, usize>,
+    parent: Vec<Option<usize>>,
+}
+
+fn template() -> Template {
+    let bytes = rigtrip::synth::dmc3::sample_mod();
+    let mut still = rigtrip::native::dmc3::motion::Mot::read(&rigtrip::synth::motion::sample_mot()).unwrap();
+    still.masks.iter_mut().for_each(|m| *m = 0);
+    still.tracks.clear();
+    let rest = common::pose::native_world(&bytes, &still, 0.0);
+    let h = rigtrip::synth::dmc3::humanoid();
+    // Each humanoid joint is the native node at its rest position (all distinct).
+    let node_of: Vec<usize> = h
+        .iter()
+        .map(|(_, _, p)| {
+            let want = DVec3::from_array(*p) * 0.01;
+            let (k, d) = rest
+                .iter()
+                .enumerate()
+                .map(|(k, q)| (k, q.distance(want)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .unwrap();
+            assert!(d < 1e-4, "no node at {want}");
+            k
+        })
+        .collect();
+    let mut parent = vec![None; rest.len()];
+    for (l, (_, p, _)) in h.iter().enumerate() {
+        parent[node_of[l]] = p.map(|p| node_of[p]);
+    }
+    Template {
+        bytes,
+        rest,
+        node: h.iter().zip(&node_of).map(|(j, &k)| (j.0, k)).collect(),
+        parent,
+    }
+}
+
+/// The source body as this file skins it: per vertex its rest position (`Σ w · joint world ·
+/// inverse bind`, metres) and per joint node its rest world position.
+struct Source {
+    verts: Vec<DVec3>,
+    joints: BTreeMap<String, DVec3>,
+}
+
+fn source(path: &str) -> Source {
+    let (doc, buffers, _) = gltf::import(common::repo().join(path)).unwrap();
+    let mut world = vec![DMat4::IDENTITY; doc.nodes().count()];
+    fn walk(n: &gltf::Node, parent: DMat4, w: &mut Vec<DMat4>) {
+        let m = parent * DMat4::from_cols_array_2d(&n.transform().matrix().map(|c| c.map(f64::from)));
+        w[n.index()] = m;
+        for c in n.children() {
+            walk(&c, m, w);
+        }
+    }
+    for root in doc.default_scene().unwrap().nodes() {
+        walk(&root, DMat4::IDENTITY, &mut world);
+    }
+    let mut verts = Vec::new();
+    for node in doc.nodes() {
+        let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) else {
+            continue;
+        };
+        let r = skin.reader(|b| Some(&buffers[b.index()]));
+        let ibm: Vec<DMat4> = r
+            .read_inverse_bind_matrices()
+            .unwrap()
+            .map(|m| DMat4::from_cols_array_2d(&m.map(|c| c.map(f64::from))))
+            .collect();
+        let joints: Vec<DMat4> = skin
+            .joints()
+            .zip(&ibm)
+            .map(|(j, b)| world[j.index()] * *b)
+            .collect();
+        for prim in mesh.primitives() {
+            let r = prim.reader(|b| Some(&buffers[b.index()]));
+            let js: Vec<[u16; 4]> = r.read_joints(0).unwrap().into_u16().collect();
+            let ws: Vec<[f32; 4]> = r.read_weights(0).unwrap().into_f32().collect();
+            for (i, p) in r.read_positions().unwrap().enumerate() {
+                let p = DVec3::from_array(p.map(f64::from));
+                let mut at = DVec3::ZERO;
+                for k in 0..4 {
+                    at += joints[js[i][k] as usize].transform_point3(p) * f64::from(ws[i][k]);
+                }
+                verts.push(at);
+            }
+        }
+    }
+    let joints = doc
+        .nodes()
+        .filter_map(|n| Some((n.name()?.to_string(), world[n.index()].w_axis.truncate())))
+        .collect();
+    Source { verts, joints }
+}
+
+fn height(points: impl Iterator<Item = DVec3>) -> f64 {
+    let (lo, hi) = points.fold((f64::MAX, f64::MIN), |(l, h), p| (l.min(p.y), h.max(p.y)));
+    hi - lo
+}
+
+/// Distance from `p` to the segment `a`-`b`.
+fn to_segment(p: DVec3, a: DVec3, b: DVec3) -> f64 {
+    let d = b - a;
+    let t = if d.length_squared() > 0.0 {
+        ((p - a).dot(d) / d.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    p.distance(a + d * t)
+}
+
+/// The written model: per vertex its position (metres) and influences (node, weight /31).
+fn written(bytes: &[u8]) -> Vec<(DVec3, Vec<(usize, u16)>)> {
+    let f = reader::read(bytes);
+    let mut out = Vec::new();
+    for m in f.objects.iter().flat_map(|o| &o.meshes) {
+        for v in 0..m.positions.len() {
+            let p = DVec3::from_array(m.position(v).map(f64::from)) * 0.01;
+            let inf = m.influences(v).into_iter().map(|(j, w)| (usize::from(j), w)).collect();
+            out.push((p, inf));
+        }
+    }
+    out
+}
+
+fn map(t: &Template) -> JointMap {
+    JointMap(
+        MAP.iter()
+            .map(|(s, d)| (s.to_string(), MapTarget::Index(t.node[d])))
+            .collect(),
+    )
+}
+
+/// Per template joint that carries weight: the distance of its vertices' weighted centroid
+/// from the nearest of its bones (joint to each child), with the skeleton scaled by `scale`.
+fn centroid_distances(
+    t: &Template,
+    verts: &[(DVec3, Vec<(usize, u16)>)],
+    scale: f64,
+) -> BTreeMap<usize, f64> {
+    let mut sum: BTreeMap<usize, (DVec3, f64)> = BTreeMap::new();
+    for (p, inf) in verts {
+        for &(j, w) in inf {
+            let e = sum.entry(j).or_insert((DVec3::ZERO, 0.0));
+            e.0 += *p * f64::from(w);
+            e.1 += f64::from(w);
+        }
+    }
+    sum.into_iter()
+        .map(|(j, (s, w))| {
+            let c = s / w;
+            let a = t.rest[j] * scale;
+            let d = (0..t.rest.len())
+                .filter(|&k| t.parent[k] == Some(j))
+                .map(|k| to_segment(c, a, t.rest[k] * scale))
+                .fold(f64::MAX, f64::min);
+            (j, d)
+        })
+        .collect()
+}
+
+/// CesiumMan onto the humanoid: the body keeps its height (or takes the template's with
+/// `--fit height`, or lies on its bones with `--fit bones`), and every joint's vertices lie
+/// around its bone.
+#[test]
+fn cesium_man_lands_on_the_humanoid() {
+    let t = template();
+    let src = source(CESIUM);
+    let src_height = height(src.verts.iter().copied());
+    let tmpl_height = height(written(&t.bytes).into_iter().map(|v| v.0));
+    let cesium = std::fs::read(common::repo().join(CESIUM)).unwrap();
+    // Bones: on the template's own skeleton; source and height: the same body scaled about the
+    // origin to a height, so its skeleton is the template's scaled by the heights' ratio.
+    let mut on_bones = 0.0;
+    let mut glbs = Vec::new();
+    for fit in [Fit::Bones, Fit::Source, Fit::Height] {
+        let opts = OntoOptions {
+            joint_map: Some(map(&t)),
+            fit,
+            ..OntoOptions::default()
+        };
+        let got = import_onto(
+            &cesium,
+            Some(&common::repo().join("tests/data/sample-assets/vulkan-assets")),
+            NativeFile::read(None, &t.bytes).unwrap(),
+            &opts,
+        )
+        .unwrap_or_else(|e| panic!("{fit:?}: {}", rigtrip::chain(&e)));
+        let report = got.report.render_text();
+        let verts = written(&got.bytes);
+        let h = height(verts.iter().map(|v| v.0));
+        println!(
+            "{fit:?}: source {src_height:.3} m, template {tmpl_height:.3} m, written {h:.3} m\n{report}"
+        );
+        let scale = match fit {
+            Fit::Bones => {
+                on_bones = h;
+                1.0
+            }
+            Fit::Source => {
+                assert!(
+                    (h / src_height - 1.0).abs() < 0.001,
+                    "{h} m tall, the source {src_height} m\n{report}"
+                );
+                h / on_bones
+            }
+            Fit::Height => {
+                assert!(
+                    (h / tmpl_height - 1.0).abs() < 0.001,
+                    "{h} m tall, the template {tmpl_height} m\n{report}"
+                );
+                h / on_bones
+            }
+        };
+        let far = centroid_distances(&t, &verts, scale);
+        let names: BTreeMap<usize, &str> = t.node.iter().map(|(n, &k)| (k, *n)).collect();
+        for (j, d) in &far {
+            println!("  {:<12} {:.1} % of the height", names[j], d / h * 100.0);
+            assert!(d / h < 0.04, "{fit:?}: {} is {d} m off its bones\n{report}", names[j]);
+        }
+        assert_eq!(far.len(), 19, "{far:?}");
+        let verdict = rigtrip::ops::verify::verify_bytes(None, &got.bytes);
+        assert!(
+            matches!(verdict, rigtrip::ops::verify::Verdict::Identical { .. }),
+            "{fit:?}: {verdict:?}"
+        );
+        let rig = rigtrip::rig::lift(NativeFile::read(None, &got.bytes).unwrap());
+        let glb = rigtrip::gltf::to_glb(
+            &rigtrip::gltf::export(&rig, &rigtrip::gltf::ExportOptions::default()).unwrap(),
+        )
+        .unwrap();
+        let path = common::tmp(&format!("onto/cesium_{fit:?}.glb"));
+        std::fs::write(&path, glb).unwrap();
+        glbs.push(path);
+        assert!(
+            report.contains("the two rest poses differ by more than 10° at"),
+            "{report}"
+        );
+    }
+    common::validate(&glbs);
+}
