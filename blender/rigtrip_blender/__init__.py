@@ -432,6 +432,18 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         subtype="FILE_PATH",
         default="",
     )
+    fit: EnumProperty(
+        name="Fit",
+        description="With Onto template: the size of the body once re-posed onto the "
+        "template's bones (rigtrip import --fit)",
+        items=[
+            ("SOURCE", "Own height", "The body keeps its own height"),
+            ("HEIGHT", "Template's height", "Scaled to the height of the template's meshes"),
+            ("BONES", "Template's bones", "Scaled so its joints lie on the template's own "
+             "bones, which the game bends it about"),
+        ],
+        default="SOURCE",
+    )
     joint_map: StringProperty(
         name="Joint map",
         description="With Onto template: a JSON file mapping this rig's joint names to the "
@@ -523,7 +535,8 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
             glb = os.path.join(tmp, "scene.glb")
             with _linked(coll, [arm, *meshes]):
                 _write_glb(glb, coll, rest_pose=True, animations=False)
-            args = ["import", glb, "--onto", template, "-o", stage.model, "--json", "--force"]
+            args = ["import", glb, "--onto", template, "-o", stage.model, "--json", "--force",
+                    "--fit", self.fit.lower()]
             if self.joint_map:
                 args += ["--joint-map", os.path.abspath(bpy.path.abspath(self.joint_map))]
             report = runner.run(binary, args, hide=[glb, stage.model])

@@ -206,7 +206,8 @@ def onto(template, out, joint):
     bone = next(b.name for b in arm.data.bones if b.name.endswith(f"_{joint}"))
     add_mesh("body", bone)
     bpy.context.view_layer.objects.active = bpy.data.objects["body"]
-    error = export_rig(out, onto=template)
+    # On the template's own skeleton every fit leaves the body where it is.
+    error = export_rig(out, onto=template, fit="BONES")
     result(error=error, bone=bone, files=listing(out))
     return 0
 
