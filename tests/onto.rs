@@ -50,7 +50,8 @@ struct Template {
 
 fn template() -> Template {
     let bytes = rigtrip::synth::dmc3::sample_mod();
-    let mut still = rigtrip::native::dmc3::motion::Mot::read(&rigtrip::synth::motion::sample_mot()).unwrap();
+    let mut still =
+        rigtrip::native::dmc3::motion::Mot::read(&rigtrip::synth::motion::sample_mot()).unwrap();
     still.masks.iter_mut().for_each(|m| *m = 0);
     still.tracks.clear();
     let rest = common::pose::native_world(&bytes, &still, 0.0);
@@ -93,7 +94,8 @@ fn source(path: &str) -> Source {
     let (doc, buffers, _) = gltf::import(common::repo().join(path)).unwrap();
     let mut world = vec![DMat4::IDENTITY; doc.nodes().count()];
     fn walk(n: &gltf::Node, parent: DMat4, w: &mut Vec<DMat4>) {
-        let m = parent * DMat4::from_cols_array_2d(&n.transform().matrix().map(|c| c.map(f64::from)));
+        let m =
+            parent * DMat4::from_cols_array_2d(&n.transform().matrix().map(|c| c.map(f64::from)));
         w[n.index()] = m;
         for c in n.children() {
             walk(&c, m, w);
@@ -162,7 +164,11 @@ fn written(bytes: &[u8]) -> Vec<(DVec3, Vec<(usize, u16)>)> {
     for m in f.objects.iter().flat_map(|o| &o.meshes) {
         for v in 0..m.positions.len() {
             let p = DVec3::from_array(m.position(v).map(f64::from)) * 0.01;
-            let inf = m.influences(v).into_iter().map(|(j, w)| (usize::from(j), w)).collect();
+            let inf = m
+                .influences(v)
+                .into_iter()
+                .map(|(j, w)| (usize::from(j), w))
+                .collect();
             out.push((p, inf));
         }
     }
@@ -262,7 +268,11 @@ fn cesium_man_lands_on_the_humanoid() {
         let names: BTreeMap<usize, &str> = t.node.iter().map(|(n, &k)| (k, *n)).collect();
         for (j, d) in &far {
             println!("  {:<12} {:.1} % of the height", names[j], d / h * 100.0);
-            assert!(d / h < 0.04, "{fit:?}: {} is {d} m off its bones\n{report}", names[j]);
+            assert!(
+                d / h < 0.04,
+                "{fit:?}: {} is {d} m off its bones\n{report}",
+                names[j]
+            );
         }
         assert_eq!(far.len(), 19, "{far:?}");
         let verdict = rigtrip::ops::verify::verify_bytes(None, &got.bytes);

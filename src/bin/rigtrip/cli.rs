@@ -325,7 +325,13 @@ struct ImportArgs {
     /// With --onto: the body's size. `source` (default) keeps its own height (on the template's
     /// skeleton taken to its scale); `height` scales it to the template's meshes' height;
     /// `bones` puts it on the template's own bones (what the game bends it about).
-    #[arg(long, value_enum, value_name = "WHAT", requires = "onto", default_value = "source")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHAT",
+        requires = "onto",
+        default_value = "source"
+    )]
     fit: FitArg,
     /// Print the import report as JSON.
     #[arg(long)]

@@ -25,8 +25,8 @@ use super::graph::Graph;
 use super::joints::{Identities, JointKey, JointNode};
 use super::mesh::{collect, incoming_instances, skin_slots, Geometry, Incoming, InfKey, Instance};
 use super::meshback::{material_of, native_geometry, skin_skeleton};
-use super::repose::{self, Pose};
 use super::read::Doc;
+use super::repose::{self, Pose};
 use super::{
     ContainerProblem, ImportError, ImportReport, Imported, JointNames, MeshReport, MeshStatus,
     NodeProblem, SkeletonReport, Tolerance,
@@ -201,10 +201,12 @@ pub fn import_onto(
         return Err(ImportError::Onto(nothing_to_import(&found)));
     }
     let before = rig.meshes();
-    let template_height =
-        repose::extent_y(before.iter().flat_map(|m| &m.positions).map(|p| {
-            space.point(DVec3::from_array(*p))
-        }));
+    let template_height = repose::extent_y(
+        before
+            .iter()
+            .flat_map(|m| &m.positions)
+            .map(|p| space.point(DVec3::from_array(*p))),
+    );
     let factor = opts.fit.factor(
         pose.sigma,
         placed.written_height(),
@@ -715,14 +717,19 @@ fn repose(
         let mut total = 0.0;
         for (k, w) in v.inf.iter() {
             let InfKey::Stray(node) = *k else { continue };
-            let Some(s) = skinning.get(&node) else { continue };
+            let Some(s) = skinning.get(&node) else {
+                continue;
+            };
             m += *pose.of(node).unwrap_or(&DMat4::IDENTITY) * *s * *w;
             drawn += *s * *w;
             total += w;
         }
         if total > 0.0 {
             let p = DVec3::from_array(v.p);
-            widen(&mut placed.source, (drawn * (1.0 / total)).transform_point3(p).y);
+            widen(
+                &mut placed.source,
+                (drawn * (1.0 / total)).transform_point3(p).y,
+            );
             let m = m * (1.0 / total);
             v.p = m.transform_point3(p).to_array();
             if let Some(n) = v.n {

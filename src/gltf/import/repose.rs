@@ -275,7 +275,11 @@ mod tests {
     #[test]
     fn best_rotation_recovers_a_rotation() {
         let truth = DQuat::from_euler(glam::EulerRot::ZYX, 0.7, -0.4, 1.9);
-        let a = [DVec3::X, DVec3::new(0.0, 1.0, 0.3), DVec3::new(-0.5, -0.2, 1.0)];
+        let a = [
+            DVec3::X,
+            DVec3::new(0.0, 1.0, 0.3),
+            DVec3::new(-0.5, -0.2, 1.0),
+        ];
         let pairs: Vec<(DVec3, DVec3)> = a.iter().map(|&v| (v, truth * v)).collect();
         let got = best_rotation(&pairs);
         assert!(got.angle_between(truth) < 1e-9, "{got:?} vs {truth:?}");
