@@ -84,13 +84,8 @@ fn template() -> Template {
 }
 
 /// The source body as this file skins it: per vertex its rest position (`Σ w · joint world ·
-/// inverse bind`, metres) and per joint node its rest world position.
-struct Source {
-    verts: Vec<DVec3>,
-    joints: BTreeMap<String, DVec3>,
-}
-
-fn source(path: &str) -> Source {
+/// inverse bind`, metres).
+fn source(path: &str) -> Vec<DVec3> {
     let (doc, buffers, _) = gltf::import(common::repo().join(path)).unwrap();
     let mut world = vec![DMat4::IDENTITY; doc.nodes().count()];
     fn walk(n: &gltf::Node, parent: DMat4, w: &mut Vec<DMat4>) {
@@ -134,11 +129,7 @@ fn source(path: &str) -> Source {
             }
         }
     }
-    let joints = doc
-        .nodes()
-        .filter_map(|n| Some((n.name()?.to_string(), world[n.index()].w_axis.truncate())))
-        .collect();
-    Source { verts, joints }
+    verts
 }
 
 fn height(points: impl Iterator<Item = DVec3>) -> f64 {
@@ -218,7 +209,7 @@ fn centroid_distances(
 fn cesium_man_lands_on_the_humanoid() {
     let t = template();
     let src = source(CESIUM);
-    let src_height = height(src.verts.iter().copied());
+    let src_height = height(src.iter().copied());
     let tmpl_height = height(written(&t.bytes).into_iter().map(|v| v.0));
     let cesium = std::fs::read(common::repo().join(CESIUM)).unwrap();
     // Bones: on the template's own skeleton; source and height: the same body scaled about the

@@ -255,7 +255,7 @@ fn best_rotation(pairs: &[(DVec3, DVec3)]) -> DQuat {
     for _ in 0..200 {
         let next = DVec4::new(n[0].dot(q), n[1].dot(q), n[2].dot(q), n[3].dot(q));
         let len = next.length();
-        if !(len > 1e-12) {
+        if len.is_nan() || len <= 1e-12 {
             break;
         }
         q = next / len;
