@@ -286,3 +286,230 @@ fn cesium_man_lands_on_the_humanoid() {
     }
     common::validate(&glbs);
 }
+
+/// CesiumMan's walk, played by this file: per node its world matrix at time `t` (seconds),
+/// linear keys (spherical for rotations), as the glTF specification plays them.
+struct Walk {
+    doc: gltf::Document,
+    buffers: Vec<gltf::buffer::Data>,
+}
+
+impl Walk {
+    fn read(path: &str) -> Walk {
+        let (doc, buffers, _) = gltf::import(common::repo().join(path)).unwrap();
+        Walk { doc, buffers }
+    }
+
+    /// The last key time of the first animation.
+    fn end(&self) -> f64 {
+        let a = self.doc.animations().next().unwrap();
+        a.channels()
+            .flat_map(|c| {
+                let r = c.reader(|b| Some(&self.buffers[b.index()]));
+                r.read_inputs().unwrap().collect::<Vec<f32>>()
+            })
+            .fold(0.0f64, |m, t| m.max(f64::from(t)))
+    }
+
+    /// Node world matrices at time `t` of the animation, or at rest (`None`: the nodes' own
+    /// transforms).
+    fn world(&self, t: Option<f64>) -> Vec<DMat4> {
+        use gltf::animation::util::ReadOutputs;
+        let mut trs: Vec<([f64; 3], glam::DQuat, [f64; 3])> = self
+            .doc
+            .nodes()
+            .map(|n| {
+                let (t, r, s) = n.transform().decomposed();
+                (
+                    t.map(f64::from),
+                    glam::DQuat::from_array(r.map(f64::from)),
+                    s.map(f64::from),
+                )
+            })
+            .collect();
+        let a = self.doc.animations().next().unwrap();
+        for c in a.channels().filter(|_| t.is_some()) {
+            let t = t.unwrap_or(0.0);
+            let r = c.reader(|b| Some(&self.buffers[b.index()]));
+            let times: Vec<f64> = r.read_inputs().unwrap().map(f64::from).collect();
+            let i = times
+                .partition_point(|&x| x <= t)
+                .clamp(1, times.len().max(2) - 1);
+            let (t0, t1) = (times[i - 1], times[i.min(times.len() - 1)]);
+            let s = if t1 > t0 {
+                ((t - t0) / (t1 - t0)).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let node = c.target().node().index();
+            let lerp = |a: [f32; 3], b: [f32; 3]| {
+                [0, 1, 2].map(|k| f64::from(a[k]) + (f64::from(b[k]) - f64::from(a[k])) * s)
+            };
+            match r.read_outputs().unwrap() {
+                ReadOutputs::Translations(v) => {
+                    let v: Vec<[f32; 3]> = v.collect();
+                    trs[node].0 = lerp(v[i - 1], v[i.min(v.len() - 1)]);
+                }
+                ReadOutputs::Scales(v) => {
+                    let v: Vec<[f32; 3]> = v.collect();
+                    trs[node].2 = lerp(v[i - 1], v[i.min(v.len() - 1)]);
+                }
+                ReadOutputs::Rotations(v) => {
+                    let v: Vec<glam::DQuat> = v
+                        .into_f32()
+                        .map(|q| glam::DQuat::from_array(q.map(f64::from)).normalize())
+                        .collect();
+                    trs[node].1 = v[i - 1].slerp(v[i.min(v.len() - 1)], s);
+                }
+                ReadOutputs::MorphTargetWeights(_) => {}
+            }
+        }
+        let mut world = vec![DMat4::IDENTITY; trs.len()];
+        fn walk(
+            n: &gltf::Node,
+            parent: DMat4,
+            trs: &[([f64; 3], glam::DQuat, [f64; 3])],
+            w: &mut Vec<DMat4>,
+        ) {
+            let (t, r, s) = trs[n.index()];
+            let m = parent
+                * DMat4::from_scale_rotation_translation(
+                    DVec3::from_array(s),
+                    r,
+                    DVec3::from_array(t),
+                );
+            w[n.index()] = m;
+            for c in n.children() {
+                walk(&c, m, trs, w);
+            }
+        }
+        for root in self.doc.default_scene().unwrap().nodes() {
+            walk(&root, DMat4::IDENTITY, &trs, &mut world);
+        }
+        world
+    }
+
+    /// The node named `name`.
+    fn node(&self, name: &str) -> usize {
+        self.doc
+            .nodes()
+            .find(|n| n.name() == Some(name))
+            .unwrap()
+            .index()
+    }
+}
+
+/// The humanoid's bones between mapped joints whose source joint has one mapped child, as the
+/// map names them (the hips, with three, are checked as a whole: see [`pelvis`]).
+const BONES: [(&str, &str); 13] = [
+    ("spine1", "chest"),
+    ("chest", "neck"),
+    ("neck", "head"),
+    ("upperarm_l", "forearm_l"),
+    ("forearm_l", "hand_l"),
+    ("upperarm_r", "forearm_r"),
+    ("forearm_r", "hand_r"),
+    ("thigh_l", "knee_l"),
+    ("knee_l", "ankle_l"),
+    ("ankle_l", "ball_l"),
+    ("thigh_r", "knee_r"),
+    ("knee_r", "ankle_r"),
+    ("ankle_r", "ball_r"),
+];
+
+/// The hips' frame from where its three children are (spine up, thighs across): rigid on
+/// either skeleton, though the two pelvises' shapes differ.
+fn pelvis(at: impl Fn(&str) -> DVec3) -> glam::DMat3 {
+    let up = (at("spine1") - at("hips")).normalize();
+    let across = at("thigh_l") - at("thigh_r");
+    let side = (across - up * across.dot(up)).normalize();
+    glam::DMat3::from_cols(up, side, up.cross(side))
+}
+
+/// CesiumMan's walk onto the humanoid (with the sample motion's header): every mapped bone of
+/// the written motion, played by the test's own native evaluator, points where the glTF's
+/// does (its own player) at every sixth frame, the pelvis turns from frame to frame as the
+/// glTF's does, and the hips move by the glTF's hips scaled by the hips' heights.
+#[test]
+fn cesium_man_walks_on_the_humanoid() {
+    use rigtrip::gltf::import::onto::OntoMotions;
+    use rigtrip::native::dmc3::motion::Mot;
+    let t = template();
+    let opts = OntoOptions {
+        joint_map: Some(map(&t)),
+        motions: Some(OntoMotions {
+            template_file: "dmc3_humanoid.mot".into(),
+            template: rigtrip::synth::motion::sample_mot(),
+            into: None,
+        }),
+        ..OntoOptions::default()
+    };
+    let cesium = std::fs::read(common::repo().join(CESIUM)).unwrap();
+    let started = std::time::Instant::now();
+    let got = import_onto(
+        &cesium,
+        Some(&common::repo().join("tests/data/sample-assets/vulkan-assets")),
+        NativeFile::read(None, &t.bytes).unwrap(),
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("{}", rigtrip::chain(&e)));
+    let report = got.report.render_text();
+    println!("{report}(in {:?})", started.elapsed());
+    assert!(got.report.animations_not_written.is_empty(), "{report}");
+    assert_eq!(got.motions.len(), 1, "{report}");
+    assert_eq!(got.motions[0].file, "animation_0.mot");
+    let mot = Mot::read(got.motions[0].bytes.as_ref().unwrap()).unwrap();
+    let walk = Walk::read(CESIUM);
+    let src: BTreeMap<&str, usize> = MAP.iter().map(|(s, d)| (*d, walk.node(s))).collect();
+    let rest_src = walk.world(None);
+    let hips = |w: &[DMat4]| w[src["hips"]].w_axis.truncate();
+    let ratio = t.rest[t.node["hips"]].y / hips(&rest_src).y;
+    let end = (walk.end() * 60.0).round() as u32;
+    assert!(end > 30, "the walk is {end} frames");
+    let mut worst: BTreeMap<(&str, &str), f64> = BTreeMap::new();
+    let mut moved = 0.0f64;
+    let mut turned = 0.0f64;
+    let frames = |s: &[DMat4], w: &[DVec3]| {
+        (
+            pelvis(|n| s[src[n]].w_axis.truncate()),
+            pelvis(|n| w[t.node[n]]),
+        )
+    };
+    let first = frames(
+        &walk.world(Some(0.0)),
+        &common::pose::native_world(&t.bytes, &mot, 0.0),
+    );
+    for f in (0..=end).step_by(6) {
+        let s = walk.world(Some(f64::from(f) / 60.0));
+        let w = common::pose::native_world(&t.bytes, &mot, f64::from(f));
+        let now = frames(&s, &w);
+        let (turn_s, turn_w) = (now.0 * first.0.transpose(), now.1 * first.1.transpose());
+        let off = glam::DQuat::from_mat3(&(turn_w * turn_s.transpose()));
+        turned = turned.max(off.angle_between(glam::DQuat::IDENTITY).to_degrees());
+        for (a, b) in BONES {
+            let want = s[src[b]].w_axis.truncate() - s[src[a]].w_axis.truncate();
+            let have = w[t.node[b]] - w[t.node[a]];
+            let angle = want.angle_between(have).to_degrees();
+            let e = worst.entry((a, b)).or_default();
+            *e = e.max(angle);
+        }
+        let src_moved = (hips(&s) - hips(&rest_src)) * ratio;
+        let have_moved = w[t.node["hips"]] - t.rest[t.node["hips"]];
+        moved = moved.max(have_moved.distance(src_moved));
+    }
+    println!(
+        "largest angle per bone (degrees): {worst:?}\npelvis turn off by at most {turned:.4}°\n\
+         hips off by at most {moved:.5} m"
+    );
+    assert!(turned < 1.0, "the pelvis turns {turned}° off the walk's");
+    for ((a, b), angle) in &worst {
+        assert!(
+            *angle < 3.0,
+            "{a}-{b} is {angle:.2}° from the walk's\n{report}"
+        );
+    }
+    assert!(
+        moved < 0.002,
+        "the hips are {moved} m from where the walk puts them"
+    );
+}

@@ -111,12 +111,18 @@ names file, rigtrip's default names, or --joint-map), everything else comes from
 The body is taken where the glTF draws it (node transforms above the skin included) and \
 re-posed from its own rest pose onto the template's bones; a joint mapped to nothing moves with \
 its nearest mapped ancestor. It keeps its own height unless --fit height (the template's) or \
---fit bones (on the template's own bones, what the game bends it about).\n\n\
+--fit bones (on the template's own bones, what the game bends it about). With --motions-out DIR \
+and --motion-template FILE (a motion file of the template's model, for the motion header) the \
+glTF's animations become new motions on the template's skeleton: each mapped bone points where \
+the glTF's does, the hips move by the glTF's hips scaled by the two hips' heights, joints mapped \
+to nothing stay at rest.\n\n\
 Examples:\n  rigtrip import edited.glb -o DB22HIE.BIN\n  \
 rigtrip import edited.gltf -o humanoid.mod --json > report.json\n  \
 rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force\n  \
 rigtrip import character.glb -o pl000.pac\n  \
-rigtrip import body.glb --onto pl000.mod -o pl000_body.mod --joint-map joints.json"
+rigtrip import body.glb --onto pl000.mod -o pl000_body.mod --joint-map joints.json\n  \
+rigtrip import walk.glb --onto pl000.mod -o pl000_body.mod --joint-map joints.json \\\n    \
+--motions-out motions --motion-template pl000_00_3.pac"
     )]
     Import(ImportArgs),
     /// Diagnose the skin contract of any glTF/GLB: IBMs, bind vs rest, JOINTS/WEIGHTS, names.
@@ -307,8 +313,9 @@ struct ImportArgs {
     /// the export carried without one, because it does not fit the model, as it was). An
     /// animation that came from no motion file is a new motion: named `ARCHIVE_NN` it goes into
     /// slot NN of that archive (which grows when NN is past its table), else into the archive of
-    /// --new-motions-into, else into DIR as NAME.mot.
-    #[arg(long, value_name = "DIR", conflicts_with = "onto")]
+    /// --new-motions-into, else into DIR as NAME.mot. With --onto (and --motion-template) every
+    /// animation is a new motion on the template's skeleton.
+    #[arg(long, value_name = "DIR")]
     motions_out: Option<PathBuf>,
     /// With --motions-out: new motions whose name gives no archive slot go into the first free
     /// slot of this archive (one the glTF carries, by file name) instead of NAME.mot files.
@@ -333,6 +340,12 @@ struct ImportArgs {
         default_value = "source"
     )]
     fit: FitArg,
+    /// With --onto and --motions-out: a motion file of the template's model (`.mot`, or a
+    /// `.pac` of motions) whose motion header the new motions take (its undecoded fields); the
+    /// glTF's animations are put on the template's skeleton, bones pointing where the glTF's
+    /// do. New motions named ARCHIVE_NN for this archive go into its slot NN.
+    #[arg(long, value_name = "FILE", requires_all = ["onto", "motions_out"])]
+    motion_template: Option<PathBuf>,
     /// Print the import report as JSON.
     #[arg(long)]
     json: bool,
@@ -1235,6 +1248,9 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
             if path.exists() && !a.force {
                 return Err(ops::output::OutputError::Exists(path).into());
             }
+            if let Some(t) = &a.motion_template {
+                ops::output::check_target(&path, a.force, Some(t))?;
+            }
             if let Some(bytes) = &m.bytes {
                 motion_paths.push((path, bytes));
             }
@@ -1296,7 +1312,7 @@ fn read_template(t: &Path) -> Result<rigtrip::native::NativeFile> {
 /// What `import --onto` is told: the tolerance, the template's names file (beside it, when
 /// there is one) and `--joint-map`.
 fn onto_options(a: &ImportArgs, t: &Path) -> Result<rigtrip::gltf::import::onto::OntoOptions> {
-    use rigtrip::gltf::import::onto::{JointMap, OntoOptions};
+    use rigtrip::gltf::import::onto::{JointMap, OntoMotions, OntoOptions};
     let names = names_beside(t).as_deref().map(read_names).transpose()?;
     let joint_map = match &a.joint_map {
         None => None,
@@ -1306,10 +1322,22 @@ fn onto_options(a: &ImportArgs, t: &Path) -> Result<rigtrip::gltf::import::onto:
             Some(JointMap::from_json(&text).with_context(|| format!("{}", p.display()))?)
         }
     };
+    let motions = match &a.motion_template {
+        None => None,
+        Some(p) => Some(OntoMotions {
+            template_file: p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            template: std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?,
+            into: a.new_motions_into.as_ref().map(|p| p.display().to_string()),
+        }),
+    };
     Ok(OntoOptions {
         tolerance: a.tolerance,
         names,
         joint_map,
+        motions,
         fit: match a.fit {
             FitArg::Source => rigtrip::gltf::import::onto::Fit::Source,
             FitArg::Height => rigtrip::gltf::import::onto::Fit::Height,

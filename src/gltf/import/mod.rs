@@ -38,6 +38,7 @@ mod read;
 mod rebuild;
 mod recompute;
 mod repose;
+mod retarget;
 mod scene;
 
 use crate::gltf::DataError;

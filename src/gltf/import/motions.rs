@@ -70,7 +70,7 @@ pub struct MotionReport {
 
 impl MotionReport {
     /// The report of a motion as read, before it is compared.
-    fn of(animation: &str, slots: &[usize], status: MotionStatus) -> MotionReport {
+    pub(super) fn of(animation: &str, slots: &[usize], status: MotionStatus) -> MotionReport {
         MotionReport {
             animation: animation.to_string(),
             slots: slots.to_vec(),
@@ -377,7 +377,7 @@ pub(super) struct Compared {
 impl Compared {
     /// The file written again, unless nothing is left of it; tracks encoded again are reported
     /// per motion.
-    fn write(self) -> Result<ImportedMotionFile, ImportError> {
+    pub(super) fn write(self) -> Result<ImportedMotionFile, ImportError> {
         let Compared {
             file,
             mf,
@@ -649,23 +649,10 @@ impl AnimationReader<'_> {
             return Ok(());
         };
         let path = ch.path;
-        let sampler = ch
-            .sampler_in(a)
-            .ok_or_else(|| self.bad(AnimationProblem::NoSampler))?;
-        let acc = |k: &'static str, x: Option<usize>| {
-            x.ok_or_else(|| self.bad(AnimationProblem::NoAccessor(k)))
-        };
-        let times = super::read::elements(self.doc, acc("input", sampler.input)?)?;
-        let values = super::read::elements(self.doc, acc("output", sampler.output)?)?;
-        let cubic = sampler.interpolation == Some("CUBICSPLINE");
-        let per = if cubic { 3 } else { 1 };
-        let frames: Vec<f64> = times.data.iter().map(|t| t * FRAMES_PER_SECOND).collect();
-        if values.len() != frames.len() * per {
-            return Err(self.bad(AnimationProblem::Count {
-                times: frames.len(),
-                values: values.len(),
-            }));
-        }
+        let ChannelKeys {
+            times, values, per, ..
+        } = channel_keys(self.doc, a, &ch, |p| self.bad(p))?;
+        let frames: Vec<f64> = times.iter().map(|t| t * FRAMES_PER_SECOND).collect();
         // The key values (the middle of each CUBICSPLINE triple).
         let value = |i: usize| values.get(i * per + per / 2);
         let entry = joints.entry(joint).or_default();
@@ -700,6 +687,46 @@ impl AnimationReader<'_> {
         }
         Ok(())
     }
+}
+
+/// One channel's sampler read: key times (seconds), its output accessor's values, and how many
+/// elements each key has (3 for CUBICSPLINE: in-tangent, value, out-tangent).
+pub(super) struct ChannelKeys {
+    pub times: Vec<f64>,
+    pub values: super::read::Elements,
+    pub per: usize,
+    pub interpolation: player::Interpolation,
+}
+
+/// The keys of channel `ch` of animation `a`; `bad` words a problem of the animation.
+pub(super) fn channel_keys(
+    doc: &Doc,
+    a: &Value,
+    ch: &anim::Channel<'_>,
+    bad: impl Fn(AnimationProblem) -> ImportError,
+) -> Result<ChannelKeys, ImportError> {
+    let sampler = ch
+        .sampler_in(a)
+        .ok_or_else(|| bad(AnimationProblem::NoSampler))?;
+    let acc =
+        |k: &'static str, x: Option<usize>| x.ok_or_else(|| bad(AnimationProblem::NoAccessor(k)));
+    let times = super::read::elements(doc, acc("input", sampler.input)?)?.data;
+    let values = super::read::elements(doc, acc("output", sampler.output)?)?;
+    let interpolation = player::Interpolation::parse(sampler.interpolation)
+        .unwrap_or(player::Interpolation::Linear);
+    let per = interpolation.per_key();
+    if values.len() != times.len() * per {
+        return Err(bad(AnimationProblem::Count {
+            times: times.len(),
+            values: values.len(),
+        }));
+    }
+    Ok(ChannelKeys {
+        times,
+        values,
+        per,
+        interpolation,
+    })
 }
 
 /// Keys as written with their times in frames.

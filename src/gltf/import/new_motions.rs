@@ -20,12 +20,12 @@ use glam::{DQuat, DVec3};
 
 use super::motions::{
     compare, keys, plain_name, played, Compared, Incoming, JointError, MotionCx, MotionReport,
-    MotionStatus, NotWritten, Seen,
+    MotionStatus, NotWritten, Rebuilt, Seen,
 };
 use super::ImportError;
 use crate::gltf::read::player::Blend;
 use crate::rig::motion::{
-    euler_rotation, Interpolation, Motion, Property, SlotUse, Slotted, MAX_FRAME,
+    euler_rotation, Interpolation, Motion, MotionFile, Property, SlotUse, Slotted, MAX_FRAME,
 };
 
 /// Where a new motion goes.
@@ -87,6 +87,46 @@ pub(super) fn place(
         put(files, dest, motion, report);
     }
     Ok(not_written)
+}
+
+/// What the motions of `onto`'s template file are named, so that no animation is taken for
+/// one of them (a NUL: no name a person gives).
+const ONTO_TEMPLATE: &str = "\0template";
+
+/// New motions alone (`import --onto`): each animation of `seen` written as a new motion on the
+/// header of a motion of `template` (`(file name, file)`, a motion file of the template's
+/// model): into a slot of that archive when its name or `into` says so, else as a file of its
+/// own. The template file is written only when a new motion went into it, and its report lists
+/// the new ones alone.
+pub(super) fn onto(
+    cx: &MotionCx,
+    seen: &[Seen],
+    template: (String, MotionFile),
+    into: Option<&str>,
+) -> Result<Rebuilt, ImportError> {
+    let (file, mf) = template;
+    let reports = mf
+        .motions
+        .iter()
+        .map(|s| MotionReport::of(ONTO_TEMPLATE, &s.slots, MotionStatus::Unchanged))
+        .collect();
+    let mut files = vec![Compared {
+        file,
+        mf,
+        reports,
+        closest: 0.0,
+    }];
+    let not_written = place(cx, seen, &mut files, into)?;
+    let mut out = Vec::new();
+    for (i, c) in files.into_iter().enumerate() {
+        if i == 0 && !c.reports.iter().any(|r| r.status == MotionStatus::New) {
+            continue;
+        }
+        let mut w = c.write()?;
+        w.report.motions.retain(|r| r.status == MotionStatus::New);
+        out.push(w);
+    }
+    Ok((out, not_written))
 }
 
 /// Why an animation is not a new motion, or its name when it is one.
@@ -221,8 +261,13 @@ fn template(files: &[Compared], near: Option<usize>, joints: usize) -> Option<(M
         f.mf.motions.iter().zip(&f.reports).find_map(|(s, r)| {
             let m = s.motion.as_ref().filter(|m| m.joints == joints)?;
             (r.status != MotionStatus::Carried && r.status != MotionStatus::New).then(|| {
+                // The motions of `onto`'s template file go by no animation's name.
+                let named = match r.animation.as_str() {
+                    ONTO_TEMPLATE => String::new(),
+                    a => format!(" ({a})"),
+                };
                 let at = match s.slots.first() {
-                    Some(slot) => format!("{} slot {slot} ({})", f.file, r.animation),
+                    Some(slot) => format!("{} slot {slot}{named}", f.file),
                     None => f.file.clone(),
                 };
                 (m.clone(), at)

@@ -48,6 +48,22 @@ pub struct OntoOptions {
     pub joint_map: Option<JointMap>,
     /// `--fit`: the body's own height, or the template's.
     pub fit: Fit,
+    /// Whether the glTF's animations are written as motions, and how.
+    pub motions: Option<OntoMotions>,
+}
+
+/// The glTF's animations written as new motions on the template's skeleton (see
+/// [`super::retarget`]): on the header of a motion of the template's model.
+#[derive(Debug, Clone, Default)]
+pub struct OntoMotions {
+    /// `--motion-template`: the file name of a motion file (`.mot`, or a `.pac` of motions) of
+    /// the template's model.
+    pub template_file: String,
+    /// Its bytes.
+    pub template: Vec<u8>,
+    /// `--new-motions-into`: new motions whose name gives no slot go into this archive (the
+    /// template file, by name) rather than files of their own.
+    pub into: Option<String>,
 }
 
 pub use super::repose::Fit;
@@ -241,6 +257,16 @@ pub fn import_onto(
     }
     let format = rig.source.format();
     let written = format.write_meshes(&mut rig, &incoming, space)?;
+    let read = (&doc, &graph, &ids, &pose);
+    let ((motions, not_written), motion_notes) = onto_motions(
+        read,
+        &rig,
+        &names,
+        &rest,
+        space,
+        &tol,
+        opts.motions.as_ref(),
+    )?;
     let native = crate::rig::lower(&rig)?;
     let bytes = native.write()?;
     let report = ImportReport {
@@ -265,13 +291,11 @@ pub fn import_onto(
         notes: {
             let mut notes = matched_notes(&graph, &ids, &rig, opts.joint_map.as_ref());
             notes.extend(placed.notes(&graph, &pose, &names, template_height, opts.fit, factor));
+            notes.extend(motion_notes);
             notes
         },
-        motions: Vec::new(),
-        animations_not_written: super::motions::none_written(
-            &doc,
-            "import --onto writes no motions yet (animations of another rig are not mapped onto the template's skeleton)",
-        ),
+        motions: motions.iter().map(|m| m.report.clone()).collect(),
+        animations_not_written: not_written,
         stale_shadows: Vec::new(),
         textures: Vec::new(),
     };
@@ -280,8 +304,67 @@ pub fn import_onto(
         bytes,
         names: joint_names(&rig, &names),
         report,
-        motions: Vec::new(),
+        motions,
     })
+}
+
+/// The glTF's animations as new motions on the template's skeleton (see
+/// [`super::retarget`]), with the report's notes; without `opts.motions`, every animation is
+/// named as not written.
+fn onto_motions(
+    found: (&Doc, &Graph, &Identities, &Pose),
+    rig: &Rig,
+    joint_names: &[Vec<String>],
+    rest: &[Vec<DMat4>],
+    space: Space,
+    tol: &Tolerance,
+    opts: Option<&OntoMotions>,
+) -> Result<(super::motions::Rebuilt, Vec<String>), ImportError> {
+    let (doc, graph, ids, pose) = found;
+    let Some(opts) = opts else {
+        let reason = "import --onto writes animations as motions with --motions-out DIR and \
+                      --motion-template FILE (a motion file of the template's model)";
+        return Ok((
+            (Vec::new(), super::motions::none_written(doc, reason)),
+            Vec::new(),
+        ));
+    };
+    let count = rig.skeletons.first().map_or(0, |s| s.joints.len());
+    let bad =
+        |m: String| ImportError::Onto(format!("--motion-template {}: {m}", opts.template_file));
+    let mf = crate::rig::motion::read_file(&opts.template)
+        .map_err(|e| bad(format!("not a motion file: {}", crate::chain(&e))))?;
+    if !mf
+        .motions
+        .iter()
+        .flat_map(|s| &s.motion)
+        .any(|m| m.joints == count)
+    {
+        return Err(bad(format!(
+            "holds no motion of {count} joints (the template's); give a motion file of the \
+             template's model, whose motion header the new motions take"
+        )));
+    }
+    let parents = rig
+        .skeletons
+        .first()
+        .map(|s| s.joints.iter().map(|j| j.parent).collect())
+        .unwrap_or_default();
+    let rest0 = rest.first().map_or(&[][..], Vec::as_slice);
+    let retarget = super::retarget::Retarget::new(graph, ids, pose, rest0, parents, space);
+    let names = super::retarget::names(doc);
+    let joints = joint_names.first().map_or(&[][..], Vec::as_slice);
+    let (animations, seen, notes) = retarget.animations(doc, &names, joints)?;
+    let channels = crate::rig::motion::rest_channels(rig, 0);
+    let cx = super::motions::MotionCx {
+        animations: &animations,
+        rest: &channels,
+        space,
+        tol,
+    };
+    let template = (opts.template_file.clone(), mf);
+    let rebuilt = super::new_motions::onto(&cx, &seen, template, opts.into.as_deref())?;
+    Ok((rebuilt, notes))
 }
 
 /// The scene a loader shows: `scene`, else the first.
