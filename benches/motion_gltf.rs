@@ -10,7 +10,10 @@
 //! - a new motion of 60 seconds (3,600 frames, every joint of the humanoid turning): the import
 //!   of a GLB whose animation came from no motion file (encoded as a new motion, its error per
 //!   joint measured at every frame), against the same GLB with the animation still its
-//!   motion's (compared track by track).
+//!   motion's (compared track by track);
+//! - an animation of another rig onto the humanoid: CesiumMan (vendored) with its walk
+//!   stretched to 57.5 s (3,451 frames), `import_onto` with a motion template (the body
+//!   re-posed, the walk played at every frame on both skeletons and encoded as a new motion).
 //!
 //! Best of `RIGTRIP_BENCH_REPS` (3) runs each. Knob: `RIGTRIP_BENCH_MOTIONS` (1000) for the
 //! verify corpus.
@@ -77,6 +80,7 @@ fn main() {
     );
 
     new_motion_of_60_seconds(reps, &rig, &rest);
+    walk_onto_the_humanoid(reps, &model);
 
     // Verify of many motions.
     let count = env("RIGTRIP_BENCH_MOTIONS", 1000);
@@ -187,4 +191,103 @@ fn new_motion_of_60_seconds(
         worst(|e| e.rotation_rad).to_degrees(),
         worst(|e| e.translation_m) * 1e3,
     );
+}
+
+/// CesiumMan's joints and the sample humanoid's (default names) a person maps them to.
+const CESIUM_MAP: &str = r#"{"Skeleton_torso_joint_1": "mod_42", "Skeleton_torso_joint_2": "mod_2",
+    "torso_joint_3": "mod_1", "Skeleton_neck_joint_1": "mod_21", "Skeleton_neck_joint_2": "mod_30",
+    "Skeleton_arm_joint_L__4_": "mod_33", "Skeleton_arm_joint_L__3_": "mod_0",
+    "Skeleton_arm_joint_L__2_": "mod_19", "Skeleton_arm_joint_R": "mod_26",
+    "Skeleton_arm_joint_R__2_": "mod_28", "Skeleton_arm_joint_R__3_": "mod_24",
+    "leg_joint_L_1": "mod_9", "leg_joint_L_2": "mod_13", "leg_joint_L_3": "mod_12",
+    "leg_joint_L_5": "mod_39", "leg_joint_R_1": "mod_5", "leg_joint_R_2": "mod_14",
+    "leg_joint_R_3": "mod_27", "leg_joint_R_5": "mod_34"}"#;
+
+/// CesiumMan's walk, its key times taken 30x (about a minute), onto the humanoid sample.
+fn walk_onto_the_humanoid(reps: usize, model: &[u8]) {
+    use rigtrip::gltf::import::onto::{import_onto, JointMap, OntoMotions, OntoOptions};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/sample-assets/vulkan-assets/CesiumMan.gltf"
+    );
+    let gltf = stretched(&std::fs::read(path).expect("CesiumMan is vendored"), 30.0);
+    let opts = OntoOptions {
+        joint_map: Some(JointMap::from_json(CESIUM_MAP).expect("the map reads")),
+        motions: Some(OntoMotions {
+            template_file: "dmc3_humanoid.mot".into(),
+            template: synth::motion::sample_mot(),
+            into: None,
+        }),
+        ..OntoOptions::default()
+    };
+    let template = || rigtrip::native::NativeFile::read(None, model).expect("reads");
+    let (t, got) = best(reps, || {
+        import_onto(&gltf, None, template(), &opts).expect("imports")
+    });
+    let m = &got.report.motions[0].motions[0];
+    let worst = m
+        .errors
+        .iter()
+        .map(|e| e.rotation_rad)
+        .fold(0.0f64, f64::max);
+    println!(
+        "walk of another rig onto the humanoid ({} frames, {} joints moving): import_onto {:.1} \
+         ms, plays within {:.4}°",
+        m.template
+            .as_deref()
+            .and_then(|t| t.rsplit("end frame ").next())
+            .unwrap_or("?"),
+        m.errors.len(),
+        t.as_secs_f64() * 1e3,
+        worst.to_degrees()
+    );
+}
+
+/// A glTF (embedded buffers) with every animation's key times taken `factor`x.
+fn stretched(text: &[u8], factor: f32) -> Vec<u8> {
+    use rigtrip::bytes::b64;
+    use serde_json::Value;
+    let mut doc: Value = serde_json::from_slice(text).expect("JSON");
+    let mut buffers: Vec<Vec<u8>> = doc["buffers"]
+        .as_array()
+        .expect("buffers")
+        .iter()
+        .map(|b| {
+            let uri = b["uri"].as_str().expect("a data URI");
+            b64::decode(uri.split_once(',').expect("a data URI").1.as_bytes()).expect("base64")
+        })
+        .collect();
+    let mut inputs: Vec<u64> = doc["animations"]
+        .as_array()
+        .expect("animations")
+        .iter()
+        .flat_map(|a| a["samplers"].as_array().expect("samplers"))
+        .map(|s| s["input"].as_u64().expect("an input"))
+        .collect();
+    inputs.sort_unstable();
+    inputs.dedup();
+    for i in inputs {
+        let acc = doc["accessors"][i as usize].clone();
+        let view = &doc["bufferViews"][acc["bufferView"].as_u64().expect("a view") as usize];
+        let at = view["byteOffset"].as_u64().unwrap_or(0) + acc["byteOffset"].as_u64().unwrap_or(0);
+        let buf = &mut buffers[view["buffer"].as_u64().unwrap_or(0) as usize];
+        for k in 0..acc["count"].as_u64().expect("a count") as usize {
+            let o = at as usize + 4 * k;
+            let t = f32::from_le_bytes(buf[o..o + 4].try_into().expect("4 bytes")) * factor;
+            buf[o..o + 4].copy_from_slice(&t.to_le_bytes());
+        }
+        for key in ["min", "max"] {
+            let v = acc[key][0].as_f64().expect("bounds") as f32 * factor;
+            doc["accessors"][i as usize][key] = serde_json::json!([v]);
+        }
+    }
+    for (b, data) in doc["buffers"]
+        .as_array_mut()
+        .expect("buffers")
+        .iter_mut()
+        .zip(&buffers)
+    {
+        b["uri"] = format!("data:application/octet-stream;base64,{}", b64::encode(data)).into();
+    }
+    serde_json::to_vec(&doc).expect("writes")
 }
