@@ -1,11 +1,12 @@
 """Render the picture of the README's "Blender add-on" section, headless.
 
-    tools/blender-python blender/render_preview.py OUT.png [NATIVE]
+    tools/blender-python blender/render_preview.py OUT.png [NATIVE [MOTIONS FRAME]]
 
 Registers the add-on from this repository, imports NATIVE (default: samples/dmc3_humanoid.mod)
-with File > Import > Game rig (rigtrip), i.e. `bpy.ops.import_scene.rigtrip`, and renders the
-imported rig's meshes (skinned to its armature) with the Workbench engine from a
-three-quarter view. Needs the rigtrip program: RIGTRIP_BIN, or `rigtrip` on PATH.
+with File > Import > Game rig (rigtrip), i.e. `bpy.ops.import_scene.rigtrip` (with the motion
+file MOTIONS when given, posed at frame FRAME of its action), and renders the imported rig's
+meshes (skinned to its armature) with the Workbench engine from a three-quarter view. Needs the
+rigtrip program: RIGTRIP_BIN, or `rigtrip` on PATH.
 """
 
 import math
@@ -23,10 +24,14 @@ import rigtrip_blender  # noqa: E402
 def main(args):
     out = os.path.abspath(args[0])
     native = args[1] if len(args) > 1 else os.path.join(HERE, "..", "samples", "dmc3_humanoid.mod")
+    motions = os.path.abspath(args[2]) if len(args) > 2 else ""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     rigtrip_blender.register()
     try:
-        assert bpy.ops.import_scene.rigtrip(filepath=os.path.abspath(native)) == {"FINISHED"}
+        done = bpy.ops.import_scene.rigtrip(filepath=os.path.abspath(native), motions=motions)
+        assert done == {"FINISHED"}
+        if len(args) > 3:
+            bpy.context.scene.frame_set(int(args[3]))
         render(out)
     finally:
         rigtrip_blender.unregister()
@@ -36,8 +41,15 @@ def main(args):
 def render(out):
     scene = bpy.context.scene
     shown = [o for o in scene.objects if o.type in {"MESH", "ARMATURE"} and o.visible_get()]
-    # Frame everything shown.
-    corners = [o.matrix_world @ Vector(c) for o in shown for c in o.bound_box]
+    # Frame everything shown, as posed (the evaluated meshes).
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    corners = []
+    for o in shown:
+        if o.type != "MESH":
+            continue
+        posed = o.evaluated_get(depsgraph)
+        corners += [o.matrix_world @ v.co for v in posed.to_mesh().vertices]
+        posed.to_mesh_clear()
     lo = Vector([min(c[i] for c in corners) for i in range(3)])
     hi = Vector([max(c[i] for c in corners) for i in range(3)])
     centre, size = (lo + hi) / 2, max((hi - lo).length, 1e-3)

@@ -94,6 +94,15 @@ fn copy_dir(from: &Path, to: &Path) {
 fn readme_tour_output_is_real() {
     let dir = common::scratch("tour");
     copy_dir(&common::repo().join("samples"), &dir.join("samples"));
+    // The animation onto the sample: CesiumMan and its joint map, where the README says.
+    let cesium = "tests/data/sample-assets/vulkan-assets";
+    std::fs::create_dir_all(dir.join(cesium)).unwrap();
+    for f in [
+        "tests/data/cesium_man.map.json",
+        "tests/data/sample-assets/vulkan-assets/CesiumMan.gltf",
+    ] {
+        std::fs::copy(common::repo().join(f), dir.join(f)).unwrap();
+    }
     let blocks = tour();
     assert!(blocks.len() >= 8, "{blocks:?}");
     let blocks: Vec<_> = blocks
