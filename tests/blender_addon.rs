@@ -984,6 +984,34 @@ fn a_rig_from_elsewhere_is_written_onto_its_template_through_the_add_on() {
         assert_eq!(box_joint(prim, &heads), joint);
     }
     common::stdout_of(common::rigtrip().arg("verify").arg(&out));
+
+    // With a motion template: an action keyed on one joint is a new motion beside the body,
+    // turning that joint by the keyed angle at the keyed frames (the test's own evaluator)
+    // and no other; the inputs are untouched.
+    let motions = rigtrip::synth::motion::pac_for_model(11, &rest);
+    let motion_template = write(&dir, "pl000_00_3.pac", &motions);
+    let out = dir.join("walk").join("body.mod");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let key = 1;
+    let got = driver(&[
+        "onto",
+        &template,
+        out.to_str().unwrap(),
+        &joint.to_string(),
+        &motion_template,
+        &key.to_string(),
+    ]);
+    assert_eq!(got["error"], Value::Null, "{got}");
+    assert_eq!(files(&got), set(&["body.mod", "my_walk.mot"]));
+    assert!(std::fs::read(&template).unwrap() == model, "the template changed");
+    assert!(
+        std::fs::read(&motion_template).unwrap() == motions,
+        "the motion template changed"
+    );
+    let walk = out.with_file_name("my_walk.mot");
+    let mot = rigtrip::native::dmc3::motion::Mot::read(&std::fs::read(&walk).unwrap()).unwrap();
+    common::pose::assert_keyed_action(&model, &mot, key);
+    common::stdout_of(common::rigtrip().arg("verify").arg(&walk));
 }
 
 #[test]

@@ -444,6 +444,16 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         ],
         default="SOURCE",
     )
+    motion_template: StringProperty(
+        name="Motion template",
+        description="With Onto template: a motion file (.mot or .pac) of the template's model. "
+        "Every action of the armature is then written as a new motion on the template's "
+        "skeleton, its bones pointing where this rig's do, as NAME.mot beside the exported "
+        "file (rigtrip import --motions-out --motion-template; the new motions take this "
+        "file's motion header). Empty: no motion is written",
+        subtype="FILE_PATH",
+        default="",
+    )
     joint_map: StringProperty(
         name="Joint map",
         description="With Onto template: a JSON file mapping this rig's joint names to the "
@@ -519,10 +529,14 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
 
     def _export_onto(self, context, target):
         """Writes the active armature and the meshes deforming with it onto the template file
-        (`rigtrip import --onto`)."""
+        (`rigtrip import --onto`), and its actions as new motions with a motion template."""
         template = os.path.abspath(bpy.path.abspath(self.onto))
         if not os.path.isfile(template):
             raise runner.RigtripError(f"the template {template} is not a file")
+        motion_template = self.motion_template and os.path.abspath(
+            bpy.path.abspath(self.motion_template))
+        if motion_template and not os.path.isfile(motion_template):
+            raise runner.RigtripError(f"the motion template {motion_template} is not a file")
         binary = _binary(context)
         arm = armature_for(context)
         meshes = deforming_meshes(context.scene, {arm})
@@ -534,12 +548,21 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         try:
             glb = os.path.join(tmp, "scene.glb")
             with _linked(coll, [arm, *meshes]):
-                _write_glb(glb, coll, rest_pose=True, animations=False)
+                _write_glb(glb, coll, rest_pose=True, animations=bool(motion_template))
             args = ["import", glb, "--onto", template, "-o", stage.model, "--json", "--force",
                     "--fit", self.fit.lower()]
             if self.joint_map:
                 args += ["--joint-map", os.path.abspath(bpy.path.abspath(self.joint_map))]
-            report = runner.run(binary, args, hide=[glb, stage.model])
+            motions_dir = os.path.join(tmp, "motions")
+            if motion_template:
+                args += ["--motions-out", motions_dir, "--motion-template", motion_template]
+            report = runner.run(binary, args, hide=[glb, stage.model, motions_dir + os.sep])
+            for made, dest in runner.new_motion_files(report, [], motions_dir, target):
+                if os.path.abspath(dest) in (motion_template, template):
+                    raise runner.RigtripError(
+                        f"the new motions would replace {dest}, which was only read: export "
+                        "into another folder")
+                stage.add(made, dest)
             written = stage.commit()
         finally:
             bpy.data.collections.remove(coll)

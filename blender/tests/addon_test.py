@@ -36,7 +36,7 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
     addon_test.py targets TARGET OVERWRITE SOURCE...
         where the export would write each motion file SOURCE for the exported file TARGET
         (runner.motion_targets), or the error it refuses with
-    addon_test.py onto TEMPLATE OUT JOINT
+    addon_test.py onto TEMPLATE OUT JOINT [MOTION_TEMPLATE KEY]
         a rig from elsewhere: TEMPLATE's glTF (rigtrip export) loaded with Blender's own glTF
         importer, every custom property and mesh removed, a mesh `body` weighted 1.0 to joint
         JOINT added; exported OUT through the add-on with Onto template = TEMPLATE
@@ -188,8 +188,10 @@ def unexportable(native, out):
     return 0
 
 
-def onto(template, out, joint):
-    """A body from elsewhere on the template's skeleton, written through the add-on."""
+def onto(template, out, joint, motion_template="", keyed_joint=-1):
+    """A body from elsewhere on the template's skeleton, written through the add-on; with a
+    motion template, an action keying joint `keyed_joint` (as --new-action my_walk BONE 12 0.5) written
+    as a new motion beside it."""
     glb = out + ".source.glb"
     runner.run(runner.find_binary(), ["export", template, "-o", glb, "--force"])
     assert bpy.ops.import_scene.gltf(filepath=glb) == {"FINISHED"}
@@ -205,9 +207,13 @@ def onto(template, out, joint):
     (arm,) = [o for o in bpy.data.objects if o.type == "ARMATURE"]
     bone = next(b.name for b in arm.data.bones if b.name.endswith(f"_{joint}"))
     add_mesh("body", bone)
+    if motion_template:
+        keyed = next(b.name for b in arm.data.bones
+                     if b.name.rsplit("_", 1)[-1] == str(keyed_joint))
+        roundtrip_edits().new_action("my_walk", keyed, 12.0, 0.5)
     bpy.context.view_layer.objects.active = bpy.data.objects["body"]
     # On the template's own skeleton every fit leaves the body where it is.
-    error = export_rig(out, onto=template, fit="BONES")
+    error = export_rig(out, onto=template, fit="BONES", motion_template=motion_template)
     result(error=error, bone=bone, files=listing(out))
     return 0
 
@@ -251,7 +257,7 @@ def main(args):
         return 0
     if mode == "onto":
         fresh()
-        return onto(args[1], args[2], int(args[3]))
+        return onto(args[1], args[2], int(args[3]), *args[4:5], *map(int, args[5:6]))
     if mode == "new-actions":
         fresh()
         return new_actions(args[1], args[2], args[3], int(args[4]), args[5], args[6:])
