@@ -1003,7 +1003,10 @@ fn a_rig_from_elsewhere_is_written_onto_its_template_through_the_add_on() {
     ]);
     assert_eq!(got["error"], Value::Null, "{got}");
     assert_eq!(files(&got), set(&["body.mod", "my_walk.mot"]));
-    assert!(std::fs::read(&template).unwrap() == model, "the template changed");
+    assert!(
+        std::fs::read(&template).unwrap() == model,
+        "the template changed"
+    );
     assert!(
         std::fs::read(&motion_template).unwrap() == motions,
         "the motion template changed"

@@ -421,3 +421,39 @@ fn a_file_named_mod_without_its_magic_says_so_and_how_to_read_a_block() {
         text(&o.stderr)
     );
 }
+
+/// `onto-map` writes a map `import --onto --joint-map` takes, says how each joint matched, and
+/// keeps a map that is there without --force.
+#[test]
+fn onto_map_suggests_a_map_import_takes() {
+    let map = tmp("cesium.map.json");
+    let _ = std::fs::remove_file(&map);
+    let body = "tests/data/sample-assets/vulkan-assets/CesiumMan.gltf";
+    let template = "samples/dmc3_humanoid.mod";
+    let o = run(&["onto-map", body, template, "-o", map.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("leg_joint_L_2 -> mod_13 (along the chain, "),
+        "{out}"
+    );
+    assert!(out.contains("19 of 19 glTF joint(s) matched"), "{out}");
+    let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&map).unwrap()).unwrap();
+    assert_eq!(written.as_object().unwrap().len(), 19);
+    assert_eq!(written["leg_joint_R_3"], "mod_27");
+    let again = run(&["onto-map", body, template, "-o", map.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(2));
+    let mod_out = tmp("cesium_onto.mod");
+    let _ = std::fs::remove_file(&mod_out);
+    let i = run(&[
+        "import",
+        body,
+        "--onto",
+        template,
+        "--joint-map",
+        map.to_str().unwrap(),
+        "-o",
+        mod_out.to_str().unwrap(),
+    ]);
+    assert_eq!(i.status.code(), Some(0), "{}", text(&i.stderr));
+}

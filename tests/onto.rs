@@ -513,3 +513,57 @@ fn cesium_man_walks_on_the_humanoid() {
         "the hips are {moved} m from where the walk puts them"
     );
 }
+
+/// `onto-map`'s suggestion for CesiumMan on the humanoid (names that match nothing, so by
+/// place along the chains): the joints a person maps (`MAP`) mostly as they map them, and the
+/// map file it writes imports.
+#[test]
+fn a_joint_map_is_suggested_for_cesium_man() {
+    use rigtrip::gltf::import::suggest::{suggest, How};
+    let t = template();
+    let cesium = std::fs::read(common::repo().join(CESIUM)).unwrap();
+    let base = common::repo().join("tests/data/sample-assets/vulkan-assets");
+    let got = suggest(
+        &cesium,
+        Some(&base),
+        NativeFile::read(None, &t.bytes).unwrap(),
+        None,
+    )
+    .unwrap();
+    println!("{}", got.render_text());
+    let by_joint: BTreeMap<&str, Option<&str>> = got
+        .joints
+        .iter()
+        .map(|s| (s.joint.as_str(), s.target.as_deref()))
+        .collect();
+    let mut agree = 0;
+    for (s, d) in MAP {
+        let want = format!("mod_{}", t.node[d]);
+        if by_joint.get(s).copied().flatten() == Some(want.as_str()) {
+            agree += 1;
+        } else {
+            println!(
+                "{s}: suggested {:?}, a person maps {want} ({d})",
+                by_joint.get(s)
+            );
+        }
+    }
+    println!("{agree} of {} as a person maps them", MAP.len());
+    assert!(agree >= 17, "{agree} of {}", MAP.len());
+    assert!(
+        got.joints.iter().all(|s| s.how != How::Name),
+        "no name matches here"
+    );
+    let map = JointMap::from_json(&got.map_json()).unwrap();
+    let opts = OntoOptions {
+        joint_map: Some(map),
+        ..OntoOptions::default()
+    };
+    import_onto(
+        &cesium,
+        Some(&base),
+        NativeFile::read(None, &t.bytes).unwrap(),
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("{}", rigtrip::chain(&e)));
+}

@@ -162,6 +162,20 @@ rigtrip gait samples/mech.glb --intended --json\n  \
 rigtrip gait samples/mech.glb --demand 0:0,2:12,6:40,10:0,12:-10 -o preview.glb"
     )]
     Gait(GaitArgs),
+    /// Suggest a joint map for `import --onto`: each joint of a glTF's skin matched to one of
+    /// the template's, by name, else along the chains; a file to check and correct.
+    #[command(
+        after_help = "Names are compared without case, separators and the usual prefixes \
+(mixamorig:, DEF-, Skeleton_, ...). A joint whose name matches nothing goes, in the glTF's \
+hierarchy order, to the template joint below its nearest matched ancestor's match whose bone \
+from there points most nearly the same way (then: the fewest joints skipped, the nearest \
+length, as many branches), within 60 degrees; a joint with no matched ancestor to the nearest \
+template joint by place (both skeletons at unit height), within a tenth of it. Each match and \
+how it was made is printed; a joint left out moves with its nearest mapped ancestor.\n\n\
+Examples:\n  rigtrip onto-map CesiumMan.gltf pl000.mod -o cesium.map.json\n  \
+rigtrip import CesiumMan.gltf --onto pl000.mod --joint-map cesium.map.json -o body.mod"
+    )]
+    OntoMap(crate::onto_map::OntoMapArgs),
 }
 
 #[derive(Args, Debug)]
@@ -465,7 +479,7 @@ impl Command {
             Command::Import(a) => (a.json, Some(a.file.as_path())),
             Command::Lint(a) => (a.json, None),
             Command::Gait(a) => (a.json, Some(a.file.as_path())),
-            Command::Dump(_) | Command::Build(_) => (false, None),
+            Command::Dump(_) | Command::Build(_) | Command::OntoMap(_) => (false, None),
         };
         json.then_some(path)
     }
@@ -489,6 +503,7 @@ fn dispatch(cli: &Cli) -> Result<i32> {
         Command::Lint(a) => lint_cmd(cli, a),
         Command::Dump(a) => dump_cmd(cli, a),
         Command::Build(a) => build_cmd(cli, a),
+        Command::OntoMap(a) => crate::onto_map::run(cli.quiet, a),
     }
 }
 
@@ -920,13 +935,13 @@ fn archive_parts(input: &Path, data: &[u8], format: Option<Format>) -> Result<Op
 
 /// The names file beside a rig file (its stem + `.names.json`, what `import` writes), when
 /// there is one.
-fn names_beside(input: &Path) -> Option<PathBuf> {
+pub(crate) fn names_beside(input: &Path) -> Option<PathBuf> {
     let p = ops::names::names_path(input);
     p.is_file().then_some(p)
 }
 
 /// A joint names file (`--names`, or the one beside the input).
-fn read_names(p: &Path) -> Result<rigtrip::gltf::Names> {
+pub(crate) fn read_names(p: &Path) -> Result<rigtrip::gltf::Names> {
     let text =
         std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
     rigtrip::gltf::Names::from_json(&text).with_context(|| format!("{}", p.display()))
@@ -1303,7 +1318,7 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
 }
 
 /// The native template of `import --onto`.
-fn read_template(t: &Path) -> Result<rigtrip::native::NativeFile> {
+pub(crate) fn read_template(t: &Path) -> Result<rigtrip::native::NativeFile> {
     let bytes = std::fs::read(t).with_context(|| format!("cannot read {}", t.display()))?;
     rigtrip::native::NativeFile::read(None, &bytes)
         .with_context(|| format!("--onto {}", t.display()))

@@ -40,6 +40,7 @@ mod recompute;
 mod repose;
 mod retarget;
 mod scene;
+pub mod suggest;
 
 use crate::gltf::DataError;
 use std::fmt;

@@ -368,7 +368,7 @@ fn onto_motions(
 }
 
 /// The scene a loader shows: `scene`, else the first.
-fn default_scene<'d>(doc: &'d Doc) -> Result<&'d Value, ImportError> {
+pub(super) fn default_scene<'d>(doc: &'d Doc) -> Result<&'d Value, ImportError> {
     let scenes = doc.json().get("scenes").and_then(Value::as_array);
     let first = doc
         .json()
@@ -383,7 +383,10 @@ fn default_scene<'d>(doc: &'d Doc) -> Result<&'d Value, ImportError> {
 
 /// The names the template's joints go by, per skeleton and joint (its names file's, else
 /// rigtrip's defaults).
-fn template_names(rig: &Rig, names: Option<&Names>) -> Result<Vec<Vec<String>>, ImportError> {
+pub(super) fn template_names(
+    rig: &Rig,
+    names: Option<&Names>,
+) -> Result<Vec<Vec<String>>, ImportError> {
     let mut missing = Vec::new();
     let requested = crate::gltf::names::requested(rig, names, &mut missing)
         .map_err(|e| ImportError::Onto(format!("the template's names file: {e}")))?;
@@ -473,7 +476,7 @@ fn match_joints(
 }
 
 /// Every node some skin lists as a joint, in index order.
-fn skin_joint_nodes(doc: &Doc, graph: &Graph) -> Vec<usize> {
+pub(super) fn skin_joint_nodes(doc: &Doc, graph: &Graph) -> Vec<usize> {
     let mut out: Vec<usize> = doc
         .array("skins")
         .iter()
@@ -613,7 +616,7 @@ fn nearest(p: DVec3, rest: &[Vec<DMat4>], names: &[Vec<String>]) -> Option<(Stri
 
 /// The template's joint world matrices at rest, in glTF space (metres, glTF axes), per
 /// skeleton (empty for one that fails the spatial gate).
-fn template_rest(rig: &Rig, space: Space) -> Vec<Vec<DMat4>> {
+pub(super) fn template_rest(rig: &Rig, space: Space) -> Vec<Vec<DMat4>> {
     let c = DMat4::from_scale(space.direction(DVec3::ONE) * space.scale);
     let ci = c.inverse();
     rig.skeletons
