@@ -593,6 +593,15 @@ impl Graph {
         })
     }
 
+    /// Node `n` as a report names it: its name, `#N` when it has none.
+    pub fn display_name(&self, n: usize) -> String {
+        self.nodes
+            .get(n)
+            .map(|x| x.name.clone())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| format!("#{n}"))
+    }
+
     /// The chain of nodes strictly between `node` and its ancestor `top` (exclusive both),
     /// top-down; with `top = None`, every ancestor.
     pub fn between(&self, node: usize, top: Option<usize>) -> Vec<usize> {

@@ -355,6 +355,18 @@ pub(super) struct Seen<'a> {
     pub joints: usize,
 }
 
+impl<'a> Seen<'a> {
+    /// Animation `index` named `name`, as met after the animations read so far (`met`).
+    pub(super) fn of(index: usize, name: Option<&'a str>, met: &Animations) -> Seen<'a> {
+        Seen {
+            index,
+            name,
+            duplicate: name.is_some_and(|n| met.contains_key(n)),
+            joints: 0,
+        }
+    }
+}
+
 /// What rebuilding a motion file compares its motions with: the incoming animations, the
 /// joints' rest values, the space and the tolerances.
 pub(super) struct MotionCx<'a> {
@@ -553,12 +565,7 @@ fn incoming_animations<'a>(
     let joint_of = joint_folds(graph);
     for (ai, a) in list.iter().enumerate() {
         let name = a.get("name").and_then(Value::as_str);
-        let mut s = Seen {
-            index: ai,
-            name,
-            duplicate: name.is_some_and(|n| out.contains_key(n)),
-            joints: 0,
-        };
+        let mut s = Seen::of(ai, name, &out);
         if let (Some(name), false) = (name, s.duplicate) {
             let reader = AnimationReader {
                 doc,

@@ -711,14 +711,7 @@ impl Placed {
         fit: Fit,
         factor: f64,
     ) -> Vec<String> {
-        let node = |n: usize| {
-            graph
-                .nodes
-                .get(n)
-                .map(|x| x.name.clone())
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| format!("#{n}"))
-        };
+        let node = |n: usize| graph.display_name(n);
         let len = crate::units::length;
         let h = |(lo, hi): (f64, f64)| if hi >= lo { hi - lo } else { 0.0 };
         let bones = pose.sigma * factor;

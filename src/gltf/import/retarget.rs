@@ -131,12 +131,7 @@ impl<'a> Retarget<'a> {
         let list = doc.json().get("animations").and_then(Value::as_array);
         for (ai, a) in list.into_iter().flatten().enumerate() {
             let name = names.get(ai).map(String::as_str);
-            let mut s = Seen {
-                index: ai,
-                name,
-                duplicate: name.is_some_and(|n| out.contains_key(n)),
-                joints: 0,
-            };
+            let mut s = Seen::of(ai, name, &out);
             if let (Some(name), false) = (name, s.duplicate) {
                 let tracks = node_tracks(doc, ai, name, a)?;
                 if !tracks.is_empty() {
@@ -160,7 +155,7 @@ impl<'a> Retarget<'a> {
                  do; {} moves with {} (its displacement taken {ratio:.3}x, the hips' heights' \
                  ratio)",
                 name(k),
-                self.node_name(n)
+                self.graph.display_name(n)
             ));
         }
         let rest: Vec<String> = (0..self.source.len())
@@ -175,15 +170,6 @@ impl<'a> Retarget<'a> {
             ));
         }
         notes
-    }
-
-    fn node_name(&self, n: usize) -> String {
-        self.graph
-            .nodes
-            .get(n)
-            .map(|x| x.name.clone())
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| format!("#{n}"))
     }
 
     /// The samples of one animation (`tracks`) on the template's joints, at every whole frame

@@ -200,16 +200,8 @@ impl Side {
                 None
             })
             .collect();
-        let name = |n: usize| {
-            graph
-                .nodes
-                .get(n)
-                .map(|x| x.name.clone())
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| format!("#{n}"))
-        };
         Side::new(
-            order.iter().map(|&n| name(n)).collect(),
+            order.iter().map(|&n| graph.display_name(n)).collect(),
             order.clone(),
             parent,
             order
