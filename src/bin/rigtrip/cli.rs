@@ -935,13 +935,13 @@ fn archive_parts(input: &Path, data: &[u8], format: Option<Format>) -> Result<Op
 
 /// The names file beside a rig file (its stem + `.names.json`, what `import` writes), when
 /// there is one.
-pub(crate) fn names_beside(input: &Path) -> Option<PathBuf> {
+fn names_beside(input: &Path) -> Option<PathBuf> {
     let p = ops::names::names_path(input);
     p.is_file().then_some(p)
 }
 
 /// A joint names file (`--names`, or the one beside the input).
-pub(crate) fn read_names(p: &Path) -> Result<rigtrip::gltf::Names> {
+fn read_names(p: &Path) -> Result<rigtrip::gltf::Names> {
     let text =
         std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
     rigtrip::gltf::Names::from_json(&text).with_context(|| format!("{}", p.display()))
@@ -1242,11 +1242,7 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     not_native(&a.file, &data)?;
-    // Buffers a .gltf names by URI sit beside it (`.` for a bare file name, as messages say).
-    let base = match a.file.parent() {
-        Some(p) if p.as_os_str().is_empty() => Some(std::path::Path::new(".")),
-        p => p,
-    };
+    let base = buffers_dir(&a.file);
     let imported = match &a.onto {
         None => import::import_slice(&data, base, &opts),
         Some(t) => {
@@ -1317,6 +1313,20 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// Where the buffers a .gltf names by URI sit: beside it (`.` for a bare file name, as
+/// messages say).
+pub(crate) fn buffers_dir(gltf: &Path) -> Option<&Path> {
+    match gltf.parent() {
+        Some(p) if p.as_os_str().is_empty() => Some(Path::new(".")),
+        p => p,
+    }
+}
+
+/// The names file beside a template, read, when there is one.
+pub(crate) fn names_beside_read(t: &Path) -> Result<Option<rigtrip::gltf::Names>> {
+    names_beside(t).as_deref().map(read_names).transpose()
+}
+
 /// The native template of `import --onto`.
 pub(crate) fn read_template(t: &Path) -> Result<rigtrip::native::NativeFile> {
     let bytes = std::fs::read(t).with_context(|| format!("cannot read {}", t.display()))?;
@@ -1328,7 +1338,7 @@ pub(crate) fn read_template(t: &Path) -> Result<rigtrip::native::NativeFile> {
 /// there is one) and `--joint-map`.
 fn onto_options(a: &ImportArgs, t: &Path) -> Result<rigtrip::gltf::import::onto::OntoOptions> {
     use rigtrip::gltf::import::onto::{JointMap, OntoMotions, OntoOptions};
-    let names = names_beside(t).as_deref().map(read_names).transpose()?;
+    let names = names_beside_read(t)?;
     let joint_map = match &a.joint_map {
         None => None,
         Some(p) => {

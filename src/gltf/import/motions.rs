@@ -705,6 +705,19 @@ pub(super) struct ChannelKeys {
     pub interpolation: player::Interpolation,
 }
 
+impl ChannelKeys {
+    /// The value these keys play at time `t` (seconds).
+    pub(super) fn play(&self, t: f64, blend: Blend) -> Option<Vec<f64>> {
+        Keys {
+            times: &self.times,
+            values: &self.values.data,
+            width: self.values.comps,
+            interpolation: self.interpolation,
+        }
+        .play(t, blend)
+    }
+}
+
 /// The keys of channel `ch` of animation `a`; `bad` words a problem of the animation.
 pub(super) fn channel_keys(
     doc: &Doc,

@@ -345,13 +345,12 @@ fn onto_motions(
              template's model, whose motion header the new motions take"
         )));
     }
-    let parents = rig
+    let skeleton = rig
         .skeletons
         .first()
-        .map(|s| s.joints.iter().map(|j| j.parent).collect())
-        .unwrap_or_default();
+        .map_or(&[][..], |s| s.joints.as_slice());
     let rest0 = rest.first().map_or(&[][..], Vec::as_slice);
-    let retarget = super::retarget::Retarget::new(graph, ids, pose, rest0, parents, space);
+    let retarget = super::retarget::Retarget::new(graph, ids, pose, rest0, skeleton, space);
     let names = super::retarget::names(doc);
     let joints = joint_names.first().map_or(&[][..], Vec::as_slice);
     let (animations, seen, notes) = retarget.animations(doc, &names, joints)?;

@@ -27,9 +27,10 @@ use super::read::Doc;
 use super::repose::Pose;
 use super::ImportError;
 use crate::gltf::read::anim;
-use crate::gltf::read::player::{Blend, Keys};
+use crate::gltf::read::player::Blend;
 use crate::gltf::Space;
 use crate::rig::motion::{FRAMES_PER_SECOND, MAX_FRAME};
+use crate::rig::{topological_order, Joint};
 
 /// The two skeletons and how one drives the other.
 pub(super) struct Retarget<'a> {
@@ -57,16 +58,21 @@ pub(super) type Retargeted<'d> = (Animations<'d>, Vec<Seen<'d>>, Vec<String>);
 
 impl<'a> Retarget<'a> {
     /// The retargeting of `graph`'s joints (matched to the template's by `ids`, re-posed by
-    /// `pose`) onto the template's skeleton 0 (`rest`: its world matrices in glTF space,
-    /// `parents`: its joints' parents).
+    /// `pose`) onto the template's skeleton 0 (`joints`; `rest`: their world matrices in glTF
+    /// space, none when the skeleton fails its gate: then no joint is driven).
     pub fn new(
         graph: &'a Graph,
         ids: &Identities,
         pose: &'a Pose,
         rest: &[DMat4],
-        parents: Vec<Option<usize>>,
+        joints: &[Joint],
         space: Space,
     ) -> Retarget<'a> {
+        let (rest, order) = match topological_order(joints) {
+            Ok(order) if rest.len() == joints.len() => (rest, order),
+            _ => (&[][..], Vec::new()),
+        };
+        let parents: Vec<Option<usize>> = joints.iter().map(|j| j.parent).collect();
         let rot_pos = |m: &DMat4| {
             let (_, r, t) = m.to_scale_rotation_translation();
             (r.normalize(), t)
@@ -107,7 +113,7 @@ impl<'a> Retarget<'a> {
             graph,
             pose,
             space,
-            order: parents_first(&parents),
+            order,
             parents,
             rest_world,
             rest_local,
@@ -212,8 +218,7 @@ impl<'a> Retarget<'a> {
         for &i in &g.preorder {
             let mut trs = g.nodes[i].local;
             if let Some([tt, tr, ts]) = tracks.get(&i) {
-                let at =
-                    |k: &Option<ChannelKeys>, blend| k.as_ref().and_then(|k| play(k, t, blend));
+                let at = |k: &Option<ChannelKeys>, blend| k.as_ref().and_then(|k| k.play(t, blend));
                 if let Some(v) = at(tt, Blend::Lerp).filter(|v| v.len() == 3) {
                     trs.t = DVec3::from_slice(&v);
                 }
@@ -307,60 +312,4 @@ fn node_tracks(doc: &Doc, ai: usize, name: &str, a: &Value) -> Result<NodeTracks
         out.entry(node).or_default()[slot] = Some(keys);
     }
     Ok(out)
-}
-
-/// The value channel keys `k` play at time `t`.
-fn play(k: &ChannelKeys, t: f64, blend: Blend) -> Option<Vec<f64>> {
-    Keys {
-        times: &k.times,
-        values: &k.values.data,
-        width: k.values.comps,
-        interpolation: k.interpolation,
-    }
-    .play(t, blend)
-}
-
-/// Joint indices, each after its parent (a joint in a cycle, or under one, is left out).
-fn parents_first(parents: &[Option<usize>]) -> Vec<usize> {
-    let n = parents.len();
-    let mut depth: Vec<Option<usize>> = vec![None; n];
-    for k in 0..n {
-        let mut chain = vec![k];
-        let mut at = parents[k];
-        while let Some(p) = at {
-            if p >= n || chain.len() > n || depth[p].is_some() {
-                break;
-            }
-            chain.push(p);
-            at = parents[p];
-        }
-        let top = *chain.last().unwrap_or(&k);
-        let base = match parents[top] {
-            None => Some(0),
-            Some(p) if p < n => depth[p].map(|d| d + 1),
-            Some(_) => None,
-        };
-        let Some(base) = base else { continue };
-        for (i, &c) in chain.iter().rev().enumerate() {
-            if depth[c].is_none() {
-                depth[c] = Some(base + i);
-            }
-        }
-    }
-    let mut order: Vec<usize> = (0..n).filter(|&k| depth[k].is_some()).collect();
-    order.sort_by_key(|&k| depth[k]);
-    order
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parents_come_first() {
-        let order = parents_first(&[Some(2), None, Some(1), Some(0)]);
-        assert_eq!(order, vec![1, 2, 0, 3]);
-        // A cycle (0 <-> 1) is left out, with what hangs under it.
-        assert_eq!(parents_first(&[Some(1), Some(0), Some(0), None]), vec![3]);
-    }
 }

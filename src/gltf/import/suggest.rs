@@ -260,15 +260,7 @@ impl Side {
 
     /// Whether joint `a` is `b` or below it.
     fn under(&self, a: usize, b: usize) -> bool {
-        let mut at = Some(a);
-        for _ in 0..=self.parent.len() {
-            match at {
-                Some(x) if x == b => return true,
-                Some(x) => at = self.parent[x],
-                None => return false,
-            }
-        }
-        false
+        self.hops(a, b) < self.parent.len()
     }
 }
 
