@@ -25,7 +25,7 @@ use super::names::{self, NameSet};
 use super::proxy::skeleton_proxy;
 use super::{
     ExportError, ExportOptions, ExportReport, Exported, JointRef, MeshInfo, MeshProblem,
-    MotionInput, SkinInfo, TransformProblem, VertexRef,
+    MotionInput, Part, SkinInfo, TransformProblem, VertexRef,
 };
 use crate::rig::format::Placement;
 use crate::rig::mesh::Mesh;
@@ -78,16 +78,23 @@ pub fn export_animated(
 
 /// [`export_animated`] with one image per texture of `images` (see [`super::texture`]): the
 /// material the format names after a texture index shows that texture; with `archive`, the
-/// archive the model and textures came from (see [`crate::rig::archive`]).
+/// archive the model and textures came from (see [`crate::rig::archive`]), and its other model
+/// members `parts` shown beside the model (see [`Part`]).
 pub fn export_textured(
     rig: &Rig,
     motions: &[MotionInput],
     images: &[super::texture::TextureImage],
-    archive: Option<&crate::rig::archive::ArchiveTag>,
+    archive: Option<(&crate::rig::archive::ArchiveTag, &[Part])>,
     opts: &ExportOptions,
 ) -> Result<Exported, ExportError> {
     let meshes = owned(rig.meshes());
-    export_inner(rig, meshes, motions, (images, archive), opts, Content::Full)
+    let (archive, parts) = archive.map_or((None, &[][..]), |(t, p)| (Some(t), p));
+    let textures = Textures {
+        images,
+        archive,
+        parts,
+    };
+    export_inner(rig, meshes, motions, textures, opts, Content::Full)
 }
 
 /// [`export_with`] without what only a reader of the whole document needs: no extras (scene,
@@ -103,13 +110,19 @@ pub(crate) fn export_geometry(
     export_inner(rig, meshes, &[], NO_TEXTURES, opts, Content::Geometry)
 }
 
-/// The images of a document and the archive tag, if any.
-type Textures<'a> = (
-    &'a [super::texture::TextureImage],
-    Option<&'a crate::rig::archive::ArchiveTag>,
-);
+/// The images of a document, the archive tag, if any, and the archive's other models.
+#[derive(Clone, Copy)]
+struct Textures<'a> {
+    images: &'a [super::texture::TextureImage],
+    archive: Option<&'a crate::rig::archive::ArchiveTag>,
+    parts: &'a [Part],
+}
 /// No images, no archive.
-const NO_TEXTURES: Textures<'static> = (&[], None);
+const NO_TEXTURES: Textures<'static> = Textures {
+    images: &[],
+    archive: None,
+    parts: &[],
+};
 
 /// What [`export_inner`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +151,8 @@ struct Draft {
     report: ExportReport,
     space: Space,
     content: Content,
+    /// The archive part being written (see [`write_parts`]), `None` for the model itself.
+    part: Option<String>,
 }
 
 /// Per skeleton: its skin and joint count, when it has joints.
@@ -147,10 +162,11 @@ fn export_inner(
     rig: &Rig,
     meshes: Vec<Cow<'_, Mesh>>,
     motions: &[MotionInput],
-    (images, archive): Textures<'_>,
+    textures: Textures<'_>,
     opts: &ExportOptions,
     content: Content,
 ) -> Result<Exported, ExportError> {
+    let Textures { images, .. } = textures;
     let space = export_space(rig, opts)?;
     let mut report = ExportReport {
         space,
@@ -180,6 +196,7 @@ fn export_inner(
         report,
         space,
         content,
+        part: None,
     };
     let WrittenSkeletons {
         mut scene_nodes,
@@ -188,6 +205,8 @@ fn export_inner(
     } = write_skeletons(&mut doc, rig, joint_names)?;
     let meshes = with_proxies(&mut doc, rig, meshes, &skins)?;
     write_mesh_nodes(&mut doc, &meshes, &skins, &mut scene_nodes)?;
+    let archive = write_parts(&mut doc, rig, textures, &skins, &mut scene_nodes)?;
+    let archive = archive.as_deref();
 
     let format = rig.source.format();
     let Draft { b, report, .. } = &mut doc;
@@ -287,7 +306,9 @@ fn write_skeletons(
         .iter()
         .filter(|sk| !sk.joints.is_empty())
         .count()
-        > 1;
+        > 1
+        // A part's skeleton never shares the scene root with the model's.
+        || doc.part.is_some();
     for (s, sk) in rig.skeletons.iter().enumerate() {
         if sk.joints.is_empty() {
             continue;
@@ -362,6 +383,129 @@ fn with_proxies<'m>(
     Ok(meshes)
 }
 
+/// Writes every part of `textures` beside `rig` (see [`write_part`]); the archive tag with
+/// each part shown (as `MemberTag::Part`), when there is a tag.
+fn write_parts<'t>(
+    doc: &mut Draft,
+    rig: &Rig,
+    textures: Textures<'t>,
+    skins: &Skins,
+    scene_nodes: &mut Vec<Index<Node>>,
+) -> Result<Option<Cow<'t, crate::rig::archive::ArchiveTag>>, ExportError> {
+    let Some(tag) = textures.archive else {
+        return Ok(None);
+    };
+    if textures.parts.is_empty() {
+        return Ok(Some(Cow::Borrowed(tag)));
+    }
+    let mut tag = tag.clone();
+    for part in textures.parts {
+        let (scene, joints) = write_part(doc, rig, part, skins, scene_nodes)?;
+        tag.show_part(part.offset, &part.name, scene, joints);
+        doc.report.parts.push(part.name.clone());
+    }
+    Ok(Some(Cow::Owned(tag)))
+}
+
+/// Writes `part` into the document: its joints under a wrapper of their own and its meshes
+/// skinned to them, or, when its skeleton is the model's (see [`shares_skeleton`]), its
+/// meshes skinned to the model's joints. Every node is named `{part}/...` and tagged with the
+/// part. Returns the part's scene tag and, when it shares the skeleton, its joint tags.
+fn write_part(
+    doc: &mut Draft,
+    rig: &Rig,
+    part: &Part,
+    skins: &Skins,
+    scene_nodes: &mut Vec<Index<Node>>,
+) -> Result<(serde_json::Value, Vec<serde_json::Value>), ExportError> {
+    let p = named_part(&part.rig, &part.name);
+    check_gates(&p)?;
+    let shared = shares_skeleton(rig, &p, doc.space);
+    let outer = doc.part.replace(part.name.clone());
+    let mut meshes: Vec<(Cow<Mesh>, bool)> = p
+        .meshes()
+        .into_iter()
+        .map(|mut m| {
+            m.name = format!("{}/{}", part.name, m.name);
+            (Cow::Owned(m), false)
+        })
+        .collect();
+    let (part_skins, joints) = if shared {
+        (skins.clone(), joint_tags(&p)?)
+    } else {
+        let requested = names::requested(&p, None, &mut doc.report.names_missing)?;
+        let joint_names = claim_joint_names(&p, &requested, &mut doc.nameset, &mut doc.report);
+        let written = write_skeletons(doc, &p, joint_names)?;
+        scene_nodes.extend(written.scene_nodes);
+        let plain = meshes.into_iter().map(|(m, _)| m).collect();
+        meshes = with_proxies(doc, &p, plain, &written.skins)?;
+        (written.skins, Vec::new())
+    };
+    write_mesh_nodes(doc, &meshes, &part_skins, scene_nodes)?;
+    doc.part = outer;
+    let scene = scene_tag(&p, doc.space, Vec::new(), None);
+    let scene = serde_json::to_value(&scene).map_err(|e| ExportError::Extras(e.to_string()))?;
+    Ok((scene, joints))
+}
+
+/// `rig` with its skeletons and the joints named the default way renamed `{part}/...`.
+fn named_part<'r>(rig: &'r Rig, part: &str) -> Cow<'r, Rig> {
+    let mut p = rig.clone();
+    for sk in &mut p.skeletons {
+        let name = format!("{part}/{}", sk.name);
+        for (k, j) in sk.joints.iter_mut().enumerate() {
+            j.name = match j.name == crate::rig::joint_name(&sk.name, k) {
+                true => crate::rig::joint_name(&name, k),
+                false => format!("{part}/{}", j.name),
+            };
+        }
+        sk.name = name;
+    }
+    Cow::Owned(p)
+}
+
+/// Whether `part`'s only skeleton is `rig`'s first as written: the same joint count and
+/// parents, and every joint's written translation and rotation bit for bit.
+fn shares_skeleton(rig: &Rig, part: &Rig, space: Space) -> bool {
+    let (Some(a), [b]) = (rig.skeletons.first(), part.skeletons.as_slice()) else {
+        return false;
+    };
+    let written = |j: &crate::rig::Joint| {
+        written_trs(space, j.translation, j.rotation)
+            .ok()
+            .map(|w| (w.translation, w.rotation))
+    };
+    a.joints.len() == b.joints.len()
+        && a.joints
+            .iter()
+            .zip(&b.joints)
+            .all(|(x, y)| x.parent == y.parent && written(x).is_some() && written(x) == written(y))
+}
+
+/// The `extras.rigtrip` of each joint node of `rig`'s first skeleton, as a value.
+fn joint_tags(rig: &Rig) -> Result<Vec<serde_json::Value>, ExportError> {
+    let Some(sk) = rig.skeletons.first() else {
+        return Ok(Vec::new());
+    };
+    let placements = rig.source.format().placements(0, sk);
+    sk.joints
+        .iter()
+        .enumerate()
+        .map(|(k, j)| {
+            let placement = placements.as_ref().and_then(|p| p.get(k));
+            serde_json::to_value(JointTag {
+                skeleton: 0,
+                joint: k,
+                offset: placement.map(|p| p.offset),
+                depth: placement.map(|p| p.depth),
+                native: Native(&j.native),
+                part: None,
+            })
+            .map_err(|e| ExportError::Extras(e.to_string()))
+        })
+        .collect()
+}
+
 /// Writes every mesh (see [`write_mesh`]) and a scene root node for each one written.
 fn write_mesh_nodes(
     doc: &mut Draft,
@@ -406,11 +550,15 @@ fn push_mesh_node(
             rigtrip: ProxyTag {
                 proxy: true,
                 skeleton: m.skeleton,
+                part: doc.part.as_deref(),
             },
         })
     } else {
         doc.content.extras(&Tagged {
-            rigtrip: MeshTag { mesh: i },
+            rigtrip: MeshTag {
+                mesh: i,
+                part: doc.part.as_deref(),
+            },
         })
     };
     let name = doc.nameset.claim(
@@ -460,18 +608,7 @@ fn write_scene(
     content: Content,
 ) {
     let scene_extras = Tagged {
-        rigtrip: SceneTag {
-            format: rig.kind(),
-            schema: SCHEMA,
-            space: SpaceTag {
-                scale: space.scale,
-                rotation: space.rotation.name(),
-            },
-            source: Native(&rig.source),
-            skeletons: SkeletonTags(&rig.skeletons),
-            motions: motion_tags,
-            archive,
-        },
+        rigtrip: scene_tag(rig, space, motion_tags, archive),
     };
     let scene = b.root.push(json::Scene {
         extensions: None,
@@ -485,6 +622,27 @@ fn write_scene(
         version: "2.0".into(),
         ..json::Asset::default()
     };
+}
+
+/// `scene.extras.rigtrip` of `rig`.
+fn scene_tag<'a>(
+    rig: &'a Rig,
+    space: Space,
+    motions: Vec<MotionFileTag>,
+    archive: Option<&'a crate::rig::archive::ArchiveTag>,
+) -> SceneTag<'a> {
+    SceneTag {
+        format: rig.kind(),
+        schema: SCHEMA,
+        space: SpaceTag {
+            scale: space.scale,
+            rotation: space.rotation.name(),
+        },
+        source: Native(&rig.source),
+        skeletons: SkeletonTags(&rig.skeletons),
+        motions,
+        archive,
+    }
 }
 
 /// The finished document, refused when its GLB would exceed [`MAX_GLB`].
@@ -587,27 +745,35 @@ struct JointTag<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     depth: Option<u16>,
     native: Native<'a, JointPayload>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part: Option<&'a str>,
 }
 
 /// A wrapper node's `extras.rigtrip`.
 #[derive(Serialize)]
-struct WrapperTag {
+struct WrapperTag<'a> {
     skeleton: usize,
     wrapper: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part: Option<&'a str>,
 }
 
 /// A rig mesh node's `extras.rigtrip`.
 #[derive(Serialize)]
-struct MeshTag {
+struct MeshTag<'a> {
     mesh: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part: Option<&'a str>,
 }
 
 /// A proxy mesh node's `extras.rigtrip` (a proxy always has its skeleton).
 #[derive(Serialize)]
-struct ProxyTag {
+struct ProxyTag<'a> {
     proxy: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     skeleton: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part: Option<&'a str>,
 }
 
 /// The placeholder node's `extras.rigtrip`.
@@ -681,7 +847,8 @@ fn write_skeleton(
     let b = &mut doc.b;
     let base = b.root.nodes.len();
     let node_of = |k: usize| Index::<Node>::new((base + k) as u32);
-    push_joint_nodes(b, (s, sk), names, placements, &trs, doc.content);
+    let tagging = (doc.content, doc.part.as_deref());
+    push_joint_nodes(b, (s, sk), names, placements, &trs, tagging);
     let top: Vec<Index<Node>> = match wrapper_node {
         Some(w) => {
             if let Some(node) = b.root.nodes.get_mut(w.value()) {
@@ -786,6 +953,7 @@ fn push_wrapper(doc: &mut Draft, s: usize, sk: &Skeleton) -> Index<Node> {
             rigtrip: WrapperTag {
                 skeleton: s,
                 wrapper: true,
+                part: doc.part.as_deref(),
             },
         }),
         ..empty_node()
@@ -800,7 +968,7 @@ fn push_joint_nodes(
     names: Vec<String>,
     placements: Option<Vec<Placement>>,
     trs: &[LocalTrs],
-    content: Content,
+    (content, part): (Content, Option<&str>),
 ) {
     let n = sk.joints.len();
     let base = b.root.nodes.len();
@@ -822,6 +990,7 @@ fn push_joint_nodes(
                 offset: placement.map(|p| p.offset),
                 depth: placement.map(|p| p.depth),
                 native: Native(&j.native),
+                part,
             },
         };
         b.root.push(Node {

@@ -127,6 +127,22 @@ pub struct ExportReport {
     /// An archive's model members other than the exported one (a coat): carried as bytes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub carried_models: Vec<crate::rig::archive::CarriedModel>,
+    /// The archive's other models shown beside the model (see [`Part`]), by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<String>,
+}
+
+/// Another model member of an archive shown in the model's document (a coat): its nodes are
+/// named `{name}/...` and tagged `extras.rigtrip.part`, and the archive tag keeps what its
+/// import needs (see [`crate::rig::archive::MemberTag::Part`]).
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// Its name (see [`crate::rig::archive::part_name`]).
+    pub name: String,
+    /// Its member's offset in the archive.
+    pub offset: u32,
+    /// The model.
+    pub rig: crate::rig::Rig,
 }
 
 /// A skin as written.
@@ -252,6 +268,9 @@ pub enum ExportError {
     /// The binary data does not fit a GLB.
     #[error("the binary buffer would hold {0} bytes, more than a GLB can (4 GiB)")]
     TooLarge(u64),
+    /// A part's tag does not serialise as JSON.
+    #[error("the extras of a part do not serialise: {0}")]
+    Extras(String),
 }
 
 pub use crate::rig::space::TransformProblem;

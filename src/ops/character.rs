@@ -12,6 +12,7 @@ use crate::native::dmc3::pixels;
 use crate::native::dmc3::texture::{self, Ptx, Texture};
 use crate::native::dmc3::Dmc3File;
 use crate::ops::verify::{Difference, GltfLeg, LegFailure};
+use crate::rig::archive::ArchiveTag;
 
 /// The slot the player-archive slot map gives the body.
 pub const BODY_SLOT: usize = 1;
@@ -27,6 +28,30 @@ pub struct Character<'a> {
     pub model: &'a Dmc3File,
     /// The texture bundle's member, when the archive has one.
     pub textures: Option<(&'a Member, &'a Ptx)>,
+    /// Every other model member (`MOD `, `SCM `), in offset order: a coat.
+    pub others: Vec<(&'a Member, &'a Dmc3File)>,
+}
+
+impl Character<'_> {
+    /// The archive tag of `pac` (this character's archive) and the other models to show beside
+    /// the body: each whose skeletons pass the spatial gate (the rest stay carried as bytes).
+    pub fn archive(
+        &self,
+        pac: &Pac,
+    ) -> Result<(ArchiveTag, Vec<crate::gltf::Part>), crate::rig::archive::ArchiveError> {
+        let tag = ArchiveTag::of(pac, self.body.offset, self.textures.map(|(m, _)| m.offset))?;
+        let parts = self
+            .others
+            .iter()
+            .map(|(m, f)| crate::gltf::Part {
+                name: crate::rig::archive::part_name(&m.slots),
+                offset: m.offset,
+                rig: crate::rig::lift(crate::native::NativeFile::Dmc3((*f).clone())),
+            })
+            .filter(|p| p.rig.skeletons.iter().all(|s| s.gate.is_ok()))
+            .collect();
+        Ok((tag, parts))
+    }
 }
 
 /// The member of `pac` whose kind `pick` accepts: the one in `preferred` first, else the first
@@ -57,10 +82,20 @@ pub fn character(pac: &Pac) -> Option<Character<'_>> {
         MemberKind::Ptx(p) => Some(&**p),
         _ => None,
     });
+    let others = pac
+        .members
+        .iter()
+        .filter(|m| m.offset != body.offset)
+        .filter_map(|m| match &m.kind {
+            MemberKind::Model(f) => Some((m, &**f)),
+            _ => None,
+        })
+        .collect();
     Some(Character {
         body,
         model,
         textures,
+        others,
     })
 }
 
@@ -129,17 +164,13 @@ pub fn archive_gltf_leg(pac: &Pac, data: &[u8]) -> Option<Result<GltfLeg, LegFai
         if let Some(e) = failed.first() {
             return Ok(GltfLeg::Skipped(e.to_string()));
         }
-        let tag = crate::rig::archive::ArchiveTag::of(
-            pac,
-            c.body.offset,
-            c.textures.map(|(m, _)| m.offset),
-        )
-        .map_err(|e| LegFailure::Tag(Box::new(e)))?;
+        let (tag, parts) = c.archive(pac).map_err(|e| LegFailure::Tag(Box::new(e)))?;
         let rig = crate::rig::lift(crate::native::NativeFile::Dmc3(c.model.clone()));
         let opts = crate::gltf::ExportOptions::default();
         // A model with no glTF form (the gate, a joint index past the skeleton) skips the leg,
         // as a loose model's does.
-        let e = match crate::gltf::export_textured(&rig, &[], &images, Some(&tag), &opts) {
+        let archive = Some((&tag, &parts[..]));
+        let e = match crate::gltf::export_textured(&rig, &[], &images, archive, &opts) {
             Ok(e) => e,
             Err(e) => return Ok(GltfLeg::Skipped(crate::chain(&e))),
         };

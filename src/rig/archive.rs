@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::native::dmc3::pac::{MemberKind, Pac, BODY_SHADOW_SLOT, PAC_MAGIC};
+use crate::native::dmc3::pac::{MemberKind, Pac, PAC_MAGIC};
 use crate::native::dmc3::pixels;
 use crate::native::dmc3::texture::{PixelFormat, Ptx, Texture, CHAIN_AT};
 use crate::rgba::{decode_png, native_entry, png_size, EncodingError};
@@ -72,6 +72,26 @@ pub enum MemberTag {
         /// written before.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         heads: Vec<TextureHead>,
+    },
+    /// Another model of the archive shown in the document (a coat): the nodes tagged with its
+    /// `name` (`extras.rigtrip.part`) are its meshes and, unless it shares the model's
+    /// skeleton, its joints.
+    #[serde(rename_all = "camelCase")]
+    Part {
+        /// Offset on disk.
+        offset: u32,
+        /// Slots naming it.
+        slots: Vec<usize>,
+        /// Its name in the document (`coat`), the prefix of its node names (`coat/...`).
+        name: String,
+        /// What `scene.extras.rigtrip` would hold for it alone: format, space, its file's
+        /// remainder and skeleton payloads.
+        scene: serde_json::Value,
+        /// When its skeleton is the model's (same joints, parents and written rest): per joint
+        /// its `extras.rigtrip` (its own native payload), read in place of the model joint's;
+        /// empty when it has joints of its own in the document.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        joints: Vec<serde_json::Value>,
     },
     /// Any other member, as its bytes.
     #[serde(rename_all = "camelCase")]
@@ -250,6 +270,16 @@ impl MemberRef {
     }
 }
 
+/// The name a model member shows under in a document: its slot's name in the slot map (`coat`)
+/// when it has one besides `body`, else `slotN` after its first slot.
+pub fn part_name(slots: &[usize]) -> String {
+    slots
+        .iter()
+        .find_map(|&s| crate::native::dmc3::pac::slot_name(s).filter(|n| *n != "body"))
+        .map(|n| n.replace(' ', "_"))
+        .unwrap_or_else(|| format!("slot{}", slots.first().copied().unwrap_or_default()))
+}
+
 /// A model member the document does not show (a coat, a second body): carried as its bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
@@ -259,7 +289,7 @@ impl std::fmt::Display for CarriedModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "member {} ({}): a model besides the body, not in the glTF (exporting it on the body's skeleton is not done yet); carried as its bytes, it comes back unchanged",
+            "member {} ({}): a model besides the body, not in the glTF (its skeleton has no model-space pose: it fails the spatial gate); carried as its bytes, it comes back unchanged",
             self.0.member,
             self.0.named_slots()
         )
@@ -365,7 +395,13 @@ impl ArchiveTag {
     /// The archive with `model` as the model member and the textures of `images`: each from
     /// the native bytes of the image whose chunk names it, else re-encoded from the image that
     /// stands for it (named after it, or shown by the material of that name).
-    pub fn rebuild(&self, model: &[u8], images: &[DocImage<'_>]) -> Result<Rebuilt, ArchiveError> {
+    /// `parts` holds the bytes of each [`MemberTag::Part`] by its offset.
+    pub fn rebuild(
+        &self,
+        model: &[u8],
+        parts: &[(u32, Vec<u8>)],
+        images: &[DocImage<'_>],
+    ) -> Result<Rebuilt, ArchiveError> {
         let mut pieces: Vec<(u32, &[usize], Vec<u8>)> = Vec::with_capacity(self.members.len());
         let mut took = Took {
             carried: 0,
@@ -375,6 +411,17 @@ impl ArchiveTag {
         for m in &self.members {
             pieces.push(match m {
                 MemberTag::Model { offset, slots } => (*offset, slots, model.to_vec()),
+                MemberTag::Part {
+                    offset,
+                    slots,
+                    name,
+                    ..
+                } => {
+                    let bytes = parts.iter().find(|(o, _)| o == offset).ok_or_else(|| {
+                        ArchiveError::Tag(format!("model {name:?} at {offset:#x} was not rebuilt"))
+                    })?;
+                    (*offset, slots, bytes.1.clone())
+                }
                 MemberTag::Bytes {
                     offset,
                     slots,
@@ -499,11 +546,6 @@ impl ArchiveTag {
             .collect()
     }
 
-    /// The members carried as bytes in the body-shadow slot: the body's shadow model.
-    pub fn body_shadows(&self) -> Vec<MemberRef> {
-        self.carried(|slots, _| slots.contains(&BODY_SHADOW_SLOT))
-    }
-
     /// What the archive gains from `images`: each material showing a new image (see
     /// [`ArchiveTag::new_images`]) renamed to the texture it becomes (`texture_N` after the
     /// bundle's last), and the texture count after.
@@ -528,6 +570,44 @@ impl ArchiveTag {
             aliases,
             count: Some(grown),
         })
+    }
+
+    /// The member at `offset` shown in the document as the part `name` (see [`MemberTag::Part`]);
+    /// `false` when no member carried as bytes is there.
+    pub fn show_part(
+        &mut self,
+        offset: u32,
+        name: &str,
+        scene: serde_json::Value,
+        joints: Vec<serde_json::Value>,
+    ) -> bool {
+        let Some(m) = self
+            .members
+            .iter_mut()
+            .find(|m| matches!(m, MemberTag::Bytes { offset: o, .. } if *o == offset))
+        else {
+            return false;
+        };
+        let slots = match m {
+            MemberTag::Bytes { slots, .. } => std::mem::take(slots),
+            _ => Vec::new(),
+        };
+        *m = MemberTag::Part {
+            offset,
+            slots,
+            name: name.to_string(),
+            scene,
+            joints,
+        };
+        true
+    }
+
+    /// The members shown as parts, in offset order, with their index.
+    pub fn parts(&self) -> impl Iterator<Item = (usize, &MemberTag)> {
+        self.members
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| matches!(m, MemberTag::Part { .. }))
     }
 
     /// The model members carried as bytes (every model but the document's).

@@ -927,18 +927,7 @@ fn plain_object(meshes: Vec<MeshSpec>) -> ObjectSpec {
 /// of skinned four-sided tubes around the bones, weights summing to 31/31. Canonical block
 /// with zero padding, placed last.
 pub fn sample_mod() -> Vec<u8> {
-    let mut rng = Rng::new(0x5A3D_1E00);
-    let h = humanoid();
-    let joints: Vec<(Option<usize>, [f64; 3])> = h.iter().map(|j| (j.1, j.2)).collect();
-    let groups: Vec<u8> = h
-        .iter()
-        .map(|j| match j.0 {
-            n if n.ends_with("_l") => 1,
-            n if n.ends_with("_r") => 2,
-            _ => 0,
-        })
-        .collect();
-    let (spec, world, node_of) = posed_block(&mut rng, &joints, &groups);
+    let (mut rng, h, spec, world, node_of) = humanoid_block();
     let mut torso = Vec::new();
     let mut legs = Vec::new();
     let mut arms = Vec::new();
@@ -971,6 +960,79 @@ pub fn sample_mod() -> Vec<u8> {
             plain_object(vec![plain_mesh(1, arms)]),
         ],
     );
+    let n = spec.records.len();
+    let block = layout_block(&mut rng, &spec, false, false);
+    layout_container(&mut rng, &c, &[], Some((block, n)), Order::Tidy, Vec::new())
+}
+
+/// The humanoid's block as [`sample_mod`] stores it: the generator after drawing it, the
+/// joints, the block, the world positions by node and the node of each logical joint.
+type HumanoidBlock = (
+    Rng,
+    Vec<(&'static str, Option<usize>, [f64; 3])>,
+    BlockSpec,
+    Vec<DVec3>,
+    Vec<usize>,
+);
+
+fn humanoid_block() -> HumanoidBlock {
+    let mut rng = Rng::new(0x5A3D_1E00);
+    let h = humanoid();
+    let joints: Vec<(Option<usize>, [f64; 3])> = h.iter().map(|j| (j.1, j.2)).collect();
+    let groups: Vec<u8> = h
+        .iter()
+        .map(|j| match j.0 {
+            n if n.ends_with("_l") => 1,
+            n if n.ends_with("_r") => 2,
+            _ => 0,
+        })
+        .collect();
+    let (spec, world, node_of) = posed_block(&mut rng, &joints, &groups);
+    (rng, h, spec, world, node_of)
+}
+
+/// A long coat for [`sample_mod`]: wide tubes from the chest down past the knees. With
+/// `shared`, on the humanoid's own skeleton (its block byte for byte, as a coat member of a
+/// player archive is); else on a skeleton of its own: a root, the hips and two tails of three
+/// joints each down the back and front, in a shuffled order of its own. Texture index 1.
+pub fn sample_coat(shared: bool) -> Vec<u8> {
+    let (mut rng, h, spec, world, node_of) = humanoid_block();
+    let logical = |name: &str| h.iter().position(|j| j.0 == name).unwrap_or(0);
+    let (spec, world, bones) = match shared {
+        true => {
+            let bone = |a: &str, b: &str, r: f64| (node_of[logical(a)], node_of[logical(b)], r);
+            let bones = vec![
+                bone("chest", "spine1", 15.0),
+                bone("spine1", "hips", 16.0),
+                bone("thigh_l", "knee_l", 11.0),
+                bone("thigh_r", "knee_r", 11.0),
+            ];
+            (spec, world, bones)
+        }
+        false => {
+            let joints: [(Option<usize>, [f64; 3]); 8] = [
+                (None, [0.0, 0.0, 0.0]),
+                (Some(0), [0.0, 95.0, 0.0]),
+                (Some(1), [0.0, 80.0, -14.0]),
+                (Some(2), [0.0, 62.0, -17.0]),
+                (Some(3), [0.0, 44.0, -20.0]),
+                (Some(1), [0.0, 80.0, 12.0]),
+                (Some(5), [0.0, 62.0, 15.0]),
+                (Some(6), [0.0, 44.0, 18.0]),
+            ];
+            let (spec, world, node_of) = posed_block(&mut rng, &joints, &[0; 8]);
+            let bones = [(1, 2), (2, 3), (3, 4), (1, 5), (5, 6), (6, 7)]
+                .map(|(a, b)| (node_of[a], node_of[b], 9.0))
+                .to_vec();
+            (spec, world, bones)
+        }
+    };
+    let verts: Vec<Vert> = bones
+        .iter()
+        .flat_map(|&(a, b, r)| tube(world[a], world[b], r, a, b))
+        .collect();
+    let mut c = ContainerSpec::sample(false, vec![plain_object(vec![plain_mesh(1, verts)])]);
+    c.unknown_14 = 0xC0A7;
     let n = spec.records.len();
     let block = layout_block(&mut rng, &spec, false, false);
     layout_container(&mut rng, &c, &[], Some((block, n)), Order::Tidy, Vec::new())

@@ -882,7 +882,8 @@ fn export_one(
         scale: a.scale,
         names,
     };
-    let exported = rigtrip::gltf::export_textured(&rig, motions, &images, tag.as_ref(), &opts)
+    let archive = tag.as_ref().map(|(t, p)| (t, &p[..]));
+    let exported = rigtrip::gltf::export_textured(&rig, motions, &images, archive, &opts)
         .with_context(|| format!("{}", input.display()))?;
     let bytes = if ext == "glb" {
         rigtrip::gltf::to_glb(&exported)
@@ -904,7 +905,7 @@ fn export_one(
 type Parts = (
     NativeFile,
     Option<Vec<rigtrip::native::dmc3::texture::Texture>>,
-    rigtrip::rig::archive::ArchiveTag,
+    (rigtrip::rig::archive::ArchiveTag, Vec<rigtrip::gltf::Part>),
 );
 fn archive_parts(input: &Path, data: &[u8], format: Option<Format>) -> Result<Option<Parts>> {
     if format.is_some() {
@@ -923,12 +924,9 @@ fn archive_parts(input: &Path, data: &[u8], format: Option<Format>) -> Result<Op
     else {
         bail!("{}", not_a_rig(input, m, data));
     };
-    let tag = rigtrip::rig::archive::ArchiveTag::of(
-        pac,
-        c.body.offset,
-        c.textures.map(|(m, _)| m.offset),
-    )
-    .with_context(|| format!("{}", input.display()))?;
+    let tag = c
+        .archive(pac)
+        .with_context(|| format!("{}", input.display()))?;
     let textures = c.textures.map(|(_, p)| p.textures.clone());
     Ok(Some((NativeFile::Dmc3(c.model.clone()), textures, tag)))
 }

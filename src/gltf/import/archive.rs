@@ -5,10 +5,13 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::parts::PartImport;
 use super::read::Doc;
 use super::{ImportError, Imported};
-use super::{MeshReport, MeshStatus};
+use super::{MeshReport, MeshStatus, ModelReport};
+use crate::native::dmc3::pac::{BODY_SHADOW_SLOT, CLOTH_SLOT, COAT_SHADOW_SLOT, COAT_SLOT};
 use crate::rgba::native_entry;
+use crate::rig::archive::MemberTag;
 use crate::rig::archive::{AddedTextures, ArchiveTag, DocImage, MemberRef};
 
 /// `scene.extras.rigtrip.archive` of the first scene that has one.
@@ -118,16 +121,22 @@ fn images_not_written(images: &[DocImage<'_>]) -> Option<String> {
 
 /// When the document carries an archive: its bytes in place of the model's, with the textures
 /// from the document's `images`, and a note.
+/// `parts` are the archive's other models, each imported from its view of the document.
 pub(super) fn rebuild(
     images: &[DocImage<'_>],
     tag: Option<ArchiveTag>,
     imported: &mut Imported,
+    parts: Vec<PartImport>,
 ) -> Result<(), ImportError> {
     let Some(tag) = tag else {
         imported.report.notes.extend(images_not_written(images));
         return Ok(());
     };
-    let r = tag.rebuild(&imported.bytes, images)?;
+    let bytes: Vec<(u32, Vec<u8>)> = parts
+        .iter()
+        .map(|p| (p.offset, p.imported.bytes.clone()))
+        .collect();
+    let r = tag.rebuild(&imported.bytes, &bytes, images)?;
     imported.report.notes.push(format!(
         "archive: {} member(s) in {} slot(s) around the model, {} texture(s) from their images' native bytes (rgTX){}{}{}",
         tag.members.len(),
@@ -154,8 +163,42 @@ pub(super) fn rebuild(
     let bytes = r.bytes;
     imported.report.textures = r.reencoded;
     imported.bytes = bytes;
-    imported.report.stale_shadows = stale_shadows(&tag, &imported.report.meshes);
+    imported.report.stale_shadows = stale_shadows(&tag, BODY_SHADOW_SLOT, &imported.report.meshes);
+    for p in parts {
+        let mut report = p.imported.report;
+        let slots = tag
+            .parts()
+            .find_map(|(_, m)| match m {
+                MemberTag::Part { offset, slots, .. } if *offset == p.offset => Some(slots.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        for shadow in slots.iter().filter_map(|&s| shadow_slot(s)) {
+            report
+                .stale_shadows
+                .extend(stale_shadows(&tag, shadow, &report.meshes));
+        }
+        if !report.stale_shadows.is_empty() && slots.contains(&COAT_SLOT) {
+            for cloth in tag.carried(|s, _| s.contains(&CLOTH_SLOT)) {
+                report.notes.push(format!(
+                    "member {} ({}): the cloth data was made for the old coat (its layout is not public: carried as it was)",
+                    cloth.member,
+                    cloth.named_slots()
+                ));
+            }
+        }
+        imported.report.models.push(ModelReport {
+            name: p.name,
+            offset: p.offset,
+            report,
+        });
+    }
     Ok(())
+}
+
+/// The slot of the shadow model of the model in `slot` (the slot map's: the coat's in 14).
+fn shadow_slot(slot: usize) -> Option<usize> {
+    (slot == COAT_SLOT).then_some(COAT_SHADOW_SLOT)
 }
 
 /// A shadow model of the body (a carried member in the body-shadow slot) left as it was while
@@ -168,16 +211,16 @@ impl std::fmt::Display for StaleShadow {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "member {} ({}): the shadow still casts the old body (its layout is not public: carried as it was)",
+            "member {} ({}): the shadow still casts the old shape (carried as it was)",
             self.0.member,
             self.0.named_slots()
         )
     }
 }
 
-/// The members of `tag` in the body-shadow slot when a mesh of the body was edited, added or
+/// The members of `tag` in the shadow slot `slot` when a mesh of its model was edited, added or
 /// removed (a changed texture index alone leaves the shape, and so the shadow, as it was).
-fn stale_shadows(tag: &ArchiveTag, meshes: &MeshReport) -> Vec<StaleShadow> {
+fn stale_shadows(tag: &ArchiveTag, slot: usize, meshes: &MeshReport) -> Vec<StaleShadow> {
     let changed = meshes
         .written
         .as_ref()
@@ -185,6 +228,6 @@ fn stale_shadows(tag: &ArchiveTag, meshes: &MeshReport) -> Vec<StaleShadow> {
     if meshes.status != MeshStatus::Written || !changed {
         return Vec::new();
     }
-    let shadows = tag.body_shadows();
+    let shadows = tag.carried(|slots, _| slots.contains(&slot));
     shadows.into_iter().map(StaleShadow).collect()
 }

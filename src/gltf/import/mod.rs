@@ -30,6 +30,7 @@ mod mesh;
 mod meshback;
 mod num_hash;
 pub mod onto;
+mod parts;
 pub use mesh::Ignored;
 pub mod motions;
 mod new_motions;
@@ -186,6 +187,20 @@ pub struct ImportReport {
     /// texture came back from its image's native bytes).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub textures: Vec<crate::rig::archive::Reencoded>,
+    /// The archive's other models (a coat), each imported as its own model.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelReport>,
+}
+
+/// What the import did with one other model of the archive.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelReport {
+    /// Its name in the document (`coat`).
+    pub name: String,
+    /// Its member's offset in the archive read.
+    pub offset: u32,
+    /// Its import, as for the model.
+    pub report: ImportReport,
 }
 
 /// What happened to one skeleton.
@@ -578,6 +593,15 @@ pub enum AnimationProblem {
 /// Why a glTF could not be imported.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ImportError {
+    /// A part of the archive (a coat) does not import.
+    #[error("model {part:?} of the archive")]
+    Part {
+        /// Its name.
+        part: String,
+        /// Why.
+        #[source]
+        source: Box<ImportError>,
+    },
     /// The file could not be read.
     #[error("{path}")]
     Io {
@@ -729,8 +753,18 @@ pub fn import_slice(
     let tag = archive::tag(&doc)?;
     let images = archive::doc_images(&doc);
     let added = archive::added_textures(&images, tag.as_ref())?;
-    let mut imported = rebuild::import(&doc, &added, &tol, opts)?;
-    archive::rebuild(&images, tag, &mut imported)?;
+    let split = match &tag {
+        Some(t) => parts::split(&doc, t)?,
+        None => None,
+    };
+    let Some(split) = split else {
+        let mut imported = rebuild::import(&doc, &added, &tol, opts)?;
+        archive::rebuild(&images, tag, &mut imported, Vec::new())?;
+        return Ok(imported);
+    };
+    let mut imported = rebuild::import(&split.model, &added, &tol, opts)?;
+    let models = parts::import(split.parts, &added, &tol, opts)?;
+    archive::rebuild(&images, tag, &mut imported, models)?;
     Ok(imported)
 }
 
@@ -801,6 +835,12 @@ impl ImportReport {
         }
         for n in &self.notes {
             line(format!("note: {n}"));
+        }
+        for m in &self.models {
+            line(format!("model {:?} (member at {:#x}):", m.name, m.offset));
+            for l in m.report.render_text().lines() {
+                line(format!("  {l}"));
+            }
         }
         out
     }

@@ -298,6 +298,7 @@ pub fn import_onto(
         animations_not_written: not_written,
         stale_shadows: Vec::new(),
         textures: Vec::new(),
+        models: Vec::new(),
     };
     Ok(Imported {
         native,

@@ -94,6 +94,7 @@ pub(crate) fn import(
             animations_not_written: not_written,
             stale_shadows: Vec::new(),
             textures: Vec::new(),
+            models: Vec::new(),
         },
         motions,
     })

@@ -88,6 +88,12 @@ pub fn opaque_label(b: &[u8]) -> &'static str {
 
 /// The slot the player-archive slot map gives the body's shadow model.
 pub const BODY_SHADOW_SLOT: usize = 8;
+/// The slot of the coat, a second model on the body's skeleton (player archives).
+pub const COAT_SLOT: usize = 12;
+/// The slot of the coat's cloth (physics) data.
+pub const CLOTH_SLOT: usize = 13;
+/// The slot of the coat's shadow model.
+pub const COAT_SHADOW_SLOT: usize = 14;
 
 /// The name the player-archive slot map gives a slot (community notes on the game's actor
 /// code: 0 textures, 1 body, 8 shadow, 12 coat, 13 cloth, 14 coat shadow). A name, never
