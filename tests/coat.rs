@@ -100,3 +100,81 @@ fn a_coat_with_its_own_skeleton_gets_its_own_skin_and_comes_back() {
     let back = import(&glb);
     assert!(back.bytes == pac, "the archive differs");
 }
+
+/// The slots of the members whose bytes differ between two archives with the same slots.
+fn changed_members(before: &[u8], after: &[u8]) -> Vec<Vec<usize>> {
+    let (b, a) = (Pac::read(before).unwrap(), Pac::read(after).unwrap());
+    assert_eq!(a.offsets.len(), b.offsets.len());
+    b.members
+        .iter()
+        .filter(|m| {
+            let now = a.member_of(m.slots[0]).unwrap();
+            now.bytes().unwrap() != m.bytes().unwrap()
+        })
+        .map(|m| m.slots.clone())
+        .collect()
+}
+
+/// The first vertex of the mesh node named `coat/...` moved 1 cm along x, in place.
+fn move_coat_vertex(glb: &mut [u8]) {
+    let (v, bin) = common::glb_parts(glb);
+    let node = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n.get("mesh").is_some() && n["name"].as_str().unwrap().starts_with("coat/"))
+        .unwrap();
+    let mesh = &v["meshes"][node["mesh"].as_u64().unwrap() as usize];
+    let acc = &v["accessors"][mesh["primitives"][0]["attributes"]["POSITION"].as_u64().unwrap() as usize];
+    let view = &v["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+    let at = bin + view["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let x = f32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) + 0.01;
+    glb[at..at + 4].copy_from_slice(&x.to_le_bytes());
+}
+
+#[test]
+fn a_moved_coat_vertex_changes_the_coat_member_only() {
+    for shared in [true, false] {
+        let pac = coated(shared);
+        let (mut glb, _) = export(&pac);
+        move_coat_vertex(&mut glb);
+        let back = import(&glb);
+        assert_eq!(changed_members(&pac, &back.bytes), [vec![12]], "shared {shared}");
+        let coat = &back.report.models[0].report;
+        assert_eq!(coat.meshes.status, rigtrip::gltf::import::MeshStatus::Written);
+        assert_eq!(back.report.meshes.status, rigtrip::gltf::import::MeshStatus::Unchanged);
+        // The coat's shadow (slot 14 shares the body shadow's member here) and its cloth are
+        // named as made for the old coat.
+        let text = back.report.render_text();
+        assert!(text.contains("model \"coat\""), "{text}");
+        assert!(text.contains("slot 14, coat shadow): the shadow still casts the old shape"), "{text}");
+    }
+}
+
+#[test]
+fn a_new_mesh_skinned_to_the_coat_skeleton_lands_in_the_coat() {
+    let pac = coated(false);
+    let (glb, _) = export(&pac);
+    let (mut json, bin) = common::glb_split(&glb);
+    let nodes = json["nodes"].as_array_mut().unwrap();
+    let coat = nodes
+        .iter()
+        .find(|n| n.get("mesh").is_some() && n["name"].as_str().unwrap().starts_with("coat/"))
+        .unwrap()
+        .clone();
+    // An editor's new object: a copy of the coat's mesh under a name of its own, no extras.
+    let mut pocket = coat.clone();
+    pocket["name"] = "pocket".into();
+    pocket.as_object_mut().unwrap().remove("extras");
+    nodes.push(pocket);
+    let n = nodes.len() - 1;
+    json["scenes"][0]["nodes"].as_array_mut().unwrap().push(n.into());
+    let back = import(&common::glb(&json, &bin));
+    assert_eq!(changed_members(&pac, &back.bytes), [vec![12]]);
+    let coat = Pac::read(&back.bytes).unwrap();
+    let rigtrip::native::dmc3::pac::MemberKind::Model(m) = &coat.member_of(12).unwrap().kind else {
+        panic!("slot 12 is no model");
+    };
+    let rig = rigtrip::rig::lift(rigtrip::native::NativeFile::Dmc3((**m).clone()));
+    assert_eq!(rig.meshes().len(), 2, "the pocket is a mesh of the coat");
+}
