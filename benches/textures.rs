@@ -114,24 +114,23 @@ fn repaint(reps: usize, pac: &[u8], png: &[u8]) -> (Duration, String) {
         materials: Vec::new(),
         png: Some(&plain),
     }];
-    let (t, r) = best(reps, || tag.rebuild(&model, &image).expect("rebuilds"));
+    let (t, r) = best(reps, || tag.rebuild(&model, &[], &image).expect("rebuilds"));
     (t, r.reencoded[0].to_string())
 }
 
 /// What `rigtrip export ARCHIVE -o OUT.glb` does, in memory.
 fn export(pac: &[u8]) -> Vec<u8> {
-    use rigtrip::rig::archive::ArchiveTag;
     let p = rigtrip::native::dmc3::Pac::read(pac).expect("reads");
     let c = rigtrip::ops::character::character(&p).expect("a character");
-    let (m, ptx) = c.textures.expect("textures");
+    let (_, ptx) = c.textures.expect("textures");
     let (images, _) = rigtrip::ops::character::images(&ptx.textures);
-    let tag = ArchiveTag::of(&p, c.body.offset, Some(m.offset)).expect("tag");
+    let (tag, parts) = c.archive(&p).expect("tag");
     let rig = rigtrip::rig::lift(rigtrip::native::NativeFile::Dmc3(c.model.clone()));
     let e = rigtrip::gltf::export_textured(
         &rig,
         &[],
         &images,
-        Some(&tag),
+        Some((&tag, &parts)),
         &rigtrip::gltf::ExportOptions::default(),
     )
     .expect("exports");

@@ -1196,3 +1196,77 @@ fn a_new_action_becomes_a_new_motion_where_the_modder_sends_it() {
     common::pose::assert_keyed_action(&model, &common::member_motion(&written, 2), key);
     assert!(has(&info, "  my_taunt (slot 2): NEW motion"), "{info:#?}");
 }
+
+/// The slots of the members whose bytes differ between two archives with the same slots.
+fn changed_members(before: &[u8], after: &[u8]) -> Vec<Vec<usize>> {
+    use rigtrip::native::dmc3::Pac;
+    let (b, a) = (Pac::read(before).unwrap(), Pac::read(after).unwrap());
+    b.members
+        .iter()
+        .filter(|m| a.member_of(m.slots[0]).unwrap().bytes().unwrap() != m.bytes().unwrap())
+        .map(|m| m.slots.clone())
+        .collect()
+}
+
+/// The meshes of the model in `slot` of archive `bytes`.
+fn member_meshes(bytes: &[u8], slot: usize) -> usize {
+    use rigtrip::native::dmc3::pac::MemberKind;
+    let p = rigtrip::native::dmc3::Pac::read(bytes).unwrap();
+    let MemberKind::Model(m) = &p.member_of(slot).unwrap().kind else {
+        panic!("slot {slot} holds no model");
+    };
+    rig::lift(NativeFile::Dmc3((**m).clone())).meshes().len()
+}
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn the_coat_opens_in_its_own_collection_and_its_edits_land_in_the_coat() {
+    use rigtrip::synth::texture as st;
+    for shared in [true, false] {
+        let mut rng = rigtrip::synth::rng::Rng::new(0xC0A7);
+        let coat = rigtrip::synth::dmc3::sample_coat(shared);
+        let body = rigtrip::synth::dmc3::sample_mod();
+        let pac = st::coated_character_pac(&mut rng, st::sample_ptx(), body, coat);
+        let dir = scratch(&format!("coat_{shared}"));
+        let input = write(&dir, "pl000.pac", &pac);
+        // Unedited: the archive back byte for byte; the coat in a child collection.
+        let out = dir.join("pl000_same.pac");
+        let got = driver(&["coat", &input, out.to_str().unwrap(), "0", "0"]);
+        assert_eq!(got["error"], Value::Null, "{got}");
+        let coat_objects = got["children"]["coat"]
+            .as_array()
+            .expect("a coat collection");
+        assert!(
+            coat_objects
+                .iter()
+                .all(|o| o.as_str().unwrap().starts_with("coat/")),
+            "{got}"
+        );
+        let armatures = coat_objects.len();
+        assert_eq!(armatures, if shared { 1 } else { 2 }, "{got}");
+        assert!(
+            std::fs::read(&out).unwrap() == pac,
+            "shared {shared}: the archive differs"
+        );
+        // A coat vertex moved (and, on its own skeleton, a new mesh under its armature): the
+        // coat member alone changes.
+        let out = dir.join("pl000_edited.pac");
+        let new = if shared { "0" } else { "1" };
+        let got = driver(&["coat", &input, out.to_str().unwrap(), "1", new]);
+        assert_eq!(got["error"], Value::Null, "{got}");
+        let edited = std::fs::read(&out).unwrap();
+        assert_eq!(
+            changed_members(&pac, &edited),
+            [vec![12]],
+            "shared {shared}"
+        );
+        assert!(
+            std::fs::read(&input).unwrap() == pac,
+            "the input was rewritten"
+        );
+        if !shared {
+            assert_eq!(got["pocket"], serde_json::json!(["coat"]), "{got}");
+            assert_eq!(member_meshes(&edited, 12), 2, "the pocket is in the coat");
+        }
+    }
+}

@@ -224,14 +224,22 @@ fn every_command_json_validates_against_its_schema() {
         0,
     );
     assert_eq!(v["stale_shadows"][0]["slots"], json!([8, 14]), "{v}");
-    // An archive with a coat: the coat named, carried.
+    // An archive with a coat: the coat shown beside the body, and imported as its own model.
     let v = check(
         &dir,
         "export",
         &["export", "--json", "coat.pac", "-o", "coat.glb"],
         0,
     );
-    assert_eq!(v["carried_models"][0]["slots"], json!([12]), "{v}");
+    assert_eq!(v["parts"], json!(["coat"]), "{v}");
+    assert_eq!(v["skins"][1]["part"], "coat", "{v}");
+    let v = check(
+        &dir,
+        "import",
+        &["import", "--json", "coat.glb", "-o", "coat.new.pac"],
+        0,
+    );
+    assert_eq!(v["models"][0]["name"], "coat", "{v}");
     // A repainted texture (its image without the native chunk): re-encoded, with its error.
     let mut glb = std::fs::read(dir.join("c.glb")).unwrap();
     common::drop_first_texture_chunk(&mut glb);

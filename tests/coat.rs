@@ -125,7 +125,9 @@ fn move_coat_vertex(glb: &mut [u8]) {
         .find(|n| n.get("mesh").is_some() && n["name"].as_str().unwrap().starts_with("coat/"))
         .unwrap();
     let mesh = &v["meshes"][node["mesh"].as_u64().unwrap() as usize];
-    let acc = &v["accessors"][mesh["primitives"][0]["attributes"]["POSITION"].as_u64().unwrap() as usize];
+    let acc = &v["accessors"][mesh["primitives"][0]["attributes"]["POSITION"]
+        .as_u64()
+        .unwrap() as usize];
     let view = &v["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
     let at = bin + view["byteOffset"].as_u64().unwrap_or(0) as usize;
     let x = f32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) + 0.01;
@@ -139,15 +141,28 @@ fn a_moved_coat_vertex_changes_the_coat_member_only() {
         let (mut glb, _) = export(&pac);
         move_coat_vertex(&mut glb);
         let back = import(&glb);
-        assert_eq!(changed_members(&pac, &back.bytes), [vec![12]], "shared {shared}");
+        assert_eq!(
+            changed_members(&pac, &back.bytes),
+            [vec![12]],
+            "shared {shared}"
+        );
         let coat = &back.report.models[0].report;
-        assert_eq!(coat.meshes.status, rigtrip::gltf::import::MeshStatus::Written);
-        assert_eq!(back.report.meshes.status, rigtrip::gltf::import::MeshStatus::Unchanged);
+        assert_eq!(
+            coat.meshes.status,
+            rigtrip::gltf::import::MeshStatus::Written
+        );
+        assert_eq!(
+            back.report.meshes.status,
+            rigtrip::gltf::import::MeshStatus::Unchanged
+        );
         // The coat's shadow (slot 14 shares the body shadow's member here) and its cloth are
         // named as made for the old coat.
         let text = back.report.render_text();
         assert!(text.contains("model \"coat\""), "{text}");
-        assert!(text.contains("slot 14, coat shadow): the shadow still casts the old shape"), "{text}");
+        assert!(
+            text.contains("slot 14, coat shadow): the shadow still casts the old shape"),
+            "{text}"
+        );
     }
 }
 
@@ -168,7 +183,10 @@ fn a_new_mesh_skinned_to_the_coat_skeleton_lands_in_the_coat() {
     pocket.as_object_mut().unwrap().remove("extras");
     nodes.push(pocket);
     let n = nodes.len() - 1;
-    json["scenes"][0]["nodes"].as_array_mut().unwrap().push(n.into());
+    json["scenes"][0]["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(n.into());
     let back = import(&common::glb(&json, &bin));
     assert_eq!(changed_members(&pac, &back.bytes), [vec![12]]);
     let coat = Pac::read(&back.bytes).unwrap();

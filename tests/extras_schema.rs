@@ -177,9 +177,14 @@ fn archive_extras_follow_the_schema() {
     let (images, failed) = rigtrip::ops::character::images(&ptx.textures);
     assert!(failed.is_empty());
     let rig = rigtrip::rig::lift(rigtrip::native::NativeFile::Dmc3(c.model.clone()));
-    let e =
-        rigtrip::gltf::export_textured(&rig, &[], &images, Some(&tag), &ExportOptions::default())
-            .unwrap();
+    let e = rigtrip::gltf::export_textured(
+        &rig,
+        &[],
+        &images,
+        Some((&tag, &[])),
+        &ExportOptions::default(),
+    )
+    .unwrap();
     let scene = extras(&e.root.scenes[0].extras).unwrap();
     assert_no_null(&scene, "scene");
     let roles: Vec<&str> = scene["archive"]["members"]

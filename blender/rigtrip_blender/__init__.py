@@ -337,6 +337,7 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
                     f"Blender's glTF importer failed on rigtrip's glTF: {', '.join(result)}"
                 )
             _set_property(coll, EXTRAS, extras[EXTRAS])
+            _collect_parts(coll, extras[EXTRAS])
             coll[STATE] = {
                 "source": source,
                 "format": str(extras[EXTRAS].get("format", "")),
@@ -652,6 +653,37 @@ class _Stage:
         for step in [self.model, runner.names_path(self.model), *(s for s, _ in self.others)]:
             if os.path.exists(step):
                 os.remove(step)
+
+
+def part_names(extras):
+    """The names of an archive's other models shown in the document (a coat), in order."""
+    members = (extras.get("archive") or {}).get("members") or []
+    return [m.get("name") for m in members if m.get("role") == "part" and m.get("name")]
+
+
+def _part_of(obj, names):
+    """The part `obj` belongs to: its rigtrip tag's `part`, else the `part/` its name starts
+    with; None for the model's own objects."""
+    tag = obj.get("rigtrip")
+    part = tag.get("part") if hasattr(tag, "get") else None
+    if part in names:
+        return part
+    prefix = obj.name.split("/", 1)[0] if "/" in obj.name else None
+    return prefix if prefix in names else None
+
+
+def _collect_parts(coll, extras):
+    """Moves the objects of each other model of the archive (its armature, its meshes) into a
+    child collection of the rig's named after it: the export writes the child collections
+    with the rig's, and import tells the models apart by their objects' tags and names."""
+    names = part_names(extras)
+    for name in names:
+        child = bpy.data.collections.new(name)
+        coll.children.link(child)
+        for obj in list(coll.objects):
+            if _part_of(obj, names) == name:
+                child.objects.link(obj)
+                coll.objects.unlink(obj)
 
 
 def _write_glb(glb, coll, rest_pose, animations):

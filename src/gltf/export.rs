@@ -341,6 +341,7 @@ fn write_skeletons(
             joints: sk.joints.len(),
             wrapper,
             proxy: false,
+            part: doc.part.clone(),
         });
     }
     Ok(WrittenSkeletons {
@@ -375,7 +376,12 @@ fn with_proxies<'m>(
             })?;
         if let Some(m) = proxy {
             meshes.push((Cow::Owned(m), true));
-            if let Some(info) = doc.report.skins.iter_mut().find(|i| i.skeleton == s) {
+            let part = doc.part.as_ref();
+            let info = doc.report.skins.iter_mut();
+            if let Some(info) = info
+                .rev()
+                .find(|i| i.skeleton == s && i.part.as_ref() == part)
+            {
                 info.proxy = true;
             }
         }
@@ -527,6 +533,7 @@ fn write_mesh_nodes(
             vertices: m.positions.len(),
             triangles: m.triangles.len(),
             gltf_mesh: written.map(|(mesh, _)| mesh.value()),
+            part: doc.part.clone(),
         });
         let Some((mesh, skin)) = written else {
             continue;

@@ -159,6 +159,9 @@ pub struct SkinInfo {
     pub wrapper: bool,
     /// Whether the skeleton got proxy solids because no mesh is skinned to it.
     pub proxy: bool,
+    /// The archive part it belongs to (see [`Part`]); absent for the model's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
 }
 
 /// One mesh considered by the export.
@@ -176,6 +179,9 @@ pub struct MeshInfo {
     pub triangles: usize,
     /// Index of the glTF mesh written for it; `None` when it was skipped (no vertices or no triangles).
     pub gltf_mesh: Option<usize>,
+    /// The archive part it belongs to (see [`Part`]); absent for the model's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
 }
 
 /// A vertex of a mesh (mesh index as in [`ExportReport::meshes`]).
