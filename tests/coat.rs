@@ -196,3 +196,30 @@ fn a_new_mesh_skinned_to_the_coat_skeleton_lands_in_the_coat() {
     let rig = rigtrip::rig::lift(rigtrip::native::NativeFile::Dmc3((**m).clone()));
     assert_eq!(rig.meshes().len(), 2, "the pocket is a mesh of the coat");
 }
+
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn both_coats_come_back_through_blender_and_a_moved_coat_vertex_lands_in_the_coat() {
+    for shared in [true, false] {
+        let pac = coated(shared);
+        let dir = common::scratch(&format!("coat_blender_{shared}"));
+        let glb = dir.join("coat.glb");
+        std::fs::write(&glb, export(&pac).0).unwrap();
+        let through = dir.join("coat.blender.glb");
+        common::blender_roundtrip(&glb, &through, &[]);
+        let back = import(&std::fs::read(&through).unwrap());
+        assert!(back.bytes == pac, "shared {shared}: the archive differs");
+        let mut edited = std::fs::read(&glb).unwrap();
+        move_coat_vertex(&mut edited);
+        let moved = dir.join("coat.moved.glb");
+        std::fs::write(&moved, &edited).unwrap();
+        let through = dir.join("coat.moved.blender.glb");
+        common::blender_roundtrip(&moved, &through, &[]);
+        let back = import(&std::fs::read(&through).unwrap());
+        assert_eq!(
+            changed_members(&pac, &back.bytes),
+            [vec![12]],
+            "shared {shared}"
+        );
+    }
+}

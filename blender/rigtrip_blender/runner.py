@@ -318,13 +318,16 @@ def import_info(report):
         lines.append(f"animation {name}: NOT WRITTEN: {a.get('reason')}")
     for s in report.get("stale_shadows") or []:
         lines.append(
-            f"member {s['member']} (slots {s['slots']}): the shadow still casts the old body "
-            "(its layout is not public: carried as it was)"
+            f"member {s['member']} (slots {s['slots']}): the shadow still casts the old shape "
+            "(carried as it was)"
         )
     for t in report.get("textures") or []:
         lines.append(texture_line(t))
     for note in report.get("notes", []):
         lines.append(f"note: {note}")
+    for model in report.get("models") or []:
+        lines.append(f"model {model.get('name')} (the archive's member at {model.get('offset'):#x}):")
+        lines.extend("  " + line for line in import_info(model.get("report") or {}))
     return lines
 
 

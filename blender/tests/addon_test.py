@@ -90,7 +90,9 @@ def fresh():
 def import_rig(native, **kw):
     before = set(bpy.data.collections)
     assert bpy.ops.import_scene.rigtrip(filepath=native, **kw) == {"FINISHED"}
-    (coll,) = set(bpy.data.collections) - before - {bpy.data.collections.get("glTF_not_exported")}
+    new = set(bpy.data.collections) - before
+    # The rig's collection; a coat's child collection holds no add-on state.
+    (coll,) = [c for c in new if rigtrip_blender.STATE in c]
     return coll
 
 

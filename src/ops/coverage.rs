@@ -14,6 +14,7 @@ use crate::native::dmc3::motion::{
     KeyF32, KeyF32Hermite, KeyU16, KeyU16Hermite, Mot, MotHeader, TangentRanges, TrackHead,
 };
 use crate::native::dmc3::pac::{MemberKind, Pac};
+use crate::native::dmc3::shadow::Shw;
 use crate::native::dmc3::texture::{self, DdsHeader, Descriptor, Ptx, Texture};
 use crate::native::dmc3::{
     self, BlockHeader, Dmc3File, Header, MeshRecord, NodeBlock, NodeTransform, ObjectRecord,
@@ -571,6 +572,7 @@ fn member_claims(c: &mut Claims, m: &crate::native::dmc3::Member, i: usize) {
             pac_claims(&mut sub, a);
             c.shifted(sub, base, &prefix);
         }
+        MemberKind::Shadow(shw) => shadow_claims(c, shw, base, &prefix),
         MemberKind::Opaque(b) => c.add(
             base,
             b.len() as u64,
@@ -580,6 +582,70 @@ fn member_claims(c: &mut Claims, m: &crate::native::dmc3::Member, i: usize) {
             PU,
         ),
     }
+}
+
+/// A shadow model at `base` (see [`crate::native::dmc3::shadow`]): the header's and each
+/// record's named fields (COMMUNITY) and undecoded bytes, each hull's two named lists, and the
+/// bytes between and after them as gaps.
+fn shadow_claims(c: &mut Claims, shw: &Shw, base: u64, prefix: &str) {
+    use crate::native::dmc3::shadow::{ADJACENCY, HEADER, RECORD, TRIANGLE};
+    let field = |c: &mut Claims, at: u64, len: u64, what: &str, kind: Kind, ev: Evidence| {
+        c.add(
+            base + at,
+            len,
+            format!("{prefix}{what}"),
+            "shadow model",
+            kind,
+            ev,
+        )
+    };
+    field(c, 0, 4, "magic", D, COMM);
+    field(c, 4, 4, "version", D, COMM);
+    field(c, 8, 8, "header +0x08", P, PU);
+    field(c, 0x10, 1, "hull count", D, COMM);
+    field(c, 0x11, 0x0F, "header +0x11", P, PU);
+    let mut lists: Vec<(u64, u64, String)> = Vec::new();
+    for (h, hull) in shw.hulls.iter().enumerate() {
+        let at = (HEADER + h * RECORD) as u64;
+        let name = |f: &str| format!("hull {h} {f}");
+        field(c, at, 2, &name("vertex count"), D, COMM);
+        field(c, at + 2, 2, &name("triangle count"), D, COMM);
+        field(c, at + 4, 12, &name("+0x04"), P, PU);
+        field(c, at + 0x10, 8, &name("triangle list offset"), D, COMM);
+        field(c, at + 0x18, 8, &name("adjacency offset"), D, COMM);
+        field(
+            c,
+            at + 0x20,
+            16,
+            &name("offsets +0x20 +0x28 (not named)"),
+            P,
+            COMM,
+        );
+        field(c, at + 0x30, 16, &name("+0x30"), P, PU);
+        let t = hull.triangles.len() as u64;
+        lists.push((hull.offsets[0], t * TRIANGLE as u64, name("triangles")));
+        lists.push((hull.offsets[1], t * ADJACENCY as u64, name("adjacency")));
+    }
+    lists.sort();
+    let mut at = (HEADER + shw.hulls.len() * RECORD) as u64;
+    let end = at + shw.body.len() as u64;
+    for (start, len, what) in lists {
+        if start < at {
+            continue; // shared with, or inside, a list already claimed
+        }
+        c.gap(
+            base + at,
+            (start - at) as usize,
+            format!("{prefix}shadow gap"),
+        );
+        field(c, start, len, &what, D, COMM);
+        at = start + len;
+    }
+    c.gap(
+        base + at,
+        end.saturating_sub(at) as usize,
+        format!("{prefix}shadow tail"),
+    );
 }
 
 /// A gfxTexture entry at `base`: descriptor and DDS header field by field, each whole mip

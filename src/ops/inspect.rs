@@ -64,10 +64,16 @@ pub struct MeshReport {
 
 /// The objects and meshes of a DMC3 container (none for other files).
 fn objects(rig: &Rig) -> Vec<ObjectReport> {
-    let Source::Dmc3(shell) = &rig.source else {
-        return Vec::new();
-    };
-    let Some(c) = &shell.file.container else {
+    match &rig.source {
+        Source::Dmc3(shell) => container_objects(&shell.file),
+        _ => Vec::new(),
+    }
+}
+
+/// The objects and meshes of a DMC3 file (none without a container): a loose model's, or an
+/// archive's model member's.
+pub(crate) fn container_objects(file: &crate::native::dmc3::Dmc3File) -> Vec<ObjectReport> {
+    let Some(c) = &file.container else {
         return Vec::new();
     };
     c.objects
@@ -396,11 +402,17 @@ fn render_objects(objects: &[ObjectReport], out: &mut String) {
     }
     let meshes: usize = objects.iter().map(|o| o.meshes.len()).sum();
     let _ = writeln!(out, "\n{} object(s), {meshes} mesh(es)", objects.len());
+    render_object_lines(objects, out, "");
+}
+
+/// One line per object and one per mesh, each after `indent`.
+pub(crate) fn render_object_lines(objects: &[ObjectReport], out: &mut String, indent: &str) {
+    use std::fmt::Write;
     for o in objects {
         let [x, y, z, radius] = o.bounds.map(f64::from);
         let _ = writeln!(
             out,
-            "  object {}: {} mesh(es), vertex count {}, bounding sphere ({}, {}, {}) radius {}",
+            "{indent}  object {}: {} mesh(es), vertex count {}, bounding sphere ({}, {}, {}) radius {}",
             o.index,
             o.meshes.len(),
             o.vertex_count,
@@ -417,7 +429,7 @@ fn render_objects(objects: &[ObjectReport], out: &mut String) {
             };
             let _ = writeln!(
                 out,
-                "    mesh {} {}: {} vertices, {} triangles, texture {}, {joints}",
+                "{indent}    mesh {} {}: {} vertices, {} triangles, texture {}, {joints}",
                 m.index, m.name, m.vertices, m.triangles, m.texture
             );
         }

@@ -208,6 +208,48 @@ pub struct MemberReport {
     /// A nested archive.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archive: Option<Box<PacReport>>,
+    /// A model member's objects and meshes, as for a loose model.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<crate::ops::inspect::ObjectReport>,
+    /// A shadow model that fits the public layout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadow: Option<ShadowReport>,
+}
+
+/// A shadow model member (see [`crate::native::dmc3::shadow`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct ShadowReport {
+    /// The version (+0x04).
+    pub version: f32,
+    /// Per hull its vertex and triangle counts and the pieces it is made of.
+    pub hulls: Vec<HullReport>,
+}
+
+/// One hull of a shadow model.
+#[derive(Debug, Clone, Serialize)]
+pub struct HullReport {
+    /// Vertex count.
+    pub vertices: u16,
+    /// Triangle count.
+    pub triangles: usize,
+    /// Its closed pieces (`T = 2V - 4C`).
+    pub pieces: usize,
+}
+
+/// The report of a shadow model.
+fn shadow_report(s: &crate::native::dmc3::shadow::Shw) -> ShadowReport {
+    ShadowReport {
+        version: s.version(),
+        hulls: s
+            .hulls
+            .iter()
+            .map(|h| HullReport {
+                vertices: h.vertices,
+                triangles: h.triangles.len(),
+                pieces: (2 * usize::from(h.vertices)).saturating_sub(h.triangles.len()) / 4,
+            })
+            .collect(),
+    }
 }
 
 fn track_report(
@@ -341,13 +383,19 @@ fn member_report(m: &crate::native::dmc3::Member, names: bool) -> MemberReport {
         model: None,
         textures: None,
         archive: None,
+        objects: Vec::new(),
+        shadow: None,
     };
     match &m.kind {
         MemberKind::Mot(mot) => r.motion = Some(mot_report(mot)),
-        MemberKind::Model(f) => r.model = Some(model_report(f)),
+        MemberKind::Model(f) => {
+            r.model = Some(model_report(f));
+            r.objects = crate::ops::inspect::container_objects(f);
+        }
         MemberKind::Ptx(p) => r.textures = Some(ptx_report(p).textures),
         MemberKind::Texture(t) => r.textures = Some(vec![texture_report(t, 0, 0)]),
         MemberKind::Archive(p) => r.archive = Some(Box::new(pac_report(p))),
+        MemberKind::Shadow(s) => r.shadow = Some(shadow_report(s)),
         MemberKind::Opaque(_) => {}
     }
     r
@@ -531,6 +579,22 @@ fn render_member(out: &mut String, i: usize, m: &MemberReport, indent: &str) {
     }
     if let Some(model) = &m.model {
         crate::ops::texture::render_model(out, model, &inner);
+    }
+    crate::ops::inspect::render_object_lines(&m.objects, out, &inner);
+    if let Some(s) = &m.shadow {
+        let _ = writeln!(
+            out,
+            "{inner}version {}, {} hull(s)",
+            s.version,
+            s.hulls.len()
+        );
+        for (h, x) in s.hulls.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{inner}  hull {h}: {} vertices, {} triangles, {} closed piece(s)",
+                x.vertices, x.triangles, x.pieces
+            );
+        }
     }
     for t in m.textures.iter().flatten() {
         crate::ops::texture::render_texture(out, t, &inner);

@@ -6,6 +6,7 @@ pub mod hie;
 pub mod mech;
 pub mod motion;
 pub mod rng;
+pub mod shadow;
 pub mod texture;
 
 /// The bundled samples as (file name, bytes), exactly as committed under `samples/`.

@@ -195,6 +195,16 @@ fn shadow_like(rng: &mut Rng) -> Vec<u8> {
     b
 }
 
+/// A cloth-data-like member (the coat's physics, slot 13): a count of entries and bytes no
+/// reader knows (its layout is not public, so it stays opaque).
+fn cloth_like(rng: &mut Rng) -> Vec<u8> {
+    let mut b = 6u32.to_le_bytes().to_vec();
+    let n = rng.range(16, 120) as usize;
+    b.extend(rng.bytes(n));
+    b.resize(crate::bytes::align(b.len() as u64, 16) as usize, 0);
+    b
+}
+
 /// A character archive: the PTX in slot 0, `model` (a MOD) in slot 1 with its texture count
 /// set to the PTX's, a shadow-like opaque member in slot 8 that slot 14 shares, slot 12 empty,
 /// non-zero bytes between the table and the first member, and the shadow member at an offset
@@ -203,7 +213,8 @@ pub fn character_pac(rng: &mut Rng, ptx: Vec<u8>, model: Vec<u8>) -> Vec<u8> {
     dressed_pac(rng, ptx, model, None)
 }
 
-/// [`character_pac`] with `coat` (a second MOD) in slot 12, after the body.
+/// [`character_pac`] with `coat` (a second MOD) in slot 12 after the body, its cloth data
+/// (opaque) in 13, and a shadow-like member of its own in 14 (the body's alone in 8).
 pub fn coated_character_pac(rng: &mut Rng, ptx: Vec<u8>, model: Vec<u8>, coat: Vec<u8>) -> Vec<u8> {
     dressed_pac(rng, ptx, model, Some(coat))
 }
@@ -222,8 +233,22 @@ fn dressed_pac(rng: &mut Rng, ptx: Vec<u8>, mut model: Vec<u8>, coat: Option<Vec
     let model_len = crate::bytes::align(model.len() as u64, 16) as usize + 8;
     model.resize(model_len, 0);
     let mut members = vec![(vec![0], ptx), (vec![1], model)];
-    members.extend(coat.map(|c| (vec![12], c)));
-    members.push((vec![8, 14], shadow_like(rng)));
+    match coat {
+        // The coat with its cloth data (opaque) and a shadow of its own.
+        Some(c) => {
+            let mut c = c;
+            c.resize(crate::bytes::align(c.len() as u64, 16) as usize, 0);
+            members.push((vec![12], c));
+            members.push((vec![13], cloth_like(rng)));
+            // Shadow models by the public layout: read, not opaque.
+            for slot in [8, 14] {
+                let mut s = super::shadow::random_shw(rng.next_u64());
+                s.resize(crate::bytes::align(s.len() as u64, 16) as usize, 0);
+                members.push((vec![slot], s));
+            }
+        }
+        None => members.push((vec![8, 14], shadow_like(rng))),
+    }
     super::motion::place(slots, &gap, members)
 }
 

@@ -86,7 +86,13 @@ pub(super) fn split<'d>(
     let graph = Graph::read(doc.json(), scene, &doc.node_extras, None)?;
     let homes = homes(doc, &graph, &parts);
     let joints = holds_joints(&graph, &homes);
-    let model = view(doc, index, &graph, |i| homes[i] != Home::Model(0), None);
+    let model = view(
+        doc,
+        index,
+        &graph,
+        |i| !matches!(homes[i], Home::Model(0) | Home::Shared),
+        None,
+    );
     let mut views = Vec::with_capacity(parts.len());
     for (k, p) in parts.iter().enumerate() {
         let own = Home::Model(k + 1);
@@ -209,6 +215,11 @@ fn view<'d>(
             };
             if let Some(c) = obj.get_mut("children") {
                 *c = keep(c);
+            }
+            if away(i) {
+                // Another model's geometry: not this view's to use, nor to name as unused.
+                obj.remove("mesh");
+                obj.remove("skin");
             }
             let joint = match (part, &graph.nodes.get(i).map(|g| &g.tag)) {
                 (Some(p), Some(Tag::Joint { joint, .. })) if !away(i) => p.joints.get(*joint),

@@ -13,6 +13,7 @@ pub mod layout;
 pub mod motion;
 pub mod pac;
 pub mod pixels;
+pub mod shadow;
 pub mod strip;
 pub mod texture;
 

@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::motion::{Mot, MotError};
+use super::shadow::Shw;
 use super::texture::{self, Ptx, Texture, TextureError};
 use super::{Dmc3Error, Dmc3File};
 use crate::bytes::{Bytes, OutOfBounds};
@@ -48,6 +49,8 @@ pub enum MemberKind {
     Texture(Box<Texture>),
     /// A nested archive (`"PAC\0"`).
     Archive(Box<Pac>),
+    /// A shadow model (`"SHW "`) that fits the public layout exactly (see [`super::shadow`]).
+    Shadow(Box<Shw>),
     /// Anything else, kept as bytes ([`opaque_label`] names a magic it starts with).
     Opaque(#[serde(with = "crate::bytes::base64_bytes")] Vec<u8>),
 }
@@ -61,6 +64,7 @@ impl MemberKind {
             MemberKind::Ptx(_) => "ptx",
             MemberKind::Texture(_) => "tm2",
             MemberKind::Archive(_) => "pac",
+            MemberKind::Shadow(_) => "shw",
             MemberKind::Opaque(b) => opaque_label(b),
         }
     }
@@ -149,6 +153,7 @@ impl Member {
             MemberKind::Ptx(p) => p.write().map_err(MemberError::Texture),
             MemberKind::Texture(t) => Ok(t.write()),
             MemberKind::Archive(p) => p.write().map_err(|e| MemberError::Archive(Box::new(e))),
+            MemberKind::Shadow(s) => Ok(s.write()),
             MemberKind::Opaque(b) => Ok(b.clone()),
         }
     }
@@ -178,6 +183,8 @@ impl Member {
                 .map(|t| MemberKind::Texture(Box::new(t)))
         } else if texture::looks_like_ptx(bytes) {
             Ptx::read(bytes).ok().map(|p| MemberKind::Ptx(Box::new(p)))
+        } else if super::shadow::has_shw_magic(bytes) {
+            Shw::read(bytes).map(|s| MemberKind::Shadow(Box::new(s)))
         } else {
             None
         };
