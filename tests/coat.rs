@@ -223,3 +223,36 @@ fn both_coats_come_back_through_blender_and_a_moved_coat_vertex_lands_in_the_coa
         );
     }
 }
+
+#[test]
+fn rebuild_shadows_writes_the_coat_shadow_anew_as_closed_boxes() {
+    let pac = coated(false);
+    let (mut glb, _) = export(&pac);
+    move_coat_vertex(&mut glb);
+    let opts = rigtrip::gltf::ImportOptions {
+        rebuild_shadows: true,
+        ..Default::default()
+    };
+    let back = rigtrip::gltf::import_slice(&glb, None, &opts).unwrap();
+    assert_eq!(changed_members(&pac, &back.bytes), [vec![12], vec![14]]);
+    let coat = &back.report.models[0].report;
+    assert!(coat.stale_shadows.is_empty());
+    assert!(
+        coat.notes.iter().any(|n| n.contains(
+            "(slot 14, coat shadow): shadow rebuilt from the new meshes: 5 closed hull(s)"
+        )),
+        "{:?}",
+        coat.notes
+    );
+    let p = Pac::read(&back.bytes).unwrap();
+    let m = p.member_of(14).unwrap();
+    let rigtrip::native::dmc3::pac::MemberKind::Shadow(s) = &m.kind else {
+        panic!("the rebuilt shadow does not read as one");
+    };
+    // The coat's six tubes each weigh both rings most to their upper joint (31/31 and 16/31):
+    // the hips (two tubes) and the two upper joints of each tail, five boxes.
+    assert_eq!(s.hulls.len(), 5);
+    for h in &s.hulls {
+        assert!(common::closed_hull(usize::from(h.vertices), &h.triangles));
+    }
+}

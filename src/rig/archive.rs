@@ -395,11 +395,12 @@ impl ArchiveTag {
     /// The archive with `model` as the model member and the textures of `images`: each from
     /// the native bytes of the image whose chunk names it, else re-encoded from the image that
     /// stands for it (named after it, or shown by the material of that name).
-    /// `parts` holds the bytes of each [`MemberTag::Part`] by its offset.
+    /// `rebuilt` holds by offset the bytes of each [`MemberTag::Part`] and of any member
+    /// carried as bytes that was written anew (a shadow rebuilt on request).
     pub fn rebuild(
         &self,
         model: &[u8],
-        parts: &[(u32, Vec<u8>)],
+        rebuilt: &[(u32, Vec<u8>)],
         images: &[DocImage<'_>],
     ) -> Result<Rebuilt, ArchiveError> {
         let mut pieces: Vec<(u32, &[usize], Vec<u8>)> = Vec::with_capacity(self.members.len());
@@ -417,7 +418,7 @@ impl ArchiveTag {
                     name,
                     ..
                 } => {
-                    let bytes = parts.iter().find(|(o, _)| o == offset).ok_or_else(|| {
+                    let bytes = rebuilt.iter().find(|(o, _)| o == offset).ok_or_else(|| {
                         ArchiveError::Tag(format!("model {name:?} at {offset:#x} was not rebuilt"))
                     })?;
                     (*offset, slots, bytes.1.clone())
@@ -426,7 +427,10 @@ impl ArchiveTag {
                     offset,
                     slots,
                     bytes,
-                } => (*offset, slots, bytes.clone()),
+                } => {
+                    let new = rebuilt.iter().find(|(o, _)| o == offset);
+                    (*offset, slots, new.map_or(bytes, |(_, b)| b).clone())
+                }
                 MemberTag::Textures {
                     offset,
                     slots,

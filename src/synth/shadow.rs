@@ -6,9 +6,8 @@
 //! library's rebuild assumes), a random fourth offset, and a tail.
 
 use super::rng::Rng;
-
-/// A closed shape: its corners and its outward triangles.
-type Shape = (Vec<[f32; 3]>, Vec<[u32; 3]>);
+pub use crate::native::dmc3::shadow::cuboid;
+use crate::native::dmc3::shadow::Shape;
 
 /// A tetrahedron (V 4, T 4).
 fn tetrahedron(c: [f32; 3], r: f32) -> Shape {
@@ -43,32 +42,6 @@ fn octahedron(c: [f32; 3], r: f32) -> Shape {
     for (x, y, z) in [(2, 0, 5), (1, 2, 5), (3, 1, 5), (0, 3, 5)] {
         t.push([x, y, z]);
     }
-    (v, t)
-}
-
-/// An axis-aligned box (V 8, T 12).
-pub fn cuboid(lo: [f32; 3], hi: [f32; 3]) -> Shape {
-    let v = (0..8)
-        .map(|i| {
-            [
-                if i & 1 == 0 { lo[0] } else { hi[0] },
-                if i & 2 == 0 { lo[1] } else { hi[1] },
-                if i & 4 == 0 { lo[2] } else { hi[2] },
-            ]
-        })
-        .collect();
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let t = quads
-        .iter()
-        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
-        .collect();
     (v, t)
 }
 

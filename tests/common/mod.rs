@@ -543,3 +543,40 @@ pub fn assert_generated(path: &str, generated: &str, bless: &str) {
         "{path} is stale: run RIGTRIP_BLESS=1 cargo test --test {bless}"
     );
 }
+
+/// Closed and manifold, checked here: every undirected edge in exactly two triangles, once in
+/// each direction, and Euler's V - E + F = 2 per piece.
+pub fn closed_hull(v: usize, t: &[[u32; 3]]) -> bool {
+    let mut directed = std::collections::BTreeMap::new();
+    for x in t {
+        for e in 0..3 {
+            *directed.entry((x[e], x[(e + 1) % 3])).or_insert(0) += 1;
+        }
+    }
+    let edges = directed.len() / 2;
+    let paired = directed
+        .iter()
+        .all(|(&(a, b), &n)| n == 1 && directed.get(&(b, a)) == Some(&1));
+    // Pieces by flood fill over shared vertices.
+    let mut piece = vec![usize::MAX; v];
+    let mut pieces = 0;
+    for start in 0..v {
+        if piece[start] != usize::MAX {
+            continue;
+        }
+        let mut stack = vec![start];
+        piece[start] = pieces;
+        while let Some(p) = stack.pop() {
+            for x in t.iter().filter(|x| x.contains(&(p as u32))) {
+                for &q in x {
+                    if piece[q as usize] == usize::MAX {
+                        piece[q as usize] = pieces;
+                        stack.push(q as usize);
+                    }
+                }
+            }
+        }
+        pieces += 1;
+    }
+    paired && v as i64 - edges as i64 + t.len() as i64 == 2 * pieces as i64
+}

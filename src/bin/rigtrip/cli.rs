@@ -322,6 +322,13 @@ struct ImportArgs {
     /// skeleton was scaled together with the meshes).
     #[arg(long)]
     ignore_mesh_edits: bool,
+    /// A character archive: when a model's meshes changed (the body's, the coat's), write its
+    /// shadow model (slot 8, the coat's 14) anew from the new meshes, a closed box per joint
+    /// around the vertices that joint weighs most, instead of carrying the old shadow (which
+    /// still casts the old shape). Off by default: the shadow layout is public, but which joint
+    /// moves which hull and where a hull keeps its vertices are not.
+    #[arg(long, conflicts_with = "onto")]
+    rebuild_shadows: bool,
     /// Write the motion files the glTF carries (from `export --motions`) into this folder
     /// (created if missing), under their original names, rebuilt from its animations (a motion
     /// the export carried without one, because it does not fit the model, as it was). An
@@ -1236,6 +1243,7 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
         tolerance: a.tolerance,
         ignore_mesh_edits: a.ignore_mesh_edits,
         new_motions_into: a.new_motions_into.as_ref().map(|p| p.display().to_string()),
+        rebuild_shadows: a.rebuild_shadows,
     };
     let data =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;

@@ -10,6 +10,7 @@ use super::read::Doc;
 use super::{ImportError, Imported};
 use super::{MeshReport, MeshStatus, ModelReport};
 use crate::native::dmc3::pac::{BODY_SHADOW_SLOT, CLOTH_SLOT, COAT_SHADOW_SLOT, COAT_SLOT};
+use crate::native::dmc3::shadow::{cuboid, Shape, Shw};
 use crate::rgba::native_entry;
 use crate::rig::archive::MemberTag;
 use crate::rig::archive::{AddedTextures, ArchiveTag, DocImage, MemberRef};
@@ -120,23 +121,34 @@ fn images_not_written(images: &[DocImage<'_>]) -> Option<String> {
 }
 
 /// When the document carries an archive: its bytes in place of the model's, with the textures
-/// from the document's `images`, and a note.
-/// `parts` are the archive's other models, each imported from its view of the document.
+/// from the document's `images`, and a note. `parts` are the archive's other models, each imported from its view of the document; with
+/// `rebuild_shadows`, the shadow model of each model whose meshes changed is written anew
+/// from them ([`renew_shadows`]).
 pub(super) fn rebuild(
     images: &[DocImage<'_>],
     tag: Option<ArchiveTag>,
     imported: &mut Imported,
     parts: Vec<PartImport>,
+    rebuild_shadows: bool,
 ) -> Result<(), ImportError> {
     let Some(tag) = tag else {
         imported.report.notes.extend(images_not_written(images));
         return Ok(());
     };
-    let bytes: Vec<(u32, Vec<u8>)> = parts
+    let mut rebuilt: Vec<(u32, Vec<u8>)> = parts
         .iter()
         .map(|p| (p.offset, p.imported.bytes.clone()))
         .collect();
-    let r = tag.rebuild(&imported.bytes, &bytes, images)?;
+    let report = &mut imported.report;
+    report.stale_shadows = stale_shadows(&tag, BODY_SHADOW_SLOT, &report.meshes);
+    if rebuild_shadows {
+        renew_shadows(&tag, &imported.native, report, &mut rebuilt);
+    }
+    let models: Vec<ModelReport> = parts
+        .into_iter()
+        .map(|p| part_report(&tag, p, rebuild_shadows, &mut rebuilt))
+        .collect();
+    let r = tag.rebuild(&imported.bytes, &rebuilt, images)?;
     imported.report.notes.push(format!(
         "archive: {} member(s) in {} slot(s) around the model, {} texture(s) from their images' native bytes (rgTX){}{}{}",
         tag.members.len(),
@@ -163,37 +175,109 @@ pub(super) fn rebuild(
     let bytes = r.bytes;
     imported.report.textures = r.reencoded;
     imported.bytes = bytes;
-    imported.report.stale_shadows = stale_shadows(&tag, BODY_SHADOW_SLOT, &imported.report.meshes);
-    for p in parts {
-        let mut report = p.imported.report;
-        let slots = tag
-            .parts()
-            .find_map(|(_, m)| match m {
-                MemberTag::Part { offset, slots, .. } if *offset == p.offset => Some(slots.clone()),
-                _ => None,
-            })
-            .unwrap_or_default();
-        for shadow in slots.iter().filter_map(|&s| shadow_slot(s)) {
-            report
-                .stale_shadows
-                .extend(stale_shadows(&tag, shadow, &report.meshes));
+    imported.report.models = models;
+    Ok(())
+}
+
+/// The report of part `p`: its import's, with the stale shadow of its own slot (the coat's in
+/// 14) and the cloth data named when its meshes changed, the shadow renewed on request.
+fn part_report(
+    tag: &ArchiveTag,
+    p: PartImport,
+    rebuild_shadows: bool,
+    rebuilt: &mut Vec<(u32, Vec<u8>)>,
+) -> ModelReport {
+    let mut report = p.imported.report;
+    let slots = tag
+        .parts()
+        .find_map(|(_, m)| match m {
+            MemberTag::Part { offset, slots, .. } if *offset == p.offset => Some(slots.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    for shadow in slots.iter().filter_map(|&s| shadow_slot(s)) {
+        report
+            .stale_shadows
+            .extend(stale_shadows(tag, shadow, &report.meshes));
+    }
+    if !report.stale_shadows.is_empty() && slots.contains(&COAT_SLOT) {
+        for cloth in tag.carried(|s, _| s.contains(&CLOTH_SLOT)) {
+            report.notes.push(format!(
+                "member {} ({}): the cloth data was made for the old coat (its layout is not public: carried as it was)",
+                cloth.member,
+                cloth.named_slots()
+            ));
         }
-        if !report.stale_shadows.is_empty() && slots.contains(&COAT_SLOT) {
-            for cloth in tag.carried(|s, _| s.contains(&CLOTH_SLOT)) {
-                report.notes.push(format!(
-                    "member {} ({}): the cloth data was made for the old coat (its layout is not public: carried as it was)",
-                    cloth.member,
-                    cloth.named_slots()
-                ));
+    }
+    if rebuild_shadows {
+        renew_shadows(tag, &p.imported.native, &mut report, rebuilt);
+    }
+    ModelReport {
+        name: p.name,
+        offset: p.offset,
+        report,
+    }
+}
+
+/// Writes each stale shadow of `report` anew from the meshes of `native` (see [`joint_boxes`]):
+/// its replacement goes to `rebuilt`, a note replaces the stale entry. The old shadow's header
+/// and first record lend their undecoded bytes when it reads as a shadow model.
+fn renew_shadows(
+    tag: &ArchiveTag,
+    native: &crate::native::NativeFile,
+    report: &mut super::ImportReport,
+    rebuilt: &mut Vec<(u32, Vec<u8>)>,
+) {
+    if report.stale_shadows.is_empty() {
+        return;
+    }
+    let shapes = joint_boxes(&crate::rig::lift(native.clone()).meshes());
+    for StaleShadow(m) in std::mem::take(&mut report.stale_shadows) {
+        let old = match tag.members.get(m.member) {
+            Some(MemberTag::Bytes { bytes, .. }) => Shw::read(bytes),
+            _ => None,
+        };
+        let new = Shw::of_hulls(old.as_ref(), &shapes);
+        report.notes.push(format!(
+            "member {} ({}): shadow rebuilt from the new meshes: {} closed hull(s), a box per joint around the vertices it weighs most (was {}); which joint moves which hull is not known, and the vertex list's layout is assumed",
+            m.member,
+            m.named_slots(),
+            new.hulls.len(),
+            old.map_or_else(|| "bytes of an unknown layout".to_string(), |o| format!("{} hull(s)", o.hulls.len())),
+        ));
+        rebuilt.push((m.offset, new.write()));
+    }
+}
+
+/// Per joint that some vertex weighs most (ascending, at most 255), the axis-aligned box
+/// around those vertices (bind pose, native units), at least one unit thick on each axis.
+pub(crate) fn joint_boxes(meshes: &[crate::rig::mesh::Mesh]) -> Vec<Shape> {
+    let mut boxes: std::collections::BTreeMap<u16, ([f32; 3], [f32; 3])> = Default::default();
+    for m in meshes {
+        for (i, p) in m.positions.iter().enumerate() {
+            let (Some(j), Some(w)) = (m.joints.get(i), m.weights.get(i)) else {
+                continue;
+            };
+            let k = (0..4).max_by(|&a, &b| w[a].total_cmp(&w[b])).unwrap_or(0);
+            let p = p.map(|x| x as f32);
+            let b = boxes.entry(j[k]).or_insert((p, p));
+            for c in 0..3 {
+                b.0[c] = b.0[c].min(p[c]);
+                b.1[c] = b.1[c].max(p[c]);
             }
         }
-        imported.report.models.push(ModelReport {
-            name: p.name,
-            offset: p.offset,
-            report,
-        });
     }
-    Ok(())
+    boxes
+        .into_values()
+        .take(255)
+        .map(|(lo, hi)| {
+            let pad = |c: usize| if hi[c] - lo[c] < 1.0 { 0.5 } else { 0.0 };
+            cuboid(
+                [0, 1, 2].map(|c| lo[c] - pad(c)),
+                [0, 1, 2].map(|c| hi[c] + pad(c)),
+            )
+        })
+        .collect()
 }
 
 /// The slot of the shadow model of the model in `slot` (the slot map's: the coat's in 14).

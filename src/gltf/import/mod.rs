@@ -67,6 +67,9 @@ pub struct ImportOptions {
     /// The file name of the archive (among those the glTF carries) that new motions whose
     /// name gives no archive slot go into; `None`: each becomes a `.mot` file of its own.
     pub new_motions_into: Option<String>,
+    /// A character archive: write the shadow model of each model whose meshes changed anew
+    /// from the new meshes (a box per joint), instead of carrying the old one.
+    pub rebuild_shadows: bool,
 }
 
 /// A rebuilt native file and what the import did.
@@ -759,12 +762,18 @@ pub fn import_slice(
     };
     let Some(split) = split else {
         let mut imported = rebuild::import(&doc, &added, &tol, opts)?;
-        archive::rebuild(&images, tag, &mut imported, Vec::new())?;
+        archive::rebuild(
+            &images,
+            tag,
+            &mut imported,
+            Vec::new(),
+            opts.rebuild_shadows,
+        )?;
         return Ok(imported);
     };
     let mut imported = rebuild::import(&split.model, &added, &tol, opts)?;
     let models = parts::import(split.parts, &added, &tol, opts)?;
-    archive::rebuild(&images, tag, &mut imported, models)?;
+    archive::rebuild(&images, tag, &mut imported, models, opts.rebuild_shadows)?;
     Ok(imported)
 }
 

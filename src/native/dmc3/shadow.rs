@@ -78,7 +78,7 @@ pub fn has_shw_magic(data: &[u8]) -> bool {
 impl Shw {
     /// The version (+0x04).
     pub fn version(&self) -> f32 {
-        le::<4>(&self.header, 4).map_or(f32::NAN, |b| f32::from_le_bytes(b))
+        le::<4>(&self.header, 4).map_or(f32::NAN, f32::from_le_bytes)
     }
 
     /// Reads `data` when it fits the layout exactly (see the module doc); `None` otherwise.
@@ -159,6 +159,112 @@ fn hull(data: &[u8], at: usize, records_end: usize) -> Option<Hull> {
         triangles,
         adjacency,
     })
+}
+
+/// A closed hull to write: its corners (model space, native units) and outward triangles.
+pub type Shape = (Vec<[f32; 3]>, Vec<[u32; 3]>);
+
+/// An axis-aligned box from `lo` to `hi` (8 corners, 12 triangles wound outward): closed and
+/// manifold.
+pub fn cuboid(lo: [f32; 3], hi: [f32; 3]) -> Shape {
+    let v = (0..8)
+        .map(|i| {
+            [
+                if i & 1 == 0 { lo[0] } else { hi[0] },
+                if i & 2 == 0 { lo[1] } else { hi[1] },
+                if i & 4 == 0 { lo[2] } else { hi[2] },
+            ]
+        })
+        .collect();
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let t = quads
+        .iter()
+        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+        .collect();
+    (v, t)
+}
+
+/// Per triangle the triangle across each edge (edge `e` from corner `e` to the next), 0 where
+/// none is (never, for a closed hull).
+fn adjacency(t: &[[u32; 3]]) -> Vec<[u16; 3]> {
+    let mut by_edge = std::collections::HashMap::with_capacity(t.len() * 3);
+    for (k, x) in t.iter().enumerate() {
+        for e in 0..3 {
+            by_edge.insert((x[e], x[(e + 1) % 3]), k as u16);
+        }
+    }
+    t.iter()
+        .map(|x| [0, 1, 2].map(|e| by_edge.get(&(x[(e + 1) % 3], x[e])).copied().unwrap_or(0)))
+        .collect()
+}
+
+impl Shw {
+    /// A shadow model of `shapes` (at most 255, each within u16 counts), with the header and
+    /// the first record's undecoded bytes of `template` when given: per hull its triangles,
+    /// adjacency and vertices (ASSUMED layout, see the module doc), each list 16-byte aligned.
+    pub fn of_hulls(template: Option<&Shw>, shapes: &[Shape]) -> Shw {
+        let mut header = template.map_or_else(
+            || {
+                let mut h = SHW_MAGIC.to_vec();
+                h.extend_from_slice(&1.0f32.to_le_bytes());
+                h
+            },
+            |t| t.header.clone(),
+        );
+        header.resize(HEADER, 0);
+        let record = template
+            .and_then(|t| t.hulls.first())
+            .map_or_else(|| vec![0; RECORD], |h| h.record.clone());
+        let shapes = &shapes[..shapes.len().min(255)];
+        let records_end = HEADER + shapes.len() * RECORD;
+        let mut body: Vec<u8> = Vec::new();
+        let mut place = |list: Vec<u8>| {
+            body.resize(body.len().next_multiple_of(16), 0);
+            let at = (records_end + body.len()) as u64;
+            body.extend(list);
+            at
+        };
+        let hulls = shapes
+            .iter()
+            .map(|(v, t)| {
+                let adjacency = adjacency(t);
+                let words = |x: [u32; 4]| x.into_iter().flat_map(u32::to_le_bytes);
+                let tri = place(
+                    t.iter()
+                        .flat_map(|x| words([x[0], x[1], x[2], 0]))
+                        .collect(),
+                );
+                let halves =
+                    |x: [u16; 3]| [x[0], x[1], x[2], 0].into_iter().flat_map(u16::to_le_bytes);
+                let adj = place(adjacency.iter().flat_map(|&x| halves(x)).collect());
+                let floats = |p: &[f32; 3]| {
+                    [p[0], p[1], p[2], 1.0]
+                        .into_iter()
+                        .flat_map(f32::to_le_bytes)
+                };
+                let vtx = place(v.iter().flat_map(floats).collect());
+                Hull {
+                    record: record.clone(),
+                    vertices: v.len() as u16,
+                    offsets: [tri, adj, vtx, vtx],
+                    triangles: t.clone(),
+                    adjacency,
+                }
+            })
+            .collect();
+        Shw {
+            header,
+            hulls,
+            body,
+        }
+    }
 }
 
 /// The `N` bytes of `data` at `at`, when all are there.
