@@ -1231,7 +1231,7 @@ fn the_coat_opens_in_its_own_collection_and_its_edits_land_in_the_coat() {
         let input = write(&dir, "pl000.pac", &pac);
         // Unedited: the archive back byte for byte; the coat in a child collection.
         let out = dir.join("pl000_same.pac");
-        let got = driver(&["coat", &input, out.to_str().unwrap(), "0", "0"]);
+        let got = driver(&["coat", &input, out.to_str().unwrap(), "0", "0", "0"]);
         assert_eq!(got["error"], Value::Null, "{got}");
         let coat_objects = got["children"]["coat"]
             .as_array()
@@ -1248,18 +1248,26 @@ fn the_coat_opens_in_its_own_collection_and_its_edits_land_in_the_coat() {
             std::fs::read(&out).unwrap() == pac,
             "shared {shared}: the archive differs"
         );
-        // A coat vertex moved (and, on its own skeleton, a new mesh under its armature): the
-        // coat member alone changes.
+        // A coat vertex moved (and, on its own skeleton, a new mesh under its armature, and
+        // Rebuild shadows on): the coat member alone changes (and the coat's shadow).
         let out = dir.join("pl000_edited.pac");
         let new = if shared { "0" } else { "1" };
-        let got = driver(&["coat", &input, out.to_str().unwrap(), "1", new]);
+        let (got, info) = driver_within(
+            &["coat", &input, out.to_str().unwrap(), "1", new, new],
+            Duration::from_secs(600),
+        );
         assert_eq!(got["error"], Value::Null, "{got}");
         let edited = std::fs::read(&out).unwrap();
-        assert_eq!(
-            changed_members(&pac, &edited),
-            [vec![12]],
-            "shared {shared}"
-        );
+        let changed = match shared {
+            true => vec![vec![12]],
+            false => vec![vec![12], vec![14]],
+        };
+        assert_eq!(changed_members(&pac, &edited), changed, "shared {shared}");
+        let shadow_line = match shared {
+            true => "the shadow still casts the old shape",
+            false => "shadow rebuilt from the new meshes",
+        };
+        assert!(info.iter().any(|l| l.contains(shadow_line)), "{info:?}");
         assert!(
             std::fs::read(&input).unwrap() == pac,
             "the input was rewritten"

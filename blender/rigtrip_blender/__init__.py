@@ -393,6 +393,14 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         "(rigtrip import --ignore-mesh-edits); off: edited meshes are written",
         default=False,
     )
+    rebuild_shadows: BoolProperty(
+        name="Rebuild shadows",
+        description="A character archive whose meshes were edited: write the shadow model of "
+        "each edited model (the body's, the coat's) anew, a box per joint around its vertices "
+        "(rigtrip import --rebuild-shadows); off: the old shadow is kept and still casts the "
+        "old shape",
+        default=False,
+    )
     tolerance: FloatProperty(
         name="Tolerance",
         description="How far a value may drift and still count as unedited, in glTF units "
@@ -589,6 +597,8 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         args = ["import", glb, "-o", stage.model, "--json", "--force"]
         if self.keep_meshes:
             args.append("--ignore-mesh-edits")
+        if self.rebuild_shadows:
+            args.append("--rebuild-shadows")
         if self.tolerance > 0:
             args += ["--tolerance", repr(self.tolerance)]
         if motions:
