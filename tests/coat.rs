@@ -256,3 +256,46 @@ fn rebuild_shadows_writes_the_coat_shadow_anew_as_closed_boxes() {
         assert!(common::closed_hull(usize::from(h.vertices), &h.triangles));
     }
 }
+
+#[test]
+fn both_coats_validate() {
+    let dir = common::scratch("coat_validate");
+    let files: Vec<_> = [true, false]
+        .iter()
+        .map(|&shared| {
+            let path = dir.join(format!("coat_{shared}.glb"));
+            std::fs::write(&path, export(&coated(shared)).0).unwrap();
+            path
+        })
+        .collect();
+    common::validate(&files);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Random real-layout bodies with a coat of their own skeleton or of the body's (the body's
+    /// own bytes in slot 12): the archive writes back, and its glTF leg (every model member
+    /// exported and imported) is identical.
+    #[test]
+    fn random_coated_archives_write_back_and_verify_on_both_legs(seed in 0u64..1 << 40, shared: bool) {
+        let mut rng = Rng::new(seed);
+        let body = rigtrip::synth::dmc3::real_layout(rng.next_u64(), false);
+        let coat = match shared {
+            true => body.clone(),
+            false => rigtrip::synth::dmc3::real_layout(rng.next_u64(), false),
+        };
+        let ptx = st::random_ptx(rng.next_u64());
+        let pac = st::coated_character_pac(&mut rng, ptx, body, coat);
+        let p = Pac::read(&pac).unwrap();
+        proptest::prop_assert!(p.write().unwrap() == pac);
+        let c = character::character(&p).unwrap();
+        proptest::prop_assert_eq!(c.archive(&p).unwrap().1.len(), 1, "the coat is shown");
+        let leg = character::archive_gltf_leg(&p, &pac).unwrap();
+        proptest::prop_assert!(
+            matches!(leg, Ok(rigtrip::ops::verify::GltfLeg::Identical)),
+            "{:?}",
+            leg
+        );
+    }
+}

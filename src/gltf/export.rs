@@ -424,9 +424,13 @@ fn write_part(
     skins: &Skins,
     scene_nodes: &mut Vec<Index<Node>>,
 ) -> Result<(serde_json::Value, Vec<serde_json::Value>), ExportError> {
-    let p = named_part(&part.rig, &part.name);
-    check_gates(&p)?;
-    let shared = shares_skeleton(rig, &p, doc.space);
+    check_gates(&part.rig)?;
+    let shared = shares_skeleton(rig, &part.rig, doc.space);
+    // On the model's joints it keeps its skeleton's names: they are the model's.
+    let p = match shared {
+        true => Cow::Borrowed(&part.rig),
+        false => named_part(&part.rig, &part.name),
+    };
     let outer = doc.part.replace(part.name.clone());
     let mut meshes: Vec<(Cow<Mesh>, bool)> = p
         .meshes()
@@ -455,7 +459,7 @@ fn write_part(
 }
 
 /// `rig` with its skeletons and the joints named the default way renamed `{part}/...`.
-fn named_part<'r>(rig: &'r Rig, part: &str) -> Cow<'r, Rig> {
+fn named_part(rig: &Rig, part: &str) -> Cow<'static, Rig> {
     let mut p = rig.clone();
     for sk in &mut p.skeletons {
         let name = format!("{part}/{}", sk.name);

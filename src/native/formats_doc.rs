@@ -141,10 +141,23 @@ pub fn markdown() -> String {
         "\n## DMC3 archives (`.pac`)\n\n\
          `PAC` and `0x00` magic, a u32 slot count, one u32 member offset per slot (0 = empty), \
          then the members. A member is recognised by its own bytes (a model, a motion, a \
-         texture bundle or entry, a nested archive; `SHW` shadows, `EFM`, `PNST`, `ipum` are \
+         texture bundle or entry, a nested archive, a shadow model; `EFM`, `PNST`, `ipum` are \
          named and kept opaque). Player archives are reported to use slot 0 for textures, 1 \
          for the body, 8 for its shadow, 12 for a coat, 13 for cloth and 14 for the coat's \
-         shadow: rigtrip uses these slots as names only.\n",
+         shadow: rigtrip uses these slots as names only. `export` shows every model member in \
+         the one glTF: the coat's nodes are named `coat/...`, on the body's joints when its \
+         skeleton is the body's as written, else on a skin of its own.\n\n\
+         ### Shadow models (`SHW `), COMMUNITY\n\n\
+         Read as one only where a member fits this exactly, else kept opaque: `SHW ` at \
+         +0x00, f32 version at +0x04, u8 hull count at +0x10, the rest of the 0x20-byte \
+         header PRESERVED_UNDECODED. A 0x40-byte record per hull from 0x20: u16 vertex count \
+         +0x00, u16 triangle count +0x02, four u64 file offsets from +0x10 (the triangle list, \
+         the adjacency list, two not named); the other bytes PRESERVED_UNDECODED. A triangle \
+         is 16 bytes (u32 a, b, c, 0), an adjacency entry 8 (u16 x3, 0). Every hull is closed \
+         and manifold: each directed edge once and its reverse once, T = 2V - 4C over its C \
+         pieces. `import --rebuild-shadows` writes new hulls (a box per joint) and ASSUMES \
+         the third offset names the vertices, 16 bytes each (f32 x, y, z, 1); no reading \
+         depends on that.\n",
     );
     for s in sections() {
         let _ = write!(out, "\n## {}\n\n{}\n", s.heading, one_line(s.prose));

@@ -20,6 +20,7 @@ pub fn samples() -> Vec<(&'static str, Vec<u8>)> {
         ("dmc3_humanoid.mot", motion::sample_mot()),
         ("dmc3_humanoid.pac", motion::sample_pac()),
         ("dmc3_character.pac", texture::sample_character_pac()),
+        ("dmc3_coated.pac", texture::sample_coated_pac()),
         ("dmc3_textures.ptx", texture::sample_ptx()),
         ("mech.glb", mech::sample_mech()),
     ]

@@ -292,3 +292,12 @@ pub fn sample_character_pac() -> Vec<u8> {
     let mut rng = Rng::new(0x5A3D_072A);
     character_pac(&mut rng, sample_ptx(), super::dmc3::sample_mod())
 }
+
+/// The sample coated character archive (`samples/dmc3_coated.pac`): the sample PTX in slot 0,
+/// the humanoid sample model in slot 1, the sample coat on the humanoid's own skeleton in slot
+/// 12, cloth-like opaque data in 13, and shadow models by the public layout in 8 and 14.
+pub fn sample_coated_pac() -> Vec<u8> {
+    let mut rng = Rng::new(0x5A3D_072C);
+    let coat = super::dmc3::sample_coat(true);
+    coated_character_pac(&mut rng, sample_ptx(), super::dmc3::sample_mod(), coat)
+}

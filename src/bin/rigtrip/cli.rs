@@ -657,6 +657,19 @@ fn print_exported(
     }
     print_motion_fit(out, r)?;
     print_textures(out, r)?;
+    for p in &r.parts {
+        let mine = |x: &Option<String>| x.as_deref() == Some(p.as_str());
+        let meshes = r
+            .meshes
+            .iter()
+            .filter(|m| mine(&m.part) && !m.proxy)
+            .count();
+        let on = match r.skins.iter().find(|s| mine(&s.part)) {
+            Some(s) => format!("on a skin of its own ({} joints)", s.joints),
+            None => "on the body's joints (its skeleton is the body's)".into(),
+        };
+        writeln!(out, "model {p}: {meshes} mesh(es) named {p}/..., {on}")?;
+    }
     for m in &r.carried_models {
         writeln!(out, "note: {m}")?;
     }
