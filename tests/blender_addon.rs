@@ -1275,6 +1275,20 @@ fn the_coat_opens_in_its_own_collection_and_its_edits_land_in_the_coat() {
         if !shared {
             assert_eq!(got["pocket"], serde_json::json!(["coat"]), "{got}");
             assert_eq!(member_meshes(&edited, 12), 2, "the pocket is in the coat");
+            continue;
         }
+        // On the body's skeleton: the body's arms dragged into the coat's collection go into
+        // the coat; the object keeps its name in Blender.
+        let out = dir.join("pl000_arms.pac");
+        let got = driver(&["coat", &input, out.to_str().unwrap(), "0", "0", "0", "1"]);
+        assert_eq!(got["error"], Value::Null, "{got}");
+        let edited = std::fs::read(&out).unwrap();
+        assert_eq!(changed_members(&pac, &edited), [vec![1], vec![12]]);
+        assert_eq!(
+            (member_meshes(&edited, 1), member_meshes(&edited, 12)),
+            (2, 2)
+        );
+        let names = got["names_after"].as_array().unwrap();
+        assert!(names.iter().any(|n| n == "object1_mesh0"), "{got}");
     }
 }

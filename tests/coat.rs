@@ -299,3 +299,43 @@ proptest::proptest! {
         );
     }
 }
+
+#[test]
+fn a_body_mesh_renamed_into_the_coat_moves_there() {
+    for shared in [true, false] {
+        let pac = coated(shared);
+        let (glb, _) = export(&pac);
+        let (mut json, bin) = common::glb_split(&glb);
+        let body_mesh = json["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|n| n["name"] == "object1_mesh0")
+            .unwrap();
+        body_mesh["name"] = "coat/arms".into();
+        let edited = common::glb(&json, &bin);
+        if !shared {
+            // On the body's joints, it cannot go into a coat with a skeleton of its own.
+            let opts = rigtrip::gltf::ImportOptions::default();
+            let e = rigtrip::gltf::import_slice(&edited, None, &opts).unwrap_err();
+            assert!(
+                e.to_string().contains("(coat/arms) belongs to coat (by its name or tag) but is skinned to the joints of the model"),
+                "{e}"
+            );
+            continue;
+        }
+        let back = import(&edited);
+        assert_eq!(changed_members(&pac, &back.bytes), [vec![1], vec![12]]);
+        let p = Pac::read(&back.bytes).unwrap();
+        let meshes = |slot| {
+            let rigtrip::native::dmc3::pac::MemberKind::Model(m) = &p.member_of(slot).unwrap().kind
+            else {
+                panic!("slot {slot} is no model");
+            };
+            rigtrip::rig::lift(rigtrip::native::NativeFile::Dmc3((**m).clone()))
+                .meshes()
+                .len()
+        };
+        assert_eq!((meshes(1), meshes(12)), (2, 2));
+    }
+}

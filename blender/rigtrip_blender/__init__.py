@@ -52,6 +52,8 @@ FILE_GLOB = "*.mod;*.scm;*.pac;*.bin;*.BIN;*.efm"
 
 #: Collection custom property holding rigtrip's scene extras (exported as the glTF scene extras).
 EXTRAS = "rigtrip"
+#: Child collection custom property naming the archive part (a coat) whose objects it holds.
+PART = "rigtrip_part"
 #: Collection custom property holding the add-on's own state.
 STATE = "rigtrip_blender"
 
@@ -516,7 +518,7 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         stage = _Stage(target)
         try:
             glb = os.path.join(tmp, "edited.glb")
-            with _linked(coll, strays):
+            with _linked(coll, strays), _part_prefixes(coll):
                 _write_glb(glb, coll, rest_pose=animated, animations=bool(motions))
             report = self._run_import(binary, glb, stage, os.path.join(tmp, "motions"), motions)
             written = stage.commit()
@@ -689,11 +691,37 @@ def _collect_parts(coll, extras):
     names = part_names(extras)
     for name in names:
         child = bpy.data.collections.new(name)
+        child[PART] = name
         coll.children.link(child)
         for obj in list(coll.objects):
             if _part_of(obj, names) == name:
                 child.objects.link(obj)
                 coll.objects.unlink(obj)
+
+
+class _part_prefixes:
+    """Names every mesh in a part's child collection `part/...` for the time of a `with` block
+    (rigtrip tells a part's meshes by that prefix: a mesh moved into the coat's collection is
+    written into the coat), then gives the names back."""
+
+    def __init__(self, coll):
+        self.coll, self.renamed = coll, []
+
+    def __enter__(self):
+        for child in self.coll.children_recursive:
+            part = child.get(PART)
+            if not part:
+                continue
+            for obj in child.all_objects:
+                if obj.type == "MESH" and not obj.name.startswith(part + "/"):
+                    old = obj.name
+                    obj.name = f"{part}/{old}"
+                    self.renamed.append((obj, old))
+
+    def __exit__(self, *exc):
+        for obj, old in reversed(self.renamed):
+            obj.name = old
+        return False
 
 
 def _write_glb(glb, coll, rest_pose, animations):

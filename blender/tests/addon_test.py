@@ -13,11 +13,12 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         import the character archive NATIVE through the add-on (its textures as Blender
         images), with PAINT 1 paint an 8x8 red square at the top left of image texture_0 (as a
         brush does), export OUT; reports the images (name, size, packed)
-    addon_test.py coat NATIVE OUT MOVE NEW SHADOWS
+    addon_test.py coat NATIVE OUT MOVE NEW SHADOWS [ARMS]
         import the coated character archive NATIVE; with MOVE 1 move the first vertex of the
         coat's first mesh 1 cm along x, with NEW 1 add a mesh `pocket` weighted 1.0 to the
         second bone of the coat's own armature (parented to it, as a modder does); export OUT
-        (with Rebuild shadows when SHADOWS is 1);
+        (with Rebuild shadows when SHADOWS is 1); with ARMS 1 the body's mesh `object1_mesh0`
+        is first moved into the coat's collection (as a modder drags it there);
         reports the rig collection's child collections and their objects
     addon_test.py mesh NATIVE OUT KEEP
         move a vertex of the first rig mesh 10 cm up, export with Keep original meshes = KEEP (0/1)
@@ -302,7 +303,8 @@ def main(args):
     if mode == "archive":
         return archive(native, out, args[3] == "1")
     if mode == "coat":
-        return coat(native, out, args[3] == "1", args[4] == "1", args[5] == "1")
+        return coat(native, out, args[3] == "1", args[4] == "1", args[5] == "1",
+                    args[6:7] == ["1"])
     coll = import_rig(native)
     if mode == "mesh":
         mesh = next(o for o in coll.all_objects if o.type == "MESH" and "rigtrip" in o)
@@ -356,11 +358,15 @@ def archive(native, out, paint):
     return 0
 
 
-def coat(native, out, move, new, shadows):
+def coat(native, out, move, new, shadows, arms):
     """A coated archive in, its coat edited in its own collection, the archive out."""
     coll = import_rig(native)
     children = {c.name: sorted(o.name for o in c.objects) for c in coll.children}
     part = coll.children[0]
+    if arms:
+        body_arms = coll.objects["object1_mesh0"]
+        coll.objects.unlink(body_arms)
+        part.objects.link(body_arms)
     mesh = next(o for o in part.objects if o.type == "MESH")
     if move:
         mesh.data.vertices[0].co.x += 0.01
@@ -370,7 +376,9 @@ def coat(native, out, move, new, shadows):
         pocket = add_mesh("pocket", arm.data.bones[1].name)
         pocket = sorted(c.name for c in pocket.users_collection)
     error = export_rig(out, rebuild_shadows=shadows)
-    result(children=children, error=error, files=listing(out), moved=mesh.name, pocket=pocket)
+    names = sorted(o.name for o in coll.all_objects)
+    result(children=children, error=error, files=listing(out), moved=mesh.name, pocket=pocket,
+           names_after=names)
     return 0
 
 

@@ -596,6 +596,18 @@ pub enum AnimationProblem {
 /// Why a glTF could not be imported.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ImportError {
+    /// A mesh of one model of an archive skinned to another model's joints.
+    #[error("node {node} ({name}) belongs to {part} (by its name or tag) but is skinned to the joints of {skinned}, whose skeleton is not its own: bind it to the armature of {part}, or name it after the model it deforms with")]
+    PartSkin {
+        /// Node index.
+        node: usize,
+        /// Node name.
+        name: String,
+        /// The model it belongs to (`coat`, or `the model`).
+        part: String,
+        /// The model whose joints its skin names.
+        skinned: String,
+    },
     /// A part of the archive (a coat) does not import.
     #[error("model {part:?} of the archive")]
     Part {

@@ -2,8 +2,9 @@
 //! [`crate::rig::archive::MemberTag::Part`]): the document seen as one view per model, each
 //! holding only that model's nodes, so that each is imported as if it were alone.
 //!
-//! A node belongs to a model by, in this order: its `extras.rigtrip.part` (the export tags
-//! every node of a part); for a mesh node, a name starting `{part}/`; any other rigtrip tag (the
+//! A node belongs to a model by, in this order: for a mesh node, a name starting `{part}/` (a
+//! mesh of the model renamed so moves into the part, as a new mesh of it); its
+//! `extras.rigtrip.part` (the export tags every node of a part); any other rigtrip tag (the
 //! model's own joints, meshes, wrappers); for an untagged skinned mesh (one made in an editor),
 //! the model of its skin's first joint. A node without any of these (an editor's armature
 //! object) belongs to the model of everything below it, or to every view when that is mixed or
@@ -84,12 +85,17 @@ pub(super) fn split<'d>(
     }
     let (index, scene, _) = find_scene(doc)?;
     let graph = Graph::read(doc.json(), scene, &doc.node_extras, None)?;
-    let homes = homes(doc, &graph, &parts);
+    let (homes, moved) = homes(doc, &graph, &parts);
+    check_skins(doc, &graph, &homes, &parts)?;
     let joints = holds_joints(&graph, &homes);
+    let cut = Cut {
+        graph: &graph,
+        moved: &moved,
+    };
     let model = view(
         doc,
         index,
-        &graph,
+        &cut,
         |i| !matches!(homes[i], Home::Model(0) | Home::Shared),
         None,
     );
@@ -106,7 +112,7 @@ pub(super) fn split<'d>(
         views.push(PartView {
             offset: p.offset,
             name: p.name.to_string(),
-            doc: view(doc, index, &graph, away, Some(p)),
+            doc: view(doc, index, &cut, away, Some(p)),
         });
     }
     Ok(Some(Split {
@@ -115,8 +121,9 @@ pub(super) fn split<'d>(
     }))
 }
 
-/// Every node's home (see the module doc).
-fn homes(doc: &Doc, graph: &Graph, parts: &[PartTag]) -> Vec<Home> {
+/// Every node's home (see the module doc), and per node whether it is a mesh moved into
+/// another model than its tag's (by its name).
+fn homes(doc: &Doc, graph: &Graph, parts: &[PartTag]) -> (Vec<Home>, Vec<bool>) {
     let by_name: HashMap<&str, usize> = parts
         .iter()
         .enumerate()
@@ -127,26 +134,24 @@ fn homes(doc: &Doc, graph: &Graph, parts: &[PartTag]) -> Vec<Home> {
         let (prefix, _) = name.split_once('/')?;
         by_name.get(prefix).copied()
     };
-    let mut home: Vec<Option<Home>> = graph
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let part = nodes.get(i).and_then(|v| {
-                let r = rigtrip_of(v, doc.node_extras(i))?;
-                let name = r.get("part")?.as_str()?.to_string();
-                by_name.get(name.as_str()).copied()
-            });
-            match (part, &n.tag) {
-                (Some(k), _) => Some(Home::Model(k)),
-                _ if n.mesh.is_some() && named(&n.name).is_some() => {
-                    named(&n.name).map(Home::Model)
-                }
-                (None, Tag::None) => None,
-                (None, _) => Some(Home::Model(0)),
-            }
-        })
-        .collect();
+    // A mesh node named `part/...` is that part's; one tagged as another model's moved.
+    let mut moved = vec![false; graph.nodes.len()];
+    let mut home: Vec<Option<Home>> = Vec::with_capacity(graph.nodes.len());
+    for (i, n) in graph.nodes.iter().enumerate() {
+        let part = nodes.get(i).and_then(|v| {
+            let r = rigtrip_of(v, doc.node_extras(i))?;
+            let name = r.get("part")?.as_str()?.to_string();
+            by_name.get(name.as_str()).copied()
+        });
+        let tagged = match (part, &n.tag) {
+            (Some(k), _) => Some(Home::Model(k)),
+            (None, Tag::None) => None,
+            (None, _) => Some(Home::Model(0)),
+        };
+        let named = named(&n.name).filter(|_| n.mesh.is_some()).map(Home::Model);
+        moved[i] = named.is_some() && tagged.is_some() && named != tagged;
+        home.push(named.or(tagged));
+    }
     let skins = doc.array("skins");
     for (i, n) in graph.nodes.iter().enumerate() {
         if home[i].is_some() || n.mesh.is_none() {
@@ -169,9 +174,48 @@ fn homes(doc: &Doc, graph: &Graph, parts: &[PartTag]) -> Vec<Home> {
             _ => Home::Shared,
         });
     }
-    home.into_iter()
+    let home = home
+        .into_iter()
         .map(|h| h.unwrap_or(Home::Shared))
-        .collect()
+        .collect();
+    (home, moved)
+}
+
+/// Refuses a mesh node in one model skinned to another's joints: a part's mesh on the model's
+/// joints (unless the part's skeleton is the model's), or the model's on a part's.
+fn check_skins(
+    doc: &Doc,
+    graph: &Graph,
+    homes: &[Home],
+    parts: &[PartTag],
+) -> Result<(), ImportError> {
+    let name = |h: Home| match h {
+        Home::Model(k) if k > 0 => parts.get(k - 1).map_or("a part", |p| p.name).to_string(),
+        _ => "the model".to_string(),
+    };
+    let skins = doc.array("skins");
+    for (i, n) in graph.nodes.iter().enumerate() {
+        let (Some(_), Some(s), Home::Model(k)) = (n.mesh, n.skin, homes[i]) else {
+            continue;
+        };
+        let joint = skins
+            .get(s)
+            .and_then(|s| s.get("joints")?.get(0)?.as_u64())
+            .and_then(|j| usize::try_from(j).ok());
+        let Some(Home::Model(m)) = joint.and_then(|j| homes.get(j).copied()) else {
+            continue;
+        };
+        let on_shared = m == 0 && k > 0 && parts.get(k - 1).is_some_and(|p| !p.joints.is_empty());
+        if m != k && !on_shared {
+            return Err(ImportError::PartSkin {
+                node: i,
+                name: n.name.clone(),
+                part: name(Home::Model(k)),
+                skinned: name(Home::Model(m)),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Per node whether it is a joint or wrapper of the document's model, or above one.
@@ -188,13 +232,20 @@ fn holds_joints(graph: &Graph, homes: &[Home]) -> Vec<bool> {
 /// The document without the nodes `away` names (cut from their parents' children and the
 /// scene's roots); for a part, its scene extras in the scene, its joint extras on the model's
 /// joints when it shares them, and no animations (the motions are the model's).
+/// What a view is cut from: the whole document's graph, and which meshes moved models.
+struct Cut<'g> {
+    graph: &'g Graph,
+    moved: &'g [bool],
+}
+
 fn view<'d>(
     doc: &'d Doc<'_>,
     scene: usize,
-    graph: &Graph,
+    cut: &Cut,
     away: impl Fn(usize) -> bool,
     part: Option<&PartTag>,
 ) -> Doc<'d> {
+    let graph = cut.graph;
     let keep = |list: &Value| -> Value {
         let kept = list.as_array().into_iter().flatten().filter(|c| {
             c.as_u64()
@@ -220,6 +271,13 @@ fn view<'d>(
                 // Another model's geometry: not this view's to use, nor to name as unused.
                 obj.remove("mesh");
                 obj.remove("skin");
+            }
+            if cut.moved.get(i) == Some(&true) {
+                // Its tag names a mesh of the model it came from: here it is a new mesh.
+                obj.remove("extras");
+                if let Some(e) = node_extras.get_mut(i) {
+                    *e = None;
+                }
             }
             let joint = match (part, &graph.nodes.get(i).map(|g| &g.tag)) {
                 (Some(p), Some(Tag::Joint { joint, .. })) if !away(i) => p.joints.get(*joint),
