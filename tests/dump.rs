@@ -580,3 +580,21 @@ fn writer_refusals_point_at_their_field() {
         assert_eq!(build(&w).unwrap_err().to_string(), message);
     }
 }
+
+#[test]
+fn a_coated_archive_dumps_its_shadow_models_and_refuses_their_lists_edited_alone() {
+    let data = synth::texture::sample_coated_pac();
+    let v = motion_round_trip(&data);
+    let members = v["file"]["members"].as_array().unwrap();
+    let shadows: Vec<usize> = (0..members.len())
+        .filter(|&i| members[i]["kind"].get("shadow").is_some())
+        .collect();
+    assert_eq!(shadows.len(), 2, "slots 8 and 14");
+    let mut w = v.clone();
+    w["file"]["members"][shadows[0]]["kind"]["shadow"]["hulls"][0]["triangles"][0][0] = json!(1);
+    let e = build(&w).unwrap_err();
+    assert_eq!(
+        e.pointer(),
+        format!("/file/members/{}/kind/shadow", shadows[0])
+    );
+}

@@ -25,6 +25,7 @@ use crate::native::dmc3::motion::{
     KeyF32, KeyF32Hermite, KeyU16, KeyU16Hermite, Mot, MotHeader, TangentRanges, TrackHead,
 };
 use crate::native::dmc3::pac::{MemberKind, Pac};
+use crate::native::dmc3::shadow::Shw;
 use crate::native::dmc3::texture::{DdsHeader, Descriptor, Ptx, Texture};
 use crate::native::dmc3::{
     self, BlockHeader, BlockPart, BlockRels, ContainerKind, Dmc3Error, Dmc3File, Header, Label,
@@ -398,6 +399,13 @@ fn check_pac_counts(file: &Value, p: &Pac, at: &str) -> Result<(), DumpError> {
             MemberKind::Mot(mot) => check_mot_counts(&kind["mot"], mot, &ptr("mot"))?,
             MemberKind::Model(f) => check_dmc3_counts(&kind["model"], f, &ptr("model"))?,
             MemberKind::Archive(a) => check_pac_counts(&kind["archive"], a, &ptr("archive"))?,
+            // Its lists are written from its body: decoded values edited alone would be lost.
+            MemberKind::Shadow(shw) if Shw::read(&shw.write()).as_ref() != Some(&**shw) => {
+                return Err(DumpError::Write {
+                    pointer: ptr("shadow"),
+                    problem: "the hulls do not match the header, records and body (a shadow model's counts, offsets and lists are written from its header, records and body; edit those)".into(),
+                });
+            }
             _ => {}
         }
     }
@@ -1458,6 +1466,7 @@ fn motion_defs(defs: &mut Map<String, Value>) {
     }));
     defs.insert("pacFile".into(), pac_file_def());
     texture_defs(defs);
+    shadow_defs(defs);
     let records = [
         (MotHeader::SCHEMA_NAME, MotHeader::schema()),
         (TrackHead::SCHEMA_NAME, TrackHead::schema()),
@@ -1535,6 +1544,12 @@ fn pac_file_def() -> Value {
                                 {
                                     "type": "object",
                                     "additionalProperties": false,
+                                    "required": ["shadow"],
+                                    "properties": { "shadow": { "$ref": "#/$defs/shwFile" } }
+                                },
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
                                     "required": ["opaque"],
                                     "properties": { "opaque": { "$ref": "#/$defs/base64" } }
                                 }
@@ -1545,6 +1560,37 @@ fn pac_file_def() -> Value {
             }
         }
     })
+}
+
+/// The dump schema of a shadow model (see [`crate::native::dmc3::shadow`]).
+fn shadow_defs(defs: &mut Map<String, Value>) {
+    defs.insert("shwFile".into(), json!({
+        "description": "A shadow model (SHW) read by the public layout: the 0x20-byte header, per hull its 0x40-byte record with its vertex count, four offsets and decoded triangle and adjacency lists, and every byte after the records (the lists live there; the decoded values must agree with it).",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["header", "hulls", "body"],
+        "properties": {
+            "header": { "$ref": "#/$defs/base64" },
+            "body": { "$ref": "#/$defs/base64" },
+            "hulls": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 255,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["record", "vertices", "offsets", "triangles", "adjacency"],
+                    "properties": {
+                        "record": { "$ref": "#/$defs/base64" },
+                        "vertices": { "type": "integer", "minimum": 0, "maximum": 65535 },
+                        "offsets": { "type": "array", "minItems": 4, "maxItems": 4, "items": { "type": "integer", "minimum": 0 } },
+                        "triangles": { "type": "array", "items": { "type": "array", "minItems": 3, "maxItems": 3, "items": { "type": "integer", "minimum": 0 } } },
+                        "adjacency": { "type": "array", "items": { "type": "array", "minItems": 3, "maxItems": 3, "items": { "type": "integer", "minimum": 0, "maximum": 65535 } } }
+                    }
+                }
+            }
+        }
+    }));
 }
 
 /// The dump schema of PTX bundles and gfxTexture entries.
