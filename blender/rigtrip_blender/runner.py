@@ -251,8 +251,8 @@ def export_info(report):
     for m in report.get("carried_models") or []:
         lines.append(
             f"note: member {m['member']} (slots {m['slots']}): a model besides the body, not "
-            "shown (exporting it on the body's skeleton is not done yet); carried as its "
-            "bytes, it comes back unchanged"
+            "shown (its skeleton fails the spatial gate); carried as its bytes, it comes back "
+            "unchanged"
         )
     return lines
 
