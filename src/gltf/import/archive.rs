@@ -261,10 +261,8 @@ pub(crate) fn joint_boxes(meshes: &[crate::rig::mesh::Mesh]) -> Vec<Shape> {
             let k = (0..4).max_by(|&a, &b| w[a].total_cmp(&w[b])).unwrap_or(0);
             let p = p.map(|x| x as f32);
             let b = boxes.entry(j[k]).or_insert((p, p));
-            for c in 0..3 {
-                b.0[c] = b.0[c].min(p[c]);
-                b.1[c] = b.1[c].max(p[c]);
-            }
+            b.0 = [0, 1, 2].map(|c| b.0[c].min(p[c]));
+            b.1 = [0, 1, 2].map(|c| b.1[c].max(p[c]));
         }
     }
     boxes
