@@ -15,12 +15,13 @@ fn verify_samples_all_identical() {
         text(&o.stdout),
         "identical  hie   samples/DB22HIE.BIN\n\
          identical  pac   samples/dmc3_character.pac\n\
+         identical  pac   samples/dmc3_coated.pac\n\
          identical  mod   samples/dmc3_humanoid.mod\n\
          identical  mot   samples/dmc3_humanoid.mot\n\
          identical  pac   samples/dmc3_humanoid.pac\n\
          identical  scm   samples/dmc3_stage.scm\n\
          identical  ptx   samples/dmc3_textures.ptx\n\
-         7 identical, 0 differ, 0 rejected, 4 skipped (not rig files; -v names them)\n"
+         8 identical, 0 differ, 0 rejected, 4 skipped (not rig files; -v names them)\n"
     );
     let o = run(&[
         "verify",
@@ -385,7 +386,7 @@ fn dump_says_what_it_wrote_and_verify_names_skipped_files_with_v() {
     assert_eq!(skipped.len(), 4, "{out}");
     assert!(skipped[0].ends_with(": not a rig file"), "{out}");
     assert!(
-        out.ends_with("7 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"),
+        out.ends_with("8 identical, 0 differ, 0 rejected, 4 skipped (not rig files)\n"),
         "{out}"
     );
 }

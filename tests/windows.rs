@@ -107,6 +107,7 @@ fn verify_samples_in_a_folder_a_windows_user_has() {
     let expected: String = [
         ("hie", "DB22HIE.BIN"),
         ("pac", "dmc3_character.pac"),
+        ("pac", "dmc3_coated.pac"),
         ("mod", "dmc3_humanoid.mod"),
         ("mot", "dmc3_humanoid.mot"),
         ("pac", "dmc3_humanoid.pac"),
@@ -118,7 +119,7 @@ fn verify_samples_in_a_folder_a_windows_user_has() {
     .collect();
     assert_eq!(
         out,
-        expected + "7 identical, 0 differ, 0 rejected, 4 skipped (not rig files; -v names them)\n"
+        expected + "8 identical, 0 differ, 0 rejected, 4 skipped (not rig files; -v names them)\n"
     );
     // A relative path with backslashes, from the folder above.
     let rel = ok(&wine(&root, &["verify", "game files\\dmc3_humanoid.mod"]));
