@@ -1197,17 +1197,6 @@ fn a_new_action_becomes_a_new_motion_where_the_modder_sends_it() {
     assert!(has(&info, "  my_taunt (slot 2): NEW motion"), "{info:#?}");
 }
 
-/// The slots of the members whose bytes differ between two archives with the same slots.
-fn changed_members(before: &[u8], after: &[u8]) -> Vec<Vec<usize>> {
-    use rigtrip::native::dmc3::Pac;
-    let (b, a) = (Pac::read(before).unwrap(), Pac::read(after).unwrap());
-    b.members
-        .iter()
-        .filter(|m| a.member_of(m.slots[0]).unwrap().bytes().unwrap() != m.bytes().unwrap())
-        .map(|m| m.slots.clone())
-        .collect()
-}
-
 /// The meshes of the model in `slot` of archive `bytes`.
 fn member_meshes(bytes: &[u8], slot: usize) -> usize {
     use rigtrip::native::dmc3::pac::MemberKind;
@@ -1262,7 +1251,11 @@ fn the_coat_opens_in_its_own_collection_and_its_edits_land_in_the_coat() {
             true => vec![vec![12]],
             false => vec![vec![12], vec![14]],
         };
-        assert_eq!(changed_members(&pac, &edited), changed, "shared {shared}");
+        assert_eq!(
+            common::changed_members(&pac, &edited),
+            changed,
+            "shared {shared}"
+        );
         let shadow_line = match shared {
             true => "the shadow still casts the old shape",
             false => "shadow rebuilt from the new meshes",
@@ -1283,7 +1276,7 @@ fn the_coat_opens_in_its_own_collection_and_its_edits_land_in_the_coat() {
         let got = driver(&["coat", &input, out.to_str().unwrap(), "0", "0", "0", "1"]);
         assert_eq!(got["error"], Value::Null, "{got}");
         let edited = std::fs::read(&out).unwrap();
-        assert_eq!(changed_members(&pac, &edited), [vec![1], vec![12]]);
+        assert_eq!(common::changed_members(&pac, &edited), [vec![1], vec![12]]);
         assert_eq!(
             (member_meshes(&edited, 1), member_meshes(&edited, 12)),
             (2, 2)

@@ -101,20 +101,6 @@ fn a_coat_with_its_own_skeleton_gets_its_own_skin_and_comes_back() {
     assert!(back.bytes == pac, "the archive differs");
 }
 
-/// The slots of the members whose bytes differ between two archives with the same slots.
-fn changed_members(before: &[u8], after: &[u8]) -> Vec<Vec<usize>> {
-    let (b, a) = (Pac::read(before).unwrap(), Pac::read(after).unwrap());
-    assert_eq!(a.offsets.len(), b.offsets.len());
-    b.members
-        .iter()
-        .filter(|m| {
-            let now = a.member_of(m.slots[0]).unwrap();
-            now.bytes().unwrap() != m.bytes().unwrap()
-        })
-        .map(|m| m.slots.clone())
-        .collect()
-}
-
 /// The first vertex of the mesh node named `coat/...` moved 1 cm along x, in place.
 fn move_coat_vertex(glb: &mut [u8]) {
     let (v, bin) = common::glb_parts(glb);
@@ -142,7 +128,7 @@ fn a_moved_coat_vertex_changes_the_coat_member_only() {
         move_coat_vertex(&mut glb);
         let back = import(&glb);
         assert_eq!(
-            changed_members(&pac, &back.bytes),
+            common::changed_members(&pac, &back.bytes),
             [vec![12]],
             "shared {shared}"
         );
@@ -188,7 +174,7 @@ fn a_new_mesh_skinned_to_the_coat_skeleton_lands_in_the_coat() {
         .unwrap()
         .push(n.into());
     let back = import(&common::glb(&json, &bin));
-    assert_eq!(changed_members(&pac, &back.bytes), [vec![12]]);
+    assert_eq!(common::changed_members(&pac, &back.bytes), [vec![12]]);
     let coat = Pac::read(&back.bytes).unwrap();
     let rigtrip::native::dmc3::pac::MemberKind::Model(m) = &coat.member_of(12).unwrap().kind else {
         panic!("slot 12 is no model");
@@ -217,7 +203,7 @@ fn both_coats_come_back_through_blender_and_a_moved_coat_vertex_lands_in_the_coa
         common::blender_roundtrip(&moved, &through, &[]);
         let back = import(&std::fs::read(&through).unwrap());
         assert_eq!(
-            changed_members(&pac, &back.bytes),
+            common::changed_members(&pac, &back.bytes),
             [vec![12]],
             "shared {shared}"
         );
@@ -234,7 +220,10 @@ fn rebuild_shadows_writes_the_coat_shadow_anew_as_closed_boxes() {
         ..Default::default()
     };
     let back = rigtrip::gltf::import_slice(&glb, None, &opts).unwrap();
-    assert_eq!(changed_members(&pac, &back.bytes), [vec![12], vec![14]]);
+    assert_eq!(
+        common::changed_members(&pac, &back.bytes),
+        [vec![12], vec![14]]
+    );
     let coat = &back.report.models[0].report;
     assert!(coat.stale_shadows.is_empty());
     assert!(
@@ -325,7 +314,10 @@ fn a_body_mesh_renamed_into_the_coat_moves_there() {
             continue;
         }
         let back = import(&edited);
-        assert_eq!(changed_members(&pac, &back.bytes), [vec![1], vec![12]]);
+        assert_eq!(
+            common::changed_members(&pac, &back.bytes),
+            [vec![1], vec![12]]
+        );
         let p = Pac::read(&back.bytes).unwrap();
         let meshes = |slot| {
             let rigtrip::native::dmc3::pac::MemberKind::Model(m) = &p.member_of(slot).unwrap().kind

@@ -580,3 +580,15 @@ pub fn closed_hull(v: usize, t: &[[u32; 3]]) -> bool {
     }
     paired && v as i64 - edges as i64 + t.len() as i64 == 2 * pieces as i64
 }
+
+/// The slots of the members whose bytes differ between two archives with the same slots.
+pub fn changed_members(before: &[u8], after: &[u8]) -> Vec<Vec<usize>> {
+    use rigtrip::native::dmc3::Pac;
+    let (b, a) = (Pac::read(before).unwrap(), Pac::read(after).unwrap());
+    assert_eq!(a.offsets.len(), b.offsets.len());
+    b.members
+        .iter()
+        .filter(|m| a.member_of(m.slots[0]).unwrap().bytes().unwrap() != m.bytes().unwrap())
+        .map(|m| m.slots.clone())
+        .collect()
+}
