@@ -1,4 +1,4 @@
-//! Shadow models (`SHW `) by the public layout (FORMATS.md §6, see
+//! Shadow models (`SHW `) by the public layout (`docs/formats.md`, "Shadow models"; see
 //! [`crate::native::dmc3::shadow`]), written here byte by byte and not by the library's writer:
 //! closed hulls (tetrahedra, octahedra, boxes, and hulls of two boxes), non-zero undecoded
 //! header and record bytes, the lists after the records in a shuffled order with odd gaps of

@@ -1,7 +1,7 @@
 //! DMC3 shadow models (`SHW `, an archive member: the body's in slot 8, the coat's in 14):
-//! closed hulls that cast a character's shadow. The layout is COMMUNITY (FORMATS.md §6: a
-//! research repository's census script and the game's load-time fixup); no retail file has
-//! been seen here.
+//! closed hulls that cast a character's shadow. The layout is COMMUNITY (`docs/formats.md`,
+//! "Shadow models": a public research repository's census script and the game's load-time
+//! fixup); no retail file has been seen here.
 //!
 //! - Header, 0x20 bytes: `"SHW "`, f32 version at +0x04, u8 hull count at +0x10; the rest
 //!   PRESERVED_UNDECODED.
