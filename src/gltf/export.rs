@@ -429,27 +429,27 @@ fn write_part(
     // On the model's joints it keeps its skeleton's names: they are the model's.
     let p = match shared {
         true => Cow::Borrowed(&part.rig),
-        false => named_part(&part.rig, &part.name),
+        false => Cow::Owned(named_part(&part.rig, &part.name)),
     };
     let outer = doc.part.replace(part.name.clone());
-    let mut meshes: Vec<(Cow<Mesh>, bool)> = p
+    let named: Vec<Cow<Mesh>> = p
         .meshes()
         .into_iter()
         .map(|mut m| {
             m.name = format!("{}/{}", part.name, m.name);
-            (Cow::Owned(m), false)
+            Cow::Owned(m)
         })
         .collect();
-    let (part_skins, joints) = if shared {
-        (skins.clone(), joint_tags(&p)?)
+    let (part_skins, joints, meshes) = if shared {
+        let meshes = named.into_iter().map(|m| (m, false)).collect();
+        (skins.clone(), joint_tags(&p)?, meshes)
     } else {
         let requested = names::requested(&p, None, &mut doc.report.names_missing)?;
         let joint_names = claim_joint_names(&p, &requested, &mut doc.nameset, &mut doc.report);
         let written = write_skeletons(doc, &p, joint_names)?;
         scene_nodes.extend(written.scene_nodes);
-        let plain = meshes.into_iter().map(|(m, _)| m).collect();
-        meshes = with_proxies(doc, &p, plain, &written.skins)?;
-        (written.skins, Vec::new())
+        let meshes = with_proxies(doc, &p, named, &written.skins)?;
+        (written.skins, Vec::new(), meshes)
     };
     write_mesh_nodes(doc, &meshes, &part_skins, scene_nodes)?;
     doc.part = outer;
@@ -459,7 +459,7 @@ fn write_part(
 }
 
 /// `rig` with its skeletons and the joints named the default way renamed `{part}/...`.
-fn named_part(rig: &Rig, part: &str) -> Cow<'static, Rig> {
+fn named_part(rig: &Rig, part: &str) -> Rig {
     let mut p = rig.clone();
     for sk in &mut p.skeletons {
         let name = format!("{part}/{}", sk.name);
@@ -471,7 +471,7 @@ fn named_part(rig: &Rig, part: &str) -> Cow<'static, Rig> {
         }
         sk.name = name;
     }
-    Cow::Owned(p)
+    p
 }
 
 /// Whether `part`'s only skeleton is `rig`'s first as written: the same joint count and
@@ -489,7 +489,7 @@ fn shares_skeleton(rig: &Rig, part: &Rig, space: Space) -> bool {
         && a.joints
             .iter()
             .zip(&b.joints)
-            .all(|(x, y)| x.parent == y.parent && written(x).is_some() && written(x) == written(y))
+            .all(|(x, y)| x.parent == y.parent && written(x).is_some_and(|w| Some(w) == written(y)))
 }
 
 /// The `extras.rigtrip` of each joint node of `rig`'s first skeleton, as a value.
@@ -503,15 +503,8 @@ fn joint_tags(rig: &Rig) -> Result<Vec<serde_json::Value>, ExportError> {
         .enumerate()
         .map(|(k, j)| {
             let placement = placements.as_ref().and_then(|p| p.get(k));
-            serde_json::to_value(JointTag {
-                skeleton: 0,
-                joint: k,
-                offset: placement.map(|p| p.offset),
-                depth: placement.map(|p| p.depth),
-                native: Native(&j.native),
-                part: None,
-            })
-            .map_err(|e| ExportError::Extras(e.to_string()))
+            serde_json::to_value(JointTag::of(0, k, j, placement, None))
+                .map_err(|e| ExportError::Extras(e.to_string()))
         })
         .collect()
 }
@@ -760,6 +753,27 @@ struct JointTag<'a> {
     part: Option<&'a str>,
 }
 
+impl<'a> JointTag<'a> {
+    /// The tag of joint `k` of skeleton `s`, with its stored placement when the format keeps
+    /// one, in `part` (`None`: the model's own).
+    fn of(
+        s: usize,
+        k: usize,
+        j: &'a crate::rig::Joint,
+        placement: Option<&Placement>,
+        part: Option<&'a str>,
+    ) -> Self {
+        JointTag {
+            skeleton: s,
+            joint: k,
+            offset: placement.map(|p| p.offset),
+            depth: placement.map(|p| p.depth),
+            native: Native(&j.native),
+            part,
+        }
+    }
+}
+
 /// A wrapper node's `extras.rigtrip`.
 #[derive(Serialize)]
 struct WrapperTag<'a> {
@@ -995,14 +1009,7 @@ fn push_joint_nodes(
     for (k, (j, ((t, q), kids))) in sk.joints.iter().zip(trs.iter().zip(children)).enumerate() {
         let placement = placements.as_ref().and_then(|p| p.get(k));
         let tag = Tagged {
-            rigtrip: JointTag {
-                skeleton: s,
-                joint: k,
-                offset: placement.map(|p| p.offset),
-                depth: placement.map(|p| p.depth),
-                native: Native(&j.native),
-                part,
-            },
+            rigtrip: JointTag::of(s, k, j, placement, part),
         };
         b.root.push(Node {
             name: names.next(),
