@@ -292,10 +292,11 @@ fn view<'d>(
             n
         })
         .collect();
+    let mut nodes = Some(Value::Array(nodes));
     let mut root = Map::with_capacity(doc.json().len());
     for (key, v) in doc.json() {
         let v = match key.as_str() {
-            "nodes" => Value::Array(nodes.clone()),
+            "nodes" => nodes.take().unwrap_or_default(),
             "animations" if part.is_some() => continue,
             "scenes" => scenes(doc, scene, &keep, part),
             "scene" if part.is_some() => Value::from(0),
