@@ -648,7 +648,7 @@ fn broken_motion_records_are_refused_with_their_place() {
     let model = sample_model();
     let glb = export_glb(&model, &[("walk.mot", synth::motion::sample_mot())]).unwrap();
     let (json, bin) = split(&glb);
-    let cases: [(&str, Value, &str); 7] = [
+    let cases: [(&str, Value, &str); 8] = [
         (
             "file",
             json!("../walk.mot"),
@@ -684,6 +684,11 @@ fn broken_motion_records_are_refused_with_their_place() {
             json!("0"),
             "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/carried: not a list of motion indices below 1",
         ),
+        (
+            "unexported",
+            json!([0, 1]),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/unexported: not a list of motion indices below 1",
+        ),
     ];
     for (key, value, want) in cases {
         let mut bad = json.clone();
@@ -698,6 +703,57 @@ fn broken_motion_records_are_refused_with_their_place() {
     assert_eq!(
         rigtrip::chain(&e),
         "animation 0 (walk): a channel names a sampler that does not exist"
+    );
+}
+
+#[test]
+fn motions_left_unexported_as_unchanged_come_back_as_read_and_an_animation_there_after_all_is_compared(
+) {
+    // The Blender add-on leaves the animations of unchanged actions out of the glTF and lists
+    // their motions under `unexported`: the import keeps them without an animation.
+    let model = sample_model();
+    let pac = synth::motion::sample_pac();
+    let mot = synth::motion::sample_mot();
+    let glb = export_glb(&model, &[("walk.mot", mot.clone()), ("p.pac", pac.clone())]).unwrap();
+    let (mut json, bin) = split(&glb);
+    let names: Vec<String> = json["scenes"][0]["extras"]["rigtrip"]["motions"][1]["animations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["p_00", "p_01", "p_04"]);
+    // Motion 0 left out, motion 1 listed but still in the glTF, the others exported as usual.
+    json["scenes"][0]["extras"]["rigtrip"]["motions"][1]["unexported"] = json!([0, 1]);
+    json["animations"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|a| a["name"] != names[0].as_str());
+    let (back, motions, report) = import(&join(&json, &bin));
+    assert_eq!(back, model);
+    assert_eq!(
+        motions,
+        vec![
+            ("walk.mot".to_string(), Some(mot)),
+            ("p.pac".to_string(), Some(pac))
+        ]
+    );
+    let status: Vec<Value> = report.motions[1]
+        .motions
+        .iter()
+        .map(|m| serde_json::to_value(&m.status).unwrap())
+        .collect();
+    assert_eq!(
+        status,
+        [json!("unexported"), json!("unchanged"), json!("unchanged")]
+    );
+    let mut lines = Vec::new();
+    report.motions[1].render_text(0.01, &mut |l| lines.push(l));
+    assert!(
+        lines[0].contains(
+            ": 2 unchanged, 0 edited, 0 deleted, 1 not exported (unchanged in Blender) ("
+        ),
+        "{lines:?}"
     );
 }
 

@@ -42,6 +42,10 @@ pub enum MotionStatus {
     Deleted,
     /// It had no animation (it could not go on the model): kept as it was.
     Carried,
+    /// Its animation was left out of the glTF because it had not changed since the export
+    /// (the Blender add-on fingerprints each action; the file's record lists it under
+    /// `unexported`): kept as it was.
+    Unexported,
     /// An animation that came from no motion file, encoded as a new motion.
     New,
 }
@@ -158,8 +162,12 @@ impl MotionFileReport {
             0 => String::new(),
             n => format!(", {n} carried"),
         };
+        let unexported = match count(MotionStatus::Unexported) {
+            0 => String::new(),
+            n => format!(", {n} not exported (unchanged in Blender)"),
+        };
         line(format!(
-            "motion file {} ({written}): {} unchanged, {} edited, {} deleted{carried}{new} (noise up to {:.0}% of the tolerance)",
+            "motion file {} ({written}): {} unchanged, {} edited, {} deleted{carried}{unexported}{new} (noise up to {:.0}% of the tolerance)",
             self.file,
             count(MotionStatus::Unchanged),
             count(MotionStatus::Edited),
@@ -180,7 +188,7 @@ impl MotionFileReport {
                 )
             };
             match m.status {
-                MotionStatus::Unchanged => {}
+                MotionStatus::Unchanged | MotionStatus::Unexported => {}
                 MotionStatus::Carried => line(format!(
                     "  {}{slots}: carried as it was (it had no animation: it does not fit the model)",
                     m.animation
@@ -437,8 +445,9 @@ impl MotionCx<'_> {
     fn compare_file(&self, v: &Value, p: &str) -> Result<Compared, ImportError> {
         let (file, mut mf) = read_recorded_file(v, p)?;
         let names = animation_names(v, p, mf.motions.len())?;
-        let carried = carried_indices(v, p, mf.motions.len())?;
-        let (reports, closest) = self.compare_motions(&mut mf, &names, &carried)?;
+        let carried = motion_indices(v, p, "carried", mf.motions.len())?;
+        let unexported = motion_indices(v, p, "unexported", mf.motions.len())?;
+        let (reports, closest) = self.compare_motions(&mut mf, &names, &carried, &unexported)?;
         Ok(Compared {
             file,
             mf,
@@ -449,13 +458,15 @@ impl MotionCx<'_> {
 
     /// Compares each motion of `mf` with the animation of its name in `names` (replacing the
     /// curves of edited channels, taking out a motion whose animation is gone); motions the
-    /// export `carried` without an animation are left as they are. Returns a report per
-    /// motion and the largest deviation taken as noise, as a fraction of its tolerance.
+    /// export `carried` without an animation, and those left `unexported` as unchanged whose
+    /// animation is indeed absent, are left as they are. Returns a report per motion and the
+    /// largest deviation taken as noise, as a fraction of its tolerance.
     fn compare_motions(
         &self,
         mf: &mut MotionFile,
         names: &[String],
         carried: &[usize],
+        unexported: &[usize],
     ) -> Result<(Vec<MotionReport>, f64), ImportError> {
         let mut reports = Vec::with_capacity(names.len());
         let mut closest = 0.0f64;
@@ -467,6 +478,8 @@ impl MotionCx<'_> {
             match self.animations.get(name.as_str()) {
                 // No animation was written for it: whatever has its name is not it.
                 _ if carried.contains(&i) => report.status = MotionStatus::Carried,
+                // Left out as unchanged; had the exporter written it anyway, it is compared.
+                None if unexported.contains(&i) => report.status = MotionStatus::Unexported,
                 // A motion without tracks has no animation: nothing was lost.
                 None if motion.tracks.is_empty() => {}
                 None => {
@@ -526,10 +539,11 @@ fn animation_names(v: &Value, p: &str, count: usize) -> Result<Vec<String>, Impo
         })
 }
 
-/// The motions of a file (`count` of them) that the export carried without an animation
-/// (`carried` of the record `v` at `p`; none when absent).
-fn carried_indices(v: &Value, p: &str, count: usize) -> Result<Vec<usize>, ImportError> {
-    let Some(list) = v.get("carried") else {
+/// The motions of a file (`count` of them) listed under `key` of the record `v` at `p` (none
+/// when absent): `carried`, those the export carried without an animation; `unexported`, those
+/// whose unchanged animation the Blender add-on left out of the glTF.
+fn motion_indices(v: &Value, p: &str, key: &str, count: usize) -> Result<Vec<usize>, ImportError> {
+    let Some(list) = v.get(key) else {
         return Ok(Vec::new());
     };
     list.as_array()
@@ -544,7 +558,7 @@ fn carried_indices(v: &Value, p: &str, count: usize) -> Result<Vec<usize>, Impor
         .filter(|_| list.is_array())
         .ok_or_else(|| {
             extras_err(
-                format!("{p}/carried"),
+                format!("{p}/{key}"),
                 format!("not a list of motion indices below {count}"),
             )
         })
