@@ -1285,3 +1285,82 @@ fn the_coat_opens_in_its_own_collection_and_its_edits_land_in_the_coat() {
         assert!(names.iter().any(|n| n == "object1_mesh0"), "{got}");
     }
 }
+
+/// The real-layout generated model with a whole motion set (12 archives of 17 motions, 204 in
+/// all), one pose of one motion keyed: exported once with every action through Blender's glTF
+/// exporter (as before) and once with only the changed ones. Both give the same files: the
+/// model and every archive byte for byte but the keyed one, whose only change is the keyed
+/// joint's rotation tracks. The seconds each took are printed (`benches/addon_export.rs`
+/// holds the figure; nothing here is timed against a limit).
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn a_whole_motion_set_with_one_keyed_pose_exports_only_the_keyed_action() {
+    let (model, rest) = generated_real_mod();
+    let set = rigtrip::synth::motion::motion_set(0x5E7, &rest, 12, 17);
+    let dir = scratch("motion-set");
+    let (game, every, fast) = (dir.join("game"), dir.join("every"), dir.join("fast"));
+    for d in [&game, &every, &fast] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let input = write(&game, "pl000.mod", &model);
+    for (name, bytes) in &set {
+        write(&game, name, bytes);
+    }
+    let key = 1;
+    let (got, info) = driver_within(
+        &[
+            "motion-set",
+            &input,
+            game.to_str().unwrap(),
+            every.to_str().unwrap(),
+            fast.to_str().unwrap(),
+            &key.to_string(),
+            "pl000_00_03_05",
+        ],
+        Duration::from_secs(1200),
+    );
+    assert_eq!(got["errors"], serde_json::json!([null, null]), "{info:#?}");
+    assert_eq!(got["actions"], 204);
+    println!(
+        "import {:.1} s; export with every action {:.1} s, with only the changed one {:.1} s",
+        got["import_s"].as_f64().unwrap(),
+        got["every_s"].as_f64().unwrap(),
+        got["fast_s"].as_f64().unwrap()
+    );
+    let mut names: Vec<String> = set.iter().map(|(n, _)| n.clone()).collect();
+    names.push("pl000.mod".into());
+    names.sort();
+    assert_eq!(got["every_files"], serde_json::json!(names));
+    assert_eq!(got["fast_files"], serde_json::json!(names));
+    for name in &names {
+        let a = std::fs::read(every.join(name)).unwrap();
+        let b = std::fs::read(fast.join(name)).unwrap();
+        assert!(a == b, "{name}: the two exports differ\n{info:#?}");
+        let original = std::fs::read(game.join(name)).unwrap();
+        if name == "pl000_00_03.pac" {
+            use rigtrip::native::dmc3::pac::Pac;
+            let (before, after) = (Pac::read(&original).unwrap(), Pac::read(&b).unwrap());
+            assert_eq!(before.offsets.len(), after.offsets.len());
+            for m in &before.members {
+                let now = after.member_of(m.slots[0]).unwrap();
+                let (was, is) = (m.bytes().unwrap(), now.bytes().unwrap());
+                if m.slots == [5] {
+                    let _ = common::assert_only_rotations_of(key, &was, &is);
+                } else {
+                    assert!(was == is, "slots {:?}", m.slots);
+                }
+            }
+        } else {
+            assert!(a == original, "{name} changed");
+        }
+    }
+    let has = |line: &str| info.iter().any(|l| l == line);
+    for line in [
+        "204 action(s) exported through Blender's glTF exporter, 0 left out as unchanged since \
+         the import (their motions kept as read)",
+        "1 action(s) exported through Blender's glTF exporter, 203 left out as unchanged since \
+         the import (their motions kept as read)",
+    ] {
+        assert!(has(line), "{line}\n{info:#?}");
+    }
+}

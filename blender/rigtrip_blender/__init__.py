@@ -35,7 +35,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import runner
+from . import actions, runner
 
 bl_info = {
     "name": "rigtrip",
@@ -322,6 +322,7 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
             layer = context.view_layer.layer_collection.children[coll.name]
             previous = context.view_layer.active_layer_collection
             context.view_layer.active_layer_collection = layer
+            known = set(bpy.data.actions)
             try:
                 result = bpy.ops.import_scene.gltf(
                     filepath=glb, **_supported(bpy.ops.import_scene.gltf, GLTF_IMPORT)
@@ -340,7 +341,7 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
                 )
             _set_property(coll, EXTRAS, extras[EXTRAS])
             _collect_parts(coll, extras[EXTRAS])
-            coll[STATE] = {
+            state = {
                 "source": source,
                 "format": str(extras[EXTRAS].get("format", "")),
                 "block_at": block_at,
@@ -349,6 +350,10 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
                 "motions": motions,
                 "textures": textures,
             }
+            if motions:
+                made = [a for a in bpy.data.actions if a not in known]
+                actions.record(state, coll, context.scene, made)
+            coll[STATE] = state
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         _report_lines(self, runner.export_info(report))
@@ -417,6 +422,14 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         "beside the exported file, under the names of the files read (rigtrip import "
         "--motions-out; unedited tracks keep their bytes, a deleted animation empties its "
         "archive slot). Off: no motion file is written",
+        default=True,
+    )
+    only_changed_actions: BoolProperty(
+        name="Only changed actions",
+        description="For a rig imported with motions: give Blender's glTF exporter only the "
+        "actions changed since the import (their curves, or the rest pose), and keep the "
+        "motions of the others as they were read, byte for byte. Off: every action is "
+        "exported and compared (slower with many motions, same files)",
         default=True,
     )
     overwrite_motions: BoolProperty(
@@ -518,8 +531,14 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         stage = _Stage(target)
         try:
             glb = os.path.join(tmp, "edited.glb")
-            with _linked(coll, strays), _part_prefixes(coll):
+            skip = []
+            if motions and self.only_changed_actions:
+                skip = actions.unchanged(coll[STATE], coll, context.scene)
+            at_rest = actions.cleared_pose(coll, animated)
+            with _linked(coll, strays), _part_prefixes(coll), at_rest, \
+                    actions.left_out(coll[EXTRAS], skip) as unexported:
                 _write_glb(glb, coll, rest_pose=animated, animations=bool(motions))
+            exported = len(runner.glb_json(glb).get("animations") or [])
             report = self._run_import(binary, glb, stage, os.path.join(tmp, "motions"), motions)
             written = stage.commit()
         finally:
@@ -532,6 +551,8 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
                 f"exported {len(strays)} mesh(es) deforming with the rig from outside its "
                 f"collection {coll.name}: " + ", ".join(o.name for o in strays),
             )
+        if motions:
+            self.report({"INFO"}, runner.actions_line(exported, unexported))
         _report_lines(self, runner.import_info(report))
         for path in written:
             what = "joint names kept in" if path == stage.names_file else "wrote"

@@ -311,7 +311,7 @@ def import_info(report):
         for m in f.get("motions", []):
             if m.get("status") == "new":
                 lines.append(new_motion_line(m))
-            elif m.get("status") != "unchanged":
+            elif m.get("status") not in ("unchanged", "unexported"):
                 lines.append(f"  {m.get('animation')}: {m.get('status')}")
     for a in report.get("animations_not_written") or []:
         name = a.get("name") or f"number {a.get('animation')}"
@@ -329,6 +329,15 @@ def import_info(report):
         lines.append(f"model {model.get('name')} (the archive's member at {model.get('offset'):#x}):")
         lines.extend("  " + line for line in import_info(model.get("report") or {}))
     return lines
+
+
+def actions_line(exported, unexported):
+    """What went through Blender's glTF exporter: `exported` animations, and `unexported`
+    motions whose actions were left out as unchanged."""
+    return (
+        f"{exported} action(s) exported through Blender's glTF exporter, {unexported} left out "
+        "as unchanged since the import (their motions kept as read)"
+    )
 
 
 def new_motion_line(m):

@@ -37,6 +37,11 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         import NATIVE with MOTIONS; make a new action NAME per name keying joint JOINT (0.5 rad
         about its X axis at frame 12, at rest at 0 and 24), the last one left active; export OUT
         with New actions into INTO (empty: NAME.mot beside OUT)
+    addon_test.py motion-set NATIVE MOTIONS ALL FAST KEY_JOINT ANIMATION
+        import NATIVE with the folder MOTIONS (a whole motion set), key a rotation of joint
+        KEY_JOINT at frame 10 of action ANIMATION, then export into the folder ALL with Only
+        changed actions off (every action through Blender's exporter, as before) and into
+        FAST with it on; reports the seconds each step took and the files of both folders
     addon_test.py unexportable NATIVE OUT
         bind a curve `rope` to the rig's armature (parent) and a mesh `cape` to it and to a
         second armature (Armature modifiers), then export OUT (refused, naming both)
@@ -181,6 +186,28 @@ def new_actions(native, out, motions, joint, into, names):
     return 0
 
 
+def motion_set(native, motions, every, fast, key_joint, animation):
+    """A modder keys one pose of one motion of a whole motion set and exports, once with every
+    action through Blender's glTF exporter and once with only the changed ones; each timed."""
+    import time
+
+    start = time.perf_counter()
+    coll = import_rig(native, motions=motions)
+    imported = time.perf_counter() - start
+    _, bone = bone_of(coll, 0, key_joint)
+    roundtrip_edits().key_rotation(animation, bone, 10.0, Vector((0.3, 0.2, 0.1)))
+    times, errors = {}, {}
+    name = os.path.basename(native)
+    for folder, only in ((every, False), (fast, True)):
+        start = time.perf_counter()
+        errors[folder] = export_rig(os.path.join(folder, name), only_changed_actions=only)
+        times[folder] = time.perf_counter() - start
+    result(import_s=imported, every_s=times[every], fast_s=times[fast], bone=bone,
+           actions=len(bpy.data.actions), errors=[errors[every], errors[fast]],
+           every_files=sorted(os.listdir(every)), fast_files=sorted(os.listdir(fast)))
+    return 0
+
+
 def unexportable(native, out):
     """Objects that deform with the rig but cannot be written: the export names them."""
     coll = import_rig(native)
@@ -270,6 +297,9 @@ def main(args):
     if mode == "new-actions":
         fresh()
         return new_actions(args[1], args[2], args[3], int(args[4]), args[5], args[6:])
+    if mode == "motion-set":
+        fresh()
+        return motion_set(args[1], args[2], args[3], args[4], int(args[5]), args[6])
     if mode == "unexportable":
         fresh()
         return unexportable(args[1], args[2])
@@ -297,7 +327,7 @@ def main(args):
             edits.key_rotation(args[6], bone, 10.0, Vector((0.3, 0.2, 0.1)))
             edits.delete_animation(args[7])
         error = export_rig(out, overwrite_motions=args[4] == "1")
-        result(bone=bone, actions=actions, state=dict(coll[rigtrip_blender.STATE]),
+        result(bone=bone, actions=actions, state=coll[rigtrip_blender.STATE].to_dict(),
                error=error, files=listing(out), source_files=listing(native))
         return 0
     if mode == "archive":

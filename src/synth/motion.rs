@@ -442,6 +442,32 @@ pub fn pac_for_model(seed: u64, rest: &[NodeRest]) -> Vec<u8> {
     lay_out(5, b"\x02\x00\x00\x00", placed)
 }
 
+/// A whole motion set for the model whose nodes are `rest`, shaped like the real player set (a
+/// few dozen archives of motions each): `archives` archives named `pl000_00_NN.pac`, each with
+/// `per` motions in its first slots and one empty slot after them, after a gap that is not
+/// zero.
+pub fn motion_set(
+    seed: u64,
+    rest: &[NodeRest],
+    archives: usize,
+    per: usize,
+) -> Vec<(String, Vec<u8>)> {
+    (0..archives)
+        .map(|a| {
+            let placed = (0..per)
+                .map(|slot| {
+                    let m = motion_for_model(seed + (a * per + slot) as u64, rest);
+                    (vec![slot], m.write().unwrap_or_default())
+                })
+                .collect();
+            (
+                format!("pl000_00_{a:02}.pac"),
+                lay_out(per + 1, b"\x02\x00\x00\x00", placed),
+            )
+        })
+        .collect()
+}
+
 /// An archive of motions for the model whose nodes are `rest`, shaped like the real player set's
 /// odd one out (one of its 24 archives holds a member animating 31 nodes where the model has
 /// 24): slots 0 and 2 hold motions of the model, slot 1 a motion of `other` nodes (a chain, see
