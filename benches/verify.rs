@@ -14,6 +14,9 @@
 //! that binary instead of building one, RIGTRIP_BENCH_BASE=PATH also times another binary (a
 //! build from before a change) in the same alternation, for an A/B on a shared machine.
 
+mod common;
+use common::binary;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -107,27 +110,6 @@ fn generate(dir: &Path, files: usize) -> (Vec<PathBuf>, u64) {
         paths.push(p);
     }
     (paths, total)
-}
-
-/// Builds the release binary and returns its path (`RIGTRIP_BENCH_BIN` instead, when set).
-fn binary() -> PathBuf {
-    if let Ok(b) = std::env::var("RIGTRIP_BENCH_BIN") {
-        return PathBuf::from(b);
-    }
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--release", "--bin", "rigtrip"])
-        .current_dir(&manifest)
-        .status()
-        .expect("cargo build --release");
-    assert!(status.success(), "cargo build --release failed");
-    let target = std::env::var("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| manifest.join("target"));
-    let bin = target.join("release").join("rigtrip");
-    assert!(bin.exists(), "{} not found", bin.display());
-    bin
 }
 
 /// The first three fields of /proc/loadavg (how busy the shared machine was).

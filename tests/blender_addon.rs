@@ -742,16 +742,8 @@ fn string_set(v: &Value) -> BTreeSet<String> {
 /// A generated MOD in the real layout whose first skeleton has at least 4 joints, with that
 /// skeleton's rest as `synth::motion::motion_for_model` takes it.
 fn generated_real_mod() -> (Vec<u8>, Vec<rigtrip::synth::motion::NodeRest>) {
-    for seed in 0..200u64 {
-        let data = rigtrip::synth::dmc3::real_layout(seed, false);
-        let rig = load(Some(Format::Dmc3), &data);
-        if let Some(sk) = rig.skeletons.first() {
-            if sk.joints.len() >= 4 && sk.gate.is_ok() && !rig.meshes().is_empty() {
-                return (data, rigtrip::synth::motion::model_rest(&rig));
-            }
-        }
-    }
-    panic!("no generated real-layout MOD with 4 joints in 200 seeds");
+    rigtrip::synth::motion::real_layout_for_motions()
+        .expect("a generated real-layout MOD with 4 joints in 200 seeds")
 }
 
 /// One mesh primitive of a GLB as the `gltf` crate reads it: positions and, per vertex, its
@@ -1363,4 +1355,38 @@ fn a_whole_motion_set_with_one_keyed_pose_exports_only_the_keyed_action() {
     ] {
         assert!(has(line), "{line}\n{info:#?}");
     }
+}
+
+/// The fingerprints tell edits from what is not one: a moved handle, another interpolation, a
+/// frame range, a deleted key each make their action go through the exporter; selecting keys
+/// does not; a bone moved at rest makes every action go through it.
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn an_action_goes_through_the_exporter_after_an_edit_and_not_after_a_selection() {
+    let (model, rest) = generated_real_mod();
+    let dir = scratch("fingerprints");
+    let input = write(&dir, "pl000.mod", &model);
+    let motions = dir.join("motions");
+    std::fs::create_dir_all(&motions).unwrap();
+    for (name, bytes) in rigtrip::synth::motion::motion_set(0xF1, &rest, 1, 6) {
+        write(&motions, &name, &bytes);
+    }
+    let got = driver(&["fingerprints", &input, motions.to_str().unwrap()]);
+    let names: Vec<String> = (0..6).map(|i| format!("pl000_00_00_{i:02}")).collect();
+    assert_eq!(got["names"], serde_json::json!(names));
+    let without = |gone: &[usize]| {
+        let kept: Vec<&String> = (0..6)
+            .filter(|i| !gone.contains(i))
+            .map(|i| &names[i])
+            .collect();
+        serde_json::json!(kept)
+    };
+    let seen = &got["seen"];
+    assert_eq!(seen["imported"], without(&[]));
+    assert_eq!(seen["handle"], without(&[0]));
+    assert_eq!(seen["interpolation"], without(&[0, 1]));
+    assert_eq!(seen["selected"], without(&[0, 1]));
+    assert_eq!(seen["frame_range"], without(&[0, 1, 3]));
+    assert_eq!(seen["key_deleted"], without(&[0, 1, 3, 4]));
+    assert_eq!(seen["bone_moved"], serde_json::json!([]));
 }

@@ -1,5 +1,7 @@
 //! What more than one benchmark times with.
 
+use std::path::PathBuf;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The best of `reps` runs of `f` (at least one), and its last result.
@@ -13,4 +15,26 @@ pub fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
         out = Some(r);
     }
     (best, out.expect("at least one run"))
+}
+
+/// Builds the release binary and returns its path (`RIGTRIP_BENCH_BIN` instead, when set).
+#[allow(dead_code)] // not every benchmark runs the program
+pub fn binary() -> PathBuf {
+    if let Ok(b) = std::env::var("RIGTRIP_BENCH_BIN") {
+        return PathBuf::from(b);
+    }
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--bin", "rigtrip"])
+        .current_dir(&manifest)
+        .status()
+        .expect("cargo build --release");
+    assert!(status.success(), "cargo build --release failed");
+    let target = std::env::var("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| manifest.join("target"));
+    let bin = target.join("release").join("rigtrip");
+    assert!(bin.exists(), "{} not found", bin.display());
+    bin
 }

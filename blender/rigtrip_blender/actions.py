@@ -46,7 +46,8 @@ def _values(points, prop, count, code):
     return out
 
 
-#: Interpolations (enum values) whose curve shape depends on only the points and handles.
+#: Interpolations (enum values) whose curve shape depends on only the points and handles (not
+#: on the easing and its parameters).
 PLAIN_INTERPOLATIONS = {0, 1, 2}  # constant, linear, Bézier
 
 
@@ -62,8 +63,8 @@ def _hash_curve(h, slot, fcurve):
         h.update(_values(points, prop, 2, "f"))
     interpolation = _values(points, "interpolation", 1, "i")
     h.update(interpolation)
-    h.update(_values(points, "easing", 1, "i"))
     if not PLAIN_INTERPOLATIONS.issuperset(interpolation):
+        h.update(_values(points, "easing", 1, "i"))
         for prop in ("back", "amplitude", "period"):
             h.update(_values(points, prop, 1, "f"))
     return True

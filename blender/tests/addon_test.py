@@ -42,6 +42,11 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         KEY_JOINT at frame 10 of action ANIMATION, then export into the folder ALL with Only
         changed actions off (every action through Blender's exporter, as before) and into
         FAST with it on; reports the seconds each step took and the files of both folders
+    addon_test.py fingerprints NATIVE MOTIONS
+        import NATIVE with MOTIONS (at least 5 actions), then make one edit per action and
+        report, after each, which actions the export would leave out as unchanged: a handle
+        moved (first action), an interpolation changed (second), keys selected (third: not an
+        edit), a frame range set (fourth), a key deleted (fifth); then a bone moved in edit mode
     addon_test.py unexportable NATIVE OUT
         bind a curve `rope` to the rig's armature (parent) and a mesh `cape` to it and to a
         second armature (Armature modifiers), then export OUT (refused, naming both)
@@ -208,6 +213,50 @@ def motion_set(native, motions, every, fast, key_joint, animation):
     return 0
 
 
+def fingerprints(native, motions):
+    """Which edits of an action make the export give it to Blender's glTF exporter."""
+    from rigtrip_blender import actions
+
+    coll = import_rig(native, motions=motions)
+    state = coll[rigtrip_blender.STATE]
+    scene = bpy.context.scene
+    names = sorted(state[actions.ACTIONS].keys())
+
+    def left_out():
+        return sorted(a.name for a in actions.unchanged(state, coll, scene))
+
+    def first_points(name):
+        curves = [c for _, c in actions._curves(bpy.data.actions[name])]
+        return curves[0], curves[0].keyframe_points
+
+    seen = {"imported": left_out()}
+    curve, points = first_points(names[0])
+    points[0].handle_right[1] += 0.1
+    seen["handle"] = left_out()
+    _, points = first_points(names[1])
+    points[0].interpolation = "CONSTANT" if points[0].interpolation != "CONSTANT" else "LINEAR"
+    seen["interpolation"] = left_out()
+    _, points = first_points(names[2])
+    for p in points:
+        p.select_control_point = not p.select_control_point
+    seen["selected"] = left_out()
+    action = bpy.data.actions[names[3]]
+    action.use_frame_range = True
+    action.frame_range = (0.0, 5.0)
+    seen["frame_range"] = left_out()
+    _, points = first_points(names[4])
+    points.remove(points[len(points) - 1])
+    seen["key_deleted"] = left_out()
+    arm, bone = bone_of(coll, 0, 1)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    arm.data.edit_bones[bone].head.z += 0.05
+    bpy.ops.object.mode_set(mode="OBJECT")
+    seen["bone_moved"] = left_out()
+    result(names=names, seen=seen)
+    return 0
+
+
 def unexportable(native, out):
     """Objects that deform with the rig but cannot be written: the export names them."""
     coll = import_rig(native)
@@ -300,6 +349,9 @@ def main(args):
     if mode == "motion-set":
         fresh()
         return motion_set(args[1], args[2], args[3], args[4], int(args[5]), args[6])
+    if mode == "fingerprints":
+        fresh()
+        return fingerprints(args[1], args[2])
     if mode == "unexportable":
         fresh()
         return unexportable(args[1], args[2])

@@ -442,6 +442,21 @@ pub fn pac_for_model(seed: u64, rest: &[NodeRest]) -> Vec<u8> {
     lay_out(5, b"\x02\x00\x00\x00", placed)
 }
 
+/// A MOD in the real file's layout ([`super::dmc3::real_layout`]) that takes motions: the first
+/// of seeds 0..200 whose first skeleton has at least 4 joints and passes the spatial gate, and
+/// which has meshes; with its nodes as [`motion_for_model`] takes them.
+pub fn real_layout_for_motions() -> Option<(Vec<u8>, Vec<NodeRest>)> {
+    (0..200u64).find_map(|seed| {
+        let data = super::dmc3::real_layout(seed, false);
+        let file =
+            crate::native::NativeFile::read(Some(crate::native::Format::Dmc3), &data).ok()?;
+        let rig = crate::rig::lift(file);
+        let sk = rig.skeletons.first()?;
+        (sk.joints.len() >= 4 && sk.gate.is_ok() && !rig.meshes().is_empty())
+            .then(|| (data, model_rest(&rig)))
+    })
+}
+
 /// A whole motion set for the model whose nodes are `rest`, shaped like the real player set (a
 /// few dozen archives of motions each): `archives` archives named `pl000_00_NN.pac`, each with
 /// `per` motions in its first slots and one empty slot after them, after a gap that is not
