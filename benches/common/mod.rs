@@ -1,4 +1,5 @@
 //! What more than one benchmark times with.
+#![allow(dead_code)] // each benchmark uses some of these
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -18,7 +19,6 @@ pub fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
 }
 
 /// Builds the release binary and returns its path (`RIGTRIP_BENCH_BIN` instead, when set).
-#[allow(dead_code)] // not every benchmark runs the program
 pub fn binary() -> PathBuf {
     if let Ok(b) = std::env::var("RIGTRIP_BENCH_BIN") {
         return PathBuf::from(b);
