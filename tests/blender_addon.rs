@@ -28,7 +28,13 @@ fn driver_within(args: &[&str], limit: Duration) -> (Value, Vec<String>) {
     cmd.arg(repo().join("blender/tests/addon_test.py"))
         .args(args)
         .env("RIGTRIP_BIN", env!("CARGO_BIN_EXE_rigtrip"));
-    let out = common::output_within(&mut cmd, limit);
+    driver_output(&mut cmd, args, limit)
+}
+
+/// Runs the driver command `cmd` (with `args`) within `limit`: its RESULT object and the Info
+/// lines; panics with its output when it failed.
+fn driver_output(cmd: &mut Command, args: &[&str], limit: Duration) -> (Value, Vec<String>) {
+    let out = common::output_within(cmd, limit);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT "));
     let info = stdout
@@ -443,30 +449,19 @@ fn dist_zips() -> (std::path::PathBuf, std::path::PathBuf) {
 }
 
 /// The result line of a driver run without RIGTRIP_BIN and with a PATH that has no rigtrip.
-fn driver_without_program(args: &[&str], user: &Path) -> Value {
+fn driver_without_program(args: &[&str], user: &Path) -> (Value, Vec<String>) {
     let path = std::env::var("PATH").unwrap_or_default();
     let clean: Vec<&str> = path
         .split(':')
         .filter(|d| !Path::new(d).join("rigtrip").exists())
         .collect();
-    let out = Command::new(tool("blender-python"))
-        .arg(repo().join("blender/tests/addon_test.py"))
+    let mut cmd = Command::new(tool("blender-python"));
+    cmd.arg(repo().join("blender/tests/addon_test.py"))
         .args(args)
         .env_remove("RIGTRIP_BIN")
         .env("PATH", clean.join(":"))
-        .env("BLENDER_USER_RESOURCES", user)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT "));
-    match (out.status.success(), line) {
-        (true, Some(line)) => serde_json::from_str(line).unwrap(),
-        _ => panic!(
-            "driver {args:?} failed ({})\n{stdout}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    }
+        .env("BLENDER_USER_RESOURCES", user);
+    driver_output(&mut cmd, args, Duration::from_secs(600))
 }
 
 #[test]
@@ -476,23 +471,28 @@ fn the_linux_release_zip_installs_and_runs_its_own_program() {
     let dir = scratch("dist");
     let user = dir.join("blender-user");
     std::fs::create_dir_all(&user).unwrap();
-    let input = write(
-        &dir,
-        "pl000.mod",
-        &rigtrip::synth::dmc3::real_layout(7, false),
-    );
+    // The model with two archives of motions, one keyed: through the zip's own program too.
+    let (model, rest) = generated_real_mod();
+    let input = write(&dir, "pl000.mod", &model);
+    let set = rigtrip::synth::motion::motion_set(0xD157, &rest, 2, 5);
+    for (name, bytes) in &set {
+        write(&dir, name, bytes);
+    }
     let out = dir.join("out").join("pl000.mod");
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-    let got = driver_without_program(
+    let (got, info) = driver_without_program(
         &[
             "dist",
             linux.to_str().unwrap(),
             &input,
             out.to_str().unwrap(),
+            dir.to_str().unwrap(),
+            "1",
+            "pl000_00_01_02",
         ],
         &user,
     );
-    assert_eq!(got["error"], Value::Null);
+    assert_eq!(got["error"], Value::Null, "{info:#?}");
     assert_eq!(
         got["enabled"],
         serde_json::json!(["bl_ext.user_default.rigtrip"])
@@ -513,7 +513,13 @@ fn the_linux_release_zip_installs_and_runs_its_own_program() {
         got["status"][2],
         format!("Version: rigtrip {}", env!("CARGO_PKG_VERSION"))
     );
-    assert!(std::fs::read(&out).unwrap() == std::fs::read(&input).unwrap());
+    assert!(std::fs::read(&out).unwrap() == model);
+    let line = "1 action(s) exported through Blender's glTF exporter, 9 left out as unchanged \
+                since the import (their motions kept as read)";
+    assert!(info.iter().any(|l| l == line), "{info:#?}");
+    let written = |name: &str| std::fs::read(dir.join("out").join(name)).unwrap();
+    assert!(written("pl000_00_00.pac") == set[0].1);
+    assert!(written("pl000_00_01.pac") != set[1].1);
 }
 
 #[test]
@@ -521,7 +527,7 @@ fn the_linux_release_zip_installs_and_runs_its_own_program() {
 fn the_windows_release_zip_holds_the_exe_for_windows() {
     let (_, windows) = dist_zips();
     let dir = scratch("winzip");
-    let got = driver_without_program(
+    let (got, _) = driver_without_program(
         &["winzip", windows.to_str().unwrap(), dir.to_str().unwrap()],
         &dir,
     );
@@ -531,6 +537,7 @@ fn the_windows_release_zip_holds_the_exe_for_windows() {
             "LICENSE-APACHE",
             "LICENSE-MIT",
             "__init__.py",
+            "actions.py",
             "bin/rigtrip.exe",
             "blender_manifest.toml",
             "runner.py"

@@ -62,10 +62,11 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         end without unregistering (the process must still exit)
     addon_test.py missing NATIVE
         what the user is told when the rigtrip program cannot be found
-    addon_test.py dist ZIP NATIVE OUT
+    addon_test.py dist ZIP NATIVE OUT [MOTIONS KEY_JOINT ANIMATION]
         install the platform extension zip ZIP (tools/dist) into this Blender (run with
         BLENDER_USER_RESOURCES set to an empty folder, no RIGTRIP_BIN and no rigtrip on PATH),
-        enable it, import NATIVE and export OUT through it; reports which program it runs
+        enable it, import NATIVE (with MOTIONS, keying a rotation of joint KEY_JOINT at frame
+        10 of ANIMATION) and export OUT through it; reports which program it runs
     addon_test.py winzip ZIP WORKDIR
         check the windows-x64 extension zip without installing it: its manifest's platforms,
         Blender's own validation of it, and the program the add-on in it would run on Windows
@@ -328,7 +329,7 @@ def main(args):
     if mode == "install":
         return install(args[1], args[2])
     if mode == "dist":
-        return dist(args[1], args[2], args[3])
+        return dist(args[1], args[2], args[3], *args[4:5], *map(int, args[5:6]), *args[6:7])
     if mode == "winzip":
         return winzip(args[1], args[2])
     if mode == "headless":
@@ -501,8 +502,9 @@ def manifest_version(folder):
     raise AssertionError(f"no version in {folder}/blender_manifest.toml")
 
 
-def dist(zip_path, native, out):
-    """The release zip as a modder installs it: Install from Disk, then import and export."""
+def dist(zip_path, native, out, motions="", key_joint=0, animation=""):
+    """The release zip as a modder installs it: Install from Disk, then import (with `motions`
+    when given, keying a rotation of `key_joint` in `animation`) and export."""
     import addon_utils
 
     bpy.ops.wm.read_factory_settings(use_empty=True)
@@ -513,7 +515,12 @@ def dist(zip_path, native, out):
     module = sys.modules[enabled[0]]
     path, how = module.runner.which_binary()
     status = [line for line, _ in module.program_status()]
-    import_rig(native)
+    if motions:
+        coll = import_rig(native, motions=motions)
+        _, bone = bone_of(coll, 0, key_joint)
+        roundtrip_edits().key_rotation(animation, bone, 10.0, Vector((0.3, 0.2, 0.1)))
+    else:
+        import_rig(native)
     error = export_rig(out)
     for name in enabled:
         addon_utils.disable(name, default_set=True)
