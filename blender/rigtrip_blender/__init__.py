@@ -14,7 +14,9 @@ Export writes that collection with Blender's glTF exporter, with the settings a 
 trip needs (custom properties on, the pose shown as the rest pose), runs `rigtrip import --json`
 into a temporary file beside the target, and only on success moves it into place, with the motion
 files rebuilt from the animations beside it (under the names of the files read; over those files
-only with "Overwrite the motion files read"). Every mesh that deforms with the rig's armature is
+only with "Overwrite the motion files read"). Only the actions changed since the import go
+through the glTF exporter (see actions.py); the motions of the others are kept as read. Every
+mesh that deforms with the rig's armature is
 written, in its collection or not; one that cannot be is refused by name. A refused edit
 becomes an error naming the joint; rigtrip's report goes to the Info area. Joint names chosen in
 Blender are kept in `<name>.names.json` beside the native file (`rigtrip import` writes it beside
