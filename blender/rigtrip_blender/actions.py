@@ -49,6 +49,8 @@ def _values(points, prop, count, code):
 #: Interpolations (enum values) whose curve shape depends on only the points and handles (not
 #: on the easing and its parameters).
 PLAIN_INTERPOLATIONS = {0, 1, 2}  # constant, linear, Bézier
+#: The Bézier interpolation's enum value.
+BEZIER = 2
 
 
 def _hash_curve(h, slot, fcurve):
@@ -59,10 +61,13 @@ def _hash_curve(h, slot, fcurve):
     h.update(repr(head).encode())
     points = fcurve.keyframe_points
     h.update(len(points).to_bytes(4, "little"))
-    for prop in ("co", "handle_left", "handle_right"):
-        h.update(_values(points, prop, 2, "f"))
     interpolation = _values(points, "interpolation", 1, "i")
     h.update(interpolation)
+    h.update(_values(points, "co", 2, "f"))
+    # Handles shape only the segments after a Bézier key.
+    if BEZIER in interpolation:
+        for prop in ("handle_left", "handle_right"):
+            h.update(_values(points, prop, 2, "f"))
     if not PLAIN_INTERPOLATIONS.issuperset(interpolation):
         h.update(_values(points, "easing", 1, "i"))
         for prop in ("back", "amplitude", "period"):

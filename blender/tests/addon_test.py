@@ -44,9 +44,10 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         FAST with it on; reports the seconds each step took and the files of both folders
     addon_test.py fingerprints NATIVE MOTIONS
         import NATIVE with MOTIONS (at least 5 actions), then make one edit per action and
-        report, after each, which actions the export would leave out as unchanged: a handle
-        moved (first action), an interpolation changed (second), keys selected (third: not an
-        edit), a frame range set (fourth), a key deleted (fifth); then a bone moved in edit mode
+        report, after each, which actions the export would leave out as unchanged: a handle of a
+        linear key moved (first action: not an edit), a key made Bézier (second) and its handle
+        moved, keys selected (third: not an edit), a frame range set (fourth), a key deleted
+        (fifth); then a bone moved in edit mode
     addon_test.py unexportable NATIVE OUT
         bind a curve `rope` to the rig's armature (parent) and a mesh `cape` to it and to a
         second armature (Armature modifiers), then export OUT (refused, naming both)
@@ -231,12 +232,19 @@ def fingerprints(native, motions):
         return curves[0], curves[0].keyframe_points
 
     seen = {"imported": left_out()}
-    curve, points = first_points(names[0])
+    _, points = first_points(names[0])
+    seen["interpolations"] = sorted({p.interpolation for p in points})
+    # The imported keys are linear: their handles shape nothing.
     points[0].handle_right[1] += 0.1
-    seen["handle"] = left_out()
+    seen["linear_handle"] = left_out()
     _, points = first_points(names[1])
-    points[0].interpolation = "CONSTANT" if points[0].interpolation != "CONSTANT" else "LINEAR"
+    points[0].interpolation = "BEZIER"
     seen["interpolation"] = left_out()
+    # On a Bézier key the handle shapes the curve.
+    before = actions.action_fingerprint(bpy.data.actions[names[1]])
+    points[0].handle_right[1] += 0.1
+    seen["bezier_handle_changes"] = before != actions.action_fingerprint(
+        bpy.data.actions[names[1]])
     _, points = first_points(names[2])
     for p in points:
         p.select_control_point = not p.select_control_point
