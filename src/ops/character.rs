@@ -11,7 +11,7 @@ use crate::native::dmc3::pac::{Member, MemberKind, Pac};
 use crate::native::dmc3::pixels;
 use crate::native::dmc3::texture::{self, Ptx, Texture};
 use crate::native::dmc3::Dmc3File;
-use crate::ops::verify::{Difference, GltfLeg, LegFailure};
+use crate::ops::verdict::{Difference, GltfLeg, LegFailure};
 use crate::rig::archive::ArchiveTag;
 
 /// The slot the player-archive slot map gives the body.

@@ -8,6 +8,7 @@ pub mod motion;
 pub mod names;
 pub mod output;
 pub mod texture;
+pub mod verdict;
 pub mod verify;
 
 use crate::native::{Format, NativeFile, ReadError};

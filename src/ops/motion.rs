@@ -8,7 +8,7 @@ use crate::native::dmc3::motion::{Mot, Track};
 use crate::native::dmc3::pac::{MemberError, MemberKind, Pac};
 use crate::native::MotionFile;
 use crate::ops::texture::{ModelReport, PtxReport, TextureReport};
-use crate::ops::verify::{describe_difference, GltfLeg, Legs, Verdict};
+use crate::ops::verdict::{describe_difference, Difference, GltfLeg, LegFailure, Legs, Verdict};
 
 /// The inspect report of a motion file; `--json` prints it as is.
 #[derive(Debug, Clone, Serialize)]
@@ -606,7 +606,7 @@ fn render_member(out: &mut String, i: usize, m: &MemberReport, indent: &str) {
 }
 
 /// `verify` of a motion file: the native leg (`write(read(b)) == b`), then (unless `--legs
-/// native`) the glTF leg ([`crate::ops::verify::motion_gltf_leg`]).
+/// native`) the glTF leg ([`motion_gltf_leg`]).
 pub fn verify(
     file: Result<MotionFile, crate::native::MotionError>,
     data: &[u8],
@@ -678,7 +678,7 @@ pub fn verify(
                 None => GltfLeg::NotRun,
             }
         }
-        (Legs::Both, _) => match crate::ops::verify::motion_gltf_leg(data) {
+        (Legs::Both, _) => match motion_gltf_leg(data) {
             // An archive without motions: its models' legs say it.
             Ok(GltfLeg::Skipped(_)) if models.is_some() => models.unwrap_or(GltfLeg::NotRun),
             Ok(leg) => leg,
@@ -766,4 +766,58 @@ fn model_members(p: &Pac, legs: Legs) -> Result<Option<GltfLeg>, MemberFailure> 
         };
     }
     Ok(leg)
+}
+
+/// A motion file's glTF leg: native -> IR -> native (lower of lift), then every motion exported
+/// as an animation onto a bare skeleton of its node count (the real GLB serializer) and
+/// imported again (the real importer), the rebuilt motion file compared with `data`.
+pub fn motion_gltf_leg(data: &[u8]) -> Result<GltfLeg, LegFailure> {
+    use crate::gltf::{export_animated, import, to_glb, ExportOptions, MotionInput};
+    let input =
+        MotionInput::read("motion", data.to_vec()).map_err(|e| LegFailure::Read(Box::new(e)))?;
+    let lowered = input
+        .file
+        .write(&mut Vec::new())
+        .map_err(|e| LegFailure::Lower(Box::new(e)))?;
+    if lowered != data {
+        return Err(LegFailure::Ir(Difference::of(data, &lowered)));
+    }
+    let mut counts = input
+        .file
+        .motions
+        .iter()
+        .filter_map(|s| s.motion.as_ref().map(|m| m.joints));
+    let Some(joints) = counts.next() else {
+        return Ok(GltfLeg::Skipped("no motion in the file".into()));
+    };
+    if counts.any(|n| n != joints) {
+        return Ok(GltfLeg::Skipped(
+            "its motions animate different node counts".into(),
+        ));
+    }
+    let Some(rig) = crate::rig::motion::bare_rig(joints) else {
+        return Ok(GltfLeg::Skipped(format!(
+            "{joints} nodes: no model of that many nodes to play it on"
+        )));
+    };
+    let exported = match export_animated(
+        &rig,
+        std::slice::from_ref(&input),
+        &ExportOptions::default(),
+    ) {
+        Ok(e) => e,
+        Err(e) => return Ok(GltfLeg::Skipped(crate::chain(&e))),
+    };
+    // A motion that cannot be an animation rides as bytes only: the leg would check nothing.
+    if let Some(c) = exported.report.carried_motions.first() {
+        return Ok(GltfLeg::Skipped(format!("motion {}: {}", c.name, c.reason)));
+    }
+    let glb = to_glb(&exported).map_err(LegFailure::glb)?;
+    let imported = import::import_slice(&glb, None, &import::ImportOptions::default())
+        .map_err(LegFailure::import)?;
+    match imported.motions.first().and_then(|m| m.bytes.as_deref()) {
+        Some(b) if b == data => Ok(GltfLeg::Identical),
+        Some(b) => Err(LegFailure::Differ(Difference::of(data, b))),
+        None => Err(LegFailure::NoMotionFile),
+    }
 }
