@@ -3,6 +3,7 @@
 //! `read` is strict and bounds-checked; `write` is its exact inverse. Bytes that no structure
 //! covers are kept as explicit [`crate::bytes::Gap`]s. No math happens here.
 
+pub mod container_kind;
 pub mod diagnose;
 pub mod dmc3;
 pub mod formats_doc;

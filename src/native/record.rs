@@ -21,7 +21,7 @@ use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{json, Value};
 
-use crate::native::dmc3::ContainerKind;
+use crate::native::container_kind::ContainerKind;
 
 /// How a byte range is handled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

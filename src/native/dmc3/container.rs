@@ -38,42 +38,7 @@ pub const MESH_LEN: u64 = MeshRecord::LEN as u64;
 /// this many times the input size, so a file cannot make the reader allocate without bound.
 pub const DECODE_BUDGET_FACTOR: u64 = 8;
 
-/// Which container the magic names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum ContainerKind {
-    /// `"MOD "`: a character model, with bone-index and weight streams.
-    #[default]
-    Mod,
-    /// `"SCM "`: stage geometry, with vertex colours instead of bone streams.
-    Scm,
-}
-
-impl ContainerKind {
-    /// The four magic bytes.
-    pub fn magic(self) -> [u8; 4] {
-        match self {
-            ContainerKind::Mod => *b"MOD ",
-            ContainerKind::Scm => *b"SCM ",
-        }
-    }
-
-    /// The kind named by a magic, if any.
-    pub fn from_magic(m: [u8; 4]) -> Option<Self> {
-        match &m {
-            b"MOD " => Some(ContainerKind::Mod),
-            b"SCM " => Some(ContainerKind::Scm),
-            _ => None,
-        }
-    }
-
-    /// `mod` or `scm`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ContainerKind::Mod => "mod",
-            ContainerKind::Scm => "scm",
-        }
-    }
-}
+pub use crate::native::container_kind::ContainerKind;
 
 crate::record! {
     /// The 0x40-byte container header.
