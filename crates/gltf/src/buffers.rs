@@ -6,13 +6,14 @@
 
 use std::borrow::Cow;
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use serde_json::{Map, Value};
 
-use super::doc::{Problem, Sink};
 use super::uri::{percent_decode, percent_decode_lossy};
 use super::Buffer;
+pub use crate::problem::{BufferProblem, UriProblem};
+use crate::problem::{Problem, Sink};
 
 /// Largest external file read whole under [`FileRead::Checked`] (a GLB cannot be larger).
 const MAX_EXTERNAL: u64 = 1 << 32;
@@ -82,49 +83,6 @@ impl Policy {
         trim_base64: true,
         truncate: false,
     };
-}
-
-/// Why a URI's bytes cannot be had.
-#[derive(Debug)]
-pub enum UriProblem {
-    /// A `data:` URI without a comma.
-    DataNoComma,
-    /// A `data:` URI that is not base64.
-    DataNotBase64,
-    /// The base64 payload does not decode.
-    Base64(base64::DecodeError),
-    /// A remote URI (`://`), never fetched.
-    Remote,
-    /// A scheme other than `file:` ([`Schemes::FileOnly`]).
-    Scheme,
-    /// A malformed `%` escape ([`Policy::strict_percent`]).
-    Percent,
-    /// The path leaves the base folder ([`Policy::stay_inside`]); the decoded name.
-    Leaves(String),
-    /// A file, but no base folder to find it in; the decoded name (import's words use it).
-    NoBaseDir(String),
-    /// The file cannot be read: the decoded name, the path tried, the error.
-    Io(String, PathBuf, std::io::Error),
-    /// The file's size (`.1`) is below `byteLength` (`.2`, import's words use it) or above
-    /// 4 GiB ([`FileRead::Checked`]).
-    Size(PathBuf, u64, u64),
-}
-
-/// Why a buffer cannot be loaded (or is short).
-#[derive(Debug)]
-pub enum BufferProblem<'u> {
-    /// `buffers` is not an array (reported as buffer 0).
-    NotArray,
-    /// No valid `byteLength`.
-    NoByteLength,
-    /// No `uri`, and not buffer 0 of a GLB with a BIN chunk.
-    NoUri,
-    /// `uri` is not a string.
-    UriNotString,
-    /// The URI `uri` cannot be followed.
-    Uri(&'u str, UriProblem),
-    /// Fewer bytes than `byteLength`: declared, present.
-    Short(u64, usize),
 }
 
 /// The bytes `uri` names: a base64 `data:` URI, or a file relative to `base_dir`. `declared`

@@ -11,38 +11,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::accessor::{self, Acc, AccError};
-use super::buffers::{self, BufferProblem, Policy};
-use super::graph::NodeProblem;
+use super::buffers::{self, Policy};
 use super::Buffer;
-
-/// A problem met while reading a document, for the reader's sink to word.
-#[derive(Debug)]
-pub enum Problem<'u> {
-    /// Buffer `.0` cannot be loaded (or is short).
-    Buffer(usize, BufferProblem<'u>),
-    /// Accessor `.0` cannot be read.
-    Accessor(usize, AccError),
-    /// The node hierarchy has a problem.
-    Node(NodeProblem<'u>),
-}
-
-/// Where the reading's problems go, and whether it goes on after one.
-pub trait Sink {
-    /// What stops the reading (`Infallible` for a sink that collects everything).
-    type Stop;
-    /// Takes one problem: `Ok` to go on without the part that failed, `Err` to stop.
-    fn report(&mut self, problem: Problem<'_>) -> Result<(), Self::Stop>;
-}
-
-/// A sink that stops at the first problem, with the error `.0` makes of it.
-pub struct First<F>(pub F);
-
-impl<E, F: FnMut(Problem<'_>) -> E> Sink for First<F> {
-    type Stop = E;
-    fn report(&mut self, problem: Problem<'_>) -> Result<(), E> {
-        Err((self.0)(problem))
-    }
-}
+pub use crate::problem::{First, Problem, Sink};
 
 /// A glTF document: the JSON root, the node and scene extras the parse kept as text, each
 /// buffer's bytes (`None` where a collecting sink let a failed one pass) and the bound on

@@ -6,80 +6,8 @@
 
 use serde_json::Value;
 
-use super::doc::{Problem, Sink};
-
-/// A problem of `nodes[*].children`, for the reader's sink to word.
-#[derive(Debug)]
-pub enum NodeProblem<'v> {
-    /// `nodes[node].children` is there but not an array.
-    ChildrenNotArray {
-        /// The node.
-        node: usize,
-    },
-    /// Entry `k` of node `node`'s children is not the index of one of the `count` nodes.
-    NotANode {
-        /// The node.
-        node: usize,
-        /// The entry.
-        k: usize,
-        /// What the entry holds.
-        value: &'v Value,
-        /// How many nodes there are.
-        count: usize,
-    },
-    /// Entry `k` of node `node`'s children is the node itself (left without a parent).
-    OwnChild {
-        /// The node.
-        node: usize,
-        /// The entry.
-        k: usize,
-    },
-    /// Entry `k` of node `node`'s children names `child`, which `first` listed already (`first`
-    /// may be `node` itself, listing it twice): the first parent is kept.
-    TwoParents {
-        /// The child.
-        child: usize,
-        /// Its parent so far.
-        first: usize,
-        /// The node listing it again.
-        node: usize,
-        /// The entry.
-        k: usize,
-    },
-    /// Following the parents up from `node` comes back to it; the link from `through` (the
-    /// last node of the loop) up to its parent was cut.
-    Cycle {
-        /// The node reached again.
-        node: usize,
-        /// The node whose parent link was cut.
-        through: usize,
-    },
-}
-
-impl NodeProblem<'_> {
-    /// The node the problem is about, and what is wrong with it, in plain words (import's;
-    /// the linter words its own findings).
-    pub fn words(&self) -> (usize, String) {
-        match *self {
-            NodeProblem::ChildrenNotArray { node } => (node, "`children` is not an array".into()),
-            NodeProblem::NotANode { node, .. } => (
-                node,
-                "`children` holds something that is not a node index".into(),
-            ),
-            NodeProblem::OwnChild { node, .. } => (node, "lists itself as a child".into()),
-            NodeProblem::TwoParents {
-                child, first, node, ..
-            } => (
-                child,
-                format!("is a child of both node {first} and node {node}"),
-            ),
-            NodeProblem::Cycle { node, through } => (
-                node,
-                format!("is its own ancestor (through node {through})"),
-            ),
-        }
-    }
-}
+pub use crate::problem::NodeProblem;
+use crate::problem::{Problem, Sink};
 
 /// Each node's parent, filled by [`Parents::take`] node after node.
 #[derive(Debug, Clone, PartialEq, Eq)]

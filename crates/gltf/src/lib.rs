@@ -24,6 +24,7 @@ pub mod graph;
 pub mod json;
 pub mod parse;
 pub mod player;
+pub mod problem;
 pub mod units;
 pub mod uri;
 
