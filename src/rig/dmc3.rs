@@ -13,7 +13,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use glam::{DQuat, DVec3, EulerRot};
+use glam::{DQuat, DVec3};
 use serde::{Deserialize, Serialize};
 
 use super::format::{
@@ -85,12 +85,7 @@ pub fn rotation_xyz([x, y, z]: [f64; 3]) -> DQuat {
     DQuat::from_rotation_z(z) * DQuat::from_rotation_y(y) * DQuat::from_rotation_x(x)
 }
 
-/// (rx, ry, rz) with R = Rz·Ry·Rx for a unit quaternion: glam's intrinsic ZYX sequence,
-/// whose angles come out as (z, y, x).
-pub fn euler_xyz(q: DQuat) -> [f64; 3] {
-    let (z, y, x) = q.to_euler(EulerRot::ZYX);
-    [x, y, z]
-}
+pub use super::space::euler_xyz;
 
 /// The parent of every node by the EXE rule: node `order[i]` has parent `parents[i]` (a node
 /// index). Values outside 0..n (the root's -1 included) give `None`; a node the order array

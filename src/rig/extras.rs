@@ -103,7 +103,7 @@ mod tests {
 
     fn round_trip(data: &[u8], format: Option<crate::native::Format>) {
         let r = rig::lift(NativeFile::read(format, data).unwrap());
-        let f = crate::rig::format::by_name(r.kind()).unwrap();
+        let f = crate::rig::formats::by_name(r.kind()).unwrap();
         let source = f
             .source_from_json(&source_to_json(&r.source), "/s")
             .unwrap();

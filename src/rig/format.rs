@@ -3,7 +3,7 @@
 //! how an incoming (possibly edited) joint is told apart from float noise, what renumbering
 //! would break, and which native fields lowering recomputed. The glTF layer calls only these
 //! methods, so a new format is one more implementation in `rig/` and one more entry in
-//! [`FORMATS`] (and in [`Source::format`]).
+//! [`FORMATS`](super::formats::FORMATS) (and in [`Source::format`]), in `rig/formats.rs`.
 
 use glam::{DQuat, DVec3};
 use serde::{Deserialize, Serialize};
@@ -16,26 +16,6 @@ use super::{
     JointPayload, LiftMemo, LowerError, RebuildError, Rig, Skeleton, SkeletonPayload, Source,
 };
 use crate::native::NativeFile;
-
-/// Every format the glTF layer knows, in the order their names are listed in messages.
-pub const FORMATS: [&dyn RigFormat; 2] = [&super::hie::HieFormat, &super::dmc3::Dmc3Format];
-
-/// The format whose [`RigFormat::names`] include `name` (as in `scene.extras.rigtrip.format`).
-pub fn by_name(name: &str) -> Option<&'static dyn RigFormat> {
-    FORMATS.into_iter().find(|f| f.names().contains(&name))
-}
-
-/// Every format name, for messages: `hie, mod, scm or block`.
-pub fn names_listed() -> String {
-    let names: Vec<&str> = FORMATS
-        .iter()
-        .flat_map(|f| f.names().iter().copied())
-        .collect();
-    match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => names.join(""),
-    }
-}
 
 /// A joint's integer placement as a format stores it: its depth in the hierarchy and its
 /// offset from the parent. The export records it beside the float transform where the float
@@ -327,7 +307,7 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     /// ones (another triple can give the same rotation but not the same pose once a motion
     /// replaces one of its angles); the default decomposes the rotation.
     fn rest_euler(&self, joint: &super::Joint) -> [f64; 3] {
-        super::dmc3::euler_xyz(joint.rotation)
+        super::space::euler_xyz(joint.rotation)
     }
     /// The native fields lowering recomputed, per skeleton of `rig`, from the lowered `native`
     /// file and what the import decided per written joint.
@@ -409,46 +389,5 @@ impl Payloads {
             Payloads::Hie => reader.read(JointPayload::Hie),
             Payloads::Dmc3 => reader.read(JointPayload::Dmc3),
         }
-    }
-}
-
-/// A [`Source`] read typed as the variant [`Payloads`] names (inside a larger typed read: the
-/// scene extras).
-pub struct SourceSeed(pub Payloads);
-
-impl<'de> serde::de::DeserializeSeed<'de> for SourceSeed {
-    type Value = Source;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Source, D::Error> {
-        use serde::Deserialize;
-        match self.0 {
-            Payloads::Hie => super::hie::HieShell::deserialize(d).map(Source::Hie),
-            Payloads::Dmc3 => super::dmc3::Dmc3Shell::deserialize(d).map(Source::Dmc3),
-        }
-    }
-}
-
-impl Source {
-    /// The format this source belongs to.
-    pub fn format(&self) -> &'static dyn RigFormat {
-        match self {
-            Source::Hie(_) => &super::hie::HieFormat,
-            Source::Dmc3(_) => &super::dmc3::Dmc3Format,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_resolve_to_their_format_and_list_in_order() {
-        assert_eq!(names_listed(), "hie, mod, scm or block");
-        for name in ["hie", "mod", "scm", "block"] {
-            assert!(by_name(name).unwrap().names().contains(&name));
-        }
-        assert!(by_name("fbx").is_none());
-        assert_eq!(by_name("hie").unwrap().max_joints(), 32767);
-        assert_eq!(by_name("mod").unwrap().max_joints(), 256);
     }
 }

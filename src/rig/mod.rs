@@ -11,6 +11,7 @@ pub(crate) mod dmc3_geometry;
 mod dmc3_mesh;
 pub mod extras;
 pub mod format;
+pub mod formats;
 pub mod hie;
 pub mod mesh;
 pub mod motion;

@@ -2,7 +2,7 @@
 //! joint transforms and vertices rather than carried by a node: Blender turns a converting node
 //! above the joints into spurious joint scales (measured with Blender 4.5).
 
-use glam::{DQuat, DVec3};
+use glam::{DQuat, DVec3, EulerRot};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -88,6 +88,13 @@ impl Space {
     pub fn to_json(&self) -> Value {
         json!({"scale": self.scale, "rotation": self.rotation.name()})
     }
+}
+
+/// (rx, ry, rz) with R = Rz·Ry·Rx for a unit quaternion: glam's intrinsic ZYX sequence,
+/// whose angles come out as (z, y, x).
+pub fn euler_xyz(q: DQuat) -> [f64; 3] {
+    let (z, y, x) = q.to_euler(EulerRot::ZYX);
+    [x, y, z]
 }
 
 #[cfg(test)]

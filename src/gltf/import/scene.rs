@@ -16,7 +16,8 @@ use super::read::Doc;
 use super::ImportError;
 use crate::gltf::read::parse::typed;
 use crate::rig::extras::ExtrasError;
-use crate::rig::format::{self, RigFormat};
+use crate::rig::format::RigFormat;
+use crate::rig::formats;
 use crate::rig::space::{Space, SpaceRotation};
 use crate::rig::{SkeletonPayload, Source};
 
@@ -176,9 +177,9 @@ impl<'de> Visitor<'de> for SceneVisitor {
                 "format" => once(&mut format, map.next_value::<&'de str>()?, "format")?,
                 "space" => once(&mut space, map.next_value::<SpaceObject>()?.0, "space")?,
                 "source" => {
-                    let payloads = format.and_then(format::by_name).map(|f| f.payloads());
+                    let payloads = format.and_then(formats::by_name).map(|f| f.payloads());
                     let v = match payloads {
-                        Some(p) => SourceIn::Read(map.next_value_seed(format::SourceSeed(p))?),
+                        Some(p) => SourceIn::Read(map.next_value_seed(formats::SourceSeed(p))?),
                         None => SourceIn::Text(map.next_value()?),
                     };
                     once(&mut source, v, "source")?
@@ -227,7 +228,7 @@ impl SceneExtras {
         if m.schema != SCHEMA {
             return None;
         }
-        let family = format::by_name(m.format)?;
+        let family = formats::by_name(m.format)?;
         let space = m.space;
         let rotation = match space.rotation {
             "none" => SpaceRotation::None,
@@ -295,12 +296,12 @@ impl SceneExtras {
             .get("format")
             .and_then(Value::as_str)
             .ok_or_else(|| extras_err(format!("{ptr}/format"), "missing or not a string"))?;
-        let family = format::by_name(format).ok_or_else(|| {
+        let family = formats::by_name(format).ok_or_else(|| {
             extras_err(
                 format!("{ptr}/format"),
                 format!(
                     "unknown format {format:?} (expected {})",
-                    format::names_listed()
+                    formats::names_listed()
                 ),
             )
         })?;
