@@ -16,6 +16,7 @@ pub mod pixels;
 pub mod shadow;
 pub mod strip;
 pub mod texture;
+pub mod track;
 
 use serde::{Deserialize, Serialize};
 
