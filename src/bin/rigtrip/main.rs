@@ -1,7 +1,9 @@
 //! The `rigtrip` command line: thin argument parsing over the library.
 
 mod cli;
+mod export;
 mod onto_map;
+mod shared;
 
 /// jemalloc instead of the system allocator: a glTF round trip builds and drops thousands of
 /// small JSON values per file, and glibc's malloc/free were a third of `verify`'s CPU (perf,

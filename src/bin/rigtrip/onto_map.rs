@@ -29,9 +29,9 @@ pub fn run(quiet: bool, a: &OntoMapArgs) -> Result<i32> {
     ops::output::check_target(&a.output, a.force, Some(&a.template))?;
     let data =
         std::fs::read(&a.body).with_context(|| format!("cannot read {}", a.body.display()))?;
-    let base = super::cli::buffers_dir(&a.body);
-    let template = super::cli::read_template(&a.template)?;
-    let names = super::cli::names_beside_read(&a.template)?;
+    let base = crate::shared::buffers_dir(&a.body);
+    let template = crate::shared::read_template(&a.template)?;
+    let names = crate::shared::names_beside_read(&a.template)?;
     let got = suggest(&data, base, template, names.as_ref())
         .with_context(|| format!("{}", a.body.display()))?;
     ops::output::write_atomic(&a.output, got.map_json().as_bytes(), a.force, Some(&a.body))?;
