@@ -23,7 +23,9 @@
 mod archive;
 mod edits;
 mod graph;
+mod grid;
 mod guard;
+mod influence;
 mod joints;
 mod matching;
 mod mesh;
