@@ -12,21 +12,15 @@
 //! `RIGTRIP_BENCH_PER` (16), `RIGTRIP_BLENDER` (4.5; or 5.3), `RIGTRIP_BENCH_BIN`.
 
 mod common;
+use common::env_usize;
 
 use std::path::PathBuf;
 use std::process::Command;
 
-fn env(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() {
     let (archives, per) = (
-        env("RIGTRIP_BENCH_ARCHIVES", 25),
-        env("RIGTRIP_BENCH_PER", 16).max(6),
+        env_usize("RIGTRIP_BENCH_ARCHIVES", 25),
+        env_usize("RIGTRIP_BENCH_PER", 16).max(6),
     );
     let bin = common::binary();
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -7,6 +7,9 @@
 //!
 //! Knobs (environment): RIGTRIP_BENCH_FILES (100), RIGTRIP_BENCH_REPS (3).
 
+mod common;
+use common::env_usize;
+
 use std::time::{Duration, Instant};
 
 use rigtrip::gltf::import::{import_slice, ImportOptions};
@@ -16,13 +19,6 @@ use rigtrip::native::dmc3::strip::encode_strips;
 use rigtrip::native::dmc3::{read_container, write};
 use rigtrip::native::NativeFile;
 use rigtrip::rig;
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// The GLB with the first triangle's first vertex of the first mesh moved to the middle of the
 /// mesh's X range

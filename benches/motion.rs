@@ -6,18 +6,14 @@
 //! (`synth::motion::motion_for_model`), half random motions of every layout
 //! (`synth::motion::random_mot`). Knobs: RIGTRIP_BENCH_FILES (1000), RIGTRIP_BENCH_REPS (5).
 
+mod common;
+use common::env_usize;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rigtrip::ops::verify::{verify_bytes_legs, Legs, Verdict};
 use rigtrip::synth::motion;
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();

@@ -19,6 +19,7 @@
 //! verify corpus.
 
 mod common;
+use common::env_usize;
 
 use common::best;
 
@@ -27,15 +28,8 @@ use rigtrip::gltf::{export_animated, to_glb, ExportOptions, MotionInput};
 use rigtrip::ops::verify::{verify_bytes_legs, GltfLeg, Legs, Verdict};
 use rigtrip::synth;
 
-fn env(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() {
-    let reps = env("RIGTRIP_BENCH_REPS", 3);
+    let reps = env_usize("RIGTRIP_BENCH_REPS", 3);
 
     // Export of one model with 100 motions.
     let model = synth::dmc3::sample_mod();
@@ -83,7 +77,7 @@ fn main() {
     walk_onto_the_humanoid(reps, &model);
 
     // Verify of many motions.
-    let count = env("RIGTRIP_BENCH_MOTIONS", 1000);
+    let count = env_usize("RIGTRIP_BENCH_MOTIONS", 1000);
     let rest = synth::motion::chain_rest(24);
     let corpus: Vec<Vec<u8>> = (0..count as u64)
         .map(|s| {

@@ -13,6 +13,9 @@
 //! Knobs (environment): RIGTRIP_BENCH_FILES (1000 per family), RIGTRIP_BENCH_REPS (3),
 //! RIGTRIP_BENCH_LARGE_VERTICES (60000).
 
+mod common;
+use common::env_usize;
+
 use std::time::{Duration, Instant};
 
 use rigtrip::gltf::{export, import, to_glb, ExportOptions};
@@ -22,13 +25,6 @@ use rigtrip::synth;
 use rigtrip::synth::rng::Rng;
 
 const PHASES: [&str; 6] = ["read", "lift", "lower+write", "export", "to_glb", "import"];
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn hie_corpus(n: usize, rng: &mut Rng) -> Vec<Vec<u8>> {
     let opts = synth::hie::Opts {

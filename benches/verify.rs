@@ -16,6 +16,7 @@
 
 mod common;
 use common::binary;
+use common::env_usize;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -25,13 +26,6 @@ use rigtrip::gltf::{export, to_glb, ExportOptions};
 use rigtrip::native::NativeFile;
 use rigtrip::synth;
 use rigtrip::synth::rng::Rng;
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// CPU time (user + system) of every child this process has waited for, from /proc/self/stat
 /// (clock ticks of 1/100 s, the Linux default): wall time on a shared machine includes waiting
