@@ -13,7 +13,7 @@ use glam::DVec3;
 
 use super::dmc3::Dmc3Shell;
 use super::mesh::Mesh;
-use crate::native::dmc3::container::{joint_indices, weight_values, ContainerKind};
+use crate::native::dmc3::container::{joint_indices, uv_value, weight_values, ContainerKind};
 
 /// The meshes of a MOD/SCM container, in native units; MOD meshes are skinned to skeleton 0.
 pub(crate) fn dmc3_meshes(shell: &Dmc3Shell) -> Vec<Mesh> {
@@ -24,17 +24,20 @@ pub(crate) fn dmc3_meshes(shell: &Dmc3Shell) -> Vec<Mesh> {
     let mut out = Vec::new();
     for (o, object) in container.objects.iter().enumerate() {
         for (m, mesh) in object.meshes.iter().enumerate() {
-            let positions: Vec<[f64; 3]> = mesh
-                .positions_f32()
+            // Straight from the stored bits (no f32 vectors on the way: this runs for every
+            // export and every import of a model).
+            let wide = |v: &[[u32; 3]]| -> Vec<[f64; 3]> {
+                v.iter()
+                    .map(|p| p.map(|b| f64::from(f32::from_bits(b))))
+                    .collect()
+            };
+            let positions = wide(&mesh.positions);
+            let normals = wide(&mesh.normals);
+            let uvs = mesh
+                .uvs
                 .iter()
-                .map(|p| p.map(f64::from))
+                .map(|&u| uv_value(u).map(f64::from))
                 .collect();
-            let normals: Vec<[f64; 3]> = mesh
-                .normals_f32()
-                .iter()
-                .map(|p| p.map(f64::from))
-                .collect();
-            let uvs = mesh.uvs_f32().iter().map(|p| p.map(f64::from)).collect();
             let (joints, weights) = if skinned {
                 mesh.bone_indices
                     .iter()

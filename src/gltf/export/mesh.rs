@@ -399,12 +399,18 @@ fn influence(
 fn normalised(acc: &[(u16, f64)]) -> ([u16; 4], [f32; 4]) {
     // Divide by the largest first so that huge weights cannot overflow the sum.
     let largest = acc.iter().map(|e| e.1).fold(0.0, f64::max);
-    let sum: f64 = acc.iter().map(|e| e.1 / largest).sum();
+    // Each quotient once (a division is most of this function's time): the same values the
+    // sum and the weights below would compute again.
+    let mut q = [0f64; 4];
+    for (q, e) in q.iter_mut().zip(acc) {
+        *q = e.1 / largest;
+    }
+    let sum: f64 = q.iter().take(acc.len()).sum();
     let mut out_j = [0u16; 4];
     let mut out_w = [0f32; 4];
     let mut slot = 0;
-    for &(j, w) in acc {
-        let w = (w / largest / sum) as f32;
+    for (&(j, _), &q) in acc.iter().zip(&q) {
+        let w = (q / sum) as f32;
         // A weight too small for f32 would leave a joint used with zero weight (a warning).
         if w > 0.0 {
             if let (Some(oj), Some(ow)) = (out_j.get_mut(slot), out_w.get_mut(slot)) {
