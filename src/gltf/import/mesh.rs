@@ -17,8 +17,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::graph::{Graph, Tag};
-pub(super) use super::grid::Grid;
-pub(super) use super::influence::{InfKey, Infs};
+use super::grid::Grid;
+use super::influence::{InfKey, Infs};
 use super::joints::{Identities, JointKey};
 use super::num_hash::NumHash;
 use super::read::{Doc, Elements};

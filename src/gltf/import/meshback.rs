@@ -16,10 +16,12 @@ use glam::DVec3;
 use serde_json::Value;
 
 use super::graph::{rigtrip_of, Graph};
+use super::grid::Grid;
+use super::influence::InfKey;
 use super::joints::Identities;
 use super::mesh::{
     close, close_shape, collect, compare_geometry, expected_geometry, incoming_instances,
-    influence_key, len3, rig_skinned, Geometry, Grid, InfKey, Instance, Names, Vert,
+    influence_key, len3, rig_skinned, Geometry, Instance, Names, Vert,
 };
 use super::read::Doc;
 use super::{ImportError, Tolerance};

@@ -22,8 +22,9 @@ use glam::{DMat4, DVec3};
 use serde_json::Value;
 
 use super::graph::Graph;
+use super::influence::InfKey;
 use super::joints::{Identities, JointKey, JointNode};
-use super::mesh::{collect, incoming_instances, skin_slots, Geometry, Incoming, InfKey, Instance};
+use super::mesh::{collect, incoming_instances, skin_slots, Geometry, Incoming, Instance};
 use super::meshback::{material_of, native_geometry, skin_skeleton};
 use super::read::Doc;
 use super::repose::{self, Pose};
