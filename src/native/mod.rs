@@ -6,6 +6,7 @@
 pub mod container_kind;
 pub mod diagnose;
 pub mod dmc3;
+pub mod finding;
 pub mod formats_doc;
 pub mod hie;
 pub mod record;
