@@ -74,6 +74,11 @@ Exit 0 if all identical, 1 if any differ (a rigtrip bug: please report it), 2 if
 Examples:\n  rigtrip verify samples/\n  rigtrip verify -q --json path/to/dump > report.json\n  rigtrip verify --format hie DB*.BIN"
     )]
     Verify(VerifyArgs),
+    /// Would the game load these files? Its loader's rules (offsets, index workspaces, counts,
+    /// weights, textures, motions, a player archive's slots) run over files, folders and
+    /// archives.
+    #[command(after_help = crate::check::CHECK_HELP)]
+    Check(crate::check::CheckArgs),
     /// Turn rig files into skinned glTF 2.0 (.glb or .gltf) that carry everything needed to rebuild
     /// them; with --motions, the model's motions as animations.
     #[command(
@@ -401,6 +406,7 @@ impl Command {
         let (json, path) = match self {
             Command::Inspect(a) => (a.json, Some(a.file.as_path())),
             Command::Verify(a) => (a.json, None),
+            Command::Check(a) => (a.json, None),
             Command::Export(a) => (
                 a.json,
                 match a.inputs.as_slice() {
@@ -421,6 +427,7 @@ fn dispatch(cli: &Cli) -> Result<i32> {
     match &cli.command {
         Command::Inspect(a) => inspect(a),
         Command::Verify(a) => verify_cmd(cli, a),
+        Command::Check(a) => crate::check::check_cmd(cli.verbosity(), a),
         Command::Export(a) => export_cmd(cli.verbosity(), a),
         Command::Gait(a) => gait_cmd(a),
         Command::Import(a) => import_cmd(cli, a),
