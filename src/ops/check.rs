@@ -156,7 +156,7 @@ fn kind_of(name: Option<&Path>, data: &[u8]) -> Option<Kind> {
         Some(M::Tm2) => Kind::Tm2,
         None if dmc3::has_container_magic(data) => Kind::Model,
         None if dmc3::shadow::has_shw_magic(data) => Kind::Shadow,
-        None if data.starts_with(b"EFM ") => Kind::Efm,
+        None if data.starts_with(b"EFM ") || named("efm") => Kind::Efm,
         None if looks_like_cloth(data) || named("clt") => Kind::Cloth,
         None if name.is_some() && crate::native::hie::looks_like(data) => Kind::Hie,
         None => return None,
@@ -256,10 +256,16 @@ impl Walk {
                 let p = Pac::read(data).map_err(|e| refused("archive", &e))?;
                 self.archive("", name, &p, data, cx, 0);
             }
-            Kind::Motion => {
-                let m = Mot::read(data).map_err(|e| refused("motion", &e))?;
-                self.motion("", &m, cx);
-            }
+            Kind::Motion => match Mot::read(data) {
+                Ok(m) => self.motion("", &m, cx),
+                Err(e) => {
+                    let found = motion::refusal_findings(&e);
+                    if found.is_empty() {
+                        return Err(refused("motion", &e));
+                    }
+                    self.findings.extend(found);
+                }
+            },
             Kind::Ptx => {
                 let p = Ptx::read(data).map_err(|e| refused("PTX bundle", &e))?;
                 self.findings.extend(texture::ptx_findings(&p));
@@ -296,7 +302,10 @@ impl Walk {
             },
             Kind::Motion => match Mot::read(data) {
                 Ok(m) => self.motion(place, &m, cx),
-                Err(e) => self.not_read(place, "motion", &e),
+                Err(e) => match motion::refusal_findings(&e) {
+                    found if found.is_empty() => self.not_read(place, "motion", &e),
+                    found => self.extend(place, found),
+                },
             },
             Kind::Ptx => match Ptx::read(data) {
                 Ok(p) => self.extend(place, texture::ptx_findings(&p)),

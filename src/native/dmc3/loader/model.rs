@@ -176,6 +176,10 @@ impl<'a> Model<'a> {
     fn meshes(&mut self, h: &Header, i: u8, obj: &ObjectRecord, count: u8) {
         let first = obj.mesh_offset;
         let bytes = u64::from(count) * MESH_LEN;
+        // An object without meshes has its offset relocated but never read.
+        if count == 0 {
+            return;
+        }
         let Some(records) = self.slice(first, bytes) else {
             let len = self.len;
             self.stops(
@@ -327,32 +331,22 @@ impl Model<'_> {
         }
         self.budget -= cost;
         let palette = 4 * u32::from(nodes);
-        let (mut sums, mut lanes, mut idle, mut fourth) = Default::default();
+        let mut tallies: [Tally; 4] = Default::default();
         let total = weights.len() / 2;
         for (k, (b, w)) in bones
             .chunks_exact(4)
             .zip(weights.chunks_exact(2))
             .enumerate()
         {
-            let w = u16::from_le_bytes([w[0], w[1]]);
-            let q = [w & 31, (w >> 5) & 31, (w >> 10) & 31];
-            let sum = q[0] + q[1] + q[2];
-            if sum != 31 {
-                Tally::add(&mut sums, k, || {
-                    format!("{} + {} + {} = {sum}", q[0], q[1], q[2])
-                });
-            }
-            if b[0] != 0 {
-                Tally::add(&mut fourth, k, || format!("byte 0 = {}", b[0]));
-            }
-            for (lane, (&x, &weight)) in b[1..].iter().zip(&q).enumerate() {
-                if x % 4 != 0 || u32::from(x) >= palette {
-                    let t: &mut Tally = if weight != 0 { &mut lanes } else { &mut idle };
-                    t.add(k, || format!("byte {} = {x}, weight {weight}/31", lane + 1));
-                }
-            }
+            vertex(
+                &mut tallies,
+                k,
+                b,
+                u16::from_le_bytes([w[0], w[1]]),
+                palette,
+            );
         }
-        self.influence_findings(place, total, palette, [sums, lanes, idle, fourth]);
+        self.influence_findings(place, total, palette, tallies);
     }
 
     fn influence_findings(&mut self, place: &str, total: usize, palette: u32, t: [Tally; 4]) {
@@ -399,6 +393,32 @@ impl Model<'_> {
                 Evidence::ExeConfirmed,
             ));
         }
+    }
+}
+
+/// Vertex `k`'s bone bytes `b` and weight word `w` into the tallies of weight sums other than
+/// 31, weighted lanes outside the palette, unweighted ones, and non-zero bytes 0 (each vertex
+/// counted once per tally).
+fn vertex(t: &mut [Tally; 4], k: usize, b: &[u8], w: u16, palette: u32) {
+    let q = [w & 31, (w >> 5) & 31, (w >> 10) & 31];
+    let sum = q[0] + q[1] + q[2];
+    if sum != 31 {
+        t[0].add(k, || format!("{} + {} + {} = {sum}", q[0], q[1], q[2]));
+    }
+    let mut first: [Option<(usize, u8, u16)>; 2] = [None, None];
+    for (lane, (&x, &weight)) in b.iter().skip(1).zip(&q).enumerate() {
+        let slot = &mut first[usize::from(weight == 0)];
+        if (x % 4 != 0 || u32::from(x) >= palette) && slot.is_none() {
+            *slot = Some((lane + 1, x, weight));
+        }
+    }
+    for (tally, hit) in t[1..3].iter_mut().zip(first) {
+        if let Some((byte, x, weight)) = hit {
+            tally.add(k, || format!("byte {byte} = {x}, weight {weight}/31"));
+        }
+    }
+    if let Some(&b0) = b.first().filter(|&&b0| b0 != 0) {
+        t[3].add(k, || format!("byte 0 = {b0}"));
     }
 }
 
@@ -450,8 +470,8 @@ impl Model<'_> {
                     "node block",
                     field,
                     format!(
-                        "{rel:#x} from the block: its {what} for {n} nodes ({start:#x}, {len:#x} \
-                         bytes) runs past the end of the member ({size:#x})"
+                        "{rel:#x} from the block: its {what} for {n} nodes, {len:#x} bytes at \
+                         {start:#x}, would end past the end of the member ({size:#x})"
                     ),
                 );
                 continue;

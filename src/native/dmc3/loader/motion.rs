@@ -3,7 +3,7 @@
 //! the per-node channel masks, so the motion's node count must be the model's.
 
 use super::Finding;
-use crate::native::dmc3::motion::Mot;
+use crate::native::dmc3::motion::{Mot, MotError, TrackProblem};
 use crate::native::record::Evidence;
 
 /// The most keys a track may hold: the game reads the count as signed.
@@ -27,18 +27,46 @@ pub fn motion_findings(mot: &Mot, model_nodes: Option<usize>) -> Vec<Finding> {
         ));
     }
     for (k, (node, channel, track)) in mot.targets().enumerate() {
-        let keys = track.keys.len();
-        if keys > MAX_KEYS {
-            out.push(Finding::stops(
-                format!("track {k} (node {node}, {channel})"),
-                "+0x02 key count",
-                format!(
-                    "{keys} keys: the game reads the count as signed, so past {MAX_KEYS} it is \
-                     negative"
-                ),
-                Evidence::ExeConfirmed,
-            ));
-        }
+        out.extend(key_count(k, node, channel, track.keys.len()));
     }
     out
+}
+
+/// What the game makes of a motion rigtrip's reader refuses, when the loader's rules name it:
+/// a track of more keys than its u16 span can hold bytes for (past 16,379 keys even for the
+/// smallest keys), whose count the game reads as signed. Empty when the refusal is about
+/// something else (then the motion is unreadable).
+pub fn refusal_findings(e: &MotError) -> Vec<Finding> {
+    match e {
+        MotError::Track {
+            index,
+            node,
+            channel,
+            problem: TrackProblem::SpanTooShort { keys, .. },
+            ..
+        } => key_count(*index, *node, *channel, usize::from(*keys))
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Track `k` (of `node`, `channel`) holding `keys` keys, when past [`MAX_KEYS`].
+fn key_count(
+    k: usize,
+    node: usize,
+    channel: crate::native::dmc3::motion::Channel,
+    keys: usize,
+) -> Option<Finding> {
+    (keys > MAX_KEYS).then(|| {
+        Finding::stops(
+            format!("track {k} (node {node}, {channel})"),
+            "+0x02 key count",
+            format!(
+                "{keys} keys: the game reads the count as signed, so past {MAX_KEYS} it is \
+                 negative"
+            ),
+            Evidence::ExeConfirmed,
+        )
+    })
 }
