@@ -178,6 +178,47 @@ fn every_command_json_validates_against_its_schema() {
     );
     assert_eq!(v["files"][6]["format"], "tm2");
     check(&dir, "verify", &["verify", "--json", "in"], 2);
+    // The game's loader model: models without index workspaces (the samples' generators do
+    // not write them yet) would stop the game; a 4-byte `MOD ` file too (its header is cut);
+    // the PTX and the HIE table pass.
+    let v = check(
+        &dir,
+        "check",
+        &[
+            "check",
+            "--json",
+            "DB22HIE.BIN",
+            "m.mod",
+            "m.mot",
+            "m.pac",
+            "c.pac",
+            "t.ptx",
+            "t.tm2",
+        ],
+        1,
+    );
+    let status = |k: usize| {
+        (
+            v["files"][k]["format"].clone(),
+            v["files"][k]["status"].clone(),
+        )
+    };
+    assert_eq!(status(0), (json!("hie"), json!("pass")));
+    assert_eq!(status(1), (json!("mod"), json!("stops")));
+    assert_eq!(status(5), (json!("ptx"), json!("pass")));
+    assert_eq!(
+        v["files"][1]["findings"][0]["field"],
+        "+0x40 index workspace offset"
+    );
+    let v = check(&dir, "check", &["check", "--json", "in"], 1);
+    assert_eq!(v["files"][1]["findings"][0]["place"], "header");
+    check(&dir, "check", &["check", "--json", "t.ptx"], 0);
+    check(
+        &dir,
+        "error",
+        &["check", "--json", "--model", "t.ptx", "m.mot"],
+        2,
+    );
 
     let v = check(
         &dir,

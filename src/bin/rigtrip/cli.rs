@@ -27,9 +27,10 @@ Formats: DBnnHIE.BIN hierarchy tables (PlayStation), DMC3 .mod/.scm containers, 
 node-domain block at a given offset inside any file (.efm and others, --block-at/--nodes), and \
 DMC3 .mot motions and .pac motion archives (inspect, verify, dump/build; glTF animations with \
 their model: export --motions, import --motions-out).\n\n\
-Exit codes: 0 ok, 1 a check failed (verify: a file did not come back identical; lint: an \
-error finding; gait: a slot the loader needs is MISSING), 2 bad input or usage.",
-    after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip verify samples/\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json"
+Exit codes: 0 ok, 1 a check failed (verify: a file did not come back identical; check: \
+something would stop the game; lint: an error finding; gait: a slot the loader needs is \
+MISSING), 2 bad input or usage.",
+    after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip verify samples/\n  rigtrip check samples/\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json"
 )]
 struct Cli {
     /// Print only problems.
