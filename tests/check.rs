@@ -707,3 +707,85 @@ fn formats_without_a_loader_model_pass_and_say_so() {
     assert_eq!(o.status.code(), Some(2), "{}", common::text(&o.stdout));
     assert!(common::text(&o.stdout).starts_with("unreadable -    x.mod: "));
 }
+
+/// `import` checks what it is about to write: a player archive the game loads, exported and
+/// edited so that a body mesh shows `texture_2` (the PTX holds 2 textures), is refused naming
+/// the texture slot, nothing written; `--ignore-check` writes it, the finding in the report;
+/// the unedited glTF is written as it was.
+#[test]
+fn import_refuses_an_edit_the_game_could_not_load_unless_told() {
+    let dir = common::scratch("import");
+    let archive = player(39, true);
+    std::fs::write(dir.join("pl000.pac"), &archive).unwrap();
+    let o = common::run_in(&dir, &["export", "pl000.pac", "-o", "pl.gltf"]);
+    assert!(o.status.success(), "{}", common::text(&o.stderr));
+    let text = std::fs::read_to_string(dir.join("pl.gltf")).unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    let node = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "object0_mesh1")
+        .unwrap()
+        .clone();
+    let mesh = node["mesh"].as_u64().unwrap() as usize;
+    let materials = doc["materials"].as_array_mut().unwrap();
+    materials.push(serde_json::json!({ "name": "texture_2" }));
+    let m = materials.len() - 1;
+    doc["meshes"][mesh]["primitives"][0]["material"] = m.into();
+    std::fs::write(dir.join("edited.gltf"), doc.to_string()).unwrap();
+
+    // Unedited: written as it was, nothing found.
+    let o = common::run_in(&dir, &["import", "pl.gltf", "-o", "pl000_back.pac"]);
+    assert!(o.status.success(), "{}", common::text(&o.stderr));
+    assert_eq!(std::fs::read(dir.join("pl000_back.pac")).unwrap(), archive);
+    assert!(
+        common::text(&o.stdout).contains("check: pl000_back.pac: nothing would stop the game\n")
+    );
+
+    // Edited past the PTX: refused, exit 2, the finding named, nothing written.
+    let o = common::run_in(&dir, &["import", "edited.gltf", "-o", "pl000.new.pac"]);
+    let err = common::text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "not written: the game could not load the edited pl000.new.pac: 1 finding(s) of \
+             rigtrip check would stop it, first slot 1 (body), object 0 mesh 1: +0x02 texture \
+             slot: 2, but the PTX holds 2 texture(s)"
+        ),
+        "{err}"
+    );
+    assert!(!dir.join("pl000.new.pac").exists());
+    let o = common::run_in(
+        &dir,
+        &["import", "--json", "edited.gltf", "-o", "pl000.new.pac"],
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["status"], "error");
+    let f = &v["check"][0]["findings"][0];
+    assert_eq!(
+        key(f),
+        (
+            "slot 1 (body), object 0 mesh 1".to_string(),
+            "+0x02 texture slot".to_string(),
+            "stops".to_string()
+        )
+    );
+
+    // --ignore-check: written, the finding reported.
+    let args = [
+        "import",
+        "--json",
+        "--ignore-check",
+        "edited.gltf",
+        "-o",
+        "pl000.new.pac",
+    ];
+    let o = common::run_in(&dir, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", common::text(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(key(&v["check"][0]["findings"][0]).1, "+0x02 texture slot");
+    let written = std::fs::read(dir.join("pl000.new.pac")).unwrap();
+    let (code, findings, _) = run_check(&dir, "pl000.new.pac", &written, &[]);
+    assert_eq!((code, findings.len()), (1, 1));
+}

@@ -618,3 +618,18 @@ pub fn model_nodes_of(data: &[u8]) -> Option<u8> {
 pub fn textures_of(data: &[u8]) -> Option<usize> {
     Ptx::read(data).ok().map(|p| p.textures.len())
 }
+
+/// Whether an import changed anything of the file it rebuilds (a joint, a mesh, a texture, an
+/// archive's other model): then what it would write is the modder's, and `import` refuses it
+/// when the game could not load it. An unedited glTF gives the file back as it was read.
+pub fn import_edited(r: &crate::gltf::import::ImportReport) -> bool {
+    use crate::gltf::import::MeshStatus;
+    let joints = r.skeletons.iter().any(|s| {
+        s.joints_before != s.joints_after
+            || s.unchanged != s.joints_after
+            || !s.removed.is_empty()
+            || !s.rewritten.is_empty()
+    });
+    let meshes = matches!(r.meshes.status, MeshStatus::Written | MeshStatus::Replaced);
+    joints || meshes || !r.textures.is_empty() || r.models.iter().any(|m| import_edited(&m.report))
+}

@@ -180,3 +180,164 @@ fn print_summary(out: &mut impl Write, v: Verbosity, s: &Summary) -> Result<()> 
     writeln!(out)?;
     Ok(())
 }
+
+/// What `import`'s check found in the files it is about to write (the output, and the motion
+/// files of --motions-out, compared with the output's node count), and whether the glTF edited
+/// the file.
+pub(crate) struct ImportCheck {
+    /// One entry per file checked.
+    pub files: Vec<FileCheck>,
+    /// Whether the import changed the file (see [`check::import_edited`]).
+    pub edited: bool,
+}
+
+/// Runs the game's loader model on what `import` would write: `out` with `bytes`, and each
+/// motion file.
+pub(crate) fn import_check(
+    out: &std::path::Path,
+    bytes: &[u8],
+    motions: &[(PathBuf, &Vec<u8>)],
+    report: &rigtrip::gltf::import::ImportReport,
+) -> ImportCheck {
+    let opts = CheckOptions {
+        model_nodes: check::model_nodes_of(bytes),
+        textures: None,
+    };
+    let mut files = vec![checked(out, bytes, &CheckOptions::default())];
+    files.extend(motions.iter().map(|(p, b)| checked(p, b, &opts)));
+    ImportCheck {
+        files,
+        edited: check::import_edited(report),
+    }
+}
+
+/// One file's check as a [`FileCheck`]; bytes no rule knows pass, said so.
+fn checked(path: &std::path::Path, bytes: &[u8], opts: &CheckOptions) -> FileCheck {
+    let mut f = FileCheck {
+        path: path.to_path_buf(),
+        format: "-",
+        status: Status::Pass,
+        findings: Vec::new(),
+        unchecked: Vec::new(),
+        message: None,
+    };
+    match check::check_bytes(path, bytes, opts) {
+        Ok(Some(c)) => {
+            f.status = if c.stops() {
+                Status::Stops
+            } else {
+                Status::Pass
+            };
+            f.format = c.format;
+            f.findings = c.findings;
+            f.unchecked = c.unchecked;
+        }
+        Ok(None) => f
+            .unchecked
+            .push("no loader model is known for it, passes".into()),
+        Err(why) => f.unchecked.push(format!("not checked: {why}")),
+    }
+    f
+}
+
+impl ImportCheck {
+    /// Why the files are not written: the glTF edited them and something in them would stop
+    /// the game; `None` when they are written (`ignore`: --ignore-check).
+    pub fn refusal(&self, ignore: bool) -> Option<String> {
+        if ignore || !self.edited {
+            return None;
+        }
+        let stops: Vec<(&FileCheck, &rigtrip::native::finding::Finding)> = self
+            .files
+            .iter()
+            .flat_map(|f| f.findings.iter().map(move |x| (f, x)))
+            .filter(|(_, x)| x.severity == rigtrip::native::finding::Severity::Stops)
+            .collect();
+        let (f, first) = stops.first()?;
+        let place = match first.place.as_str() {
+            "" => String::new(),
+            p => format!("{p}: "),
+        };
+        Some(format!(
+            "not written: the game could not load the edited {}: {} finding(s) of rigtrip check \
+             would stop it, first {place}{}: {}{}; --ignore-check writes it anyway",
+            f.path.display(),
+            stops.len(),
+            first.field,
+            first.problem,
+            match stops.len() {
+                1 => String::new(),
+                n => format!(" (and {} more: see `rigtrip check`)", n - 1),
+            }
+        ))
+    }
+
+    /// The text report's lines: per file its status and findings, and whether it was written
+    /// as it was.
+    pub fn render_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        for f in &self.files {
+            let what = match (f.status, self.edited) {
+                (Status::Stops, false) => " (written as it was read: nothing was edited)",
+                _ => "",
+            };
+            let _ = writeln!(
+                s,
+                "check: {}{}{what}",
+                f.path.display(),
+                match counts(&f.findings).as_str() {
+                    "" if matches!(f.format, "hie" | "efm" | "-") => {
+                        ": no loader model is known for it".to_string()
+                    }
+                    "" => ": nothing would stop the game".to_string(),
+                    c => c.to_string(),
+                }
+            );
+            for x in &f.findings {
+                let _ = writeln!(s, "  {}", check::finding_line(x));
+            }
+        }
+        s
+    }
+}
+
+/// The import report with the check of what was written (`--json`).
+#[derive(serde::Serialize)]
+pub(crate) struct WithCheck<'a> {
+    /// The import report's keys.
+    #[serde(flatten)]
+    pub report: &'a rigtrip::gltf::import::ImportReport,
+    /// One entry per file written: what `rigtrip check` finds in it.
+    pub check: &'a [FileCheck],
+}
+
+/// Refuses an import: its findings that would stop the game on stderr (text) or in the error
+/// document (`--json`, under `check`), then `why`. Nothing is written; exit 2, a refused edit.
+pub(crate) fn refuse(
+    json: bool,
+    input: &std::path::Path,
+    checked: &ImportCheck,
+    why: &str,
+) -> Result<i32> {
+    let code = crate::shared::EXIT_BAD_INPUT;
+    if json {
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            check: &'a [FileCheck],
+        }
+        let head = Head {
+            message: Some(why.to_string()),
+            path: Some(input.display().to_string()),
+            ..Head::exit(code)
+        };
+        let body = Body {
+            check: &checked.files,
+        };
+        write!(std::io::stdout().lock(), "{}", json_doc(&head, &body))?;
+    } else {
+        eprint!("{}", checked.render_text());
+    }
+    eprintln!("rigtrip: error: {}: {why}", input.display());
+    Ok(code)
+}

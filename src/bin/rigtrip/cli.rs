@@ -298,6 +298,11 @@ struct ImportArgs {
     /// do. New motions named ARCHIVE_NN for this archive go into its slot NN.
     #[arg(long, value_name = "FILE", requires_all = ["onto", "motions_out"])]
     motion_template: Option<PathBuf>,
+    /// Write OUT even when `rigtrip check` finds something in it that would stop the game. By
+    /// default an edited file that would is refused, naming the finding; an unedited one is
+    /// written as it was read, its findings reported.
+    #[arg(long)]
+    ignore_check: bool,
     /// Print the import report as JSON.
     #[arg(long)]
     json: bool,
@@ -540,6 +545,12 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
             }
         }
     }
+    // What the game's loader would make of it, before anything is written.
+    let checked =
+        crate::check::import_check(&a.output, &imported.bytes, &motion_paths, &imported.report);
+    if let Some(why) = checked.refusal(a.ignore_check) {
+        return crate::check::refuse(a.json, &a.file, &checked, &why);
+    }
     ops::output::write_atomic(&a.output, &imported.bytes, a.force, Some(&a.file))?;
     let names = !imported.names.default || names_file.exists();
     if names {
@@ -556,9 +567,14 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
             bytes: Some(imported.bytes.len()),
             ..ok_head(&a.file)
         };
-        write!(out, "{}", json_doc(&head, &imported.report))?;
+        let body = crate::check::WithCheck {
+            report: &imported.report,
+            check: &checked.files,
+        };
+        write!(out, "{}", json_doc(&head, &body))?;
     } else if !cli.quiet {
         write!(out, "{}", imported.report.render_text())?;
+        write!(out, "{}", checked.render_text())?;
         writeln!(
             out,
             "wrote {} ({} bytes)",
