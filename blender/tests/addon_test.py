@@ -13,6 +13,9 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         import the character archive NATIVE through the add-on (its textures as Blender
         images), with PAINT 1 paint an 8x8 red square at the top left of image texture_0 (as a
         brush does), export OUT; reports the images (name, size, packed)
+    addon_test.py check NATIVE OUT TEXTURE IGNORE
+        import NATIVE; with TEXTURE >= 0 show the mesh object0_mesh1 with a new material
+        texture_TEXTURE (no image); export OUT with Ignore check = IGNORE (0/1)
     addon_test.py coat NATIVE OUT MOVE NEW SHADOWS [ARMS]
         import the coated character archive NATIVE; with MOVE 1 move the first vertex of the
         coat's first mesh 1 cm along x, with NEW 1 add a mesh `pocket` weighted 1.0 to the
@@ -393,6 +396,8 @@ def main(args):
         return 0
     if mode == "archive":
         return archive(native, out, args[3] == "1")
+    if mode == "check":
+        return check(native, out, int(args[3]), args[4] == "1")
     if mode == "coat":
         return coat(native, out, args[3] == "1", args[4] == "1", args[5] == "1",
                     args[6:7] == ["1"])
@@ -432,6 +437,20 @@ def main(args):
     else:
         print(__doc__)
         return 2
+    return 0
+
+
+def check(native, out, texture, ignore):
+    """A model or archive in; with `texture` >= 0 the mesh object0_mesh1 shown with a new
+    material texture_N (N = `texture`, no image); out, with Ignore check as `ignore` says."""
+    coll = import_rig(native)
+    if texture >= 0:
+        mesh = next(o for o in coll.all_objects
+                    if o.type == "MESH" and o.name.startswith("object0_mesh1"))
+        mesh.data.materials.clear()
+        mesh.data.materials.append(bpy.data.materials.new(f"texture_{texture}"))
+    error = export_rig(out, ignore_check=ignore)
+    result(error=error, files=listing(out))
     return 0
 
 

@@ -202,7 +202,9 @@ pub fn check_bytes(
         textures_from: "--textures",
         nodes_from: "--model",
     };
-    let file_name = name.file_name().map(|n| n.to_string_lossy().into_owned());
+    let file_name = name
+        .file_name()
+        .map(|n| crate::ops::output::unstaged_name(&n.to_string_lossy()).to_string());
     walk.top(kind, file_name.as_deref(), data, &cx)?;
     // What a member could not be compared with is said once, not per member.
     let mut seen = std::collections::HashSet::new();

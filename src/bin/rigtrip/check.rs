@@ -261,7 +261,10 @@ impl ImportCheck {
         Some(format!(
             "not written: the game could not load the edited {}: {} finding(s) of rigtrip check \
              would stop it, first {place}{}: {}{}; --ignore-check writes it anyway",
-            f.path.display(),
+            f.path
+                .file_name()
+                .map(|n| rigtrip::ops::output::unstaged_name(&n.to_string_lossy()).to_string())
+                .unwrap_or_default(),
             stops.len(),
             first.field,
             first.problem,
