@@ -789,3 +789,85 @@ fn import_refuses_an_edit_the_game_could_not_load_unless_told() {
     let (code, findings, _) = run_check(&dir, "pl000.new.pac", &written, &[]);
     assert_eq!((code, findings.len()), (1, 1));
 }
+
+/// Exports `archive` (written as `name` in `dir`) to `NAME.gltf`, then writes `edited.gltf`
+/// with the body mesh `object0_mesh1` shown with a material `texture_N`.
+fn edited_gltf(dir: &Path, name: &str, archive: &[u8], texture: usize) {
+    std::fs::write(dir.join(name), archive).unwrap();
+    let gltf = format!("{name}.gltf");
+    let o = common::run_in(dir, &["export", name, "-o", &gltf, "--force"]);
+    assert!(o.status.success(), "{}", common::text(&o.stderr));
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(&gltf)).unwrap()).unwrap();
+    let node = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "object0_mesh1")
+        .unwrap()
+        .clone();
+    let mesh = node["mesh"].as_u64().unwrap() as usize;
+    let materials = doc["materials"].as_array_mut().unwrap();
+    materials.push(serde_json::json!({ "name": format!("texture_{texture}") }));
+    let m = materials.len() - 1;
+    doc["meshes"][mesh]["primitives"][0]["material"] = m.into();
+    std::fs::write(dir.join("edited.gltf"), doc.to_string()).unwrap();
+}
+
+/// With `--original`, what the file the glTF came from already had (same place and field) is
+/// reported but does not refuse the edit; what the edit adds still does.
+#[test]
+fn import_leaves_to_the_original_what_it_already_had() {
+    let dir = common::scratch("original");
+    // A player archive whose body's first mesh has no workspace (+0x40 = 0).
+    let mut archive = player(39, true);
+    let body = u32::from_le_bytes(archive[12..16].try_into().unwrap()) as usize;
+    let (at, _) = mesh_records(&archive[body..])[0];
+    put(&mut archive, body + at + 0x40, &0u64.to_le_bytes());
+    // A valid texture: only the original's finding, refused without --original.
+    edited_gltf(&dir, "pl000.pac", &archive, 1);
+    let o = common::run_in(&dir, &["import", "edited.gltf", "-o", "a.pac"]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::text(&o.stdout));
+    assert!(common::text(&o.stderr).contains("first slot 1 (body), object 0 mesh 0: +0x40"));
+    let args = [
+        "import",
+        "edited.gltf",
+        "-o",
+        "a.pac",
+        "--original",
+        "pl000.pac",
+    ];
+    let o = common::run_in(&dir, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", common::text(&o.stderr));
+    let out = common::text(&o.stdout);
+    assert!(
+        out.contains(
+            "check: a.pac: 1 would stop the game (as in pl000.pac: the edit added none)\n"
+        ),
+        "{out}"
+    );
+    // Past the PTX: the edit's own finding refuses it, the original's is not named.
+    edited_gltf(&dir, "pl000.pac", &archive, 2);
+    let args = [
+        "import",
+        "edited.gltf",
+        "-o",
+        "b.pac",
+        "--original",
+        "pl000.pac",
+    ];
+    let o = common::run_in(&dir, &args);
+    let err = common::text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(": 1 finding(s) of rigtrip check would stop it, first slot 1 (body), object 0 mesh 1: +0x02 texture slot"),
+        "{err}"
+    );
+    let o = common::run_in(&dir, &[&args[..], &["--json"]].concat());
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["check"][0]["findings"].as_array().unwrap().len(),
+        2,
+        "{v}"
+    );
+}

@@ -548,7 +548,8 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
                     actions.left_out(coll[EXTRAS], skip) as unexported:
                 _write_glb(glb, coll, rest_pose=animated, animations=bool(motions))
             exported = len(runner.glb_json(glb).get("animations") or [])
-            report = self._run_import(binary, glb, stage, os.path.join(tmp, "motions"), motions)
+            report = self._run_import(binary, glb, stage, os.path.join(tmp, "motions"), motions,
+                                      coll[STATE].get("source"))
             written = stage.commit()
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -627,14 +628,17 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
     def _check_args(self):
         return ["--ignore-check"] if self.ignore_check else []
 
-    def _run_import(self, binary, glb, stage, motions_dir, motions):
+    def _run_import(self, binary, glb, stage, motions_dir, motions, source=None):
         """Runs `rigtrip import` on `glb` into the staged model, and stages each motion file it
-        rebuilt beside its destination. Returns rigtrip's report."""
+        rebuilt beside its destination. Returns rigtrip's report. What rigtrip check finds in
+        `source` (the file the rig was imported from) already does not refuse the edit."""
         # rigtrip keeps the joint names beside its output (when they are not the defaults, or
         # a names file is there already): give it the target's, take them back after.
         if self.write_names and os.path.isfile(stage.names_file):
             shutil.copyfile(stage.names_file, runner.names_path(stage.model))
         args = ["import", glb, "-o", stage.model, "--json", "--force"] + self._check_args()
+        if source and os.path.isfile(source):
+            args += ["--original", source]
         if self.keep_meshes:
             args.append("--ignore-mesh-edits")
         if self.rebuild_shadows:

@@ -621,17 +621,48 @@ pub fn textures_of(data: &[u8]) -> Option<usize> {
     Ptx::read(data).ok().map(|p| p.textures.len())
 }
 
-/// Whether an import changed anything of the file it rebuilds (a joint, a mesh, a texture, an
-/// archive's other model): then what it would write is the modder's, and `import` refuses it
-/// when the game could not load it. An unedited glTF gives the file back as it was read.
-pub fn import_edited(r: &crate::gltf::import::ImportReport) -> bool {
-    use crate::gltf::import::MeshStatus;
-    let joints = r.skeletons.iter().any(|s| {
-        s.joints_before != s.joints_after
-            || s.unchanged != s.joints_after
-            || !s.removed.is_empty()
-            || !s.rewritten.is_empty()
-    });
-    let meshes = matches!(r.meshes.status, MeshStatus::Written | MeshStatus::Replaced);
-    joints || meshes || !r.textures.is_empty() || r.models.iter().any(|m| import_edited(&m.report))
+/// `N would stop the game, M note(s)` (the parts that are not zero), or nothing when nothing
+/// was found.
+pub fn counts(findings: &[Finding]) -> String {
+    let stops = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Stops)
+        .count();
+    let notes = findings.len() - stops;
+    match (stops, notes) {
+        (0, 0) => String::new(),
+        (s, 0) => format!("{s} would stop the game"),
+        (0, n) => format!("{n} note(s)"),
+        (s, n) => format!("{s} would stop the game, {n} note(s)"),
+    }
+}
+
+/// The check of bytes held in memory (what `import` is about to write) as a [`FileCheck`],
+/// named `path`; bytes no rule knows pass, said so.
+pub fn check_in_memory(path: &Path, bytes: &[u8], opts: &CheckOptions) -> FileCheck {
+    let mut f = FileCheck {
+        path: path.to_path_buf(),
+        format: "-",
+        status: Status::Pass,
+        findings: Vec::new(),
+        unchecked: Vec::new(),
+        message: None,
+    };
+    match check_bytes(path, bytes, opts) {
+        Ok(Some(c)) => {
+            f.status = if c.stops() {
+                Status::Stops
+            } else {
+                Status::Pass
+            };
+            f.format = c.format;
+            f.findings = c.findings;
+            f.unchecked = c.unchecked;
+        }
+        Ok(None) => f
+            .unchecked
+            .push("no loader model is known for it, passes".into()),
+        Err(why) => f.unchecked.push(format!("not checked: {why}")),
+    }
+    f
 }

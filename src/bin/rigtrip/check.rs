@@ -148,19 +148,11 @@ fn print_file(out: &mut impl Write, v: Verbosity, r: &FileCheck) -> Result<()> {
     Ok(())
 }
 
-/// `: N stop the game, M notes`, or nothing when nothing was found.
-pub(crate) fn counts(findings: &[rigtrip::native::finding::Finding]) -> String {
-    use rigtrip::native::finding::Severity;
-    let stops = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Stops)
-        .count();
-    let notes = findings.len() - stops;
-    match (stops, notes) {
-        (0, 0) => String::new(),
-        (s, 0) => format!(": {s} would stop the game"),
-        (0, n) => format!(": {n} note(s)"),
-        (s, n) => format!(": {s} would stop the game, {n} note(s)"),
+/// `: N would stop the game, M note(s)`, or nothing when nothing was found.
+fn counts(findings: &[rigtrip::native::finding::Finding]) -> String {
+    match check::counts(findings).as_str() {
+        "" => String::new(),
+        c => format!(": {c}"),
     }
 }
 
@@ -181,128 +173,32 @@ fn print_summary(out: &mut impl Write, v: Verbosity, s: &Summary) -> Result<()> 
     Ok(())
 }
 
-/// What `import`'s check found in the files it is about to write (the output, and the motion
-/// files of --motions-out, compared with the output's node count), and whether the glTF edited
-/// the file.
-pub(crate) struct ImportCheck {
-    /// One entry per file checked.
-    pub files: Vec<FileCheck>,
-    /// Whether the import changed the file (see [`check::import_edited`]).
-    pub edited: bool,
-}
-
-/// Runs the game's loader model on what `import` would write: `out` with `bytes`, and each
-/// motion file.
+/// Runs `rigtrip check` on what `import` is about to write (`out`, and the motion files),
+/// comparing the output with `original` (`--original`, or the `--onto` template) when given.
 pub(crate) fn import_check(
     out: &std::path::Path,
-    bytes: &[u8],
+    original: Option<&std::path::Path>,
+    imported: &rigtrip::gltf::import::Imported,
     motions: &[(PathBuf, &Vec<u8>)],
-    report: &rigtrip::gltf::import::ImportReport,
-) -> ImportCheck {
-    let opts = CheckOptions {
-        model_nodes: check::model_nodes_of(bytes),
-        textures: None,
+) -> Result<rigtrip::ops::import_check::ImportCheck> {
+    let original = match original {
+        Some(p) => {
+            let b = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+            Some((p, b))
+        }
+        None => None,
     };
-    let mut files = vec![checked(out, bytes, &CheckOptions::default())];
-    files.extend(motions.iter().map(|(p, b)| checked(p, b, &opts)));
-    ImportCheck {
-        files,
-        edited: check::import_edited(report),
-    }
-}
-
-/// One file's check as a [`FileCheck`]; bytes no rule knows pass, said so.
-fn checked(path: &std::path::Path, bytes: &[u8], opts: &CheckOptions) -> FileCheck {
-    let mut f = FileCheck {
-        path: path.to_path_buf(),
-        format: "-",
-        status: Status::Pass,
-        findings: Vec::new(),
-        unchecked: Vec::new(),
-        message: None,
-    };
-    match check::check_bytes(path, bytes, opts) {
-        Ok(Some(c)) => {
-            f.status = if c.stops() {
-                Status::Stops
-            } else {
-                Status::Pass
-            };
-            f.format = c.format;
-            f.findings = c.findings;
-            f.unchecked = c.unchecked;
-        }
-        Ok(None) => f
-            .unchecked
-            .push("no loader model is known for it, passes".into()),
-        Err(why) => f.unchecked.push(format!("not checked: {why}")),
-    }
-    f
-}
-
-impl ImportCheck {
-    /// Why the files are not written: the glTF edited them and something in them would stop
-    /// the game; `None` when they are written (`ignore`: --ignore-check).
-    pub fn refusal(&self, ignore: bool) -> Option<String> {
-        if ignore || !self.edited {
-            return None;
-        }
-        let stops: Vec<(&FileCheck, &rigtrip::native::finding::Finding)> = self
-            .files
-            .iter()
-            .flat_map(|f| f.findings.iter().map(move |x| (f, x)))
-            .filter(|(_, x)| x.severity == rigtrip::native::finding::Severity::Stops)
-            .collect();
-        let (f, first) = stops.first()?;
-        let place = match first.place.as_str() {
-            "" => String::new(),
-            p => format!("{p}: "),
-        };
-        Some(format!(
-            "not written: the game could not load the edited {}: {} finding(s) of rigtrip check \
-             would stop it, first {place}{}: {}{}; --ignore-check writes it anyway",
-            f.path
-                .file_name()
-                .map(|n| rigtrip::ops::output::unstaged_name(&n.to_string_lossy()).to_string())
-                .unwrap_or_default(),
-            stops.len(),
-            first.field,
-            first.problem,
-            match stops.len() {
-                1 => String::new(),
-                n => format!(" (and {} more: see `rigtrip check`)", n - 1),
-            }
-        ))
-    }
-
-    /// The text report's lines: per file its status and findings, and whether it was written
-    /// as it was.
-    pub fn render_text(&self) -> String {
-        use std::fmt::Write as _;
-        let mut s = String::new();
-        for f in &self.files {
-            let what = match (f.status, self.edited) {
-                (Status::Stops, false) => " (written as it was read: nothing was edited)",
-                _ => "",
-            };
-            let _ = writeln!(
-                s,
-                "check: {}{}{what}",
-                f.path.display(),
-                match counts(&f.findings).as_str() {
-                    "" if matches!(f.format, "hie" | "efm" | "-") => {
-                        ": no loader model is known for it".to_string()
-                    }
-                    "" => ": nothing would stop the game".to_string(),
-                    c => c.to_string(),
-                }
-            );
-            for x in &f.findings {
-                let _ = writeln!(s, "  {}", check::finding_line(x));
-            }
-        }
-        s
-    }
+    let motions: Vec<(PathBuf, &[u8])> = motions
+        .iter()
+        .map(|(p, b)| (p.clone(), b.as_slice()))
+        .collect();
+    Ok(rigtrip::ops::import_check::import_check(
+        out,
+        &imported.bytes,
+        &motions,
+        &imported.report,
+        original.as_ref().map(|(p, b)| (*p, b.as_slice())),
+    ))
 }
 
 /// The import report with the check of what was written (`--json`).
@@ -313,6 +209,9 @@ pub(crate) struct WithCheck<'a> {
     pub report: &'a rigtrip::gltf::import::ImportReport,
     /// One entry per file written: what `rigtrip check` finds in it.
     pub check: &'a [FileCheck],
+    /// The file whose findings did not count against the edit (`--original`, or the template).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check_original: Option<String>,
 }
 
 /// Refuses an import: its findings that would stop the game on stderr (text) or in the error
@@ -320,7 +219,7 @@ pub(crate) struct WithCheck<'a> {
 pub(crate) fn refuse(
     json: bool,
     input: &std::path::Path,
-    checked: &ImportCheck,
+    checked: &rigtrip::ops::import_check::ImportCheck,
     why: &str,
 ) -> Result<i32> {
     let code = crate::shared::EXIT_BAD_INPUT;

@@ -118,6 +118,11 @@ use are named in the report. Anything the native format cannot hold is refused, 
 joint, mesh or field. The glTF's joint names are kept in OUT's stem + .names.json beside OUT \
 when they are not the defaults (export reads them from there). In Blender, export with \
 \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
+Before anything is written, rigtrip check runs on OUT (named as it will be) and the motion \
+files: an unedited glTF gives the file back as it was read, its findings reported; an edited one \
+the game could not load is refused, naming the finding, unless --ignore-check. With --original \
+FILE (the file the glTF came from; --onto: the template) what FILE already has in the same place \
+and field does not refuse the edit.\n\n\
 A glTF exported from a character archive (.pac) gives the whole archive back: the model with its \
 edits, each texture from the native bytes inside its PNG (an image Blender did not change keeps \
 them; a repainted one is refused by texture index), every other member as it was.\n\n\
@@ -136,6 +141,7 @@ Examples:\n  rigtrip import edited.glb -o DB22HIE.BIN\n  \
 rigtrip import edited.gltf -o humanoid.mod --json > report.json\n  \
 rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force\n  \
 rigtrip import character.glb -o pl000.pac\n  \
+rigtrip import edited.glb -o pl000_new.pac --original pl000.pac\n  \
 rigtrip import body.glb --onto pl000.mod -o pl000_body.mod --joint-map joints.json\n  \
 rigtrip import walk.glb --onto pl000.mod -o pl000_body.mod --joint-map joints.json \\\n    \
 --motions-out motions --motion-template pl000_00_3.pac"
@@ -303,6 +309,11 @@ struct ImportArgs {
     /// written as it was read, its findings reported.
     #[arg(long)]
     ignore_check: bool,
+    /// The native file the glTF was exported from: what `rigtrip check` finds in it already
+    /// (same place and field) is reported but does not refuse the edit (--onto compares with
+    /// the template).
+    #[arg(long, value_name = "FILE", conflicts_with = "onto")]
+    original: Option<PathBuf>,
     /// Print the import report as JSON.
     #[arg(long)]
     json: bool,
@@ -546,8 +557,8 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
         }
     }
     // What the game's loader would make of it, before anything is written.
-    let checked =
-        crate::check::import_check(&a.output, &imported.bytes, &motion_paths, &imported.report);
+    let original = a.original.as_deref().or(a.onto.as_deref());
+    let checked = crate::check::import_check(&a.output, original, &imported, &motion_paths)?;
     if let Some(why) = checked.refusal(a.ignore_check) {
         return crate::check::refuse(a.json, &a.file, &checked, &why);
     }
@@ -570,6 +581,7 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
         let body = crate::check::WithCheck {
             report: &imported.report,
             check: &checked.files,
+            check_original: checked.original.as_ref().map(|p| p.display().to_string()),
         };
         write!(out, "{}", json_doc(&head, &body))?;
     } else if !cli.quiet {
