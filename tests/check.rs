@@ -682,6 +682,28 @@ fn each_motion_rule_finds_its_defect() {
 }
 
 #[test]
+fn a_loose_shadow_is_compared_with_the_model_given() {
+    let dir = common::scratch("shadow");
+    std::fs::write(dir.join("body.mod"), body()).unwrap();
+    let args = vec!["--model", "body.mod"];
+    let mut more = case(
+        "a shadow of 50 nodes for a body of 49",
+        "a.shw",
+        shadow(50),
+        ("", "+0x11 node count", "stops"),
+    );
+    more.args = args.clone();
+    let mut fewer = case(
+        "a shadow of 48 nodes for a body of 49",
+        "b.shw",
+        shadow(48),
+        ("", "+0x11 node count", "note"),
+    );
+    fewer.args = args;
+    run_cases(&dir, vec![more, fewer], true);
+}
+
+#[test]
 fn formats_without_a_loader_model_pass_and_say_so() {
     let dir = common::scratch("unknown");
     let (efm, _, _) = rigtrip::synth::dmc3::sample_efm();
