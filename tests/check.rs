@@ -395,6 +395,17 @@ fn each_model_rule_finds_its_defect() {
             (mesh, field, "stops"),
         ));
     }
+    // The humanoid's object 1 naming object 0's mesh records (0x40 + 0x40 + 0x08).
+    let mut shared = body();
+    let first = u64_at(&shared, 0x48);
+    put(&mut shared, 0x88, &first.to_le_bytes());
+    shared[0x80] = 1;
+    cases.push(case(
+        "two objects naming the same mesh records",
+        "u.mod",
+        shared,
+        ("object 1", "+0x08 mesh offset", "stops"),
+    ));
     for c in &mut cases {
         c.args = vec!["--textures", "t.ptx"];
     }

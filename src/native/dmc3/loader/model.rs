@@ -38,6 +38,7 @@ pub fn model_findings(data: &[u8], cx: ModelContext) -> Vec<Finding> {
         out: Vec::new(),
         spans: Vec::new(),
         workspaces: Vec::new(),
+        records: Vec::new(),
         budget: DECODE_BUDGET_FACTOR.saturating_mul(data.len() as u64),
     };
     if let Some(header) = m.header() {
@@ -81,6 +82,8 @@ struct Model<'a> {
     out: Vec<Finding>,
     spans: Vec<Span>,
     workspaces: Vec<Workspace>,
+    /// Each object's mesh records read so far: (start, end, object).
+    records: Vec<(u64, u64, u8)>,
     /// Stream bytes the influence check may still read (a hostile file naming the same bytes
     /// from many meshes must not make the check take longer than reading it a few times).
     budget: u64,
@@ -193,6 +196,9 @@ impl<'a> Model<'a> {
             );
             return;
         };
+        if self.shared_records(i, first, first + bytes) {
+            return;
+        }
         self.claim(first, bytes, format!("object {i}'s mesh records"));
         let ctx = Ctx {
             container: Some(h.magic),
@@ -222,6 +228,32 @@ impl<'a> Model<'a> {
                 Evidence::CorpusConfirmed,
             ));
         }
+    }
+
+    /// Whether object `i`'s mesh records `start..end` overlap an earlier object's (a finding):
+    /// the game relocates a record's offsets once for each object that names it, so the second
+    /// time they point nowhere. Their meshes are not read again (which also keeps the work
+    /// bound by the member's size).
+    fn shared_records(&mut self, i: u8, start: u64, end: u64) -> bool {
+        let earlier = self
+            .records
+            .iter()
+            .find(|r| start < r.1 && r.0 < end)
+            .copied();
+        self.records.push((start, end, i));
+        let Some((s, e, k)) = earlier else {
+            return false;
+        };
+        self.stops(
+            format!("object {i}"),
+            "+0x08 mesh offset",
+            format!(
+                "its mesh records ({start:#x}..{end:#x}) overlap object {k}'s ({s:#x}..{e:#x}): \
+                 the game relocates their offsets once for each object, so the second time \
+                 they point nowhere"
+            ),
+        );
+        true
     }
 
     /// Mesh `j` of object `i`, its record at `at`.
