@@ -4,6 +4,7 @@ pub mod character;
 pub mod coverage;
 pub mod dump;
 pub mod dump_schema;
+pub mod game;
 pub mod inspect;
 pub mod motion;
 pub mod names;

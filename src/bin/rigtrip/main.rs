@@ -2,6 +2,7 @@
 
 mod cli;
 mod export;
+mod game;
 mod onto_map;
 mod shared;
 
