@@ -116,13 +116,16 @@ pub fn volume_number(name: &str) -> Option<u32> {
     (n <= MAX_VOLUME).then_some(n)
 }
 
-/// The sub-folder of `dir` named `name` in any case.
+/// The sub-folder of `dir` named `name` in any case (of two that differ only in case, which
+/// Windows cannot hold, the first by name).
 pub(crate) fn child_dir(dir: &Path, name: &str) -> Option<PathBuf> {
     std::fs::read_dir(dir)
         .ok()?
         .flatten()
-        .find(|e| e.file_name().to_string_lossy().eq_ignore_ascii_case(name) && e.path().is_dir())
+        .filter(|e| e.file_name().to_string_lossy().eq_ignore_ascii_case(name))
         .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .min()
 }
 
 #[cfg(test)]
