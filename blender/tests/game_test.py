@@ -16,8 +16,8 @@ import os
 import shutil
 import sys
 
-import addon_utils
 import bpy
+import addon_utils  # noqa: E402  (importable once bpy is)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
