@@ -524,3 +524,50 @@ fn a_full_disk_leaves_the_volume_as_it_was() {
         "the volume changed, or a temporary file was left"
     );
 }
+
+#[test]
+fn the_check_gate_refuses_a_file_that_would_stop_the_game_unless_forced() {
+    use rigtrip::native::finding::Finding;
+    use rigtrip::native::record::Evidence;
+    use rigtrip::ops::game::install::{install, InstallFile};
+    use rigtrip::ops::game::Game;
+    let dir = scratch("gate");
+    stand_in(&dir);
+    let before = snapshot(&dir);
+    let file = |findings: Vec<Finding>| InstallFile {
+        path: "work/pl000.pac".into(),
+        name: "PL000.PAC".into(),
+        bytes: noise(81, 64),
+        findings: Some(findings),
+    };
+    let stops = Finding::stops(
+        "",
+        "slot 14",
+        "absent: the coat's shadow is used without a null check",
+        Evidence::ExeConfirmed,
+    );
+    let note = Finding::note(
+        "slot 1 (body)",
+        "+0x11",
+        "departs",
+        Evidence::CorpusConfirmed,
+    );
+    let game = Game::open(&dir).unwrap();
+    let err = install(&game, vec![file(vec![note.clone(), stops.clone()])], false).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "work/pl000.pac: rigtrip check finds what would stop the game: slot 14: absent: the \
+         coat's shadow is used without a null check; nothing was installed (--force installs it \
+         all the same)"
+    );
+    assert_eq!(snapshot(&dir), before);
+    // A note alone does not refuse; forced, a finding that stops is installed and reported.
+    let r = install(&game, vec![file(vec![note.clone()])], false).unwrap();
+    assert_eq!((r.files[0].checked, r.files[0].findings.len()), (true, 1));
+    let game = Game::open(&dir).unwrap();
+    let r = install(&game, vec![file(vec![stops.clone()])], true).unwrap();
+    assert_eq!(r.files[0].findings, [stops]);
+    assert_eq!(r.files[0].name, "pl000.pac");
+    assert!(r.files[0].replaced);
+    assert_eq!(read_ours(&dir.join("DMC3-2.nbz")).len(), 1);
+}

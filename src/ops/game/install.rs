@@ -186,7 +186,13 @@ fn gate(files: &[InstallFile], force: bool) -> Result<(), GameError> {
             .iter()
             .flatten()
             .filter(|x| x.severity == Severity::Stops)
-            .map(|x| format!("{}, {}: {}", x.place, x.field, x.problem))
+            .map(|x| {
+                let at: Vec<&str> = [x.place.as_str(), x.field.as_str()]
+                    .into_iter()
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                format!("{}: {}", at.join(", "), x.problem)
+            })
             .collect();
         if !stops.is_empty() {
             return Err(GameError::Refused(format!(
