@@ -70,6 +70,10 @@ fn modder_installs_and_removes(version: &str) {
     );
     assert_eq!(got["error"], Value::Null, "{info:#?}");
     assert_eq!(got["removed"], serde_json::json!(["FINISHED"]));
+    assert_eq!(
+        got["offered"],
+        serde_json::json!(["pl000.pac", "pl000_00_0.pac"])
+    );
     let source = work.join("pl000.pac");
     assert_eq!(got["state"]["source"], source.to_str().unwrap());
     assert_eq!(got["state"]["game_name"], "pl000.pac");

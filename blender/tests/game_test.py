@@ -4,7 +4,8 @@ to an empty folder, and asserts on the one line "RESULT {json}" it prints.
 
     game_test.py modder GAME WORK NAME MOTIONS KEPT
         enable the add-on as Blender does, set its preferences (game folder GAME, work folder
-        WORK); File > Import > Game rig from the game: NAME with the motion archives MOTIONS
+        WORK); the names the import's field offers for "PL0"; File > Import > Game rig from
+        the game: NAME with the motion archives MOTIONS
         (';'-separated); move the first vertex of the first rig mesh 10 cm up; export over the
         file opened (the export's default) with Install into the game; copy every volume of
         GAME to KEPT (what the install left); then Remove my mods. Reports the Info lines of
@@ -15,6 +16,7 @@ import json
 import os
 import shutil
 import sys
+import types
 
 import bpy
 import addon_utils  # noqa: E402  (importable once bpy is)
@@ -33,6 +35,9 @@ def modder(game, work, name, motions, kept):
 
     prefs = bpy.context.preferences.addons["rigtrip_blender"].preferences
     prefs.game_folder, prefs.work_folder = game, work
+    # What the name field offers as "pl0" is typed (the import's search), by the game's lookup.
+    offered = rigtrip_blender.game._search_names(
+        types.SimpleNamespace(game_folder=""), bpy.context, "PL0")
     before = set(bpy.data.collections)
     assert bpy.ops.import_scene.rigtrip_game(name=name, motions=motions) == {"FINISHED"}
     (coll,) = [c for c in set(bpy.data.collections) - before if rigtrip_blender.STATE in c]
@@ -52,7 +57,7 @@ def modder(game, work, name, motions, kept):
             shutil.copyfile(os.path.join(game, f), os.path.join(kept, f))
     removed = bpy.ops.rigtrip.remove_mods()
     addon_utils.disable("rigtrip_blender", default_set=True)
-    result(error=error, state=state, removed=sorted(removed), mesh=mesh.name)
+    result(error=error, state=state, removed=sorted(removed), mesh=mesh.name, offered=offered)
     return 0
 
 
