@@ -18,14 +18,24 @@ use common::game::{read_ours, snapshot, stand_in};
 use common::{repo, scratch, tool};
 use serde_json::Value;
 
-/// Runs the driver under Blender `version`: its RESULT object and the Info lines.
-fn driver(version: &str, args: &[&str], user: &Path) -> (Value, Vec<String>) {
+/// Runs the driver under Blender `version`: its RESULT object and the Info lines. With
+/// `bundled`, the add-on must find its own program: no RIGTRIP_BIN, no rigtrip on PATH.
+fn driver(version: &str, args: &[&str], user: &Path, bundled: bool) -> (Value, Vec<String>) {
     let mut cmd = Command::new(tool("blender-python"));
     cmd.args(["--blender", version])
         .arg(repo().join("blender/tests/game_test.py"))
         .args(args)
-        .env("RIGTRIP_BIN", env!("CARGO_BIN_EXE_rigtrip"))
         .env("BLENDER_USER_RESOURCES", user);
+    if bundled {
+        let path = std::env::var("PATH").unwrap_or_default();
+        let clean: Vec<&str> = path
+            .split(':')
+            .filter(|d| !Path::new(d).join("rigtrip").exists())
+            .collect();
+        cmd.env_remove("RIGTRIP_BIN").env("PATH", clean.join(":"));
+    } else {
+        cmd.env("RIGTRIP_BIN", env!("CARGO_BIN_EXE_rigtrip"));
+    }
     let out = common::output_within(&mut cmd, Duration::from_secs(900));
     let stdout = common::text(&out.stdout);
     let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT "));
@@ -44,8 +54,10 @@ fn driver(version: &str, args: &[&str], user: &Path) -> (Value, Vec<String>) {
     }
 }
 
-fn modder_installs_and_removes(version: &str) {
-    let root = scratch(&format!("blender-game-{version}"));
+/// The modder's trip in Blender `version`, with the add-on from this repository or (`zip`)
+/// the release zip installed from disk.
+fn modder_installs_and_removes(version: &str, zip: Option<&Path>) {
+    let root = scratch(&format!("blender-game-{version}-{}", zip.is_some()));
     let game = root.join("Devil May Cry HD Collection");
     let work = root.join("work");
     let kept = root.join("kept");
@@ -56,19 +68,24 @@ fn modder_installs_and_removes(version: &str) {
     stand_in(&game);
     let before = snapshot(&game);
     let pac = rigtrip::synth::texture::sample_character_pac();
-    let (got, info) = driver(
-        version,
-        &[
-            "modder",
-            game.to_str().unwrap(),
-            work.to_str().unwrap(),
-            "pl000.pac",
-            "PL000_00_0.pac",
-            kept.to_str().unwrap(),
-        ],
-        &user,
-    );
+    let mut args = vec![
+        "modder",
+        game.to_str().unwrap(),
+        work.to_str().unwrap(),
+        "pl000.pac",
+        "PL000_00_0.pac",
+        kept.to_str().unwrap(),
+    ];
+    args.extend(zip.and_then(|z| z.to_str()));
+    let (got, info) = driver(version, &args, &user, zip.is_some());
     assert_eq!(got["error"], Value::Null, "{info:#?}");
+    match zip {
+        Some(_) => {
+            assert_eq!(got["module"], "bl_ext.user_default.rigtrip");
+            assert_eq!(got["program"][1], "bundled");
+        }
+        None => assert_eq!(got["program"][1], "RIGTRIP_BIN"),
+    }
     assert_eq!(got["removed"], serde_json::json!(["FINISHED"]));
     assert_eq!(
         got["offered"],
@@ -119,11 +136,32 @@ fn modder_installs_and_removes(version: &str) {
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn a_modder_opens_pl000_from_the_game_and_installs_the_edit_blender_4_5() {
-    modder_installs_and_removes("4.5");
+    modder_installs_and_removes("4.5", None);
 }
 
 #[test]
 #[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
 fn a_modder_opens_pl000_from_the_game_and_installs_the_edit_blender_5_3() {
-    modder_installs_and_removes("5.3");
+    modder_installs_and_removes("5.3", None);
+}
+
+#[test]
+#[ignore = "needs Blender and a release build: run tools/blender-python once, or .ci/run"]
+fn the_same_through_the_linux_release_zip() {
+    // tools/dist builds only what changed (the release build that blender_addon's zip tests
+    // make as well).
+    let out = Command::new(tool("dist"))
+        .args(["--platform", "linux-x64"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "tools/dist failed\n{}",
+        common::text(&out.stderr)
+    );
+    let zip = repo().join(format!(
+        "dist/rigtrip-blender-{}-linux-x64.zip",
+        env!("CARGO_PKG_VERSION")
+    ));
+    modder_installs_and_removes("4.5", Some(&zip));
 }

@@ -2,8 +2,9 @@
 tools/blender-python (Blender 4.5 and 5.3) with RIGTRIP_BIN set and BLENDER_USER_RESOURCES set
 to an empty folder, and asserts on the one line "RESULT {json}" it prints.
 
-    game_test.py modder GAME WORK NAME MOTIONS KEPT
-        enable the add-on as Blender does, set its preferences (game folder GAME, work folder
+    game_test.py modder GAME WORK NAME MOTIONS KEPT [ZIP]
+        enable the add-on as Blender does (from this repository; with ZIP, the release zip
+        installed from disk, its own program inside: run without RIGTRIP_BIN), set its preferences (game folder GAME, work folder
         WORK); the names the import's field offers for "PL0"; File > Import > Game rig from
         the game: NAME with the motion archives MOTIONS
         (';'-separated); move the first vertex of the first rig mesh 10 cm up; export over the
@@ -28,12 +29,23 @@ def result(**fields):
     print("RESULT " + json.dumps(fields, sort_keys=True))
 
 
-def modder(game, work, name, motions, kept):
+def enable(zip_path):
+    """Enables the add-on: from this repository, or the release zip installed from disk.
+    Returns its module name and module."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    addon_utils.enable("rigtrip_blender", default_set=True)
-    import rigtrip_blender  # noqa: E402  (enabled above, as Blender loads it)
+    if zip_path:
+        bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default",
+                                                 enable_on_install=True)
+        (key,) = [m for m in bpy.context.preferences.addons.keys() if "rigtrip" in m]
+    else:
+        key = "rigtrip_blender"
+        addon_utils.enable(key, default_set=True)
+    return key, sys.modules[key]
 
-    prefs = bpy.context.preferences.addons["rigtrip_blender"].preferences
+
+def modder(game, work, name, motions, kept, zip_path=""):
+    key, rigtrip_blender = enable(zip_path)
+    prefs = bpy.context.preferences.addons[key].preferences
     prefs.game_folder, prefs.work_folder = game, work
     # What the name field offers as "pl0" is typed (the import's search), by the game's lookup.
     offered = rigtrip_blender.game._search_names(
@@ -56,13 +68,15 @@ def modder(game, work, name, motions, kept):
         if f.lower().endswith(".nbz"):
             shutil.copyfile(os.path.join(game, f), os.path.join(kept, f))
     removed = bpy.ops.rigtrip.remove_mods()
-    addon_utils.disable("rigtrip_blender", default_set=True)
-    result(error=error, state=state, removed=sorted(removed), mesh=mesh.name, offered=offered)
+    program = rigtrip_blender.runner.which_binary()
+    addon_utils.disable(key, default_set=True)
+    result(error=error, state=state, removed=sorted(removed), mesh=mesh.name, offered=offered,
+           module=key, program=program)
     return 0
 
 
 def main(args):
-    if args[:1] == ["modder"] and len(args) == 6:
+    if args[:1] == ["modder"] and len(args) in (6, 7):
         return modder(*args[1:])
     print(__doc__)
     return 2
