@@ -612,7 +612,11 @@ fn a_volume_held_open_by_the_game_is_refused_and_left_whole() {
     let g = format!("{c}\\DMC3");
     std::fs::write(root.join("pl000.pac"), noise(71, 500)).unwrap();
     std::fs::write(root.join("em028.pac"), noise(72, 500)).unwrap();
-    wine_code(&root, &["game", "install", "--game", &g, "pl000.pac"], 0);
+    wine_code(
+        &root,
+        &["game", "install", "--game", &g, "pl000.pac", "em028.pac"],
+        0,
+    );
     let before = snapshot(&game);
     let hold = text(
         &Command::new(tool("wine"))
