@@ -454,6 +454,23 @@ fn a_damaged_volume_is_named_and_nothing_is_lost() {
         "{err}"
     );
     assert!(!out.join("em028.pac").exists());
+
+    // A volume that holds one path twice: which the game would take is not defined.
+    let dir = scratch("damaged-twice");
+    let twice = game::VolumeSpec {
+        file: "DMC3-1.nbz",
+        comment: "",
+        entries: vec![
+            ("GData.afs/a.pac", noise(91, 10), false),
+            ("GData.afs/a.pac", noise(92, 10), false),
+        ],
+    };
+    make(&dir, &[game::retail(), twice], &[]);
+    let v = json(&["game", "list", "--game", dir.to_str().unwrap()], 1);
+    assert_eq!(
+        v["volumes"][1]["damaged"],
+        "its directory holds a path twice (the game's lookup may take either)"
+    );
 }
 
 #[test]
@@ -570,4 +587,22 @@ fn the_check_gate_refuses_a_file_that_would_stop_the_game_unless_forced() {
     assert_eq!(r.files[0].name, "pl000.pac");
     assert!(r.files[0].replaced);
     assert_eq!(read_ours(&dir.join("DMC3-2.nbz")).len(), 1);
+}
+
+#[test]
+fn every_game_command_teaches_with_examples() {
+    for args in [
+        &["game", "--help"][..],
+        &["game", "list", "--help"],
+        &["game", "extract", "--help"],
+        &["game", "install", "--help"],
+        &["game", "uninstall", "--help"],
+    ] {
+        let (code, out, _) = rigtrip(args);
+        assert_eq!(code, 0, "{args:?}");
+        assert!(
+            out.contains("Examples:\n  rigtrip game "),
+            "{args:?}: {out}"
+        );
+    }
 }

@@ -137,10 +137,14 @@ impl Volume {
 fn directory(path: &Path) -> Result<(Vec<Entry>, Vec<u8>), String> {
     let f = File::open(path).map_err(|e| e.to_string())?;
     let len = f.metadata().map_err(|e| e.to_string())?.len();
-    let mut zip = ZipArchive::new(BufReader::new(f)).map_err(|e| e.to_string())?;
+    let zip = ZipArchive::new(BufReader::new(f)).map_err(|e| e.to_string())?;
+    if zip.has_duplicate_names() {
+        return Err("its directory holds a path twice (the game's lookup may take either)".into());
+    }
     let mut entries = Vec::with_capacity(zip.len());
+    // The central directory alone: no local header is read (a retail volume is gigabytes).
     for index in 0..zip.len() {
-        let z = zip.by_index_raw(index).map_err(|e| e.to_string())?;
+        let z = zip.by_index_data(index).map_err(|e| e.to_string())?;
         if z.is_dir() {
             continue;
         }
