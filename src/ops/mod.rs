@@ -1,6 +1,7 @@
 //! What the CLI commands do, as library functions: each command is a thin wrapper over these.
 
 pub mod character;
+pub mod cloth;
 pub mod coverage;
 pub mod dump;
 pub mod dump_schema;
