@@ -583,3 +583,34 @@ fn the_cloth_properties_survive_blender_s_own_importer_and_exporter() {
         String::from_utf8_lossy(&want)
     );
 }
+
+#[test]
+fn the_cloth_in_the_extras_follows_the_schema() {
+    let path = common::repo().join("schema/rigtrip-extras.schema.json");
+    let schema: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let (_, glb) = export_sample();
+    let (json, _) = common::glb_parts(&glb);
+    let mut extras = json["scenes"][0]["extras"].as_object().unwrap().clone();
+    let scene = extras.remove("rigtrip").unwrap();
+    let member = scene["archive"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "cloth")
+        .expect("a cloth member");
+    assert_eq!(member["names"]["3"], "coat/mod_3");
+    let doc = json!({ "scene": scene, "sceneProperties": extras });
+    let errors: Vec<String> = v.iter_errors(&doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(extras.len(), 10, "nine parameters and the rows: {extras:?}");
+    for (key, bad) in [
+        ("cloth13.0 Gravity", json!("down")),
+        ("cloth13.0 Bone", json!([1])),
+    ] {
+        let mut wrong = extras.clone();
+        wrong.insert(key.into(), bad);
+        let doc = json!({ "sceneProperties": wrong });
+        assert!(!v.is_valid(&doc), "{key}");
+    }
+}
