@@ -34,7 +34,13 @@ pub(super) fn tag(doc: &Doc) -> Result<Option<ArchiveTag>, ImportError> {
                     e.to_string(),
                 )
             })?;
-            t.properties = properties(doc, s, scene);
+            // Only cloth text has properties beside the tag: no second scan of the extras else.
+            if t.members
+                .iter()
+                .any(|m| matches!(m, MemberTag::Cloth { .. }))
+            {
+                t.properties = properties(doc, s, scene);
+            }
             return Ok(Some(t));
         }
     }
