@@ -214,7 +214,8 @@ pub fn character_pac(rng: &mut Rng, ptx: Vec<u8>, model: Vec<u8>) -> Vec<u8> {
 }
 
 /// [`character_pac`] with `coat` (a second MOD) in slot 12 after the body, its cloth data
-/// (opaque) in 13, and a shadow-like member of its own in 14 (the body's alone in 8).
+/// (opaque) in 13, and the shadow models of the body in 8 and of the coat in 14
+/// ([`super::shadow::shadow_of_model`]).
 pub fn coated_character_pac(rng: &mut Rng, ptx: Vec<u8>, model: Vec<u8>, coat: Vec<u8>) -> Vec<u8> {
     dressed_pac(rng, ptx, model, Some(coat))
 }
@@ -238,14 +239,13 @@ fn dressed_pac(rng: &mut Rng, ptx: Vec<u8>, mut model: Vec<u8>, coat: Option<Vec
         Some(c) => {
             let mut c = c;
             c.resize(crate::bytes::align(c.len() as u64, 16) as usize, 0);
+            // Shadow models of the body and the coat, by the full layout.
+            let shadows = [&members[1].1, &c].map(|m| super::shadow::shadow_of_model(m));
+            let [body_shadow, coat_shadow] = shadows;
             members.push((vec![12], c));
             members.push((vec![13], cloth_like(rng)));
-            // Shadow models by the public layout: read, not opaque.
-            for slot in [8, 14] {
-                let mut s = super::shadow::random_shw(rng.next_u64());
-                s.resize(crate::bytes::align(s.len() as u64, 16) as usize, 0);
-                members.push((vec![slot], s));
-            }
+            members.push((vec![8], body_shadow));
+            members.push((vec![14], coat_shadow));
         }
         None => members.push((vec![8, 14], shadow_like(rng))),
     }
@@ -295,7 +295,8 @@ pub fn sample_character_pac() -> Vec<u8> {
 
 /// The sample coated character archive (`samples/dmc3_coated.pac`): the sample PTX in slot 0,
 /// the humanoid sample model in slot 1, the sample coat on the humanoid's own skeleton in slot
-/// 12, cloth-like opaque data in 13, and shadow models by the public layout in 8 and 14.
+/// 12, cloth-like opaque data in 13, and the shadow models of the body and the coat by the full
+/// layout in 8 and 14.
 pub fn sample_coated_pac() -> Vec<u8> {
     let mut rng = Rng::new(0x5A3D_072C);
     let coat = super::dmc3::sample_coat(true);
