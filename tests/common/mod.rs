@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod pose;
+pub mod shw;
 
 use std::ffi::OsStr;
 use std::io::Read;
