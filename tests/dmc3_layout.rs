@@ -1,15 +1,19 @@
-//! The MOD/SCM layout pass: on files in the real layout it reproduces every byte; on generated
-//! files with shared streams, shuffled chunks and gaps it keeps every decoded value, carries
-//! non-zero gaps and the tail, and the result is in the real order (checked by an independent
-//! reader, tests/meshback/reader.rs).
+//! The MOD/SCM retail layout: on files in the retail layout (the generators' real-layout mode,
+//! written from the rule without the library) the layout pass reproduces every byte; on
+//! generated files with shared streams, shuffled chunks, gaps and stray +0x40 values it keeps
+//! every decoded value, carries the bytes the retail layout has no place for, and its result
+//! is in the retail layout, index workspaces included, as the test's own checker
+//! (tests/meshback/retail.rs) and reader (tests/meshback/reader.rs) see it.
 
 mod common;
 
 #[path = "meshback/reader.rs"]
 mod reader;
+#[path = "meshback/retail.rs"]
+mod retail;
 
-use rigtrip::native::dmc3::layout::{relayout, tiles};
-use rigtrip::native::dmc3::{read_container, write};
+use rigtrip::native::dmc3::layout::{laid_out_anew, relayout, tiles};
+use rigtrip::native::dmc3::{read_container, write, Workspace};
 use rigtrip::synth::dmc3::{random_exportable, random_mod, random_scm, real_layout};
 
 fn relaid(data: &[u8]) -> Vec<u8> {
@@ -20,40 +24,65 @@ fn relaid(data: &[u8]) -> Vec<u8> {
     f.gaps.sort_by_key(|g| g.offset);
     let out = write(&f).unwrap();
     assert!(tiles(read_container(&out).unwrap().parts()));
+    // The one retail layout function, as verify calls it, gives the same bytes.
+    let (anew, _) = laid_out_anew(&read_container(data).unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(anew, out);
     out
 }
 
 #[test]
 fn a_real_layout_comes_back_byte_for_byte() {
+    let mut workspaces = 0;
     for seed in 0..200 {
         for scm in [false, true] {
             let data = real_layout(seed, scm);
+            // Read and written as it is, and laid out anew: the same bytes.
+            let f = read_container(&data).unwrap();
+            assert_eq!(write(&f).unwrap(), data, "seed {seed} scm {scm}");
             assert_eq!(relaid(&data), data, "seed {seed} scm {scm}");
+            // Every workspace is a structure of the file: none of its bytes is a gap.
+            for m in f
+                .container
+                .iter()
+                .flat_map(|c| &c.objects)
+                .flat_map(|o| &o.meshes)
+            {
+                assert_eq!(m.workspace, Workspace::Fill, "seed {seed} scm {scm}");
+                workspaces += 1;
+            }
+            assert!(f.gaps.iter().all(|g| g.bytes.iter().all(|&b| b == 0)));
         }
     }
+    assert!(workspaces > 500, "{workspaces}");
 }
 
+/// The generator's real layout, as the test's own checker reads it: every workspace where
+/// +0x40 points, the right size, 0x12 then two zero bytes at the end of the file.
 #[test]
-fn real_layouts_end_with_the_fill_after_the_block() {
+fn real_layouts_end_with_their_workspaces() {
     let mut with_block = 0;
-    for seed in 0..50 {
-        let data = real_layout(seed, false);
-        let r = reader::read(&data);
-        assert_eq!(&data[data.len() - 3..], &[0x12, 0, 0]);
-        if r.bones > 0 {
-            with_block += 1;
-            assert!(r.block_offset as usize + 0x20 < data.len() - 18);
-            assert_eq!(r.block_offset % 16, 0);
+    for seed in 0..100 {
+        for scm in [false, true] {
+            let data = real_layout(seed, scm);
+            let r = retail::check(&data).unwrap_or_else(|e| panic!("seed {seed} scm {scm}: {e}"));
+            assert_eq!(r.carried, 0);
+            if r.workspace_bytes > 0 {
+                assert_eq!(&data[data.len() - 4..], &[0x12, 0x12, 0, 0]);
+            }
+            with_block += usize::from(data[0x11] > 0);
         }
     }
-    assert!(with_block > 30);
+    assert!(with_block > 80, "{with_block}");
 }
 
-/// Every decoded value but the offsets is kept; the tail keeps its bytes and follows the
-/// block; non-zero gaps between structures are carried; the result is in the real order.
+/// Every decoded value but what the layout sets is kept; the bytes with no place in the retail
+/// layout keep their non-fill bytes, in order; the result is in the retail layout.
 #[test]
 fn generated_layouts_keep_every_value() {
     let mut moved_gaps = 0;
+    let mut carried = 0;
     for seed in 0..300u64 {
         let data = match seed % 3 {
             0 => random_mod(seed),
@@ -75,36 +104,67 @@ fn generated_layouts_keep_every_value() {
             );
             assert_eq!(y.offset % 16, 0);
         }
-        // The non-zero gap bytes all come back, in order.
-        let nonzero = |gaps: &[rigtrip::bytes::Gap]| -> Vec<Vec<u8>> {
+        // The bytes of gaps that are not fill (zero, 0x12) all come back, in order.
+        let kept = |gaps: &[rigtrip::bytes::Gap]| -> Vec<u8> {
             gaps.iter()
-                .filter(|g| g.bytes.iter().any(|&b| b != 0))
-                .map(|g| g.bytes.clone())
+                .filter(|g| g.bytes.iter().any(|&b| b != 0 && b != 0x12))
+                .flat_map(|g| g.bytes.iter().copied())
+                .filter(|&b| b != 0)
                 .collect()
         };
-        let (ga, gb) = (nonzero(&f.gaps), nonzero(&back.gaps));
-        moved_gaps += ga.len();
-        // Carried gaps may merge with the zero fill around them when read again: compare
-        // their non-zero bytes, in order.
-        let nz =
-            |v: Vec<Vec<u8>>| -> Vec<u8> { v.concat().into_iter().filter(|&b| b != 0).collect() };
-        assert_eq!(nz(ga.clone()), nz(gb), "seed {seed}");
-        // Streams in the real order: each stream starts 16-aligned and after its mesh records.
-        let mut last = 0u64;
-        for o in &back.container.as_ref().unwrap().objects {
-            if o.meshes.is_empty() {
-                continue;
-            }
-            assert!(o.record.mesh_offset >= last && o.record.mesh_offset % 16 == 0);
-            last = o.record.mesh_offset;
-            for m in &o.meshes {
-                for (kind, off) in m.record.streams() {
-                    if m.stream_len(kind) > 0 {
-                        assert_eq!(off % 16, 0);
-                    }
-                }
-            }
+        moved_gaps += f
+            .gaps
+            .iter()
+            .filter(|g| g.bytes.iter().any(|&b| b != 0 && b != 0x12))
+            .count();
+        // Carried gaps may merge with the zero fill around them when read again.
+        assert_eq!(kept(&f.gaps), kept(&back.gaps), "seed {seed}");
+        let r = retail::check(&out).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        carried += r.carried;
+        // Every mesh has its workspace now.
+        for m in back
+            .container
+            .iter()
+            .flat_map(|c| &c.objects)
+            .flat_map(|o| &o.meshes)
+        {
+            assert_eq!(m.workspace, Workspace::Fill, "seed {seed}");
         }
     }
-    assert!(moved_gaps > 50, "only {moved_gaps} non-zero gaps seen");
+    assert!(moved_gaps > 50, "only {moved_gaps} non-fill gaps seen");
+    assert!(carried > 500, "only {carried} carried bytes");
+}
+
+/// A file whose +0x40 points at free bytes of the right size keeps them as its workspace (read
+/// as a structure, written back byte for byte), whatever they hold; one that points anywhere
+/// else has none.
+#[test]
+fn workspaces_are_found_only_where_they_fit() {
+    let data = real_layout(3, false);
+    let f = read_container(&data).unwrap();
+    let c = f.container.as_ref().unwrap();
+    let (o, m) = (0..c.objects.len())
+        .flat_map(|o| (0..c.objects[o].meshes.len()).map(move |m| (o, m)))
+        .find(|&(o, m)| c.objects[o].meshes[m].vertex_count() >= 3)
+        .unwrap();
+    let rec = c.objects[o].record.mesh_offset as usize + 0x50 * m;
+    let ws = rec + c.objects[o].meshes[m].record.workspace_offset as usize;
+    // Other bytes in the workspace: carried as its bytes.
+    let mut odd = data.clone();
+    odd[ws + 3] = 0x77;
+    let f = read_container(&odd).unwrap();
+    let mesh = &f.container.as_ref().unwrap().objects[o].meshes[m];
+    assert!(matches!(&mesh.workspace, Workspace::Bytes(b) if b[3] == 0x77));
+    assert_eq!(write(&f).unwrap(), odd);
+    // +0x40 pointing at the mesh's own record: no workspace, the fill becomes a gap.
+    let mut stray = data.clone();
+    stray[rec + 0x40..rec + 0x48].copy_from_slice(&0u64.to_le_bytes());
+    let f = read_container(&stray).unwrap();
+    let mesh = &f.container.as_ref().unwrap().objects[o].meshes[m];
+    assert_eq!(mesh.workspace, Workspace::Absent);
+    assert!(f.gaps.iter().any(|g| g.bytes.contains(&0x12)));
+    assert_eq!(write(&f).unwrap(), stray);
+    // Laid out anew, both are the retail file again.
+    assert_eq!(relaid(&odd), data);
+    assert_eq!(relaid(&stray), data);
 }

@@ -782,9 +782,10 @@ fn rewrite_order(
 }
 
 /// Lays a block whose node count changed out canonically at its old offset, if that moves no
-/// other structure: it must fit the old extent, or nothing may lie where it grows into.
-/// Freed bytes become a zero gap, or the file ends earlier when nothing follows the block.
-/// Returns the file's gaps when that added one.
+/// other structure: it must fit the old extent, or nothing may lie where it grows into. In a
+/// MOD/SCM container the layout pass closes or makes the room ([`settle`]); elsewhere freed
+/// bytes become a zero gap, or the file ends earlier when nothing follows the block. Returns
+/// the file's gaps when that added one.
 fn relayout(
     block: &mut NodeBlock,
     p: &Dmc3Skeleton,
@@ -826,7 +827,10 @@ fn relayout(
                 c.start
             )));
         }
-    } else if new_end < old_end && claims.iter().any(|c| c.start >= old_end) {
+    } else if new_end < old_end
+        && file.container.is_none()
+        && claims.iter().any(|c| c.start >= old_end)
+    {
         // The old extent comes from the payload (a glTF's extras when imported): bound the
         // zero gap the way the writer bounds holes, before allocating it.
         if old_end - new_end > crate::native::dmc3::MAX_HOLE_BYTES {
@@ -952,7 +956,7 @@ impl RigFormat for Dmc3Format {
             .map_err(|e| RebuildError::Write(WriteError::Dmc3(e)))
     }
 
-    payload_methods!(Dmc3);
+    payload_methods!(Dmc3, crate::native::dmc3::compat::upgrade_file);
 
     /// The raw record.
     fn payload_transform(&self, payload: &JointPayload) -> Option<(DVec3, DQuat)> {

@@ -326,15 +326,20 @@ pub enum Payloads {
 
 /// The methods of a [`RigFormat`] impl that only wrap the format's payload types in its variant
 /// `$v` of [`Source`], [`SkeletonPayload`] and [`JointPayload`]: the payloads back from extras
-/// JSON, an added joint's default payload, and which variant they are.
+/// JSON, an added joint's default payload, and which variant they are. `$upgrade` turns the
+/// source JSON of an older document into the current form (the typed fast path fails on the old
+/// form, and the import falls back to this one).
 macro_rules! payload_methods {
     ($v:ident) => {
+        $crate::rig::format::payload_methods!($v, std::borrow::Cow::Borrowed);
+    };
+    ($v:ident, $upgrade:path) => {
         fn source_from_json(
             &self,
             v: &serde_json::Value,
             pointer: &str,
         ) -> Result<Source, $crate::rig::extras::ExtrasError> {
-            $crate::rig::extras::from_json(v, pointer).map(Source::$v)
+            $crate::rig::extras::from_json(&$upgrade(v), pointer).map(Source::$v)
         }
 
         fn skeleton_from_json(
