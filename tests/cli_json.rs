@@ -177,6 +177,35 @@ fn every_command_json_validates_against_its_schema() {
         (&json!("pac"), &json!("identical"))
     );
     assert_eq!(v["files"][6]["format"], "tm2");
+    // The layout leg: a leg per file, each archive's model members, and the counts.
+    let v = check(
+        &dir,
+        "verify",
+        &[
+            "verify",
+            "--json",
+            "--legs",
+            "all",
+            "DB22HIE.BIN",
+            "m.mod",
+            "m.mot",
+            "c.pac",
+            "coat.pac",
+            "t.ptx",
+        ],
+        0,
+    );
+    assert_eq!(v["files"][1]["layout"], "identical");
+    assert!(v["files"][2]["layout"]["notapplicable"].is_string());
+    assert_eq!(v["files"][3]["layout"]["members"][0]["layout"], "identical");
+    // The random coat is not in the retail layout: information, exit 0.
+    let coat = &v["files"][4]["layout"]["members"][1];
+    assert_eq!(coat["slots"], json!([12]));
+    assert!(coat["layout"]["notretail"]["structure"].is_string());
+    assert_eq!(
+        v["summary"]["layout"],
+        json!({"retail": 2, "not_retail": 1, "not_applicable": 3})
+    );
     check(&dir, "verify", &["verify", "--json", "in"], 2);
 
     let v = check(

@@ -168,3 +168,66 @@ fn workspaces_are_found_only_where_they_fit() {
     assert_eq!(relaid(&odd), data);
     assert_eq!(relaid(&stray), data);
 }
+
+/// `verify --legs layout|all`: every real-layout model is identical on all three legs and in
+/// the retail layout; a generated file in another layout is identical but not retail (exit 0);
+/// files without a MOD/SCM layout say so; an archive lists its model members.
+#[test]
+fn the_layout_leg_of_verify() {
+    use rigtrip::ops::verify::{verify_bytes_legs, LayoutLeg, Legs, Summary, Verdict};
+    let leg = |data: &[u8], legs| match verify_bytes_legs(None, data, legs) {
+        Verdict::Identical { layout, .. } => layout,
+        other => panic!("{other:?}"),
+    };
+    for seed in 0..100 {
+        for scm in [false, true] {
+            assert_eq!(
+                leg(&real_layout(seed, scm), Legs::All),
+                LayoutLeg::Identical,
+                "seed {seed} scm {scm}"
+            );
+        }
+    }
+    let mut summary = Summary::default();
+    let mut not_retail = 0;
+    for seed in 0..40 {
+        let data = random_exportable(seed, seed % 2 == 0);
+        let v = verify_bytes_legs(None, &data, Legs::Layout);
+        if let Verdict::Identical {
+            layout: LayoutLeg::NotRetail(d),
+            ..
+        } = &v
+        {
+            not_retail += 1;
+            assert!(d.first < d.original.max(d.retail), "{d:?}");
+            assert!(!d.structure.is_empty());
+        }
+        summary.add(&v);
+    }
+    assert!(not_retail > 20, "{not_retail}");
+    assert_eq!(summary.exit_code(), 0, "not retail is no failure");
+    let counts = summary.layout.unwrap();
+    assert_eq!(counts.retail + counts.not_retail, 40);
+    // Without the leg, nothing is said.
+    assert_eq!(leg(&real_layout(1, false), Legs::Both), LayoutLeg::NotRun);
+    for data in [
+        rigtrip::synth::hie::sample_db22(),
+        rigtrip::synth::motion::sample_mot(),
+        rigtrip::synth::texture::sample_ptx(),
+    ] {
+        assert!(matches!(leg(&data, Legs::All), LayoutLeg::NotApplicable(_)));
+    }
+    // The coated archive: the body and the coat, each in the retail layout (the body's member
+    // ends in the archive's zero padding).
+    let LayoutLeg::Members(m) = leg(&rigtrip::synth::texture::sample_coated_pac(), Legs::All)
+    else {
+        panic!()
+    };
+    assert_eq!(
+        m.iter().map(|m| m.slots.clone()).collect::<Vec<_>>(),
+        [vec![1], vec![12]]
+    );
+    assert!(m
+        .iter()
+        .all(|m| m.layout == LayoutLeg::Identical && m.format == "mod"));
+}

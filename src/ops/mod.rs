@@ -5,6 +5,7 @@ pub mod coverage;
 pub mod dump;
 pub mod dump_schema;
 pub mod inspect;
+pub mod layout_leg;
 pub mod motion;
 pub mod names;
 pub mod output;

@@ -2,6 +2,7 @@
 
 mod cli;
 mod export;
+mod layout_notes;
 mod onto_map;
 mod shared;
 
