@@ -1066,6 +1066,10 @@ impl RigFormat for Dmc3Format {
         })
     }
 
+    fn layout_notes(&self, rig: &Rig, native: &NativeFile) -> Vec<String> {
+        super::dmc3_layout::layout_notes(rig, native)
+    }
+
     fn recomputed(&self, rig: &Rig, native: &NativeFile, written: &Written) -> Vec<Recomputed> {
         let NativeFile::Dmc3(f) = native else {
             return Vec::new();

@@ -312,6 +312,12 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     /// The native fields lowering recomputed, per skeleton of `rig`, from the lowered `native`
     /// file and what the import decided per written joint.
     fn recomputed(&self, rig: &Rig, native: &NativeFile, written: &Written) -> Vec<Recomputed>;
+    /// What the import should say about the lowered `native` file as a whole (a file laid out
+    /// again, and how); none by default.
+    fn layout_notes(&self, rig: &Rig, native: &NativeFile) -> Vec<String> {
+        let _ = (rig, native);
+        Vec::new()
+    }
 }
 
 /// Which variant of [`Source`], [`SkeletonPayload`] and [`JointPayload`] a format's payloads

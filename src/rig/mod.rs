@@ -8,6 +8,7 @@
 pub mod archive;
 pub mod dmc3;
 pub(crate) mod dmc3_geometry;
+mod dmc3_layout;
 mod dmc3_mesh;
 pub mod extras;
 pub mod format;
