@@ -868,6 +868,23 @@ fn relayout(
     Ok(new_gaps)
 }
 
+/// A shell's extras JSON (`{"file": ...}`) written before the container records named their
+/// fields, in the current form ([`crate::native::dmc3::compat`]).
+fn upgrade_source(v: &serde_json::Value) -> std::borrow::Cow<'_, serde_json::Value> {
+    use std::borrow::Cow;
+    let Some(file) = v.get("file") else {
+        return Cow::Borrowed(v);
+    };
+    match crate::native::dmc3::compat::upgrade_file(file) {
+        Cow::Borrowed(_) => Cow::Borrowed(v),
+        Cow::Owned(file) => {
+            let mut v = v.clone();
+            v["file"] = file;
+            Cow::Owned(v)
+        }
+    }
+}
+
 /// DMC3 MOD/SCM and bare node-domain blocks behind [`RigFormat`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dmc3Format;
@@ -956,7 +973,7 @@ impl RigFormat for Dmc3Format {
             .map_err(|e| RebuildError::Write(WriteError::Dmc3(e)))
     }
 
-    payload_methods!(Dmc3, crate::native::dmc3::compat::upgrade_file);
+    payload_methods!(Dmc3, upgrade_source);
 
     /// The raw record.
     fn payload_transform(&self, payload: &JointPayload) -> Option<(DVec3, DQuat)> {
