@@ -7,6 +7,7 @@
 
 pub mod archive;
 pub mod dmc3;
+mod dmc3_block;
 pub(crate) mod dmc3_geometry;
 mod dmc3_layout;
 mod dmc3_mesh;
