@@ -1,7 +1,9 @@
 //! The `rigtrip` command line: thin argument parsing over the library.
 
+mod check;
 mod cli;
 mod export;
+mod game;
 mod layout_notes;
 mod onto_map;
 mod shared;

@@ -11,6 +11,7 @@ pub mod block;
 pub mod compat;
 pub mod container;
 pub mod layout;
+pub mod loader;
 pub mod motion;
 pub mod pac;
 pub mod pixels;
