@@ -231,3 +231,39 @@ fn the_layout_leg_of_verify() {
         .iter()
         .all(|m| m.layout == LayoutLeg::Identical && m.format == "mod"));
 }
+
+/// `rigtrip check` (the game's loader model) finds nothing in a real-layout model: every
+/// workspace present, sized and inside the file, each object's vertex count its meshes' sum.
+/// Nor in the bundled model samples, loose or in the character archive.
+#[test]
+fn real_layouts_and_the_model_samples_pass_check() {
+    use rigtrip::ops::check::{check_bytes, CheckOptions};
+    use std::path::Path;
+    let findings = |name: &str, data: &[u8]| {
+        check_bytes(Path::new(name), data, &CheckOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .unwrap_or_else(|| panic!("{name}: checked"))
+            .findings
+    };
+    let mut checked = 0;
+    for seed in 0..100 {
+        for scm in [false, true] {
+            let name = if scm { "m.scm" } else { "m.mod" };
+            let f = findings(name, &real_layout(seed, scm));
+            assert!(f.is_empty(), "seed {seed} scm {scm}: {f:?}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 200);
+    for (name, data) in [
+        ("dmc3_humanoid.mod", rigtrip::synth::dmc3::sample_mod()),
+        ("dmc3_stage.scm", rigtrip::synth::dmc3::sample_scm()),
+        (
+            "dmc3_character.pac",
+            rigtrip::synth::texture::sample_character_pac(),
+        ),
+    ] {
+        let f = findings(name, &data);
+        assert!(f.is_empty(), "{name}: {f:?}");
+    }
+}

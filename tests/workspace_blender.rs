@@ -4,7 +4,8 @@
 //! not the library's layout code) finds every index workspace where its mesh record's +0x40
 //! points, of the size its vertex count needs, tiling the end of the file with the game's fill,
 //! and the streams in the retail order; the test's own reader (tests/meshback/reader.rs) finds
-//! the subdivided mesh grown and the new mesh in an object of its own.
+//! the subdivided mesh grown and the new mesh in an object of its own; `rigtrip check` finds
+//! nothing in it.
 
 mod common;
 #[path = "meshback/reader.rs"]
@@ -132,4 +133,26 @@ fn edited_in_blender(label: &str, data: &[u8]) {
             ..
         }
     ));
+
+    // `rigtrip check` (the game's loader model), run as a modder runs it, finds nothing.
+    let written = common::tmp(&format!("workspace_blender/{tag}_edited.mod"));
+    std::fs::write(&written, out).unwrap();
+    let o = common::rigtrip()
+        .args(["check", "--json"])
+        .arg(&written)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(0), "{label}: {v}");
+    assert_eq!(v["files"][0]["status"], "pass", "{label}: {v}");
+    assert_eq!(
+        v["files"][0]["findings"],
+        serde_json::json!([]),
+        "{label}: {v}"
+    );
+    assert_eq!(
+        (&v["summary"]["stop_findings"], &v["summary"]["notes"]),
+        (&serde_json::json!(0), &serde_json::json!(0)),
+        "{label}: {v}"
+    );
 }

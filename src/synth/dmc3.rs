@@ -579,7 +579,8 @@ fn random_container(seed: u64, scm: bool, wild: bool, real: bool) -> Vec<u8> {
     let has_block = if scm {
         rng.chance(0.4)
     } else {
-        rng.chance(0.9)
+        // A real-layout MOD always has its skeleton: its vertices name joints of it.
+        rng.chance(0.9) || real
     };
     let nodes = if has_block {
         (rng.range(0, if scm { 20 } else { 60 }) as usize).max(usize::from(!wild))
@@ -649,6 +650,9 @@ fn random_container(seed: u64, scm: bool, wild: bool, real: bool) -> Vec<u8> {
             }
         }
     }
+    if real {
+        real::retail_vertices(&mut objects, nodes);
+    }
     let version_bits = if rng.chance(0.5) {
         1.0f32.to_bits()
     } else {
@@ -702,8 +706,11 @@ pub fn random_exportable(seed: u64, scm: bool) -> Vec<u8> {
 /// containers, "Retail layout"): header, object records, per object its mesh records then its
 /// meshes' streams grouped by kind, 16-byte aligned with zero fill, then a canonical block, then
 /// each mesh's index workspace (+0x40 pointing at it, +0x48 zero, an SCM's continuation spans
-/// set), 0x12 fill ending in two zero bytes. Streams may still be shared (placed with their
-/// first mesh); the undecoded fields stay random.
+/// set), 0x12 fill ending in two zero bytes. A MOD always has its skeleton, and its vertices
+/// the traits of retail ones (weights summing to 31, bone lanes inside the palette, byte 0
+/// zero, each object's vertex count its meshes' sum), so `rigtrip check` finds nothing.
+/// Streams may still be shared (placed with their first mesh); the undecoded fields stay
+/// random.
 pub fn real_layout(seed: u64, scm: bool) -> Vec<u8> {
     random_container(seed, scm, false, true)
 }

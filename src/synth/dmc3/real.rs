@@ -71,3 +71,26 @@ pub(super) fn continuation(workspace_at: &[usize], j: usize, meshes: usize) -> O
     }
     Some(if j + 1 < meshes { 0x50 } else { 0 })
 }
+
+/// The vertex traits every retail model holds (docs/formats.md, MOD streams), which the game's
+/// loader model (`rigtrip check`) asks of a file: each object's vertex count its meshes' sum,
+/// weights three 5-bit fields summing to 31, bone-index byte 0 zero and each lane a node × 4
+/// below 4 · `nodes`. A function of each value alone, so streams shared between meshes stay
+/// equal; the strip flags are kept.
+pub(super) fn retail_vertices(objects: &mut [super::ObjectSpec], nodes: usize) {
+    for o in objects {
+        o.vertex_count = o.meshes.iter().map(|m| m.verts.len()).sum::<usize>() as u16;
+        for v in o.meshes.iter_mut().flat_map(|m| &mut m.verts) {
+            let (a, b) = (v.weight & 31, (v.weight >> 5) & 31);
+            let b = b.min(31 - a);
+            v.weight = (v.weight & 0x8000) | a | b << 5 | (31 - a - b) << 10;
+            v.bones[0] = 0;
+            for lane in &mut v.bones[1..] {
+                *lane = match nodes {
+                    0 => 0,
+                    n => ((usize::from(*lane) / 4 % n.min(64)) * 4) as u8,
+                };
+            }
+        }
+    }
+}
