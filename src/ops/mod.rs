@@ -13,6 +13,7 @@ pub mod layout_leg;
 pub mod motion;
 pub mod names;
 pub mod output;
+pub mod shadow;
 pub mod texture;
 pub mod verdict;
 pub mod verify;

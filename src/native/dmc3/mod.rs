@@ -19,6 +19,7 @@ pub mod pac;
 pub mod pixels;
 pub mod records;
 pub mod shadow;
+pub mod shadow_rules;
 pub mod strip;
 pub mod texture;
 pub mod track;
