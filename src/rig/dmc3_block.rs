@@ -1,10 +1,16 @@
 //! A node-domain block whose node count changed, laid out again where it is (the lowering of
 //! [`super::dmc3`]): canonically at its old offset, if that moves no other structure.
 
-use super::dmc3::Dmc3Skeleton;
 use super::LowerError;
 use crate::bytes::Gap;
 use crate::native::dmc3::{BlockRels, Dmc3File, NodeBlock};
+use serde::{Deserialize, Serialize};
+
+crate::native::dmc3::block::block_frame! {
+    /// What a node-domain block keeps besides its nodes: header fields, raw arrays, padding.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct Dmc3Skeleton {}
+}
 
 /// Lays a block whose node count changed out canonically at its old offset, if that moves no
 /// other structure: it must fit the old extent, or nothing may lie where it grows into. In a

@@ -5,7 +5,7 @@ use super::format::{Payloads, RigFormat};
 use super::Source;
 
 /// Every format the glTF layer knows, in the order their names are listed in messages.
-pub const FORMATS: [&dyn RigFormat; 2] = [&super::hie::HieFormat, &super::dmc3::Dmc3Format];
+pub const FORMATS: [&dyn RigFormat; 2] = [&super::hie::HieFormat, &super::dmc3_format::Dmc3Format];
 
 /// The format whose [`RigFormat::names`] include `name` (as in `scene.extras.rigtrip.format`).
 pub fn by_name(name: &str) -> Option<&'static dyn RigFormat> {
@@ -44,7 +44,7 @@ impl Source {
     pub fn format(&self) -> &'static dyn RigFormat {
         match self {
             Source::Hie(_) => &super::hie::HieFormat,
-            Source::Dmc3(_) => &super::dmc3::Dmc3Format,
+            Source::Dmc3(_) => &super::dmc3_format::Dmc3Format,
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod archive;
 pub mod cloth;
 pub mod dmc3;
 mod dmc3_block;
+mod dmc3_format;
 pub(crate) mod dmc3_geometry;
 mod dmc3_layout;
 mod dmc3_mesh;
