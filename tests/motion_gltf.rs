@@ -84,10 +84,10 @@ fn animations_put_every_joint_within_a_millimetre_of_the_native_curves_at_every_
         let model = model(seed);
         let mot = synth::motion::motion_for_model(seed, &rest(&model));
         let bytes = mot.write().unwrap();
-        let glb = export_glb(&model, &[("m.mot", bytes)]).unwrap();
+        let glb = export_glb(&model, &[("m.mot", bytes.clone())]).unwrap();
         let last = f32::from_bits(mot.header.end_frame_bits) as u32;
         for f in 0..=last {
-            let want = native_world(&model, &mot, f64::from(f));
+            let want = native_world(&model, &bytes, f64::from(f));
             let got = gltf_world(&glb, "m", f64::from(f) / 60.0);
             assert_eq!(want.len(), got.len());
             for (j, (a, b)) in want.iter().zip(&got).enumerate() {
