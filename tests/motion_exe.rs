@@ -601,11 +601,20 @@ fn a_new_action_about_one_axis_is_written_on_that_axis_bit_alone() {
             worst_m = worst_m.max(d);
             assert!(d < 1e-3, "frame {f} joint {j}: {d} m");
         }
-        let want = gltf_local_rotations(&blender, "my_turn", t)[slot[key]];
-        let got = native_local_rotations(&model, &mot, nf)[key];
-        let d = degrees_between(want, got);
-        worst_deg = worst_deg.max(d);
-        assert!(d < 0.02, "frame {f}: {d}°");
+        // Blender samples 24 times a second: every fifth frame is a sample of its own, where
+        // the motion holds the sample's value (less thinning, quantisation and the game's
+        // angles: within 0.0057° + 0.0004° + 0.0055°); between samples both are straight lines
+        // through other points.
+        if f % 5 == 0 {
+            let want = gltf_local_rotations(&blender, "my_turn", t)[slot[key]];
+            let got = native_local_rotations(&model, &mot, nf)[key];
+            let d = degrees_between(want, got);
+            worst_deg = worst_deg.max(d);
+            assert!(d < 0.012, "frame {f}: {d}°");
+        }
     }
-    eprintln!("{bone} (joint {key}): mask 0x020 alone; plays Blender's action within {worst_m:e} m and {worst_deg:e}°\n{text}");
+    eprintln!(
+        "{bone} (joint {key}): mask 0x020 alone; plays Blender's action within {worst_m:e} m, \
+         and its samples within {worst_deg:e}°\n{text}"
+    );
 }

@@ -39,9 +39,8 @@ EDIT, applied in the order given:
                            unassigned, kept by a fake user)
     --new-action-about NAME BONE FRAME ANGLE AX AY AZ
                            the same, but turned ANGLE radians about the axis (AX, AY, AZ) given in
-                           Blender's world space, through the bone's head (the pose set through
-                           the bone's armature-space matrix, as the rotate tool in a chosen
-                           orientation does)
+                           Blender's world space, through the bone's head, its parents at rest
+                           (as the rotate tool in a chosen orientation does)
     --new-texture OBJ MATERIAL IMAGE SIZE R G B
                            give mesh object OBJ a new material MATERIAL (all faces) whose base
                            colour is a new SIZE x SIZE image IMAGE filled with R G B (0-255), and
@@ -230,17 +229,16 @@ def new_action(name, bone, frame, angle):
 
 def new_action_about(name, bone, frame, angle, axis):
     """Like `new_action`, but turned about `axis` (Blender world space) through the bone's head:
-    its armature-space matrix is its rest matrix turned so, the other bones at rest."""
+    its armature-space matrix is its rest matrix turned so, its parents at rest (so its pose
+    rotation is the turn seen from its rest frame: rest⁻¹ · turn · rest)."""
     from mathutils import Matrix
 
     arm, pose_bone = start_action(name, bone)
-    rest = arm.data.bones[bone].matrix_local.copy()
+    rest = arm.data.bones[bone].matrix_local.to_3x3()
     local_axis = (arm.matrix_world.inverted().to_3x3() @ axis).normalized()
-    head = rest.to_translation()
     for f, a in [(0.0, 0.0), (frame, angle), (2.0 * frame, 0.0)]:
-        turn = Matrix.Translation(head) @ Matrix.Rotation(a, 4, local_axis) @ Matrix.Translation(-head)
-        pose_bone.matrix = turn @ rest
-        bpy.context.view_layer.update()
+        basis = rest.inverted() @ Matrix.Rotation(a, 3, local_axis) @ rest
+        pose_bone.rotation_quaternion = basis.to_quaternion()
         pose_bone.keyframe_insert("rotation_quaternion", frame=f)
 
 
