@@ -228,7 +228,7 @@ fn the_games_angles_cost_the_animation_no_key() {
     assert!(moved < 3.0 * 0.0055, "{moved}°");
     eprintln!(
         "{} channels, {} keys either way; GLB {} bytes (exact curves: {}); rotations moved up \
-         to {moved:.4}° ({changed} joint-frames of 61 x 24 changed)",
+         to {moved:.4}° ({changed} of 61 frames x 49 joints changed)",
         a.0,
         a.1,
         game.len(),
