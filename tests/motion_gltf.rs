@@ -648,7 +648,7 @@ fn broken_motion_records_are_refused_with_their_place() {
     let model = sample_model();
     let glb = export_glb(&model, &[("walk.mot", synth::motion::sample_mot())]).unwrap();
     let (json, bin) = split(&glb);
-    let cases: [(&str, Value, &str); 8] = [
+    let cases: [(&str, Value, &str); 10] = [
         (
             "file",
             json!("../walk.mot"),
@@ -688,6 +688,16 @@ fn broken_motion_records_are_refused_with_their_place() {
             "unexported",
             json!([0, 1]),
             "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/unexported: not a list of motion indices below 1",
+        ),
+        (
+            "reading",
+            json!("game"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/reading: not \"exe\" or \"community\"",
+        ),
+        (
+            "reading",
+            json!(1),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/reading: not \"exe\" or \"community\"",
         ),
     ];
     for (key, value, want) in cases {

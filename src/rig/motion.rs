@@ -155,6 +155,14 @@ impl Curve {
             .all(|k| k.interpolation == Interpolation::Hermite)
     }
 
+    /// Whether some segment plays `i` (a lone key: whether it says `i`).
+    pub fn has_segment(&self, i: Interpolation) -> bool {
+        match self.keys.as_slice() {
+            [k] => k.interpolation == i,
+            keys => keys.iter().rev().skip(1).any(|k| k.interpolation == i),
+        }
+    }
+
     /// Sets every key's interpolation.
     pub fn set_interpolation(&mut self, interpolation: Interpolation) {
         self.keys
@@ -311,15 +319,12 @@ impl Track {
     /// segment of it is (a lone key: when it says so), or when it has no keys and its native
     /// track carries tangents; else linear.
     pub fn rebuilt_interpolation(&self) -> Interpolation {
-        let hermite = match self.curve.keys.as_slice() {
-            [] => self
-                .native
+        let hermite = if self.curve.keys.is_empty() {
+            self.native
                 .as_ref()
-                .is_some_and(|TrackPayload::Dmc3(t)| t.is_hermite()),
-            [k] => k.interpolation == Interpolation::Hermite,
-            keys => keys[..keys.len() - 1]
-                .iter()
-                .any(|k| k.interpolation == Interpolation::Hermite),
+                .is_some_and(|TrackPayload::Dmc3(t)| t.is_hermite())
+        } else {
+            self.curve.has_segment(Interpolation::Hermite)
         };
         if hermite {
             Interpolation::Hermite

@@ -109,19 +109,11 @@ pub fn lift(mut mot: Mot, reading: Reading) -> Motion {
     }
 }
 
-/// Whether some segment of `curve` plays `i` (a lone key: whether it says `i`).
-fn has_segment(curve: &Curve, i: Interpolation) -> bool {
-    match curve.keys.as_slice() {
-        [k] => k.interpolation == i,
-        keys => keys.iter().rev().skip(1).any(|k| k.interpolation == i),
-    }
-}
-
 /// The compression a curve is encoded in again: the payload's `was` when it can hold the
 /// curve's segments, else the u16 one that can.
 fn compression_for(was: Option<Compression>, curve: &Curve, reading: Reading) -> Compression {
-    let hermite = has_segment(curve, Interpolation::Hermite);
-    let linear = has_segment(curve, Interpolation::Linear);
+    let hermite = curve.has_segment(Interpolation::Hermite);
+    let linear = curve.has_segment(Interpolation::Linear);
     match (reading, was) {
         // Compression 3 holds both, segment by segment.
         (Reading::Exe, Some(Compression::U16Hermite)) => Compression::U16Hermite,
