@@ -6,6 +6,8 @@
 //!   player (`common::motplay`, `common::pose`) at every frame: joint positions within 1 mm,
 //!   local rotations within 0.01°; imported back byte for byte;
 //! - the game's 16-bit angles cost the animation no key;
+//! - a turn about one axis in an animation of a rig from elsewhere, retargeted (`import --onto`
+//!   with a motion template), becomes that axis's track alone;
 //! - a GLB written before rigtrip followed the executable (`tests/data/old-motions`, written by
 //!   a rigtrip built before it: main at 37d1c23, whose motion code is 716ba18's) imports exactly
 //!   as it did, unedited and edited;
@@ -234,6 +236,101 @@ fn the_games_angles_cost_the_animation_no_key() {
         game.len(),
         exact.len()
     );
+}
+
+/// Drops every `extras` of a glTF's JSON: a model from elsewhere.
+fn strip_extras(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.remove("extras");
+            m.values_mut().for_each(strip_extras);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_extras),
+        _ => {}
+    }
+}
+
+/// Appends `floats` to the binary chunk as an accessor of `count` elements of `kind`; returns
+/// its index.
+fn push_accessor(json: &mut Value, bin: &mut Vec<u8>, floats: &[f32], kind: &str) -> usize {
+    let per = if kind == "VEC4" { 4 } else { 1 };
+    let offset = bin.len();
+    bin.extend(floats.iter().flat_map(|x| x.to_le_bytes()));
+    let views = json["bufferViews"].as_array_mut().unwrap();
+    views.push(json!({"buffer": 0, "byteOffset": offset, "byteLength": 4 * floats.len()}));
+    let view = views.len() - 1;
+    let mut acc = json!({"bufferView": view, "componentType": 5126,
+        "count": floats.len() / per, "type": kind});
+    if kind == "SCALAR" {
+        let max = floats.iter().copied().fold(f32::MIN, f32::max);
+        let min = floats.iter().copied().fold(f32::MAX, f32::min);
+        acc["min"] = json!([min]);
+        acc["max"] = json!([max]);
+    }
+    let accessors = json["accessors"].as_array_mut().unwrap();
+    accessors.push(acc);
+    json["buffers"][0]["byteLength"] = json!(bin.len());
+    json["accessors"].as_array().unwrap().len() - 1
+}
+
+/// A rig from elsewhere (the humanoid exported, its rigtrip data dropped) with one animation that
+/// turns one joint about its parent's Z axis, put onto the humanoid with a motion template
+/// (`import --onto ... --motions-out`): the retargeted motion holds that joint's rotation-Z bit
+/// (0x020) and no other bit for it or any joint, and plays the turn.
+#[test]
+fn a_turn_about_one_axis_from_another_rig_is_retargeted_onto_that_axis_bit_alone() {
+    use rigtrip::gltf::import::onto::{import_onto, OntoMotions, OntoOptions};
+    let model = synth::dmc3::sample_mod();
+    let rig = rigtrip::ops::load(None, &model).unwrap();
+    let e = rigtrip::gltf::export(&rig, &ExportOptions::default()).unwrap();
+    let (mut json, mut bin) = glb_split(&to_glb(&e).unwrap());
+    strip_extras(&mut json);
+    // Joint 5 (mod_5 of the humanoid, a joint with a parent).
+    let key = 5;
+    assert!(rig.skeletons[0].joints[key].parent.is_some());
+    let node = json["skins"][0]["joints"][key].as_u64().unwrap() as usize;
+    let r = &json["nodes"][node]["rotation"];
+    let rest = DQuat::from_array(
+        [0, 1, 2, 3].map(|k| r[k].as_f64().unwrap_or(if k == 3 { 1.0 } else { 0.0 })),
+    );
+    let turned = DQuat::from_rotation_z(0.5) * rest;
+    let quats: Vec<f32> = [rest, turned, rest]
+        .iter()
+        .flat_map(|q| q.to_array().map(|x| x as f32))
+        .collect();
+    let input = push_accessor(&mut json, &mut bin, &[0.0, 0.5, 1.0], "SCALAR");
+    let output = push_accessor(&mut json, &mut bin, &quats, "VEC4");
+    json["animations"] = json!([{
+        "name": "turn",
+        "samplers": [{"input": input, "output": output, "interpolation": "LINEAR"}],
+        "channels": [{"sampler": 0, "target": {"node": node, "path": "rotation"}}],
+    }]);
+    let opts = OntoOptions {
+        motions: Some(OntoMotions {
+            template_file: "dmc3_humanoid.mot".into(),
+            template: synth::motion::sample_mot(),
+            into: None,
+        }),
+        ..OntoOptions::default()
+    };
+    let template = rigtrip::native::NativeFile::read(None, &model).unwrap();
+    let got = import_onto(&glb(&json, &bin), None, template, &opts).unwrap();
+    let text = got.report.render_text();
+    let mot = got
+        .motions
+        .iter()
+        .find(|m| m.file == "turn.mot")
+        .and_then(|m| m.bytes.clone())
+        .unwrap_or_else(|| panic!("no turn.mot\n{text}"));
+    let m = motplay::read(&mot);
+    for (j, mask) in m.masks.iter().enumerate() {
+        let want = if j == key { 0x020 } else { 0 };
+        assert_eq!(*mask, want, "joint {j}: mask {mask:#05x}\n{text}");
+    }
+    // At 0.5 s the joint is turned by 0.5 rad (the game's angle, within a unit).
+    let rest_z = common::pose::rest_channels(&model)[key][5];
+    let z = common::pose::native_channels(&model, &mot, 30.0)[key][5];
+    assert!((z - rest_z - 0.5).abs() < 2e-4, "{z} {rest_z}");
 }
 
 // ---------------------------------------------------------------------------------------------
