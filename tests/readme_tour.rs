@@ -2,7 +2,7 @@
 //! Motions that do not fit their model", on the files it says it made) is run, in
 //! order, in a scratch folder holding the samples, and its output must match what the README
 //! shows (a line `…` stands for any lines, a `…` inside a line for any text there; a command
-//! shown without output must succeed).
+//! shown without output must succeed; one commented `# exit N` must exit N).
 //! The steps that need Blender's edits (`import db22_moved.glb`, `import humanoid_edited.glb` and
 //! the `verify` of its output, `import humanoid_sword.glb`, `import humanoid_keyed.glb`,
 //! `import humanoid_new.glb`) are left out here: their inputs are made by Blender
@@ -14,26 +14,34 @@ mod common;
 
 use std::path::Path;
 
-/// (command line after `rigtrip`, the lines the README shows for it) of the tour.
-fn tour() -> Vec<(String, Vec<String>)> {
+/// A command of the README: the line after `rigtrip`, the lines shown for it, the exit code
+/// it must end with (0 unless commented `# exit N`).
+type Block = (String, Vec<String>, i32);
+
+/// The commands of the tour.
+fn tour() -> Vec<Block> {
     section("## A tour")
 }
 
-/// (command line after `rigtrip`, the lines the README shows for it) of the section headed
-/// `heading`.
-fn section(heading: &str) -> Vec<(String, Vec<String>)> {
+/// The commands of the section headed `heading`.
+fn section(heading: &str) -> Vec<Block> {
     let readme = include_str!("../README.md");
     let start = readme
         .find(&format!("\n{heading}\n"))
         .unwrap_or_else(|| panic!("a section {heading}"));
     let rest = &readme[start + 1..];
     let end = rest[1..].find("\n## ").map_or(rest.len(), |e| e + 1);
-    let mut blocks: Vec<(String, Vec<String>)> = Vec::new();
+    let mut blocks: Vec<Block> = Vec::new();
     let mut open = false;
     for line in rest[..end].lines() {
         if let Some(cmd) = line.strip_prefix("    $ rigtrip ") {
-            let cmd = cmd.split("  #").next().unwrap_or(cmd).trim();
-            blocks.push((cmd.to_string(), Vec::new()));
+            let (cmd, comment) = cmd.split_once("  #").unwrap_or((cmd, ""));
+            let exit = comment
+                .trim()
+                .strip_prefix("exit ")
+                .and_then(|c| c.split(':').next())
+                .map_or(0, |c| c.trim().parse().unwrap());
+            blocks.push((cmd.trim().to_string(), Vec::new(), exit));
             open = true;
         } else if line.is_empty() && open {
             // A blank line inside the output (the text after a block closes it).
@@ -107,7 +115,7 @@ fn readme_tour_output_is_real() {
     assert!(blocks.len() >= 8, "{blocks:?}");
     let blocks: Vec<_> = blocks
         .into_iter()
-        .filter(|(cmd, _)| {
+        .filter(|(cmd, _, _)| {
             // These need Blender's edit: see the module comment.
             !(cmd.starts_with("import db22_moved.glb")
                 || cmd.starts_with("import humanoid_edited.glb")
@@ -147,15 +155,15 @@ fn readme_motions_that_do_not_fit_output_is_real() {
 
 /// Runs each block's command in `dir` and fails listing every one whose output is not what the
 /// README shows.
-fn run_blocks(dir: &Path, blocks: &[(String, Vec<String>)]) {
+fn run_blocks(dir: &Path, blocks: &[Block]) {
     let mut wrong = Vec::new();
-    for (cmd, want) in blocks {
+    for (cmd, want, exit) in blocks {
         let args: Vec<&str> = cmd.split_whitespace().collect();
         let o = common::run_in(dir, &args);
         let out = common::text(&o.stdout);
         let got: Vec<&str> = out.lines().collect();
-        // A command shown without output is checked for success only.
-        if !o.status.success() || (!want.is_empty() && !matches(want, &got)) {
+        // A command shown without output is checked for its exit code only.
+        if o.status.code() != Some(*exit) || (!want.is_empty() && !matches(want, &got)) {
             wrong.push(format!(
                 "$ rigtrip {cmd}\nREADME:\n{}\nreal (exit {:?}):\n{out}{}",
                 want.join("\n"),

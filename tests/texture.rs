@@ -219,7 +219,8 @@ fn sample_ptx_reports_its_departures_from_the_canonical_form() {
             .collect::<Vec<_>>(),
         vec![(16, 16, 128), (8, 8, 32), (4, 4, 8), (2, 2, 8), (1, 1, 8)]
     );
-    // 16x8 DXT5 with 3 of 5 levels (128 + 32 + 16) and a zeroed descriptor.
+    // 16x8 DXT5 with 3 of 5 levels (128 + 32 + 16) and a descriptor zeroed but for the five
+    // fields the game's loader reads (width, height, +0x20, +0x64, +0x68): 304 DDS bytes.
     let t1 = &p.textures[1];
     assert_eq!(t1.chain.len(), 176);
     let d: Vec<(String, String, String)> = t1
@@ -234,19 +235,15 @@ fn sample_ptx_reports_its_departures_from_the_canonical_form() {
             s("mip chain", "3 levels", "5 levels (down to 1x1)"),
             s("descriptor +0x08 encoding word", "0x0", "0x20588"),
             s("descriptor +0x0C +0x0C", "0x0", "0xaae4"),
-            s("descriptor +0x10 width", "0x0", "0x10"),
-            s("descriptor +0x12 height", "0x0", "0x8"),
             s("descriptor +0x14 +0x14", "0x0", "0x1"),
             s("descriptor +0x18 row bytes", "0x0", "0x40"),
-            s("descriptor +0x20 +0x20", "0x0", "0x40"),
             s("descriptor +0x38 payload bytes", "0x0", "0xd0"),
             s("descriptor +0x44 w2", "0x0", "0x8"),
             s("descriptor +0x46 h2", "0x0", "0x4"),
             s("descriptor +0x48 1/w2", "0x0", "0x3e000000"),
             s("descriptor +0x4C 1/h2", "0x0", "0x3e800000"),
             s("descriptor +0x60 format", "0x0", "0x4"),
-            s("descriptor +0x64 DDS bytes", "0x0", "0x150"),
-            s("descriptor +0x68 +0x68", "0x0", "0x8"),
+            s("descriptor +0x64 DDS bytes", "0x130", "0x150"),
             s("DDS +0x1C mip count", "0x3", "0x5"),
         ]
     );

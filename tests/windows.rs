@@ -16,13 +16,14 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{repo, rigtrip, scratch, text, tool};
+use common::{repo, rigtrip, scratch, target_dir, text, tool};
 
-/// The exe under test: `$RIGTRIP_WIN_EXE`, else the one `tools/build-windows` writes.
+/// The exe under test: `$RIGTRIP_WIN_EXE`, else the one `tools/build-windows` writes into this
+/// build's target folder (`CARGO_TARGET_DIR` honoured).
 fn exe() -> PathBuf {
     let path = std::env::var_os("RIGTRIP_WIN_EXE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/x86_64-pc-windows-gnu/release/rigtrip.exe"));
+        .unwrap_or_else(|| target_dir().join("x86_64-pc-windows-gnu/release/rigtrip.exe"));
     assert!(
         path.is_file(),
         "{} does not exist: build it with tools/build-windows (or set RIGTRIP_WIN_EXE)",

@@ -1,7 +1,7 @@
 //! What more than one benchmark times with.
 #![allow(dead_code)] // each benchmark uses some of these
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -39,10 +39,13 @@ pub fn binary() -> PathBuf {
         .status()
         .expect("cargo build --release");
     assert!(status.success(), "cargo build --release failed");
-    let target = std::env::var("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| manifest.join("target"));
-    let bin = target.join("release").join("rigtrip");
+    // This benchmark runs from TARGET/release/deps/: the binary cargo just built is in
+    // TARGET/release/, wherever CARGO_TARGET_DIR or a cargo config put TARGET.
+    let exe = std::env::current_exe().expect("the benchmark's own path");
+    let release = exe.parent().and_then(Path::parent).map(Path::to_path_buf);
+    let bin = release
+        .unwrap_or_else(|| manifest.join("target").join("release"))
+        .join("rigtrip");
     assert!(bin.exists(), "{} not found", bin.display());
     bin
 }

@@ -37,7 +37,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import actions, runner
+from . import actions, findings, runner
 
 bl_info = {
     "name": "rigtrip",
@@ -487,6 +487,13 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         subtype="FILE_PATH",
         default="",
     )
+    ignore_check: BoolProperty(
+        name="Ignore check",
+        description="Write the file even when rigtrip check finds that the game could not "
+        "load it (rigtrip import --ignore-check); off: an edited file that would stop the "
+        "game is refused, naming why",
+        default=False,
+    )
     write_names: BoolProperty(
         name="Save joint names",
         description="Keep the joint names in NAME.names.json beside the file (when they are not "
@@ -541,7 +548,8 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
                     actions.left_out(coll[EXTRAS], skip) as unexported:
                 _write_glb(glb, coll, rest_pose=animated, animations=bool(motions))
             exported = len(runner.glb_json(glb).get("animations") or [])
-            report = self._run_import(binary, glb, stage, os.path.join(tmp, "motions"), motions)
+            report = self._run_import(binary, glb, stage, os.path.join(tmp, "motions"), motions,
+                                      coll[STATE].get("source"))
             written = stage.commit()
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -556,6 +564,7 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         if motions:
             self.report({"INFO"}, runner.actions_line(exported, unexported))
         _report_lines(self, runner.import_info(report))
+        _report_lines(self, findings.check_lines(report))
         for path in written:
             what = "joint names kept in" if path == stage.names_file else "wrote"
             self.report({"INFO"}, f"{what} {path} ({os.path.getsize(path)} bytes)")
@@ -584,13 +593,16 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
             with _linked(coll, [arm, *meshes]):
                 _write_glb(glb, coll, rest_pose=True, animations=bool(motion_template))
             args = ["import", glb, "--onto", template, "-o", stage.model, "--json", "--force",
-                    "--fit", self.fit.lower()]
+                    "--fit", self.fit.lower()] + self._check_args()
             if self.joint_map:
                 args += ["--joint-map", os.path.abspath(bpy.path.abspath(self.joint_map))]
             motions_dir = os.path.join(tmp, "motions")
             if motion_template:
                 args += ["--motions-out", motions_dir, "--motion-template", motion_template]
-            report = runner.run(binary, args, hide=[glb, stage.model, motions_dir + os.sep])
+            try:
+                report = runner.run(binary, args, hide=[glb, stage.model, motions_dir + os.sep])
+            except runner.RigtripError as e:
+                raise runner.RigtripError(findings.refusal(str(e))) from e
             for made, dest in runner.new_motion_files(report, [], motions_dir, target):
                 if os.path.abspath(dest) in (motion_template, template):
                     raise runner.RigtripError(
@@ -608,18 +620,25 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
             + ", ".join(o.name for o in meshes),
         )
         _report_lines(self, runner.import_info(report))
+        _report_lines(self, findings.check_lines(report))
         for path in written:
             self.report({"INFO"}, f"wrote {path} ({os.path.getsize(path)} bytes)")
         return {"FINISHED"}
 
-    def _run_import(self, binary, glb, stage, motions_dir, motions):
+    def _check_args(self):
+        return ["--ignore-check"] if self.ignore_check else []
+
+    def _run_import(self, binary, glb, stage, motions_dir, motions, source=None):
         """Runs `rigtrip import` on `glb` into the staged model, and stages each motion file it
-        rebuilt beside its destination. Returns rigtrip's report."""
+        rebuilt beside its destination. Returns rigtrip's report. What rigtrip check finds in
+        `source` (the file the rig was imported from) already does not refuse the edit."""
         # rigtrip keeps the joint names beside its output (when they are not the defaults, or
         # a names file is there already): give it the target's, take them back after.
         if self.write_names and os.path.isfile(stage.names_file):
             shutil.copyfile(stage.names_file, runner.names_path(stage.model))
-        args = ["import", glb, "-o", stage.model, "--json", "--force"]
+        args = ["import", glb, "-o", stage.model, "--json", "--force"] + self._check_args()
+        if source and os.path.isfile(source):
+            args += ["--original", source]
         if self.keep_meshes:
             args.append("--ignore-mesh-edits")
         if self.rebuild_shadows:
@@ -635,9 +654,9 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
             report = runner.run(binary, args, hide=[glb, stage.model, motions_dir + os.sep])
         except runner.RigtripError as e:
             # rigtrip names its command-line flag; here it is an export option.
-            raise runner.RigtripError(
+            raise runner.RigtripError(findings.refusal(
                 str(e).replace("pass --ignore-mesh-edits", "turn on Keep original meshes")
-            ) from e
+            )) from e
         for source, dest in motions:
             made = os.path.join(motions_dir, os.path.basename(source))
             if not os.path.isfile(made):

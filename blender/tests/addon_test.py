@@ -13,6 +13,9 @@ tools/blender-python with RIGTRIP_BIN set, and asserts on the one line "RESULT {
         import the character archive NATIVE through the add-on (its textures as Blender
         images), with PAINT 1 paint an 8x8 red square at the top left of image texture_0 (as a
         brush does), export OUT; reports the images (name, size, packed)
+    addon_test.py check NATIVE OUT TEXTURE IGNORE
+        import NATIVE; with TEXTURE >= 0 show the mesh object0_mesh1 with a new material
+        texture_TEXTURE (no image); export OUT with Ignore check = IGNORE (0/1)
     addon_test.py coat NATIVE OUT MOVE NEW SHADOWS [ARMS]
         import the coated character archive NATIVE; with MOVE 1 move the first vertex of the
         coat's first mesh 1 cm along x, with NEW 1 add a mesh `pocket` weighted 1.0 to the
@@ -170,7 +173,9 @@ def modder(native, out, motions, key_joint, animation, sword_joint, stray_joint)
     coll.objects.link(bpy.data.objects.new("decal", decal))
     _, key_bone = bone_of(coll, 0, key_joint)
     roundtrip_edits().key_rotation(animation, key_bone, 10.0, Vector((0.3, 0.2, 0.1)))
-    error = export_rig(out)
+    # Ignore check: these edits add meshes, and rigtrip does not lay out index workspaces for
+    # new meshes yet (rigtrip check finds them); what is tested here is where the meshes land.
+    error = export_rig(out, ignore_check=True)
     result(error=error, source_files=listing(native), files=listing(out),
            stray_in=sorted(c.name for c in stray.users_collection),
            bones=[sword_bone, stray_bone, key_bone])
@@ -307,7 +312,11 @@ def onto(template, out, joint, motion_template="", keyed_joint=-1):
         roundtrip_edits().new_action("my_walk", keyed, 12.0, 0.5)
     bpy.context.view_layer.objects.active = bpy.data.objects["body"]
     # On the template's own skeleton every fit leaves the body where it is.
-    error = export_rig(out, onto=template, fit="BONES", motion_template=motion_template)
+    # Ignore check: the template's meshes are replaced, and rigtrip does not lay out index
+    # workspaces for new meshes yet (rigtrip check finds them); what is tested here is where
+    # the meshes land.
+    error = export_rig(out, onto=template, fit="BONES", motion_template=motion_template,
+                       ignore_check=True)
     result(error=error, bone=bone, files=listing(out))
     return 0
 
@@ -393,6 +402,8 @@ def main(args):
         return 0
     if mode == "archive":
         return archive(native, out, args[3] == "1")
+    if mode == "check":
+        return check(native, out, int(args[3]), args[4] == "1")
     if mode == "coat":
         return coat(native, out, args[3] == "1", args[4] == "1", args[5] == "1",
                     args[6:7] == ["1"])
@@ -435,6 +446,20 @@ def main(args):
     return 0
 
 
+def check(native, out, texture, ignore):
+    """A model or archive in; with `texture` >= 0 the mesh object0_mesh1 shown with a new
+    material texture_N (N = `texture`, no image); out, with Ignore check as `ignore` says."""
+    coll = import_rig(native)
+    if texture >= 0:
+        mesh = next(o for o in coll.all_objects
+                    if o.type == "MESH" and o.name.startswith("object0_mesh1"))
+        mesh.data.materials.clear()
+        mesh.data.materials.append(bpy.data.materials.new(f"texture_{texture}"))
+    error = export_rig(out, ignore_check=ignore)
+    result(error=error, files=listing(out))
+    return 0
+
+
 def archive(native, out, paint):
     """An archive in, its images shown, optionally one painted, the archive out."""
     import_rig(native)
@@ -466,7 +491,10 @@ def coat(native, out, move, new, shadows, arms):
         arm = next(o for o in part.objects if o.type == "ARMATURE")
         pocket = add_mesh("pocket", arm.data.bones[1].name)
         pocket = sorted(c.name for c in pocket.users_collection)
-    error = export_rig(out, rebuild_shadows=shadows)
+    # Ignore check: some of these edits add meshes to the coat, and rigtrip does not lay out
+    # index workspaces for new meshes yet (rigtrip check finds them); what is tested here is
+    # where the meshes land.
+    error = export_rig(out, rebuild_shadows=shadows, ignore_check=True)
     names = sorted(o.name for o in coll.all_objects)
     result(children=children, error=error, files=listing(out), moved=mesh.name, pocket=pocket,
            names_after=names)

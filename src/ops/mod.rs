@@ -1,9 +1,11 @@
 //! What the CLI commands do, as library functions: each command is a thin wrapper over these.
 
 pub mod character;
+pub mod check;
 pub mod coverage;
 pub mod dump;
 pub mod dump_schema;
+pub mod import_check;
 pub mod inspect;
 pub mod motion;
 pub mod names;

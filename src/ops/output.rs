@@ -142,6 +142,17 @@ pub fn write_atomic(
     }
 }
 
+/// The file name a staged output will have once moved into place: `.NAME.rigtrip-TAG.tmp` (how
+/// [`write_atomic`] and the Blender add-on stage a file beside its destination) gives `NAME`;
+/// any other name is its own. What a file is called can matter to what is in it (`rigtrip
+/// check` judges `pl000.pac` as Dante's costume archive).
+pub fn unstaged_name(name: &str) -> &str {
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_suffix(".tmp"))
+        .and_then(|n| n.rsplit_once(".rigtrip-"))
+        .map_or(name, |(base, _)| base)
+}
+
 /// Moves the staged `tmp` over `path`. Windows refuses while another program has `path` open;
 /// a virus scanner or indexer holds a new file for a moment, so a refusal is tried again a few
 /// times (half a second in all) before it is reported.
@@ -255,6 +266,23 @@ mod tests {
             .collect();
         assert!(leftovers.is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_staged_name_is_the_name_it_will_have() {
+        assert_eq!(
+            unstaged_name(".pl000.pac.rigtrip-6a4e75721990.tmp"),
+            "pl000.pac"
+        );
+        assert_eq!(unstaged_name(".x.mod.rigtrip-123.tmp"), "x.mod");
+        for own in [
+            "pl000.pac",
+            ".hidden.tmp",
+            ".a.rigtrip.tmp",
+            "a.rigtrip-1.tmp",
+        ] {
+            assert_eq!(unstaged_name(own), own);
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::rng::Rng;
 use crate::native::dmc3::texture::{
-    canonical_dds, canonical_descriptor, Geometry, PixelFormat, SECTOR,
+    canonical_dds, canonical_descriptor, Descriptor, Geometry, PixelFormat, SECTOR,
 };
 
 /// How an entry's headers are written.
@@ -15,6 +15,10 @@ pub enum Headers {
     Canonical,
     /// The descriptor all zeros (as a community tool writes it), the DDS header canonical.
     ZeroedDescriptor,
+    /// The descriptor zero but for the five fields the game's loader reads (+0x00 = 0, width
+    /// and height, +0x20 = 0x40, +0x64 = the DDS bytes, +0x68 = 8), the DDS header canonical:
+    /// a texture a community tool wrote that the game loads.
+    LoaderFields,
     /// Canonical headers, then a few descriptor and DDS fields (pitch among them) set to random
     /// values; the size and format fields stay, so the chain is still found.
     Perturbed,
@@ -105,6 +109,16 @@ pub fn entry(rng: &mut Rng, spec: &EntrySpec) -> Vec<u8> {
     match spec.headers {
         Headers::Canonical => {}
         Headers::ZeroedDescriptor => d = Default::default(),
+        Headers::LoaderFields => {
+            d = Descriptor {
+                width: d.width,
+                height: d.height,
+                unknown_20: d.unknown_20,
+                dds_bytes: d.dds_bytes,
+                unknown_68: d.unknown_68,
+                ..Descriptor::default()
+            }
+        }
         Headers::ZeroedDds => h = Default::default(),
         Headers::Perturbed => {
             h.pitch = rng.next_u32();
@@ -262,7 +276,8 @@ pub fn random_character_pac(seed: u64) -> Vec<u8> {
 }
 
 /// The sample PTX (`samples/dmc3_textures.ptx`): a canonical 16×16 DXT1 with its full chain,
-/// a 16×8 DXT5 whose two smallest levels were dropped and whose descriptor was zeroed.
+/// a 16×8 DXT5 whose two smallest levels were dropped and whose descriptor was zeroed but for
+/// the five fields the game's loader reads.
 pub fn sample_ptx() -> Vec<u8> {
     let mut rng = Rng::new(0x5A3D_0729);
     let specs = [
@@ -280,7 +295,7 @@ pub fn sample_ptx() -> Vec<u8> {
             height: 8,
             levels: 3,
             declared: 3,
-            headers: Headers::ZeroedDescriptor,
+            headers: Headers::LoaderFields,
         },
     ];
     bundle(&mut rng, &specs, false, &[])

@@ -35,6 +35,16 @@ pub fn tool(name: &str) -> PathBuf {
     repo().join("tools").join(name)
 }
 
+/// The build's target folder (`target/`, or wherever `CARGO_TARGET_DIR` or a cargo config put
+/// it): the folder above the profile folder that holds this build's `rigtrip`.
+pub fn target_dir() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_rigtrip"));
+    bin.parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| repo().join("target"))
+}
+
 /// This build's `rigtrip` binary as a command to add arguments to, run in the repository's root
 /// unless given another folder.
 pub fn rigtrip() -> Command {

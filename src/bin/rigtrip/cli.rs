@@ -27,9 +27,10 @@ Formats: DBnnHIE.BIN hierarchy tables (PlayStation), DMC3 .mod/.scm containers, 
 node-domain block at a given offset inside any file (.efm and others, --block-at/--nodes), and \
 DMC3 .mot motions and .pac motion archives (inspect, verify, dump/build; glTF animations with \
 their model: export --motions, import --motions-out).\n\n\
-Exit codes: 0 ok, 1 a check failed (verify: a file did not come back identical; lint: an \
-error finding; gait: a slot the loader needs is MISSING), 2 bad input or usage.",
-    after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip verify samples/\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json"
+Exit codes: 0 ok, 1 a check failed (verify: a file did not come back identical; check: \
+something would stop the game; lint: an error finding; gait: a slot the loader needs is \
+MISSING), 2 bad input or usage.",
+    after_help = "Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip verify samples/\n  rigtrip check samples/\n  rigtrip export samples/DB22HIE.BIN -o db22.glb --names samples/DB22HIE.names.json"
 )]
 struct Cli {
     /// Print only problems.
@@ -74,6 +75,11 @@ Exit 0 if all identical, 1 if any differ (a rigtrip bug: please report it), 2 if
 Examples:\n  rigtrip verify samples/\n  rigtrip verify -q --json path/to/dump > report.json\n  rigtrip verify --format hie DB*.BIN"
     )]
     Verify(VerifyArgs),
+    /// Would the game load these files? Its loader's rules (offsets, index workspaces, counts,
+    /// weights, textures, motions, a player archive's slots) run over files, folders and
+    /// archives.
+    #[command(after_help = crate::check::CHECK_HELP)]
+    Check(crate::check::CheckArgs),
     /// Turn rig files into skinned glTF 2.0 (.glb or .gltf) that carry everything needed to rebuild
     /// them; with --motions, the model's motions as animations.
     #[command(
@@ -112,6 +118,11 @@ use are named in the report. Anything the native format cannot hold is refused, 
 joint, mesh or field. The glTF's joint names are kept in OUT's stem + .names.json beside OUT \
 when they are not the defaults (export reads them from there). In Blender, export with \
 \"Include > Custom Properties\" on, or the rig cannot be rebuilt.\n\n\
+Before anything is written, rigtrip check runs on OUT (named as it will be) and the motion \
+files: an unedited glTF gives the file back as it was read, its findings reported; an edited one \
+the game could not load is refused, naming the finding, unless --ignore-check. With --original \
+FILE (the file the glTF came from; --onto: the template) what FILE already has in the same place \
+and field does not refuse the edit.\n\n\
 A glTF exported from a character archive (.pac) gives the whole archive back: the model with its \
 edits, each texture from the native bytes inside its PNG (an image Blender did not change keeps \
 them; a repainted one is refused by texture index), every other member as it was.\n\n\
@@ -130,6 +141,7 @@ Examples:\n  rigtrip import edited.glb -o DB22HIE.BIN\n  \
 rigtrip import edited.gltf -o humanoid.mod --json > report.json\n  \
 rigtrip import edited.glb -o humanoid.mod --tolerance 1e-3 --force\n  \
 rigtrip import character.glb -o pl000.pac\n  \
+rigtrip import edited.glb -o pl000_new.pac --original pl000.pac\n  \
 rigtrip import body.glb --onto pl000.mod -o pl000_body.mod --joint-map joints.json\n  \
 rigtrip import walk.glb --onto pl000.mod -o pl000_body.mod --joint-map joints.json \\\n    \
 --motions-out motions --motion-template pl000_00_3.pac"
@@ -292,6 +304,16 @@ struct ImportArgs {
     /// do. New motions named ARCHIVE_NN for this archive go into its slot NN.
     #[arg(long, value_name = "FILE", requires_all = ["onto", "motions_out"])]
     motion_template: Option<PathBuf>,
+    /// Write OUT even when `rigtrip check` finds something in it that would stop the game. By
+    /// default an edited file that would is refused, naming the finding; an unedited one is
+    /// written as it was read, its findings reported.
+    #[arg(long)]
+    ignore_check: bool,
+    /// The native file the glTF was exported from: what `rigtrip check` finds in it already
+    /// (same place and field) is reported but does not refuse the edit (--onto compares with
+    /// the template).
+    #[arg(long, value_name = "FILE", conflicts_with = "onto")]
+    original: Option<PathBuf>,
     /// Print the import report as JSON.
     #[arg(long)]
     json: bool,
@@ -401,6 +423,7 @@ impl Command {
         let (json, path) = match self {
             Command::Inspect(a) => (a.json, Some(a.file.as_path())),
             Command::Verify(a) => (a.json, None),
+            Command::Check(a) => (a.json, None),
             Command::Export(a) => (
                 a.json,
                 match a.inputs.as_slice() {
@@ -421,6 +444,7 @@ fn dispatch(cli: &Cli) -> Result<i32> {
     match &cli.command {
         Command::Inspect(a) => inspect(a),
         Command::Verify(a) => verify_cmd(cli, a),
+        Command::Check(a) => crate::check::check_cmd(cli.verbosity(), a),
         Command::Export(a) => export_cmd(cli.verbosity(), a),
         Command::Gait(a) => gait_cmd(a),
         Command::Import(a) => import_cmd(cli, a),
@@ -532,6 +556,12 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
             }
         }
     }
+    // What the game's loader would make of it, before anything is written.
+    let original = a.original.as_deref().or(a.onto.as_deref());
+    let checked = crate::check::import_check(&a.output, original, &imported, &motion_paths)?;
+    if let Some(why) = checked.refusal(a.ignore_check) {
+        return crate::check::refuse(a.json, &a.file, &checked, &why);
+    }
     ops::output::write_atomic(&a.output, &imported.bytes, a.force, Some(&a.file))?;
     let names = !imported.names.default || names_file.exists();
     if names {
@@ -548,9 +578,15 @@ fn import_cmd(cli: &Cli, a: &ImportArgs) -> Result<i32> {
             bytes: Some(imported.bytes.len()),
             ..ok_head(&a.file)
         };
-        write!(out, "{}", json_doc(&head, &imported.report))?;
+        let body = crate::check::WithCheck {
+            report: &imported.report,
+            check: &checked.files,
+            check_original: checked.original.as_ref().map(|p| p.display().to_string()),
+        };
+        write!(out, "{}", json_doc(&head, &body))?;
     } else if !cli.quiet {
         write!(out, "{}", imported.report.render_text())?;
+        write!(out, "{}", checked.render_text())?;
         writeln!(
             out,
             "wrote {} ({} bytes)",

@@ -1,5 +1,6 @@
 //! The `rigtrip` command line: thin argument parsing over the library.
 
+mod check;
 mod cli;
 mod export;
 mod onto_map;

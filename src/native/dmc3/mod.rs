@@ -10,6 +10,7 @@
 pub mod block;
 pub mod container;
 pub mod layout;
+pub mod loader;
 pub mod motion;
 pub mod pac;
 pub mod pixels;
