@@ -420,7 +420,7 @@ fn the_add_on_installs_as_an_extension_and_as_a_classic_add_on() {
         assert_eq!(got[how]["enabled"], serde_json::json!([module]), "{how}");
         assert_eq!(
             got[how]["menus"],
-            serde_json::json!(["menu_import"]),
+            serde_json::json!(["menu_import", "menu_import_game"]),
             "{how}"
         );
         // The preference is read: the program it names is what the operator complains about.
@@ -541,6 +541,7 @@ fn the_windows_release_zip_holds_the_exe_for_windows() {
             "bin/rigtrip.exe",
             "blender_manifest.toml",
             "findings.py",
+            "game.py",
             "runner.py"
         ])
     );

@@ -492,3 +492,97 @@ fn every_command_json_validates_against_its_schema() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn game_commands_json_validates_against_its_schema() {
+    let dir = common::scratch("game");
+    let g = dir.join("game");
+    std::fs::create_dir(&g).unwrap();
+    common::game::stand_in(&g);
+    let whole = std::fs::read(g.join("dmc3-1.nbz")).unwrap();
+    // What is installed passes rigtrip check (install runs it): the sample texture bundle.
+    std::fs::write(dir.join("st000.ptx"), rigtrip::synth::texture::sample_ptx()).unwrap();
+    let v = check(
+        &dir,
+        "game_list",
+        &["game", "list", "--json", "--game", "game"],
+        0,
+    );
+    assert_eq!(
+        (v["path"].as_str(), v["loose"].as_str()),
+        (Some("game"), Some("data/dmc3"))
+    );
+    assert!(v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| !f["overrides"].as_array().unwrap().is_empty()));
+    let v = check(
+        &dir,
+        "game_extract",
+        &[
+            "game",
+            "extract",
+            "--json",
+            "--game",
+            "game",
+            "pl000.pac",
+            "-o",
+            "out",
+        ],
+        0,
+    );
+    assert_eq!(v["files"][0]["from"]["source"], "DMC3-0.nbz");
+    let v = check(
+        &dir,
+        "game_install",
+        &["game", "install", "--json", "--game", "game", "st000.ptx"],
+        0,
+    );
+    assert_eq!(v["volume"]["file"], "DMC3-2.nbz");
+    let v = check(
+        &dir,
+        "game_uninstall",
+        &["game", "uninstall", "--json", "--game", "game", "st000.ptx"],
+        0,
+    );
+    // No other copy of it: the game no longer finds the name.
+    assert_eq!(
+        (v["removed"][0]["name"].as_str(), &v["removed"][0]["now"]),
+        (Some("st000.ptx"), &Value::Null)
+    );
+    let v = check(
+        &dir,
+        "game_uninstall",
+        &["game", "uninstall", "--json", "--game", "game"],
+        0,
+    );
+    assert_eq!(v["volume"], Value::Null);
+    // A damaged volume: the listing fails (exit 1) and says why.
+    std::fs::write(g.join("DMC3-2.nbz"), &whole[..40]).unwrap();
+    let v = check(
+        &dir,
+        "game_list",
+        &["game", "list", "--json", "--game", "game"],
+        1,
+    );
+    assert!(v["volumes"][2]["damaged"].is_string());
+    for args in [
+        &["game", "list", "--json", "--game", "missing"][..],
+        &[
+            "game",
+            "extract",
+            "--json",
+            "--game",
+            "game",
+            "pl999.pac",
+            "-o",
+            "out",
+        ],
+        &["game", "uninstall", "--json", "--game", "game", "pl000.pac"],
+    ] {
+        let v = check(&dir, "error", args, 2);
+        assert!(!v["message"].as_str().unwrap().starts_with("rigtrip:"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

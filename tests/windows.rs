@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use common::{repo, rigtrip, scratch, target_dir, text, tool};
+use serde_json::Value;
 
 /// The exe under test: `$RIGTRIP_WIN_EXE`, else the one `tools/build-windows` writes into this
 /// build's target folder (`CARGO_TARGET_DIR` honoured).
@@ -457,4 +458,209 @@ fn text_files_written_have_no_cr() {
         let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!bytes.contains(&b'\r'), "CR in {name}");
     }
+}
+
+/// A fresh folder on Wine's drive C: (inside the test prefix), as (path on Linux, path the exe
+/// sees: `C:\rigtrip-tests\...`).
+fn drive_c(name: &str) -> (PathBuf, String) {
+    let tools = std::env::var_os("RIGTRIP_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/rigtrip-tools")
+        });
+    // tools/wine makes the prefix (and drive C:) on first use.
+    ok(&wine(repo(), &["--version"]));
+    let rel = format!("rigtrip-tests/{}/{name}", std::process::id());
+    let dir = tools.join("wine-prefix/drive_c").join(&rel);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    (dir, format!("C:\\{}", rel.replace('/', "\\")))
+}
+
+/// Runs the exe with `args` in `dir` and expects exit `code`: its stdout.
+fn wine_code(dir: &Path, args: &[&str], code: i32) -> String {
+    let out = wine(dir, args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}\nstdout:\n{}\nstderr:\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+#[test]
+#[ignore = "needs Wine and tools/build-windows: run .ci/run, or see the module doc"]
+fn the_game_commands_work_on_a_game_folder_under_c() {
+    use common::game::{noise, oracle, read_ours, snapshot, stand_in};
+    let (root, c) = drive_c("game");
+    let game = root.join("Devil May Cry HD Collection");
+    std::fs::create_dir_all(&game).unwrap();
+    stand_in(&game);
+    let before = snapshot(&game);
+    let g = format!("{c}\\Devil May Cry HD Collection");
+    // The folder named in another case, as Windows allows.
+    let g_case = format!("{}\\devil may cry hd COLLECTION", c.to_uppercase());
+    // list: the same files, places and overrides as the independent model (and as the Linux
+    // build), whatever case the folder is named in.
+    let listing: Value = serde_json::from_str(&wine_code(
+        &root,
+        &["game", "list", "--json", "--game", &g_case],
+        0,
+    ))
+    .unwrap();
+    let model = oracle(&["lookup", game.to_str().unwrap()]);
+    for f in listing["files"].as_array().unwrap() {
+        let m = &model["files"][f["name"].as_str().unwrap()];
+        assert_eq!(
+            (&f["from"], &f["overrides"]),
+            (&m["from"], &m["overrides"]),
+            "{}",
+            f["name"]
+        );
+    }
+    assert_eq!(
+        listing["files"].as_array().unwrap().len(),
+        model["files"].as_object().unwrap().len()
+    );
+    let linux: Value = serde_json::from_str(&ok(&linux(
+        &root,
+        &["game", "list", "--json", "--game", game.to_str().unwrap()],
+    )))
+    .unwrap();
+    assert_eq!(listing["files"], linux["files"]);
+    // extract, into a C:\ folder given with backslashes.
+    let out = wine_code(
+        &root,
+        &[
+            "game",
+            "extract",
+            "--game",
+            &g,
+            "GData.afs\\PL000.PAC",
+            "-o",
+            &format!("{c}\\out"),
+        ],
+        0,
+    );
+    let pac = rigtrip::synth::texture::sample_character_pac();
+    assert_eq!(
+        out,
+        format!(
+            "wrote {c}\\out\\pl000.pac ({} bytes) from DMC3-0.nbz:GData.afs/pl000.pac\n",
+            pac.len()
+        )
+    );
+    assert!(std::fs::read(root.join("out/pl000.pac")).unwrap() == pac);
+    // install twice (the second updates the same volume), then uninstall.
+    std::fs::create_dir_all(root.join("work")).unwrap();
+    std::fs::write(root.join("work/Pl000.pac"), noise(61, 3000)).unwrap();
+    std::fs::write(root.join("work/em.bin"), noise(62, 30)).unwrap();
+    let out = wine_code(
+        &root,
+        &[
+            "game",
+            "install",
+            "--game",
+            &g_case,
+            &format!("{c}\\work\\Pl000.pac"),
+        ],
+        0,
+    );
+    assert!(out.starts_with(&format!("installed {c}\\work\\Pl000.pac as DMC3-2.nbz:GData.afs/pl000.pac (3000 bytes)\n  overrides DMC3-0.nbz:GData.afs/pl000.pac\n")), "{out}");
+    wine_code(
+        &root,
+        &[
+            "game",
+            "install",
+            "--game",
+            &g,
+            "work\\em.bin",
+            "--as",
+            "em028.pac",
+        ],
+        0,
+    );
+    assert_eq!(
+        read_ours(&game.join("DMC3-2.nbz")),
+        std::collections::BTreeMap::from([
+            ("GData.afs/em028.pac".to_string(), noise(62, 30)),
+            ("GData.afs/pl000.pac".to_string(), noise(61, 3000)),
+        ])
+    );
+    let mut rest = snapshot(&game);
+    rest.remove("DMC3-2.nbz");
+    assert_eq!(rest, before);
+    let out = wine_code(&root, &["game", "uninstall", "--game", &g], 0);
+    assert!(
+        out.ends_with("deleted DMC3-2.nbz (rigtrip's volume)\n"),
+        "{out}"
+    );
+    assert_eq!(snapshot(&game), before);
+    assert_no_temp_left(&game);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+#[ignore = "needs Wine and tools/build-windows: run .ci/run, or see the module doc"]
+fn a_volume_held_open_by_the_game_is_refused_and_left_whole() {
+    use common::game::{noise, snapshot, stand_in};
+    let (root, c) = drive_c("held");
+    let game = root.join("DMC3");
+    std::fs::create_dir_all(&game).unwrap();
+    stand_in(&game);
+    let g = format!("{c}\\DMC3");
+    std::fs::write(root.join("pl000.pac"), noise(71, 500)).unwrap();
+    std::fs::write(root.join("em028.pac"), noise(72, 500)).unwrap();
+    wine_code(
+        &root,
+        &["game", "install", "--game", &g, "pl000.pac", "em028.pac"],
+        0,
+    );
+    let before = snapshot(&game);
+    let hold = text(
+        &Command::new(tool("wine"))
+            .arg("--hold")
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let volume = format!("{g}\\DMC3-2.nbz");
+    let mut holder = Command::new(tool("wine"))
+        .args([hold.trim(), &volume, "60"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(holder.stdout.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line.trim(), "holding");
+    let install = wine(&root, &["game", "install", "--game", &g, "em028.pac"]);
+    let by_name = wine(&root, &["game", "uninstall", "--game", &g, "pl000.pac"]);
+    let whole = wine(&root, &["game", "uninstall", "--game", &g]);
+    let _ = holder.kill();
+    let _ = holder.wait();
+    for (what, out) in [("install", &install), ("uninstall by name", &by_name)] {
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", text(&out.stdout));
+        assert_eq!(
+            text(&out.stderr),
+            format!("rigtrip: error: cannot replace {volume}: another program has it open (the game, a viewer, Blender); close it and run again. Nothing was written\n"),
+            "{what}"
+        );
+    }
+    assert_eq!(whole.status.code(), Some(2));
+    assert_eq!(
+        text(&whole.stderr),
+        format!("rigtrip: error: cannot remove {volume}: another program has it open (the game?); close it and run again. Nothing was removed\n")
+    );
+    assert_eq!(
+        snapshot(&game),
+        before,
+        "a volume changed, or a temporary file was left"
+    );
+    let _ = std::fs::remove_dir_all(&root);
 }

@@ -24,6 +24,10 @@ its output; the add-on moves it beside the target) and read back on the next imp
 
 With "Onto template", export writes the active armature and the meshes deforming with it, a rig
 made or imported elsewhere, onto a native file of the game (`rigtrip import --onto`).
+
+The game's own folder (game.py): File > Import > Game rig from the game opens an archive as the
+game loads it, the export's "Install into the game" installs the file written, and "Remove my
+mods" in the preferences takes it out again (`rigtrip game`).
 """
 
 import atexit
@@ -37,7 +41,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import actions, findings, runner
+from . import actions, findings, game, runner
 
 bl_info = {
     "name": "rigtrip",
@@ -136,12 +140,15 @@ class RigtripPreferences(bpy.types.AddonPreferences):
         subtype="FILE_PATH",
         default="",
     )
+    game_folder: game.game_folder_property()
+    work_folder: game.work_folder_property()
 
     def draw(self, context):
         self.layout.prop(self, "binary")
         box = self.layout.box()
         for line, error in program_status(self.binary):
             box.label(text=line, icon="ERROR" if error else "NONE")
+        game.draw_preferences(self.layout, self)
 
 
 def _supported(operator, settings):
@@ -500,6 +507,13 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         "rigtrip's defaults, or that file exists)",
         default=True,
     )
+    install_into_game: BoolProperty(
+        name="Install into the game",
+        description="Then install the file written into the game folder (rigtrip game install: "
+        "checked first, into a volume of rigtrip's own, under the name the game loads it by; "
+        "Remove my mods in the preferences takes it out again)",
+        default=False,
+    )
 
     def invoke(self, context, event):
         try:
@@ -507,6 +521,7 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
             self.rig = coll.name
             if not self.filepath:
                 self.filepath = coll[STATE]["source"]
+            self.install_into_game = bool(coll[STATE].get(game.GAME_NAME))
         except runner.RigtripError:
             pass
         context.window_manager.fileselect_add(self)
@@ -568,6 +583,8 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         for path in written:
             what = "joint names kept in" if path == stage.names_file else "wrote"
             self.report({"INFO"}, f"{what} {path} ({os.path.getsize(path)} bytes)")
+        if self.install_into_game:
+            game.install_exported(self, context, coll[STATE], target)
         return {"FINISHED"}
 
     def _export_onto(self, context, target):
@@ -623,6 +640,8 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         _report_lines(self, findings.check_lines(report))
         for path in written:
             self.report({"INFO"}, f"wrote {path} ({os.path.getsize(path)} bytes)")
+        if self.install_into_game:
+            game.install_exported(self, context, {}, target)
         return {"FINISHED"}
 
     def _check_args(self):
@@ -876,7 +895,7 @@ def menu_export(self, context):
     self.layout.operator(EXPORT_SCENE_OT_rigtrip.bl_idname, text="Game rig (rigtrip)")
 
 
-CLASSES = (RigtripPreferences, IMPORT_SCENE_OT_rigtrip, EXPORT_SCENE_OT_rigtrip)
+CLASSES = (RigtripPreferences, IMPORT_SCENE_OT_rigtrip, EXPORT_SCENE_OT_rigtrip, *game.CLASSES)
 
 
 def is_registered():
@@ -888,6 +907,7 @@ def register():
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    bpy.types.TOPBAR_MT_file_import.append(game.menu_import_game)
     bpy.types.TOPBAR_MT_file_export.append(menu_export)
     if not bpy.app.binary_path:
         # bpy imported as a Python module: see _unregister_at_exit.
@@ -898,6 +918,7 @@ def register():
 def unregister():
     atexit.unregister(_unregister_at_exit)
     bpy.types.TOPBAR_MT_file_export.remove(menu_export)
+    bpy.types.TOPBAR_MT_file_import.remove(game.menu_import_game)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)

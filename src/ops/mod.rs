@@ -5,6 +5,7 @@ pub mod check;
 pub mod coverage;
 pub mod dump;
 pub mod dump_schema;
+pub mod game;
 pub mod import_check;
 pub mod inspect;
 pub mod motion;

@@ -171,7 +171,7 @@ fn replace(tmp: &Path, path: &Path) -> std::io::Result<()> {
 
 /// Whether `e` is Windows' refusal to replace a file another program has open (access denied,
 /// sharing violation); never on other systems, where an open file can be replaced.
-fn held_open(e: &std::io::Error) -> bool {
+pub(crate) fn held_open(e: &std::io::Error) -> bool {
     cfg!(windows) && matches!(e.raw_os_error(), Some(5) | Some(32))
 }
 

@@ -6,6 +6,7 @@
 // Each test crate uses its own subset.
 #![allow(dead_code)]
 
+pub mod game;
 pub mod motplay;
 pub mod pose;
 

@@ -198,6 +198,12 @@ Examples:\n  rigtrip onto-map CesiumMan.gltf pl000.mod -o cesium.map.json\n  \
 rigtrip import CesiumMan.gltf --onto pl000.mod --joint-map cesium.map.json -o body.mod"
     )]
     OntoMap(crate::onto_map::OntoMapArgs),
+    /// The game's own files (Devil May Cry 3 HD Collection, PC): list what it loads by its own
+    /// lookup, extract it, install edited files into a volume of rigtrip's own, remove them.
+    #[command(after_help = "Examples:\n  rigtrip game list --game ~/dmc3 pl000\n  \
+rigtrip game extract --game ~/dmc3 pl000.pac -o work/\n  \
+rigtrip game install --game ~/dmc3 work/pl000.pac\n  rigtrip game uninstall --game ~/dmc3")]
+    Game(crate::game::GameArgs),
 }
 
 #[derive(Args, Debug)]
@@ -434,6 +440,7 @@ impl Command {
             Command::Import(a) => (a.json, Some(a.file.as_path())),
             Command::Lint(a) => (a.json, None),
             Command::Gait(a) => (a.json, Some(a.file.as_path())),
+            Command::Game(a) => (a.json(), a.game.as_deref()),
             Command::Dump(_) | Command::Build(_) | Command::OntoMap(_) => (false, None),
         };
         json.then_some(path)
@@ -452,6 +459,7 @@ fn dispatch(cli: &Cli) -> Result<i32> {
         Command::Dump(a) => dump_cmd(cli, a),
         Command::Build(a) => build_cmd(cli, a),
         Command::OntoMap(a) => crate::onto_map::run(cli.quiet, a),
+        Command::Game(a) => crate::game::run(cli.quiet, a),
     }
 }
 

@@ -3,6 +3,7 @@
 mod check;
 mod cli;
 mod export;
+mod game;
 mod onto_map;
 mod shared;
 
