@@ -9,6 +9,7 @@
 pub mod game;
 pub mod motplay;
 pub mod pose;
+pub mod shw;
 
 use std::ffi::OsStr;
 use std::io::Read;
