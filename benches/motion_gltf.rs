@@ -4,7 +4,9 @@
 //! - export of the humanoid sample model with 100 motions (`synth::motion::motion_for_model`,
 //!   49 nodes, 20..90 frames) as 100 animations: reading the motion files, `export_animated`
 //!   and `to_glb`; then the import of that GLB (`import_slice`, model and 100 motion files
-//!   rebuilt and compared track by track);
+//!   rebuilt and compared track by track); and the same export and import with the motions
+//!   lifted by the old reading (curves played exactly, no 16-bit angles), run in turn with the
+//!   executable's so that both see the same load: what the game's reading costs;
 //! - `verify` of 1,000 motions (24 nodes, as the census's player motions) on both legs
 //!   (`verify_bytes`: native, IR and glTF on a bare skeleton) and on the native leg alone;
 //! - a new motion of 60 seconds (3,600 frames, every joint of the humanoid turning): the import
@@ -73,6 +75,7 @@ fn main() {
         t_import.as_secs_f64() * 1e3
     );
 
+    reading_cost(reps, &rig, &files);
     new_motion_of_60_seconds(reps, &rig, &rest);
     walk_onto_the_humanoid(reps, &model);
 
@@ -108,6 +111,53 @@ fn main() {
             t.as_secs_f64() * 1e6 / count as f64
         );
     }
+}
+
+/// Export and import of `files` on `rig`, the motions lifted by the executable's reading and by
+/// the old one in turn (best of `reps` each).
+fn reading_cost(reps: usize, rig: &rigtrip::rig::Rig, files: &[(String, Vec<u8>)]) {
+    use rigtrip::rig::motion::{read_file_as, Reading};
+    use std::time::{Duration, Instant};
+    let readings = [Reading::Exe, Reading::Community];
+    let mut export = [Duration::MAX; 2];
+    let mut import = [Duration::MAX; 2];
+    let mut sizes = [0usize; 2];
+    for _ in 0..reps.max(1) {
+        for (i, &r) in readings.iter().enumerate() {
+            let t = Instant::now();
+            let inputs: Vec<MotionInput> = files
+                .iter()
+                .map(|(n, b)| MotionInput {
+                    file_name: n.clone(),
+                    bytes: b.clone(),
+                    file: read_file_as(b, r).expect("motions read"),
+                })
+                .collect();
+            let e = export_animated(rig, &inputs, &ExportOptions::default()).expect("exports");
+            let glb = to_glb(&e).expect("fits a GLB");
+            export[i] = export[i].min(t.elapsed());
+            let t = Instant::now();
+            let back = import_slice(&glb, None, &ImportOptions::default()).expect("imports");
+            import[i] = import[i].min(t.elapsed());
+            assert!(back
+                .motions
+                .iter()
+                .zip(files)
+                .all(|(m, (_, b))| m.bytes.as_ref() == Some(b)));
+            sizes[i] = glb.len();
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "the executable's reading against the old one (in turn): export {:.1} ms vs {:.1} ms, \
+         import {:.1} ms vs {:.1} ms, GLB {} vs {} bytes",
+        ms(export[0]),
+        ms(export[1]),
+        ms(import[0]),
+        ms(import[1]),
+        sizes[0],
+        sizes[1]
+    );
 }
 
 /// The import of a 60-second animation as a new motion, against the same animation imported

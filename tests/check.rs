@@ -658,14 +658,15 @@ fn each_texture_rule_finds_its_defect() {
 fn each_motion_rule_finds_its_defect() {
     let dir = common::scratch("motion");
     std::fs::write(dir.join("tiny.mod"), tiny_mod(4, 0)).unwrap();
-    // One node, translation X only (mask 0x100), one compression-2 track of 32,768 keys: its
-    // u16 span cannot say its length, and the game reads its count as negative.
+    // One node, translation X only (mask 0x040, the executable's table), one compression-2
+    // track of 32,768 keys: its u16 span cannot say its length, and the game reads its count as
+    // negative.
     let keys = 32_768usize;
     let mut m = vec![0u8; 0x20];
     put(&mut m, 0, &0x20u32.to_le_bytes());
     put(&mut m, 4, b"MOT\0");
     put(&mut m, 0x1C, &1u16.to_le_bytes());
-    put(&mut m, 0x1E, &0x100u16.to_le_bytes());
+    put(&mut m, 0x1E, &0x040u16.to_le_bytes());
     m.extend(1u32.to_le_bytes());
     let span = (0x10 + 4 * keys) as u16;
     m.extend(span.to_le_bytes());

@@ -15,8 +15,9 @@ use rigtrip::synth::motion as synth;
 // Hand-built bytes (independent of the crate's writer)
 // ---------------------------------------------------------------------------------------------
 
-/// Two nodes: node 0 animates tx (compression 2, two keys), node 1 rx (compression 3, one key).
-/// Header size 0x30 (0x1E + 4 = 0x22, tail of 14 bytes, non-zero), start -11 on the second.
+/// Two nodes: node 0 animates tz (mask 0x100 alone: translation Z in the executable's table;
+/// compression 2, two keys), node 1 rz (0x020; compression 3, one key). Header size 0x30 (0x1E
+/// + 4 = 0x22, tail of 14 bytes, non-zero), time offset -11 on the second.
 fn two_track_mot() -> Vec<u8> {
     let mut b = Vec::new();
     b.extend_from_slice(&0x30u32.to_le_bytes());
@@ -28,11 +29,11 @@ fn two_track_mot() -> Vec<u8> {
     b.extend_from_slice(&[7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]);
     assert_eq!(b.len(), 0x30);
     b.extend_from_slice(&2u32.to_le_bytes());
-    // track 0 at 0x34: span 0x18, 2 keys, compression 2, start 0, min -10, range 20
+    // track 0 at 0x34: span 0x18, 2 keys, compression 2, offset 0, min -10, range 20
     b.extend_from_slice(&u16s(&[0x18, 2, 2, 0]));
     b.extend_from_slice(&f32s(&[-10.0, 20.0]));
     b.extend_from_slice(&u16s(&[0, 0, 30, 65535]));
-    // track 1 at 0x4C: span 0x28, 1 key, compression 3, start -11, min 1, range 2,
+    // track 1 at 0x4C: span 0x28, 1 key, compression 3, offset -11, min 1, range 2,
     // in min -1 range 4, out min 0 range 1
     b.extend_from_slice(&u16s(&[0x28, 1, 3, 0xFFF5]));
     b.extend_from_slice(&f32s(&[1.0, 2.0, -1.0, 4.0, 0.0, 1.0]));
@@ -57,17 +58,20 @@ fn decodes_hand_built_values_using_the_span() {
     );
     let t: Vec<_> = m.targets().map(|(n, c, t)| (n, c, t.clone())).collect();
     assert_eq!(t.len(), 2);
-    assert_eq!((t[0].0, t[0].1), (0, Channel::Tx));
-    assert_eq!((t[1].0, t[1].1), (1, Channel::Rx));
+    assert_eq!((t[0].0, t[0].1), (0, Channel::Tz));
+    assert_eq!((t[1].0, t[1].1), (1, Channel::Rz));
     let k0 = t[0].2.decoded_keys();
     assert_eq!(k0.len(), 2);
     assert_eq!((k0[0].frame, k0[0].flag, k0[0].value), (0, false, -10.0));
     assert_eq!((k0[1].frame, k0[1].flag, k0[1].value), (30, false, 10.0));
     assert!(!t[0].2.is_hermite());
     let k1 = t[1].2.decoded_keys();
-    assert_eq!(t[1].2.start(), -11);
+    assert_eq!(t[1].2.time_offset(), -11);
     assert!(t[1].2.is_hermite());
-    assert_eq!((k1[0].frame, k1[0].flag), (5, true));
+    // Key word 0x8005: frame 5, bit 15 set (a Hermite segment); it plays at 5 - 11.
+    assert_eq!((k1[0].frame, k1[0].flag, k1[0].hermite), (5, true, true));
+    assert_eq!(k1[0].time, -6);
+    assert_eq!((k0[1].time, k0[1].hermite), (30, false));
     // 32768 * 2 / 65535 + 1, in f64 rounded once
     assert_eq!(k1[0].value, (32768.0f64 * 2.0 / 65535.0 + 1.0) as f32);
     assert_eq!(k1[0].in_tangent, 3.0);
@@ -97,14 +101,14 @@ fn refusals_name_track_and_offset() {
         MotError::Track {
             index: 0,
             node: 0,
-            channel: Channel::Tx,
+            channel: Channel::Tz,
             offset: 0x34,
             problem: TrackProblem::SpanTooShort { span: 0x17, .. }
         }
     ));
     assert_eq!(
         e.to_string(),
-        "track 0 (node 0 tx) at offset 0x34: span 0x17 is shorter than the 0x18 bytes its 2 keys need"
+        "track 0 (node 0 tz) at offset 0x34: span 0x17 is shorter than the 0x18 bytes its 2 keys need"
     );
     // unknown compression
     assert!(matches!(
@@ -112,7 +116,7 @@ fn refusals_name_track_and_offset() {
         Err(MotError::Track {
             index: 1,
             node: 1,
-            channel: Channel::Rx,
+            channel: Channel::Rz,
             offset: 0x4C,
             problem: TrackProblem::UnknownCompression(4)
         })
@@ -238,9 +242,14 @@ fn encode_quantises_to_nearest_and_reports_the_error() {
             out_tangent: 0.0,
         })
         .collect();
-    let t = Track::encode(Compression::U16Linear, (-19i16) as u16, &keys).unwrap();
+    let t = Track::encode(Compression::U16Linear, -19, &keys).unwrap();
     assert_eq!(
-        (t.head.span, t.keys.len(), t.head.compression, t.start()),
+        (
+            t.head.span,
+            t.keys.len(),
+            t.head.compression,
+            t.time_offset()
+        ),
         (0x1C, 3, 2, -19)
     );
     assert_eq!((t.min(), t.range()), (0.0, 1.0));
@@ -262,6 +271,85 @@ fn encode_quantises_to_nearest_and_reports_the_error() {
         }]
     )
     .is_err());
+}
+
+/// Compressions 0 and 1 by hand: f32 keys of 8 and 16 bytes right after the 0x10-byte head (no
+/// tangent ranges: those are compression 3's), key times plus the time offset.
+#[test]
+fn f32_compressions_read_their_keys_without_tangent_ranges() {
+    let mut b = Vec::new();
+    b.extend_from_slice(&0x30u32.to_le_bytes());
+    b.extend_from_slice(b"MOT\0");
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.extend_from_slice(&f32s(&[12.0, 0.0, 12.0]));
+    b.extend_from_slice(&u16s(&[0, 0, 2]));
+    // node 0 translation X (0x040), node 1 scale Z (0x004)
+    b.extend_from_slice(&u16s(&[0x040, 0x004]));
+    b.resize(0x30, 0);
+    b.extend_from_slice(&2u32.to_le_bytes());
+    // compression 0, offset 2: keys at words 3 and 10
+    b.extend_from_slice(&u16s(&[0x20, 2, 0, 2]));
+    b.extend_from_slice(&f32s(&[0.0, 0.0]));
+    b.extend_from_slice(&u16s(&[3, 0]));
+    b.extend_from_slice(&f32s(&[1.5]));
+    b.extend_from_slice(&u16s(&[10, 0]));
+    b.extend_from_slice(&f32s(&[-2.0]));
+    // compression 1, offset 0: {time, pad, value, in, out}
+    b.extend_from_slice(&u16s(&[0x30, 2, 1, 0]));
+    b.extend_from_slice(&f32s(&[9.0, 9.0]));
+    b.extend_from_slice(&u16s(&[0x8000, 0]));
+    b.extend_from_slice(&f32s(&[1.0, 0.5, 0.25]));
+    b.extend_from_slice(&u16s(&[8, 0]));
+    b.extend_from_slice(&f32s(&[2.0, 0.0, 0.0]));
+    let m = Mot::read(&b).unwrap();
+    let t: Vec<_> = m.targets().map(|(n, c, t)| (n, c, t.clone())).collect();
+    assert_eq!((t[0].0, t[0].1), (0, Channel::Tx));
+    assert_eq!((t[1].0, t[1].1), (1, Channel::Sz));
+    assert!(t[1].2.tangents.is_none());
+    let k0 = t[0].2.decoded_keys();
+    let k1 = t[1].2.decoded_keys();
+    let plain = |k: &[rigtrip::native::dmc3::motion::DecodedKey]| -> Vec<_> {
+        k.iter()
+            .map(|k| (k.time, k.hermite, k.value, k.in_tangent, k.out_tangent))
+            .collect()
+    };
+    assert_eq!(
+        plain(&k0),
+        vec![(5, false, 1.5, 0.0, 0.0), (12, false, -2.0, 0.0, 0.0)]
+    );
+    assert_eq!(
+        plain(&k1),
+        vec![(0, true, 1.0, 0.5, 0.25), (8, true, 2.0, 0.0, 0.0)]
+    );
+    assert_eq!(m.write().unwrap(), b);
+    // The tests' own reader agrees.
+    let own = common::motplay::read(&b);
+    assert_eq!(own.tracks[1].keys[0].tout, 0.25);
+    assert_eq!(own.tracks[0].keys[1].time, 12.0);
+}
+
+/// The game reads a key count as signed: more than 32767 keys are refused by name, and so are
+/// keys that a u16 span cannot hold.
+#[test]
+fn key_counts_past_what_the_game_reads_are_refused_by_name() {
+    let key = KeyIn {
+        frame: 0,
+        flag: false,
+        value: 0.0,
+        in_tangent: 0.0,
+        out_tangent: 0.0,
+    };
+    let e = Track::encode(Compression::U16Linear, 0, &vec![key; 32768]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "32768 keys: a track holds at most 32767 (the game reads the key count as signed)"
+    );
+    let e = Track::encode(Compression::U16Linear, 0, &vec![key; 16380]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "16380 keys of compression 2 need 65536 bytes, but the span is a u16"
+    );
+    assert!(Track::encode(Compression::U16Linear, 0, &vec![key; 16379]).is_ok());
 }
 
 // ---------------------------------------------------------------------------------------------

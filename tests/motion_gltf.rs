@@ -84,10 +84,10 @@ fn animations_put_every_joint_within_a_millimetre_of_the_native_curves_at_every_
         let model = model(seed);
         let mot = synth::motion::motion_for_model(seed, &rest(&model));
         let bytes = mot.write().unwrap();
-        let glb = export_glb(&model, &[("m.mot", bytes)]).unwrap();
+        let glb = export_glb(&model, &[("m.mot", bytes.clone())]).unwrap();
         let last = f32::from_bits(mot.header.end_frame_bits) as u32;
         for f in 0..=last {
-            let want = native_world(&model, &mot, f64::from(f));
+            let want = native_world(&model, &bytes, f64::from(f));
             let got = gltf_world(&glb, "m", f64::from(f) / 60.0);
             assert_eq!(want.len(), got.len());
             for (j, (a, b)) in want.iter().zip(&got).enumerate() {
@@ -648,7 +648,7 @@ fn broken_motion_records_are_refused_with_their_place() {
     let model = sample_model();
     let glb = export_glb(&model, &[("walk.mot", synth::motion::sample_mot())]).unwrap();
     let (json, bin) = split(&glb);
-    let cases: [(&str, Value, &str); 8] = [
+    let cases: [(&str, Value, &str); 10] = [
         (
             "file",
             json!("../walk.mot"),
@@ -688,6 +688,16 @@ fn broken_motion_records_are_refused_with_their_place() {
             "unexported",
             json!([0, 1]),
             "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/unexported: not a list of motion indices below 1",
+        ),
+        (
+            "reading",
+            json!("game"),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/reading: not \"exe\" or \"community\"",
+        ),
+        (
+            "reading",
+            json!(1),
+            "rigtrip extras at /scenes/0/extras/rigtrip/motions/0/reading: not \"exe\" or \"community\"",
         ),
     ];
     for (key, value, want) in cases {

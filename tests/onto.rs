@@ -50,11 +50,7 @@ struct Template {
 
 fn template() -> Template {
     let bytes = rigtrip::synth::dmc3::sample_mod();
-    let mut still =
-        rigtrip::native::dmc3::motion::Mot::read(&rigtrip::synth::motion::sample_mot()).unwrap();
-    still.masks.iter_mut().for_each(|m| *m = 0);
-    still.tracks.clear();
-    let rest = common::pose::native_world(&bytes, &still, 0.0);
+    let rest = common::pose::rest_world(&bytes);
     let h = rigtrip::synth::dmc3::humanoid();
     // Each humanoid joint is the native node at its rest position (all distinct).
     let node_of: Vec<usize> = h
@@ -433,7 +429,6 @@ fn pelvis(at: impl Fn(&str) -> DVec3) -> glam::DMat3 {
 #[test]
 fn cesium_man_walks_on_the_humanoid() {
     use rigtrip::gltf::import::onto::OntoMotions;
-    use rigtrip::native::dmc3::motion::Mot;
     let t = template();
     let opts = OntoOptions {
         joint_map: Some(map(&t)),
@@ -458,7 +453,7 @@ fn cesium_man_walks_on_the_humanoid() {
     assert!(got.report.animations_not_written.is_empty(), "{report}");
     assert_eq!(got.motions.len(), 1, "{report}");
     assert_eq!(got.motions[0].file, "animation_0.mot");
-    let mot = Mot::read(got.motions[0].bytes.as_ref().unwrap()).unwrap();
+    let mot = got.motions[0].bytes.clone().unwrap();
     let walk = Walk::read(CESIUM);
     let src: BTreeMap<&str, usize> = MAP.iter().map(|(s, d)| (*d, walk.node(s))).collect();
     let rest_src = walk.world(None);

@@ -45,6 +45,10 @@ EDIT, applied in the order given:
                            2 x FRAME, turned ANGLE radians about its X axis at FRAME and at rest
                            at the others; the action stays active (the one before it is left
                            unassigned, kept by a fake user)
+    --new-action-about NAME BONE FRAME ANGLE AX AY AZ
+                           the same, but turned ANGLE radians about the axis (AX, AY, AZ) given in
+                           Blender's world space, through the bone's head, its parents at rest
+                           (as the rotate tool in a chosen orientation does)
     --new-texture OBJ MATERIAL IMAGE SIZE R G B
                            give mesh object OBJ a new material MATERIAL (all faces) whose base
                            colour is a new SIZE x SIZE image IMAGE filled with R G B (0-255), and
@@ -97,6 +101,7 @@ def parse_edits(words):
             "--key-rotation": 6,
             "--delete-animation": 1,
             "--new-action": 4,
+            "--new-action-about": 7,
             "--paint-image": 8,
             "--new-texture": 7,
         }.get(op)
@@ -125,6 +130,11 @@ def parse_edits(words):
                 args = [args[0], args[1], float(args[2]), float(args[3])]
             except ValueError:
                 raise Usage(f"--new-action {args[0]} {args[1]}: FRAME ANGLE must be numbers")
+        if op == "--new-action-about":
+            try:
+                args = [args[0], args[1], float(args[2]), float(args[3]), Vector([float(x) for x in args[4:]])]
+            except ValueError:
+                raise Usage(f"--new-action-about {args[0]} {args[1]}: FRAME ANGLE AX AY AZ must be numbers")
         if op == "--paint-image":
             try:
                 args = [args[0], *[int(x) for x in args[1:]]]
@@ -200,12 +210,9 @@ def delete_animation(animation):
     bpy.data.actions.remove(action)
 
 
-def new_action(name, bone, frame, angle):
-    """A new action NAME keying `bone` at frames 0, `frame` and 2 x `frame`: turned `angle`
-    radians about its X axis at `frame`, at rest at the others, on a cleared pose; it stays
-    the armature's active action, the one before it keeps a fake user."""
-    from mathutils import Euler
-
+def start_action(name, bone):
+    """A new action NAME on `bone`'s armature, active, on a cleared pose (the one before it keeps
+    a fake user); returns the armature and the bone's pose bone, in quaternion mode."""
     arm = armature_with(bone)
     if arm.animation_data is None:
         arm.animation_data_create()
@@ -221,8 +228,33 @@ def new_action(name, bone, frame, angle):
         pose_bone.matrix_basis.identity()
     pose_bone = arm.pose.bones[bone]
     pose_bone.rotation_mode = "QUATERNION"
+    return arm, pose_bone
+
+
+def new_action(name, bone, frame, angle):
+    """A new action NAME keying `bone` at frames 0, `frame` and 2 x `frame`: turned `angle`
+    radians about its X axis at `frame`, at rest at the others, on a cleared pose; it stays
+    the armature's active action, the one before it keeps a fake user."""
+    from mathutils import Euler
+
+    _, pose_bone = start_action(name, bone)
     for f, a in [(0.0, 0.0), (frame, angle), (2.0 * frame, 0.0)]:
         pose_bone.rotation_quaternion = Euler((a, 0.0, 0.0), "XYZ").to_quaternion()
+        pose_bone.keyframe_insert("rotation_quaternion", frame=f)
+
+
+def new_action_about(name, bone, frame, angle, axis):
+    """Like `new_action`, but turned about `axis` (Blender world space) through the bone's head:
+    its armature-space matrix is its rest matrix turned so, its parents at rest (so its pose
+    rotation is the turn seen from its rest frame: rest⁻¹ · turn · rest)."""
+    from mathutils import Matrix
+
+    arm, pose_bone = start_action(name, bone)
+    rest = arm.data.bones[bone].matrix_local.to_3x3()
+    local_axis = (arm.matrix_world.inverted().to_3x3() @ axis).normalized()
+    for f, a in [(0.0, 0.0), (frame, angle), (2.0 * frame, 0.0)]:
+        basis = rest.inverted() @ Matrix.Rotation(a, 3, local_axis) @ rest
+        pose_bone.rotation_quaternion = basis.to_quaternion()
         pose_bone.keyframe_insert("rotation_quaternion", frame=f)
 
 
@@ -409,6 +441,7 @@ EDITS = {
     "--key-rotation": key_rotation,
     "--delete-animation": delete_animation,
     "--new-action": new_action,
+    "--new-action-about": new_action_about,
     "--paint-image": paint_image,
     "--new-texture": new_texture,
 }

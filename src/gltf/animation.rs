@@ -15,9 +15,13 @@
 //!   samples come back from Blender as what they are, so the import recognises them within
 //!   float noise.
 //!
-//! What the import needs to rebuild the native motion files (their original bytes, and which
-//! animation is which motion) rides in `scene.extras.rigtrip.motions`, since Blender drops
-//! `animation.extras`.
+//! Values are sampled as the game takes them (rotations through its 16-bit angles, scales near
+//! 1 not applied; [`crate::rig::motion::play`]): the animation shows the pose the game shows.
+//! That costs no key: every frame where a rotation moves is a key already.
+//!
+//! What the import needs to rebuild the native motion files (their original bytes, which
+//! animation is which motion, and the reading of the format the animations were sampled by)
+//! rides in `scene.extras.rigtrip.motions`, since Blender drops `animation.extras`.
 
 use ::gltf_json as json;
 use json::animation::{Interpolation as GltfInterpolation, Property};
@@ -29,8 +33,8 @@ use super::buffer::Builder;
 use super::{ExportError, MotionInput, MotionProblem};
 use crate::rig::motion::fit::JointMisfit;
 use crate::rig::motion::{
-    property_samples, rest_channels, rotation_samples, Curve, Motion, RestChannels,
-    FRAMES_PER_SECOND,
+    property_samples, rest_channels, rotation_samples, Curve, Motion, Property as Prop, Reading,
+    RestChannels, FRAMES_PER_SECOND,
 };
 use crate::rig::space::Space;
 use crate::rig::Rig;
@@ -103,6 +107,9 @@ pub(crate) struct MotionFileTag {
     pub data: String,
     /// Per motion of the file, in file order, its animation's name.
     pub animations: Vec<String>,
+    /// The reading of the format its animations were sampled by (a record without one was
+    /// written before rigtrip followed the executable: the old reading).
+    pub reading: &'static str,
     /// The motions (indices in file order) that have no animation because they cannot go on
     /// the model: the import keeps them as they are.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -210,10 +217,19 @@ pub(crate) fn write_motions(
             file: input.file_name.clone(),
             data: crate::bytes::b64::encode(&input.bytes),
             animations,
+            reading: reading_of(&input.file).name(),
             carried,
         });
     }
     Ok(out)
+}
+
+/// The reading a motion file's motions were lifted by (the executable's for a file of none).
+fn reading_of(file: &crate::rig::motion::MotionFile) -> Reading {
+    file.motions
+        .iter()
+        .find_map(|s| s.motion.as_ref().map(|m| m.reading))
+        .unwrap_or_default()
 }
 
 /// The joints of `skeleton` (rest channels `rest`) that `m` shows to belong to another
@@ -258,8 +274,10 @@ pub(crate) fn property_keys(
     curves: [Option<&Curve>; 3],
     rest: [f64; 3],
     last: f64,
+    property: Prop,
+    reading: Reading,
 ) -> Vec<(f32, [f64; 3])> {
-    as_written(property_samples(curves, rest, last))
+    as_written(property_samples(curves, rest, last, property, reading))
 }
 
 /// A rotation's keys as written: (time in seconds, native rotation).
@@ -267,8 +285,9 @@ pub(crate) fn rotation_keys(
     curves: [Option<&Curve>; 3],
     rest: [f64; 3],
     last: f64,
+    reading: Reading,
 ) -> Vec<(f32, glam::DQuat)> {
-    as_written(rotation_samples(curves, rest, last))
+    as_written(rotation_samples(curves, rest, last, reading))
 }
 
 /// The most keys one motion's animation may hold (about 40 MB of samples): a 24-node motion
@@ -288,10 +307,16 @@ fn linear_channel(
     curves: [Option<&Curve>; 3],
     rest: [f64; 3],
     last: f64,
+    reading: Reading,
     convert: impl Fn([f64; 3]) -> [f64; 3],
     path: Property,
 ) -> Sampled {
-    let keys = property_keys(curves, rest, last);
+    let property = if path == Property::Scale {
+        Prop::Scale
+    } else {
+        Prop::Translation
+    };
+    let keys = property_keys(curves, rest, last, property, reading);
     let mut times: Vec<[f32; 1]> = Vec::with_capacity(keys.len());
     let mut vec3 = Vec::with_capacity(keys.len());
     for (t, v) in keys {
@@ -324,7 +349,7 @@ fn write_animation(
             .get(j)
             .copied()
             .unwrap_or([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
-        sampled.extend(sample_joint(cs, r, last, space).map(|s| (j, s)));
+        sampled.extend(sample_joint(cs, r, last, m.reading, space).map(|s| (j, s)));
         // A few keys spread over 32,767 frames on every joint would ask for hundreds of MB.
         let keys: usize = sampled.iter().map(|(_, s)| s.times.len()).sum();
         if keys > MAX_KEYS {
@@ -373,16 +398,18 @@ fn sample_joint(
     cs: &[Option<&Curve>; 9],
     r: RestChannels,
     last: f64,
+    reading: Reading,
     space: Space,
 ) -> impl Iterator<Item = Sampled> {
     let part = |k: usize| [cs[k], cs[k + 1], cs[k + 2]];
     let rest3 = |k: usize| [r[k], r[k + 1], r[k + 2]];
     let moves = |k: usize| part(k).iter().any(Option::is_some);
     let to_gltf = |v: [f64; 3]| space.point(glam::DVec3::from_array(v)).to_array();
+    let (t, s) = (Property::Translation, Property::Scale);
     let translation =
-        moves(0).then(|| linear_channel(part(0), rest3(0), last, to_gltf, Property::Translation));
-    let rotation = moves(3).then(|| rotation_channel(part(3), rest3(3), last, space));
-    let scale = moves(6).then(|| linear_channel(part(6), rest3(6), last, |v| v, Property::Scale));
+        moves(0).then(|| linear_channel(part(0), rest3(0), last, reading, to_gltf, t));
+    let rotation = moves(3).then(|| rotation_channel(part(3), rest3(3), last, reading, space));
+    let scale = moves(6).then(|| linear_channel(part(6), rest3(6), last, reading, |v| v, s));
     [translation, rotation, scale].into_iter().flatten()
 }
 
@@ -391,9 +418,10 @@ fn rotation_channel(
     curves: [Option<&Curve>; 3],
     rest: [f64; 3],
     last: f64,
+    reading: Reading,
     space: Space,
 ) -> Sampled {
-    let keys = rotation_keys(curves, rest, last);
+    let keys = rotation_keys(curves, rest, last, reading);
     let mut times: Vec<[f32; 1]> = Vec::with_capacity(keys.len());
     let mut vec4 = Vec::with_capacity(keys.len());
     for (t, q) in keys {

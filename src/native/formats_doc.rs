@@ -122,18 +122,37 @@ fn sections() -> Vec<Section> {
         Section {
             heading: "DMC3 motions (`.mot`)",
             prose:
-                "A header with one 9-bit channel mask per node, then one track per set mask bit \
-                    (translation, rotation, scale per axis), each with its keys in one of four \
-                    compressions.",
+                "A header with one 9-bit channel mask per node, then one track per set mask bit, \
+                    node by node, each with its keys in one of four compressions. The game reads \
+                    a mask (EXE) as 0x040, 0x080, 0x100 = translation X, Y, Z; 0x008, 0x010, \
+                    0x020 = rotation X, Y, Z (radians, Euler X then Y then Z); 0x001, 0x002, \
+                    0x004 = scale X, Y, Z, and takes a node's tracks in the order translation X, \
+                    Y, Z, rotation X, Y, Z, scale X, Y, Z (table order, not bit order). The \
+                    public importers read each triple's axes the other way round (0x100 alone \
+                    as translation X), which agrees with the game only where all three bits are \
+                    set. A key plays at frame `(time & 0x7FFF)` plus its track's signed time \
+                    offset. Between two keys k0 and k1 (Δ = t1 − t0, u = (f − t0)/Δ) a segment \
+                    is linear, or Hermite h00(u)·v0 + h10(u)·Δ·out0 + h01(u)·v1 + h11(u)·Δ·in1 \
+                    with tangents per frame: in compression 3 as the left key's bit 15 says \
+                    (set: Hermite), compression 2 always linear; before the first key and after \
+                    the last the end values hold. A channel without a track keeps the model's \
+                    rest value (scale 1). The game builds the pose from animated rotations \
+                    rounded through a signed 16-bit angle (truncate(r · 10430.377) × \
+                    9.587381e−5, up to 0.0055° off) and applies a scale only when a factor \
+                    leaves (0.99999, 1.00001) (EXE). 60 frames per second.",
             records: vec![
                 entry::<MotHeader>("At offset 0, before the masks."),
                 entry::<TrackHead>("One per track."),
                 entry::<TangentRanges>("The tangent ranges of a compression-3 track."),
                 entry::<KeyU16>("A compression-2 key."),
                 entry::<KeyU16Hermite>("A compression-3 key."),
-                entry::<KeyF32>("A compression-0 key (assumed layout: never seen in files)."),
+                entry::<KeyF32>(
+                    "A compression-0 key: 8 bytes (EXE); never seen in files, so where its \
+                        fields sit is assumed.",
+                ),
                 entry::<KeyF32Hermite>(
-                    "A compression-1 key (assumed layout: never seen in files).",
+                    "A compression-1 key: 16 bytes (EXE), no tangent ranges before the keys; \
+                        never seen in files, so where its fields sit is assumed.",
                 ),
             ],
         },

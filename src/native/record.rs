@@ -335,7 +335,7 @@ fn array<const N: usize>(b: &[u8]) -> [u8; N] {
     a
 }
 
-/// An unsigned integer written as a JSON number.
+/// An integer written as a JSON number.
 pub struct Int<T>(std::marker::PhantomData<T>);
 /// A u32 or u64 written as `0x` hex.
 pub struct Hex<T>(std::marker::PhantomData<T>);
@@ -367,7 +367,7 @@ macro_rules! codecs {
         }
     )*};
 }
-codecs!(Int, Serialize::serialize, Deserialize::deserialize: u8, "u8"; u16, "u16";);
+codecs!(Int, Serialize::serialize, Deserialize::deserialize: u8, "u8"; u16, "u16"; i16, "i16";);
 codecs!(Hex, crate::bytes::hex_u32::serialize, crate::bytes::hex_u32::deserialize: u32, "hex32";);
 codecs!(Hex, crate::bytes::hex_u64::serialize, crate::bytes::hex_u64::deserialize: u64, "hex64";);
 

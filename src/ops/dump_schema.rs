@@ -218,6 +218,14 @@ fn common_defs(defs: &mut Map<String, Value>) {
         }),
     );
     defs.insert(
+        "i16".into(),
+        json!({
+            "type": "integer",
+            "minimum": -32768,
+            "maximum": 32767
+        }),
+    );
+    defs.insert(
         "i32".into(),
         json!({
             "type": "integer",

@@ -115,29 +115,33 @@ pub struct TrackReport {
     pub span: u16,
     /// Compression number.
     pub compression: u16,
-    /// Whether the keys are Hermite.
+    /// Whether the keys carry tangents (compression 1 or 3).
     pub hermite: bool,
-    /// Start, signed.
-    pub start: i16,
+    /// The time offset added to every key's frame.
+    pub time_offset: i16,
     /// Value min.
     pub min: f32,
     /// Value range.
     pub range: f32,
-    /// First and last key frame, when there are keys.
-    pub frames: Option<[u16; 2]>,
+    /// The frames the first and last key play at (time offset included), when there are keys.
+    pub frames: Option<[i32; 2]>,
     /// Bytes between the keys and the span.
     pub extra: usize,
-    /// Every key decoded: frame, bit 15, value, in- and out-tangent.
+    /// Every key decoded: frame, time played, bit 15, segment, value, in- and out-tangent.
     pub keys: Vec<KeyReport>,
 }
 
 /// One decoded key.
 #[derive(Debug, Clone, Serialize)]
 pub struct KeyReport {
-    /// Frame.
+    /// The frame its time word holds.
     pub frame: u16,
+    /// The frame it plays at: `frame` plus the track's time offset.
+    pub time: i32,
     /// Bit 15 of the time word.
     pub flag: bool,
+    /// How the segment to the next key plays: `hermite` or `linear`.
+    pub segment: &'static str,
     /// Value.
     pub value: f32,
     /// In-tangent (0 on linear tracks).
@@ -231,7 +235,9 @@ fn track_report(
         .into_iter()
         .map(|k| KeyReport {
             frame: k.frame,
+            time: k.time,
             flag: k.flag,
+            segment: if k.hermite { "hermite" } else { "linear" },
             value: k.value,
             in_tangent: k.in_tangent,
             out_tangent: k.out_tangent,
@@ -245,13 +251,10 @@ fn track_report(
         span: t.head.span,
         compression: t.head.compression,
         hermite: t.is_hermite(),
-        start: t.start(),
+        time_offset: t.time_offset(),
         min: t.min(),
         range: t.range(),
-        frames: keys
-            .first()
-            .zip(keys.last())
-            .map(|(a, b)| [a.frame, b.frame]),
+        frames: keys.first().zip(keys.last()).map(|(a, b)| [a.time, b.time]),
         extra: t.extra.len(),
         keys,
     }
@@ -278,10 +281,23 @@ pub fn mot_report(m: &Mot) -> MotReport {
     let mut tracks = Vec::with_capacity(m.tracks.len());
     for (i, (node, ch, t)) in m.targets().enumerate() {
         let r = track_report(i, node, ch.name(), at, t);
-        if r.start != 0 {
+        if r.time_offset != 0 {
             notes.push(format!(
-                "track {i} (node {node} {ch}): start {} (meaning unknown)",
-                r.start
+                "track {i} (node {node} {ch}): time offset {}: its keys play {} frame(s) {} than their time words say (census: -11 or -19 on 117 tracks of three files)",
+                r.time_offset,
+                r.time_offset.unsigned_abs(),
+                if r.time_offset < 0 { "earlier" } else { "later" }
+            ));
+        }
+        let linear = r
+            .keys
+            .iter()
+            .rev()
+            .skip(1)
+            .filter(|k| k.segment == "linear");
+        if r.compression == 3 && linear.count() > 0 {
+            notes.push(format!(
+                "track {i} (node {node} {ch}): linear segments (bit 15 clear) among Hermite ones (census: bit 15 set on every key)"
             ));
         }
         if r.extra > 0 {
@@ -432,6 +448,18 @@ pub fn report(file: &MotionFile, size: usize) -> Report {
     }
 }
 
+/// How a track's segments play: `hermite`, `linear ` or `mixed  ` (padded alike).
+fn segments(t: &TrackReport) -> &'static str {
+    let segs = t.keys.iter().rev().skip(1);
+    let hermite = segs.clone().filter(|k| k.segment == "hermite").count();
+    match (hermite, segs.count()) {
+        (0, _) if !t.hermite => "linear ",
+        (h, n) if h == n => "hermite",
+        (0, _) => "linear ",
+        _ => "mixed  ",
+    }
+}
+
 fn render_mot(out: &mut String, m: &MotReport, indent: &str) {
     use std::fmt::Write;
     let _ = writeln!(
@@ -460,16 +488,16 @@ fn render_mot(out: &mut String, m: &MotReport, indent: &str) {
             .map_or("-".to_string(), |[a, b]| format!("{a}..{b}"));
         let _ = writeln!(
             out,
-            "{indent}track {:>3} at {:#07x}: node {:>3} {} compression {} {} keys {:>3} frames {:<9} start {:>3} min {} range {}{}",
+            "{indent}track {:>3} at {:#07x}: node {:>3} {} compression {} {} keys {:>3} frames {:<9} offset {:>3} min {} range {}{}",
             t.index,
             t.offset,
             t.node,
             t.channel,
             t.compression,
-            if t.hermite { "hermite" } else { "linear " },
+            segments(t),
             t.keys.len(),
             frames,
-            t.start,
+            t.time_offset,
             t.min,
             t.range,
             if t.extra > 0 { format!(" (+{} extra bytes)", t.extra) } else { String::new() }

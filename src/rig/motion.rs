@@ -1,15 +1,19 @@
 //! Motions in the IR: per joint and channel (translation, rotation, scale × X, Y, Z) a curve of
-//! keys with frame times, values and per-frame tangents, Hermite or linear, plus the native
-//! payload that gives the original bytes back. This is the one place where such curves are
-//! evaluated: between keys (Hermite or linear, tangents per frame), end values held, 60 frames
-//! per second, Euler X→Y→Z rotations like the rest pose, animated values replacing the rest
-//! values, channels without a track taking the model's rest value (scale 1).
+//! keys with frame times, values and per-frame tangents, each segment Hermite or linear, plus the
+//! native payload that gives the original bytes back. This is the one place where such curves are
+//! evaluated: between keys (by the left key's interpolation, tangents per frame), end values
+//! held, 60 frames per second, Euler X→Y→Z rotations like the rest pose, animated values
+//! replacing the rest values, channels without a track taking the model's rest value (scale 1),
+//! and the values then taken as the game takes them ([`play`]).
 //!
 //! `lower(lift(m)) == m` for every motion the native reader accepts: a track whose keys are the
 //! ones its payload decodes to keeps its payload's bytes; any other is encoded again.
 
 pub mod dmc3;
 pub mod fit;
+pub mod play;
+
+pub use play::Reading;
 
 use glam::{DMat4, DQuat, DVec3};
 use serde::Serialize;
@@ -90,6 +94,8 @@ pub enum Interpolation {
 /// One key.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Key {
+    /// How the segment from this key to the next plays (the last key's is kept, unused).
+    pub interpolation: Interpolation,
     /// Time in frames.
     pub frame: f64,
     /// The value at that frame.
@@ -107,16 +113,15 @@ impl Key {
             && self.value.to_bits() == other.value.to_bits()
             && self.tangent_in.to_bits() == other.tangent_in.to_bits()
             && self.tangent_out.to_bits() == other.tangent_out.to_bits()
+            && self.interpolation == other.interpolation
     }
 }
 
-/// A curve: keys in increasing frame order and how to go between them. Before the first key
-/// and after the last the end values hold; a curve without keys has no value (the channel
-/// takes the rest value).
+/// A curve: keys in increasing frame order, each saying how to go on to the next. Before the
+/// first key and after the last the end values hold; a curve without keys has no value (the
+/// channel takes the rest value).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Curve {
-    /// Between keys.
-    pub interpolation: Interpolation,
     /// Keys, increasing frames expected (see [`Curve::is_ordered`]).
     pub keys: Vec<Key>,
 }
@@ -134,6 +139,37 @@ pub struct Point {
 const THIN_RUN: usize = 64;
 
 impl Curve {
+    /// Whether every segment is linear (the last key's interpolation plays no segment).
+    pub fn is_linear(&self) -> bool {
+        let n = self.keys.len().saturating_sub(1);
+        self.keys[..n]
+            .iter()
+            .all(|k| k.interpolation == Interpolation::Linear)
+    }
+
+    /// Whether every segment is Hermite.
+    pub fn is_hermite(&self) -> bool {
+        let n = self.keys.len().saturating_sub(1);
+        self.keys[..n]
+            .iter()
+            .all(|k| k.interpolation == Interpolation::Hermite)
+    }
+
+    /// Whether some segment plays `i` (a lone key: whether it says `i`).
+    pub fn has_segment(&self, i: Interpolation) -> bool {
+        match self.keys.as_slice() {
+            [k] => k.interpolation == i,
+            keys => keys.iter().rev().skip(1).any(|k| k.interpolation == i),
+        }
+    }
+
+    /// Sets every key's interpolation.
+    pub fn set_interpolation(&mut self, interpolation: Interpolation) {
+        self.keys
+            .iter_mut()
+            .for_each(|k| k.interpolation = interpolation);
+    }
+
     /// Drops keys of a linear curve that the line between the keys kept around them plays
     /// within `eps` (at most [`THIN_RUN`] in a row); the first and last keys stay. Both curves
     /// being linear, they then differ by at most `eps` at every frame.
@@ -142,7 +178,7 @@ impl Curve {
         let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
             return;
         };
-        if self.interpolation != Interpolation::Linear || keys.len() < 3 {
+        if !self.is_linear() || keys.len() < 3 {
             return;
         }
         let near = |a: &Key, b: &Key, k: &Key| {
@@ -212,7 +248,7 @@ impl Curve {
                 slope: 0.0,
             });
         };
-        Some(segment(self.interpolation, k0, k1, f))
+        Some(segment(k0, k1, f))
     }
 
     /// Whether the curve keeps one value over `[a, b]`, which no key lies strictly inside.
@@ -226,7 +262,7 @@ impl Curve {
             return true;
         };
         k0.value == k1.value
-            && match self.interpolation {
+            && match k0.interpolation {
                 Interpolation::Linear => true,
                 Interpolation::Hermite => k0.tangent_out == 0.0 && k1.tangent_in == 0.0,
             }
@@ -234,11 +270,11 @@ impl Curve {
 }
 
 /// The value and slope of the segment from `k0` to `k1` at frame `f` (docs/formats.md, motions:
-/// Hermite with tangents per frame, or linear).
-fn segment(interpolation: Interpolation, k0: &Key, k1: &Key, f: f64) -> Point {
+/// Hermite with tangents per frame, or linear, as `k0` says).
+fn segment(k0: &Key, k1: &Key, f: f64) -> Point {
     let d = k1.frame - k0.frame;
     let u = (f - k0.frame) / d;
-    match interpolation {
+    match k0.interpolation {
         Interpolation::Linear => Point {
             value: k0.value + (k1.value - k0.value) * u,
             slope: (k1.value - k0.value) / d,
@@ -278,6 +314,26 @@ pub struct Track {
     pub native: Option<TrackPayload>,
 }
 
+impl Track {
+    /// The interpolation a curve rebuilt from samples takes for this track: Hermite when some
+    /// segment of it is (a lone key: when it says so), or when it has no keys and its native
+    /// track carries tangents; else linear.
+    pub fn rebuilt_interpolation(&self) -> Interpolation {
+        let hermite = if self.curve.keys.is_empty() {
+            self.native
+                .as_ref()
+                .is_some_and(|TrackPayload::Dmc3(t)| t.is_hermite())
+        } else {
+            self.curve.has_segment(Interpolation::Hermite)
+        };
+        if hermite {
+            Interpolation::Hermite
+        } else {
+            Interpolation::Linear
+        }
+    }
+}
+
 /// A track's native form.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TrackPayload {
@@ -301,6 +357,9 @@ pub struct Motion {
     pub end_frame: f64,
     /// Tracks, in native order.
     pub tracks: Vec<Track>,
+    /// The reading of the format its curves follow (what the game plays, unless it was lifted
+    /// for a glTF written before rigtrip followed the executable).
+    pub reading: Reading,
     /// The native remainder.
     pub native: MotionPayload,
 }
@@ -397,12 +456,20 @@ pub enum MotionError {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MotionTrackProblem {
     /// A key's frame is not a whole number the native form holds.
-    #[error("key {key} at frame {frame}: key frames are whole numbers 0..=32767")]
+    #[error("key {key} at frame {frame}: key frames are whole numbers, 0..=32767 from the track's time offset")]
     Frame {
         /// Key index in the track.
         key: usize,
         /// Its frame.
         frame: f64,
+    },
+    /// The keys lie further apart than one track's time words reach.
+    #[error("keys from frame {first} to {last}: one track's keys lie at most 32767 frames apart")]
+    Spread {
+        /// The first key's frame.
+        first: i64,
+        /// The last key's frame.
+        last: i64,
     },
     /// The track's joint is past the motion's (the count).
     #[error("the motion has {0} joints")]
@@ -424,16 +491,21 @@ pub fn detect(data: &[u8]) -> bool {
         || crate::native::dmc3::pac::has_pac_magic(data)
 }
 
-/// Reads a motion file or archive (told apart by content) and lifts it.
+/// Reads a motion file or archive (told apart by content) and lifts it as the game plays it.
 pub fn read_file(data: &[u8]) -> Result<MotionFile, MotionError> {
+    read_file_as(data, Reading::Exe)
+}
+
+/// [`read_file`] by the given reading of the format (see [`Reading`]).
+pub fn read_file_as(data: &[u8], reading: Reading) -> Result<MotionFile, MotionError> {
     use crate::native::dmc3::{motion::Mot, pac::Pac};
     if crate::native::dmc3::pac::has_pac_magic(data) {
         Pac::read(data)
-            .map(dmc3::lift_pac)
+            .map(|p| dmc3::lift_pac(p, reading))
             .map_err(MotionError::Pac)
     } else if crate::native::dmc3::motion::has_mot_magic(data) {
         Mot::read(data)
-            .map(dmc3::lift_mot)
+            .map(|m| dmc3::lift_mot(m, reading))
             .map_err(MotionError::Mot)
     } else {
         Err(MotionError::Unrecognised)
@@ -555,7 +627,7 @@ impl Motion {
     /// the quantised ones a game plays.
     pub fn encoded(&self) -> Result<Motion, MotionError> {
         let (mot, _) = dmc3::lower(self)?;
-        Ok(dmc3::lift(mot))
+        Ok(dmc3::lift(mot, self.reading))
     }
 
     /// A lone motion file (`.mot`) holding only this motion.
@@ -600,19 +672,22 @@ impl Motion {
         out
     }
 
-    /// Every joint's nine channel values at frame `f`: the track's value, or the rest value.
+    /// Every joint's nine channel values at frame `f` as the game takes them: the track's
+    /// value, or the rest value ([`Reading::played`]).
     pub fn channels_at(&self, rest: &[RestChannels], f: f64) -> Vec<RestChannels> {
         let curves = self.by_joint();
         rest.iter()
             .enumerate()
             .map(|(j, r)| {
                 let mut v = *r;
-                if let Some(cs) = curves.get(j) {
-                    for (slot, c) in v.iter_mut().zip(cs) {
-                        if let Some(x) = c.and_then(|c| c.value(f)) {
-                            *slot = x;
-                        }
-                    }
+                let Some(cs) = curves.get(j) else {
+                    return v;
+                };
+                for (p, property) in PROPERTIES.into_iter().enumerate() {
+                    let part = [cs[3 * p], cs[3 * p + 1], cs[3 * p + 2]];
+                    let rest3 = [v[3 * p], v[3 * p + 1], v[3 * p + 2]];
+                    let got = played_at(part, rest3, f, property, self.reading);
+                    v[3 * p..3 * p + 3].copy_from_slice(&got);
                 }
                 v
             })
@@ -675,6 +750,28 @@ pub fn rest_channels(rig: &Rig, s: usize) -> Vec<RestChannels> {
     })
 }
 
+/// The three properties in channel order.
+const PROPERTIES: [Property; 3] = [Property::Translation, Property::Rotation, Property::Scale];
+
+/// The values of one property's three channels `curves` at frame `f` as the game takes them
+/// (`rest` for axes without a curve).
+fn played_at(
+    curves: [Option<&Curve>; 3],
+    rest: [f64; 3],
+    f: f64,
+    property: Property,
+    reading: Reading,
+) -> [f64; 3] {
+    let mut v = rest;
+    let mut animated = [false; 3];
+    for ((x, a), c) in v.iter_mut().zip(&mut animated).zip(curves) {
+        if let Some(y) = c.and_then(|c| c.value(f)) {
+            (*x, *a) = (y, true);
+        }
+    }
+    reading.played(property, v, animated)
+}
+
 /// The frames where some curve of `curves` has a key, plus 0 and `last`, sorted and distinct.
 fn breakpoints(curves: &[Option<&Curve>], last: f64) -> Vec<f64> {
     let mut frames: Vec<f64> = curves
@@ -691,12 +788,14 @@ fn breakpoints(curves: &[Option<&Curve>], last: f64) -> Vec<f64> {
 
 /// The three channels of one property of one joint (`curves` its X, Y, Z; `rest` the values of
 /// axes without one) sampled at every whole frame where one of them moves, and at the frames
-/// where they start and stop moving (their keys, plus 0 and `last`): what a glTF animation
-/// holds of them, exact at every frame.
+/// where they start and stop moving (their keys, plus 0 and `last`), as the game takes them
+/// ([`Reading::played`]): what a glTF animation holds of them, exact at every frame.
 pub fn property_samples(
     curves: [Option<&Curve>; 3],
     rest: [f64; 3],
     last: f64,
+    property: Property,
+    reading: Reading,
 ) -> Vec<(f64, [f64; 3])> {
     let frames = breakpoints(&curves, last);
     let mut times = Vec::with_capacity(frames.len());
@@ -715,15 +814,7 @@ pub fn property_samples(
     }
     times
         .into_iter()
-        .map(|f| {
-            let mut v = rest;
-            for (x, c) in v.iter_mut().zip(curves) {
-                if let Some(y) = c.and_then(|c| c.value(f)) {
-                    *x = y;
-                }
-            }
-            (f, v)
-        })
+        .map(|f| (f, played_at(curves, rest, f, property, reading)))
         .collect()
 }
 
@@ -733,9 +824,10 @@ pub fn rotation_samples(
     curves: [Option<&Curve>; 3],
     rest: [f64; 3],
     last: f64,
+    reading: Reading,
 ) -> Vec<(f64, DQuat)> {
     let mut out: Vec<(f64, DQuat)> = Vec::new();
-    for (f, angles) in property_samples(curves, rest, last) {
+    for (f, angles) in property_samples(curves, rest, last, Property::Rotation, reading) {
         let mut q = euler_rotation(angles);
         if let Some((_, prev)) = out.last() {
             if prev.dot(q) < 0.0 {
@@ -748,182 +840,4 @@ pub fn rotation_samples(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(frame: f64, value: f64, tin: f64, tout: f64) -> Key {
-        Key {
-            frame,
-            value,
-            tangent_in: tin,
-            tangent_out: tout,
-        }
-    }
-
-    fn hermite(keys: Vec<Key>) -> Curve {
-        Curve {
-            interpolation: Interpolation::Hermite,
-            keys,
-        }
-    }
-
-    #[test]
-    fn thinning_a_linear_curve_keeps_it_within_eps_at_every_frame() {
-        // A wave sampled at every frame: straight stretches, bends, a long flat run.
-        let value = |f: f64| {
-            if f < 100.0 {
-                (f / 9.0).sin()
-            } else if f < 300.0 {
-                0.25
-            } else {
-                f / 400.0
-            }
-        };
-        let keys: Vec<Key> = (0..400)
-            .map(|f| Key {
-                frame: f64::from(f),
-                value: value(f64::from(f)),
-                tangent_in: 0.0,
-                tangent_out: 0.0,
-            })
-            .collect();
-        let full = Curve {
-            interpolation: Interpolation::Linear,
-            keys,
-        };
-        let mut thin = full.clone();
-        thin.thin_linear(1e-3);
-        assert!(
-            thin.keys.len() < full.keys.len() / 2,
-            "{} keys",
-            thin.keys.len()
-        );
-        assert_eq!(thin.keys.first(), full.keys.first());
-        assert_eq!(thin.keys.last(), full.keys.last());
-        // No run of dropped keys longer than the bound.
-        for w in thin.keys.windows(2) {
-            assert!(w[1].frame - w[0].frame <= THIN_RUN as f64, "{:?}", w);
-        }
-        // At every quarter frame, the two play within eps (interpolated here by hand).
-        let play = |ks: &[Key], f: f64| {
-            let b = ks.iter().position(|k| k.frame >= f).unwrap();
-            if b == 0 {
-                return ks[0].value;
-            }
-            let (a, b) = (ks[b - 1], ks[b]);
-            a.value + (b.value - a.value) * (f - a.frame) / (b.frame - a.frame)
-        };
-        for q in 0..(399 * 4) {
-            let f = f64::from(q) / 4.0;
-            let d = (play(&thin.keys, f) - play(&full.keys, f)).abs();
-            assert!(d <= 1e-3 + 1e-12, "frame {f}: {d}");
-        }
-        // Hermite curves and short ones are left alone.
-        let mut h = full.clone();
-        h.interpolation = Interpolation::Hermite;
-        h.thin_linear(1.0);
-        assert_eq!(h.keys.len(), 400);
-    }
-
-    #[test]
-    fn hermite_hits_keys_holds_ends_and_follows_the_bases() {
-        let c = hermite(vec![key(10.0, 1.0, 0.0, 0.5), key(20.0, 3.0, -0.25, 0.0)]);
-        assert_eq!(c.value(0.0), Some(1.0));
-        assert_eq!(c.value(10.0), Some(1.0));
-        assert_eq!(c.value(20.0), Some(3.0));
-        assert_eq!(c.value(99.0), Some(3.0));
-        // u = 0.5: h00 = h01 = 0.5, h10 = 0.125, h11 = -0.125, Δ = 10.
-        let want = 0.5 * 1.0 + 0.125 * 10.0 * 0.5 + 0.5 * 3.0 - 0.125 * 10.0 * -0.25;
-        assert_eq!(c.value(15.0), Some(want));
-        // Slopes at the keys are the tangents; held ends are flat.
-        assert_eq!(c.point(10.0, true).unwrap().slope, 0.5);
-        assert_eq!(c.point(20.0, false).unwrap().slope, -0.25);
-        assert_eq!(c.point(20.0, true).unwrap().slope, 0.0);
-        assert_eq!(c.point(10.0, false).unwrap().slope, 0.0);
-        assert_eq!(
-            Curve {
-                interpolation: Interpolation::Hermite,
-                keys: vec![]
-            }
-            .value(3.0),
-            None
-        );
-    }
-
-    #[test]
-    fn linear_is_straight_and_has_two_slopes_at_a_key() {
-        let c = Curve {
-            interpolation: Interpolation::Linear,
-            keys: vec![
-                key(0.0, 0.0, 9.0, 9.0),
-                key(4.0, 2.0, 9.0, 9.0),
-                key(6.0, 0.0, 0.0, 0.0),
-            ],
-        };
-        assert_eq!(c.value(1.0), Some(0.5));
-        assert_eq!(c.value(5.0), Some(1.0));
-        assert_eq!(c.point(4.0, false).unwrap().slope, 0.5);
-        assert_eq!(c.point(4.0, true).unwrap().slope, -1.0);
-    }
-
-    #[test]
-    fn a_motion_poses_a_skeleton_with_rest_values_for_channels_without_tracks() {
-        use std::f64::consts::FRAC_PI_2;
-        let file = read_file(&crate::synth::motion::sample_mot()).unwrap();
-        let mut m = file.motions[0].motion.clone().unwrap();
-        // Two joints: joint 1 stands 10 units along X from joint 0.
-        let sk = super::super::plain_skeleton(&[(None, [0.0; 3]), (Some(0), [10.0, 0.0, 0.0])]);
-        m.joints = 2;
-        m.tracks = vec![Track {
-            joint: 0,
-            channel: Channel::from_index(5).unwrap(),
-            curve: Curve {
-                interpolation: Interpolation::Linear,
-                keys: vec![key(0.0, 0.0, 0.0, 0.0), key(10.0, FRAC_PI_2, 0.0, 0.0)],
-            },
-            native: None,
-        }];
-        let rest = vec![
-            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0],
-            [10.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0],
-        ];
-        let at = |f: f64| m.world_at(&sk, &rest, f).unwrap()[1].w_axis.truncate();
-        assert!(at(0.0).abs_diff_eq(DVec3::new(10.0, 0.0, 0.0), 1e-12));
-        // Frame 10 and after: joint 0 turned a quarter about Z, joint 1 on +Y.
-        assert!(at(10.0).abs_diff_eq(DVec3::new(0.0, 10.0, 0.0), 1e-12));
-        assert!(at(50.0).abs_diff_eq(DVec3::new(0.0, 10.0, 0.0), 1e-12));
-        let (s, c) = (FRAC_PI_2 / 2.0).sin_cos();
-        assert!(at(5.0).abs_diff_eq(DVec3::new(10.0 * c, 10.0 * s, 0.0), 1e-12));
-    }
-
-    #[test]
-    fn euler_near_picks_the_triple_and_turns_closest_to_the_reference() {
-        for reference in [[0.3, -1.2, 2.9], [7.0, 0.2, -9.0], [2.9, 2.0, -3.0]] {
-            let q = euler_rotation(reference);
-            let got = euler_near(q, reference);
-            for a in 0..3 {
-                assert!(
-                    (got[a] - reference[a]).abs() < 1e-9,
-                    "{got:?} {reference:?}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn rotation_samples_skip_still_stretches_and_keep_signs_close() {
-        let x = hermite(vec![
-            key(0.0, 0.0, 0.0, 0.0),
-            key(10.0, 0.0, 0.0, 0.0),
-            key(14.0, 6.0, 0.0, 0.0),
-        ]);
-        let s = rotation_samples([Some(&x), None, None], [0.0, 0.5, 0.0], 20.0);
-        let frames: Vec<f64> = s.iter().map(|(f, _)| *f).collect();
-        assert_eq!(frames, vec![0.0, 10.0, 11.0, 12.0, 13.0, 14.0, 20.0]);
-        for w in s.windows(2) {
-            assert!(w[0].1.dot(w[1].1) >= 0.0);
-        }
-        let want = euler_rotation([6.0, 0.5, 0.0]);
-        assert!(s[6].1.dot(want).abs() > 1.0 - 1e-12);
-    }
-}
+mod tests;

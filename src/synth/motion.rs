@@ -1,7 +1,7 @@
 //! Generators of DMC3 motions (`.mot`) and archives (`.pac`) for property tests, fuzz seeds,
 //! benchmarks and the samples: random valid files that exercise every layout the reader keeps
-//! (all four compressions, non-zero header tails, negative starts, bit 15, extra bytes before a
-//! span's end, end padding), and clean motions for a generated model.
+//! (all four compressions, non-zero header tails, negative time offsets, bit 15 set and clear,
+//! extra bytes before a span's end, end padding), and clean motions for a generated model.
 
 use super::rng::Rng;
 use crate::native::dmc3::motion::{
@@ -10,8 +10,8 @@ use crate::native::dmc3::motion::{
 };
 use crate::native::dmc3::pac::Pac;
 
-/// Starts seen in the census (as u16) and a few others.
-const STARTS: [u16; 5] = [0, (-11i16) as u16, (-19i16) as u16, 7, (-1i16) as u16];
+/// Time offsets seen in the census and a few others.
+const OFFSETS: [i16; 5] = [0, -11, -19, 7, -1];
 
 fn random_f32(rng: &mut Rng) -> f32 {
     (rng.unit() as f32 - 0.5) * 400.0
@@ -24,7 +24,8 @@ fn random_track(rng: &mut Rng) -> Track {
     let mut frame = 0u16;
     let mut time = |rng: &mut Rng| {
         frame = frame.saturating_add(rng.range(0, 9) as u16) & 0x7FFF;
-        // Bit 15 on Hermite keys as in the census, and sometimes elsewhere.
+        // Bit 15 on Hermite keys as in the census (a clear one makes a linear segment in
+        // compression 3), and sometimes elsewhere.
         let flag = if hermite {
             !rng.chance(0.05)
         } else {
@@ -73,7 +74,7 @@ fn random_track(rng: &mut Rng) -> Track {
                 .collect(),
         ),
     };
-    let tangents = hermite.then(|| TangentRanges {
+    let tangents = c.has_tangent_ranges().then(|| TangentRanges {
         in_min_bits: random_f32(rng).to_bits(),
         in_range_bits: (rng.unit() as f32).to_bits(),
         out_min_bits: random_f32(rng).to_bits(),
@@ -92,7 +93,7 @@ fn random_track(rng: &mut Rng) -> Track {
         head: TrackHead {
             span: span as u16,
             compression: c.number(),
-            start: STARTS[rng.index(STARTS.len())],
+            time_offset: OFFSETS[rng.index(OFFSETS.len())],
             min_bits: random_f32(rng).to_bits(),
             range_bits: (rng.unit() as f32 * 10.0).to_bits(),
         },
@@ -290,6 +291,100 @@ pub fn motion_for_model(seed: u64, rest: &[NodeRest]) -> Mot {
         ..MotHeader::default()
     };
     Mot::build(header, masks, tail, tracks, Vec::new()).unwrap_or_else(|_| empty_mot())
+}
+
+/// A motion for a model whose nodes are `rest` that shows what the executable's reading changes
+/// (docs/formats.md, motions): every node animates a single axis of a rotation triple (X, Y or
+/// Z), some a single translation or scale axis too, so every mask triple has one bit; tracks
+/// carry time offsets (0, -11, -19 or 5) with their key words moved to match, so they still end
+/// at the end frame; compression-3 keys set or clear bit 15 at random (Hermite and linear segments
+/// mixed), some translation tracks are compression 2. Values fit the model as in
+/// [`motion_for_model`].
+pub fn single_channel_motion(seed: u64, rest: &[NodeRest]) -> Mot {
+    let nodes = rest.len();
+    let mut rng = Rng::new(seed ^ 0x7369_6E67);
+    let end = rng.range(30, 90);
+    let mut masks = Vec::with_capacity(nodes);
+    let mut tracks = Vec::new();
+    for r in rest {
+        let mut mask = 0x008 << rng.index(3);
+        if r.root || rng.chance(0.3) {
+            mask |= 0x040 << rng.index(3);
+        }
+        if !r.root && rng.chance(0.2) {
+            mask |= 0x001 << rng.index(3);
+        }
+        masks.push(mask);
+        for (_, c) in mask_targets(&[mask]) {
+            if let Some(t) = single_track(&mut rng, r, c, end) {
+                tracks.push(t);
+            }
+        }
+    }
+    let base = Mot::masks_end(nodes);
+    let tail = vec![0; (crate::bytes::align(base, 16) - base) as usize];
+    let header = MotHeader {
+        end_frame_bits: (end as f32).to_bits(),
+        unknown_14_bits: (end as f32).to_bits(),
+        ..MotHeader::default()
+    };
+    Mot::build(header, masks, tail, tracks, Vec::new()).unwrap_or_else(|_| empty_mot())
+}
+
+/// One track of [`single_channel_motion`]: channel `c` of the node `r`, keys from frame 0 to
+/// `end` as played.
+fn single_track(
+    rng: &mut Rng,
+    r: &NodeRest,
+    c: crate::native::dmc3::motion::Channel,
+    end: i64,
+) -> Option<Track> {
+    let offset: i16 = [0, -11, -19, 5][rng.index(4)];
+    let length = r.offset.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let (comp, lo, hi) = match c.kind_index() {
+        0 => {
+            let at = r.offset[c.axis()];
+            let spread = if r.root {
+                300.0
+            } else {
+                (0.02 * length).max(1e-3)
+            };
+            let comp = if rng.chance(0.5) {
+                Compression::U16Linear
+            } else {
+                Compression::U16Hermite
+            };
+            (comp, at - spread, at + spread)
+        }
+        1 => (Compression::U16Hermite, -1.2, 1.2),
+        _ => (Compression::U16Hermite, 0.8, 1.2),
+    };
+    // Played frames from 0 (or the offset, when positive: the first value holds before it) to
+    // end; key words are those less the offset.
+    let mut frames = vec![i64::from(offset.max(0))];
+    while let Some(&last) = frames.last() {
+        let next = last + rng.range(2, 12);
+        if next >= end {
+            break;
+        }
+        frames.push(next);
+    }
+    frames.push(end);
+    let keys: Vec<KeyIn> = frames
+        .iter()
+        .map(|&f| {
+            let v = (lo + (hi - lo) * rng.unit()) as f32;
+            let t = ((rng.unit() - 0.5) * 0.1) as f32;
+            KeyIn {
+                frame: u16::try_from(f - i64::from(offset)).unwrap_or(0),
+                flag: comp.is_hermite() && rng.chance(0.6),
+                value: v,
+                in_tangent: t,
+                out_tangent: -t,
+            }
+        })
+        .collect();
+    Track::encode(comp, offset, &keys).ok()
 }
 
 fn pad16(mut b: Vec<u8>) -> Vec<u8> {

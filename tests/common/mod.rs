@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod game;
+pub mod motplay;
 pub mod pose;
 pub mod shw;
 
@@ -365,11 +366,13 @@ pub fn assert_members_kept(before: &[u8], after: &[u8]) {
     }
 }
 
-/// The motion in slot `slot` of archive `bytes`.
-pub fn member_motion(bytes: &[u8], slot: usize) -> rigtrip::native::dmc3::motion::Mot {
+/// The bytes of the motion in slot `slot` of archive `bytes`.
+pub fn member_motion(bytes: &[u8], slot: usize) -> Vec<u8> {
     use rigtrip::native::dmc3::pac::{MemberKind, Pac};
-    match &Pac::read(bytes).unwrap().member_of(slot).unwrap().kind {
-        MemberKind::Mot(m) => (**m).clone(),
+    let pac = Pac::read(bytes).unwrap();
+    let member = pac.member_of(slot).unwrap();
+    match &member.kind {
+        MemberKind::Mot(_) => member.bytes().unwrap().to_vec(),
         k => panic!("slot {slot} holds a {} member", k.name()),
     }
 }

@@ -1,42 +1,13 @@
-//! The independent evaluation of poses, shared by the motion tests: this file's own Hermite,
-//! Euler and hierarchy code plays native motion keys on a model's node block, and its own
-//! sampler code (CUBICSPLINE included) plays a GLB's animations on its nodes. Neither uses the
-//! library's evaluation.
+//! The independent evaluation of poses, shared by the motion tests: [`super::motplay`] reads and
+//! plays native motion bytes by the format notes, this file's own Euler and hierarchy code poses
+//! a model's node block with them, and its own sampler code (CUBICSPLINE included) plays a GLB's
+//! animations on its nodes. Neither uses the library's evaluation.
 
+use super::motplay;
 use glam::{DMat3, DMat4, DQuat, DVec3};
-use rigtrip::native::dmc3::motion::{mask_targets, Mot};
 use rigtrip::native::NativeFile;
 // ---------------------------------------------------------------------------------------------
 // The independent evaluation: native side
-
-/// Value of a track at frame `f` from its decoded keys: Hermite (tangents per frame) or linear,
-/// end values held; `None` without keys.
-fn native_value(keys: &[(f64, f64, f64, f64)], hermite: bool, f: f64) -> Option<f64> {
-    let (first, last) = (keys.first()?, keys.last()?);
-    if f < first.0 {
-        return Some(first.1);
-    }
-    // The last key at or before f.
-    let mut k = 0;
-    while k + 1 < keys.len() && keys[k + 1].0 <= f {
-        k += 1;
-    }
-    if k + 1 == keys.len() {
-        return Some(last.1);
-    }
-    let (t0, v0, _, o0) = keys[k];
-    let (t1, v1, i1, _) = keys[k + 1];
-    let d = t1 - t0;
-    let u = (f - t0) / d;
-    if !hermite {
-        return Some(v0 * (1.0 - u) + v1 * u);
-    }
-    let h00 = (1.0 + 2.0 * u) * (1.0 - u) * (1.0 - u);
-    let h10 = u * (1.0 - u) * (1.0 - u);
-    let h01 = u * u * (3.0 - 2.0 * u);
-    let h11 = u * u * (u - 1.0);
-    Some(h00 * v0 + h10 * d * o0 + h01 * v1 + h11 * d * i1)
-}
 
 /// Rz(z)·Ry(y)·Rx(x) as a matrix, written out by hand.
 fn euler_matrix(x: f64, y: f64, z: f64) -> DMat3 {
@@ -57,11 +28,9 @@ fn block_of(model: &[u8]) -> rigtrip::native::dmc3::NodeBlock {
     file.block.unwrap()
 }
 
-/// Per node of `model`, its nine channels (translation, Euler rotation, scale) posed by `mot`
-/// at frame `f`: the rest values where it has no track.
-pub fn native_channels(model: &[u8], mot: &Mot, f: f64) -> Vec<[f64; 9]> {
-    let block = block_of(model);
-    let mut channels: Vec<[f64; 9]> = block
+/// Per node of `model`, its rest channels (translation, Euler rotation, scale 1).
+pub fn rest_channels(model: &[u8]) -> Vec<[f64; 9]> {
+    block_of(model)
         .transforms
         .iter()
         .map(|t| {
@@ -69,25 +38,22 @@ pub fn native_channels(model: &[u8], mot: &Mot, f: f64) -> Vec<[f64; 9]> {
             let [rx, ry, rz] = t.rotation().map(f64::from);
             [tx, ty, tz, rx, ry, rz, 1.0, 1.0, 1.0]
         })
-        .collect();
-    for ((node, c), track) in mask_targets(&mot.masks).zip(&mot.tracks) {
-        let keys: Vec<(f64, f64, f64, f64)> = track
-            .decoded_keys()
-            .iter()
-            .map(|k| {
-                (
-                    f64::from(k.frame),
-                    f64::from(k.value),
-                    f64::from(k.in_tangent),
-                    f64::from(k.out_tangent),
-                )
-            })
-            .collect();
-        if let Some(v) = native_value(&keys, track.is_hermite(), f) {
-            channels[node][c as usize] = v;
-        }
-    }
-    channels
+        .collect()
+}
+
+/// Per node of `model`, its nine channels (translation, Euler rotation, scale) posed by the
+/// motion `mot` (its bytes) at frame `f` as the game takes them: the rest values where it has
+/// no track.
+pub fn native_channels(model: &[u8], mot: &[u8], f: f64) -> Vec<[f64; 9]> {
+    motplay::channels_at(&motplay::read(mot), &rest_channels(model), f)
+}
+
+/// Per node of `model`, its local rotation posed by the motion `mot` (its bytes) at frame `f`.
+pub fn native_local_rotations(model: &[u8], mot: &[u8], f: f64) -> Vec<DQuat> {
+    native_channels(model, mot, f)
+        .iter()
+        .map(|c| DQuat::from_mat3(&euler_matrix(c[3], c[4], c[5])))
+        .collect()
 }
 
 /// The angle in radians between the rotations of Euler angle triples `a` and `b` (X applied
@@ -99,11 +65,21 @@ pub fn euler_angle_between(a: &[f64], b: &[f64]) -> f64 {
         .acos()
 }
 
-/// World positions in metres of every node of `model` posed by `mot` at frame `f`.
-pub fn native_world(model: &[u8], mot: &Mot, f: f64) -> Vec<DVec3> {
+/// World positions in metres of every node of `model` posed by the motion `mot` (its bytes) at
+/// frame `f`.
+pub fn native_world(model: &[u8], mot: &[u8], f: f64) -> Vec<DVec3> {
+    world_of(model, &native_channels(model, mot, f))
+}
+
+/// World positions in metres of every node of `model` at rest.
+pub fn rest_world(model: &[u8]) -> Vec<DVec3> {
+    world_of(model, &rest_channels(model))
+}
+
+/// World positions in metres of every node of `model` whose channels are `channels`.
+fn world_of(model: &[u8], channels: &[[f64; 9]]) -> Vec<DVec3> {
     let block = block_of(model);
     let n = block.transforms.len();
-    let channels = native_channels(model, mot, f);
     // Parents: order[i] has parent parents[i] (docs/formats.md, node-domain block); the order lists
     // parents first.
     let mut world = vec![DMat4::IDENTITY; n];
@@ -179,6 +155,26 @@ impl Sampler {
 
 /// Joint node world positions (metres) of the GLB's skin 0 at time `t` of animation `name`.
 pub fn gltf_world(glb: &[u8], name: &str, t: f64) -> Vec<DVec3> {
+    gltf_pose(glb, name, t).0
+}
+
+/// The names of the GLB's skin 0 joints, in skin order.
+pub fn gltf_joint_names(glb: &[u8]) -> Vec<String> {
+    let g = gltf::Gltf::from_slice(glb).unwrap();
+    let skin = g.skins().next().unwrap();
+    skin.joints()
+        .map(|j| j.name().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Local rotations (glTF space) of the GLB's skin 0 joints at time `t` of animation `name`.
+pub fn gltf_local_rotations(glb: &[u8], name: &str, t: f64) -> Vec<DQuat> {
+    gltf_pose(glb, name, t).1
+}
+
+/// The GLB's skin 0 joints at time `t` of animation `name`: world positions (metres) and local
+/// rotations.
+fn gltf_pose(glb: &[u8], name: &str, t: f64) -> (Vec<DVec3>, Vec<DQuat>) {
     let g = gltf::Gltf::from_slice(glb).unwrap();
     let bin = g.blob.as_deref().unwrap();
     let anim = g.animations().find(|a| a.name() == Some(name)).unwrap();
@@ -238,22 +234,20 @@ pub fn gltf_world(glb: &[u8], name: &str, t: f64) -> Vec<DVec3> {
     }
     let skin = g.skins().next().unwrap();
     skin.joints()
-        .map(|j| world[j.index()].w_axis.truncate())
-        .collect()
+        .map(|j| (world[j.index()].w_axis.truncate(), trs[j.index()].1))
+        .unzip()
 }
 
 /// A new motion as `tools/blender-roundtrip.py --new-action NAME BONE 12 0.5` keys it: joint `key` turned 0.5 rad from
 /// its rest rotation at native frame 30 (Blender frame 12 at 24 frames per second), at rest at
 /// frames 0 and 60, the end frame 60; no other joint has a track.
-pub fn assert_keyed_action(model: &[u8], mot: &Mot, key: usize) {
-    for (j, m) in mot.masks.iter().enumerate() {
-        assert_eq!(*m != 0, j == key, "joint {j}: mask {m:#x}");
+pub fn assert_keyed_action(model: &[u8], mot: &[u8], key: usize) {
+    let m = motplay::read(mot);
+    for (j, mask) in m.masks.iter().enumerate() {
+        assert_eq!(*mask != 0, j == key, "joint {j}: mask {mask:#x}");
     }
-    assert_eq!(f32::from_bits(mot.header.end_frame_bits), 60.0);
-    let mut still = mot.clone();
-    still.masks.iter_mut().for_each(|m| *m = 0);
-    still.tracks.clear();
-    let rest = native_channels(model, &still, 0.0)[key];
+    assert_eq!(m.end_frame, 60.0);
+    let rest = rest_channels(model)[key];
     for (frame, angle) in [(0.0, 0.0), (30.0, 0.5), (60.0, 0.0)] {
         let at = native_channels(model, mot, frame)[key];
         let turned = euler_angle_between(&rest[3..6], &at[3..6]);

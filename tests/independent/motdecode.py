@@ -1,41 +1,61 @@
 #!/usr/bin/env python3
-"""Independent decoder of DMC3 motions (.mot) and archives (.pac).
+"""Independent decoder and player of DMC3 motions (.mot) and archives (.pac).
 
 Written from the motion and archive layouts alone (the team's format notes, which
-`docs/formats.md` now publishes), not from rigtrip's sources.
-Standard library only.
+`docs/formats.md` now publishes, including what the game's executable does with a motion), not
+from rigtrip's sources. Standard library only.
 
     python3 motdecode.py FILE...   # prints one JSON document: {"files": [...]}
 
 Per file: "kind" ("mot" or "pac"); a motion lists its tracks in file order, each with node,
-channel name (tx ty tz rx ry rz sx sy sz for mask bits 8..0), compression, signed start and
-every key as [frame, bit15, value, in, out], numbers given as f32 bit patterns ("0x%08x") so
-that NaN and infinities compare exactly. An archive lists, per slot, its offset, and per member
-(offset order) its decoded motion or "opaque".
+channel name, compression, signed time offset, every key as
+[frame, bit15, time, segment, value, in, out] and "plays": the curve's value at every whole frame
+from one before its first key to one after its last (at most 400 of them), as the game plays the
+keys. Key values and tangents are given as f32 bit patterns ("0x%08x") so that NaN and
+infinities compare exactly; "plays" values are plain numbers (null when not finite). An archive
+lists, per slot, its offset, and per member (offset order) its decoded motion or "opaque".
+
+The executable's reading (EXE):
+- mask bits 0x040, 0x080, 0x100 are translation X, Y, Z; 0x008, 0x010, 0x020 rotation X, Y, Z;
+  0x001, 0x002, 0x004 scale X, Y, Z; a node's tracks come in that order (tx ty tz rx ry rz sx sy
+  sz), not in bit order;
+- track head: u16 span, u16 key count (read as signed), u16 compression, i16 time offset, f32
+  min, f32 range; compression 3 then four f32 tangent ranges; compressions 0 and 1 are f32 keys
+  of 8 and 16 bytes (their inner layout is the notes' assumption: u16 time, u16 padding, f32
+  value [, f32 in, f32 out]);
+- a key plays at (time & 0x7FFF) + time offset;
+- between two keys, compression 3 is Hermite when the left key's bit 15 is set and linear when
+  clear; compression 2 and 0 are linear, 1 Hermite; Hermite: h00 v0 + h10 d out0 + h01 v1 +
+  h11 d in1 with tangents per frame; end values held (two keys at one frame: from that frame
+  on the segment after the later one plays).
 
 Decoding: q * range / 65535 + min, computed in double precision and rounded once to f32.
-Compressions 0 and 1 are never seen in the census; this decoder takes the layout rigtrip
-documents as its assumption (u16 time, u16 padding, then f32 value [, f32 in, f32 out];
-compression 1 carries the 16 bytes of tangent ranges like compression 3).
 """
 import json
+import math
 import struct
 import sys
 
 CHANNELS = ["tx", "ty", "tz", "rx", "ry", "rz", "sx", "sy", "sz"]
+BITS = [0x040, 0x080, 0x100, 0x008, 0x010, 0x020, 0x001, 0x002, 0x004]
+MAX_PLAYS = 400
+
+
+def to_f32(x):
+    """Round a Python float to f32 (overflow to infinity)."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return float("inf") if x > 0 else float("-inf")
 
 
 def f32bits(x):
-    """Round a Python float to f32 and return its bit pattern as 0x hex."""
+    """The f32 bit pattern of a float already rounded to f32, as 0x hex."""
     try:
         b = struct.pack("<f", x)
     except OverflowError:
         b = struct.pack("<f", float("inf") if x > 0 else float("-inf"))
     return "0x%08x" % struct.unpack("<I", b)[0]
-
-
-def rawbits(b, at):
-    return "0x%08x" % struct.unpack_from("<I", b, at)[0]
 
 
 def f32(b, at):
@@ -49,6 +69,92 @@ class Bad(Exception):
 def need(b, at, n):
     if at < 0 or at + n > len(b):
         raise Bad("read of %d bytes at 0x%x past end 0x%x" % (n, at, len(b)))
+
+
+def value_at(keys, f):
+    """The value keys [time, hermite, value, in, out] play at frame f."""
+    if not keys:
+        return None
+    if f < keys[0][0]:
+        return keys[0][2]
+    if f >= keys[-1][0]:
+        return keys[-1][2]
+    k = max(i for i, key in enumerate(keys) if key[0] <= f)
+    t0, hermite, v0, _, out0 = keys[k]
+    t1, _, v1, in1, _ = keys[k + 1]
+    d = t1 - t0
+    u = (f - t0) / d
+    if not hermite:
+        return v0 + (v1 - v0) * u
+    h00 = (1 + 2 * u) * (1 - u) ** 2
+    h10 = u * (1 - u) ** 2
+    h01 = u * u * (3 - 2 * u)
+    h11 = u * u * (u - 1)
+    return h00 * v0 + h10 * d * out0 + h01 * v1 + h11 * d * in1
+
+
+def plays(keys):
+    """[frame, value] at whole frames from one before the first key to one after the last."""
+    if not keys:
+        return []
+    first = math.floor(keys[0][0]) - 1
+    last = min(math.ceil(keys[-1][0]) + 1, first + MAX_PLAYS - 1)
+    out = []
+    for f in range(first, last + 1):
+        v = value_at(keys, float(f))
+        out.append([f, v if v is not None and math.isfinite(v) else None])
+    return out
+
+
+def read_track(b, at, node, ch):
+    need(b, at, 16)
+    span, count, comp, offset = struct.unpack_from("<HhHh", b, at)
+    if count < 0:
+        raise Bad("negative key count")
+    vmin, vrange = f32(b, at + 8), f32(b, at + 12)
+    if comp > 3:
+        raise Bad("compression")
+    keylen = {0: 8, 1: 16, 2: 4, 3: 8}[comp]
+    fixed = 32 if comp == 3 else 16
+    if span < fixed + keylen * count:
+        raise Bad("span")
+    need(b, at, span)
+    if comp == 3:
+        imin, irange, omin, orange = struct.unpack_from("<4f", b, at + 16)
+    keys = []
+    played = []
+    k = at + fixed
+    for _ in range(count):
+        t = struct.unpack_from("<H", b, k)[0]
+        frame, flag = t & 0x7FFF, bool(t >> 15)
+        time = frame + offset
+        if comp == 0:
+            v, i, o, hermite = f32(b, k + 4), 0.0, 0.0, False
+        elif comp == 1:
+            v, i, o = struct.unpack_from("<3f", b, k + 4)
+            hermite = True
+        elif comp == 2:
+            q = struct.unpack_from("<H", b, k + 2)[0]
+            v, i, o, hermite = to_f32(q * vrange / 65535.0 + vmin), 0.0, 0.0, False
+        else:
+            q, qi, qo = struct.unpack_from("<3H", b, k + 2)
+            v = to_f32(q * vrange / 65535.0 + vmin)
+            i = to_f32(qi * irange / 65535.0 + imin)
+            o = to_f32(qo * orange / 65535.0 + omin)
+            hermite = flag
+        segment = "hermite" if hermite else "linear"
+        keys.append([frame, flag, time, segment, f32bits(v), f32bits(i), f32bits(o)])
+        played.append([time, hermite, v, i, o])
+        k += keylen
+    track = {
+        "node": node,
+        "channel": ch,
+        "compression": comp,
+        "time_offset": offset,
+        "keys": keys,
+        "plays": plays(played),
+    }
+    return track, span
 
 
 def decode_mot(b):
@@ -65,52 +171,17 @@ def decode_mot(b):
     for node, m in enumerate(masks):
         if m & ~0x1FF:
             raise Bad("mask")
-        for bit in range(8, -1, -1):
-            if m & (1 << bit):
-                targets.append((node, CHANNELS[8 - bit]))
+        for ch, bit in zip(CHANNELS, BITS):
+            if m & bit:
+                targets.append((node, ch))
     need(b, hsize, 4)
     if struct.unpack_from("<I", b, hsize)[0] != len(targets):
         raise Bad("track count")
     at = hsize + 4
     tracks = []
     for node, ch in targets:
-        need(b, at, 16)
-        span, count, comp, start = struct.unpack_from("<HHHh", b, at)
-        vmin, vrange = f32(b, at + 8), f32(b, at + 12)
-        if comp > 3:
-            raise Bad("compression")
-        hermite = comp in (1, 3)
-        keylen = {0: 8, 1: 16, 2: 4, 3: 8}[comp]
-        fixed = 32 if hermite else 16
-        if span < fixed + keylen * count:
-            raise Bad("span")
-        need(b, at, span)
-        if hermite:
-            imin, irange, omin, orange = struct.unpack_from("<4f", b, at + 16)
-        keys = []
-        k = at + fixed
-        for _ in range(count):
-            t = struct.unpack_from("<H", b, k)[0]
-            frame, flag = t & 0x7FFF, bool(t >> 15)
-            zero = "0x00000000"
-            if comp == 0:
-                keys.append([frame, flag, rawbits(b, k + 4), zero, zero])
-            elif comp == 1:
-                keys.append([frame, flag, rawbits(b, k + 4), rawbits(b, k + 8), rawbits(b, k + 12)])
-            elif comp == 2:
-                q = struct.unpack_from("<H", b, k + 2)[0]
-                keys.append([frame, flag, f32bits(q * vrange / 65535.0 + vmin), zero, zero])
-            else:
-                q, qi, qo = struct.unpack_from("<3H", b, k + 2)
-                keys.append([
-                    frame,
-                    flag,
-                    f32bits(q * vrange / 65535.0 + vmin),
-                    f32bits(qi * irange / 65535.0 + imin),
-                    f32bits(qo * orange / 65535.0 + omin),
-                ])
-            k += keylen
-        tracks.append({"node": node, "channel": ch, "compression": comp, "start": start, "keys": keys})
+        track, span = read_track(b, at, node, ch)
+        tracks.append(track)
         at += span
     return {"kind": "mot", "tracks": tracks}
 
@@ -150,7 +221,7 @@ def main():
             doc = {"kind": "rejected", "why": str(e)}
         doc["path"] = path
         out.append(doc)
-    json.dump({"files": out}, sys.stdout)
+    json.dump({"files": out}, sys.stdout, allow_nan=False)
 
 
 if __name__ == "__main__":

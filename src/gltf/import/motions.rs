@@ -14,7 +14,6 @@
 use std::collections::BTreeMap;
 
 use glam::{DMat4, DQuat, DVec3};
-use serde::Serialize;
 use serde_json::Value;
 
 use super::graph::{Graph, Tag};
@@ -26,242 +25,12 @@ use crate::gltf::read::anim;
 use crate::gltf::read::player::{self, Blend, Keys};
 use crate::gltf::Space;
 use crate::rig::motion::{
-    euler_near, Channel, Curve, Interpolation, Key, Motion, MotionFile, Property, Reencoded,
-    RestChannels, Track, FRAMES_PER_SECOND,
+    euler_near, Channel, Curve, Interpolation, Key, Motion, MotionFile, Property, Reading,
+    Reencoded, RestChannels, Track, FRAMES_PER_SECOND,
 };
 
-/// What became of one motion.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MotionStatus {
-    /// Every track kept its bytes.
-    Unchanged,
-    /// Some tracks were encoded again (listed).
-    Edited,
-    /// The animation is gone: the motion was taken out.
-    Deleted,
-    /// It had no animation (it could not go on the model): kept as it was.
-    Carried,
-    /// Its animation was left out of the glTF because it had not changed since the export
-    /// (the Blender add-on fingerprints each action; the file's record lists it under
-    /// `unexported`): kept as it was.
-    Unexported,
-    /// An animation that came from no motion file, encoded as a new motion.
-    New,
-}
-
-/// One motion's outcome.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MotionReport {
-    /// Animation name.
-    pub animation: String,
-    /// Archive slots (empty for a lone motion file).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub slots: Vec<usize>,
-    /// Outcome.
-    pub status: MotionStatus,
-    /// Tracks encoded again: joint, channel, keys written, worst quantisation error.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub reencoded: Vec<Reencoded>,
-    /// A new motion: the motion its header's undecoded fields come from, and what they are.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub template: Option<String>,
-    /// A new motion: per joint it moves, how far the written motion plays from the glTF's
-    /// samples.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<JointError>,
-}
-
-impl MotionReport {
-    /// The report of a motion as read, before it is compared.
-    pub(super) fn of(animation: &str, slots: &[usize], status: MotionStatus) -> MotionReport {
-        MotionReport {
-            animation: animation.to_string(),
-            slots: slots.to_vec(),
-            status,
-            reencoded: Vec::new(),
-            template: None,
-            errors: Vec::new(),
-        }
-    }
-}
-
-/// How far a new motion, as written, plays from its animation's samples for one joint: the
-/// largest rotation angle and translation distance at the samples' times.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct JointError {
-    /// Joint index.
-    pub joint: usize,
-    /// Largest rotation difference, radians.
-    pub rotation_rad: f64,
-    /// Largest translation difference, metres.
-    pub translation_m: f64,
-}
-
-/// A glTF animation the import does not write, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NotWritten {
-    /// Animation index in the glTF.
-    pub animation: usize,
-    /// Its name (`None`: it has none).
-    pub name: Option<String>,
-    /// Why it is not written.
-    pub reason: String,
-}
-
-impl std::fmt::Display for NotWritten {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.name {
-            Some(n) => write!(
-                f,
-                "animation {} ({n}): not written: {}",
-                self.animation, self.reason
-            ),
-            None => write!(
-                f,
-                "animation {}: not written: {}",
-                self.animation, self.reason
-            ),
-        }
-    }
-}
-
-/// One motion file rebuilt.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MotionFileReport {
-    /// The file's name, as it was exported.
-    pub file: String,
-    /// Bytes written (`None`: its only motion was deleted, nothing to write).
-    pub bytes: Option<usize>,
-    /// Per motion.
-    pub motions: Vec<MotionReport>,
-    /// The largest deviation accepted as noise, as a fraction of its tolerance.
-    pub closest: f64,
-}
-
-impl MotionFileReport {
-    /// The report as text lines handed to `line`; `scale` (metres per native unit) says
-    /// translation errors in mm.
-    pub fn render_text(&self, scale: f64, line: &mut impl FnMut(String)) {
-        use crate::units;
-        let error = |r: &Reencoded| match r.channel.property {
-            Property::Translation => units::length(r.error * scale),
-            Property::Rotation => units::degrees(r.error),
-            Property::Scale => units::value(r.error),
-        };
-        let count = |s: MotionStatus| self.motions.iter().filter(|m| m.status == s).count();
-        let new = match count(MotionStatus::New) {
-            0 => String::new(),
-            n => format!(", {n} new"),
-        };
-        let written = match self.bytes {
-            Some(n) => format!("{n} bytes"),
-            None => "not written: its only motion was deleted".into(),
-        };
-        let carried = match count(MotionStatus::Carried) {
-            0 => String::new(),
-            n => format!(", {n} carried"),
-        };
-        let unexported = match count(MotionStatus::Unexported) {
-            0 => String::new(),
-            n => format!(", {n} not exported (unchanged in Blender)"),
-        };
-        line(format!(
-            "motion file {} ({written}): {} unchanged, {} edited, {} deleted{carried}{unexported}{new} (noise up to {:.0}% of the tolerance)",
-            self.file,
-            count(MotionStatus::Unchanged),
-            count(MotionStatus::Edited),
-            count(MotionStatus::Deleted),
-            100.0 * self.closest
-        ));
-        for m in &self.motions {
-            let slots = if m.slots.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " (slot {})",
-                    m.slots
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            match m.status {
-                MotionStatus::Unchanged | MotionStatus::Unexported => {}
-                MotionStatus::Carried => line(format!(
-                    "  {}{slots}: carried as it was (it had no animation: it does not fit the model)",
-                    m.animation
-                )),
-                MotionStatus::Deleted => line(format!(
-                    "  {}{slots}: deleted, {}",
-                    m.animation,
-                    if m.slots.is_empty() {
-                        "nothing to write"
-                    } else {
-                        "its slot is left empty"
-                    }
-                )),
-                MotionStatus::New => render_new(m, &slots, line),
-                MotionStatus::Edited => {
-                    let keys: usize = m.reencoded.iter().map(|r| r.keys).sum();
-                    // The worst per property: their units differ.
-                    let worst: Vec<String> =
-                        [Property::Translation, Property::Rotation, Property::Scale]
-                            .into_iter()
-                            .filter_map(|p| {
-                                m.reencoded
-                                    .iter()
-                                    .filter(|r| r.channel.property == p)
-                                    .max_by(|a, b| a.error.total_cmp(&b.error))
-                                    .map(|r| format!("{} {}", r.channel.name(), error(r)))
-                            })
-                            .collect();
-                    line(format!(
-                        "  {}{slots}: {} track(s) encoded again, {keys} keys written, worst quantisation error: {}",
-                        m.animation,
-                        m.reencoded.len(),
-                        worst.join(", ")
-                    ));
-                    for r in &m.reencoded {
-                        line(format!(
-                            "    joint {} {}: {} keys, quantisation error {}",
-                            r.joint,
-                            r.channel.name(),
-                            r.keys,
-                            error(r)
-                        ));
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The lines of a new motion: where it went, its template, and its encoding error per joint.
-fn render_new(m: &MotionReport, slots: &str, line: &mut impl FnMut(String)) {
-    use crate::units;
-    let keys: usize = m.reencoded.iter().map(|r| r.keys).sum();
-    let worst = |f: fn(&JointError) -> f64| m.errors.iter().map(f).fold(0.0f64, f64::max);
-    line(format!(
-        "  {}{slots}: new motion, {} track(s), {keys} keys; plays within {} and {} of the glTF's samples",
-        m.animation,
-        m.reencoded.len(),
-        units::degrees(worst(|e| e.rotation_rad)),
-        units::length(worst(|e| e.translation_m)),
-    ));
-    if let Some(t) = &m.template {
-        line(format!("    header: {t}"));
-    }
-    for e in &m.errors {
-        line(format!(
-            "    joint {}: within {}, {}",
-            e.joint,
-            units::degrees(e.rotation_rad),
-            units::length(e.translation_m)
-        ));
-    }
-}
+mod report;
+pub use report::{JointError, MotionFileReport, MotionReport, MotionStatus, NotWritten};
 
 /// A rebuilt motion file.
 #[derive(Debug, Clone, PartialEq)]
@@ -497,7 +266,8 @@ impl MotionCx<'_> {
     }
 }
 
-/// The file name (plain) and the motion file the record `v` (at `p`) carries as base64.
+/// The file name (plain) and the motion file the record `v` (at `p`) carries as base64, lifted
+/// by the reading its animations were written by (`reading`; none: the old one).
 fn read_recorded_file(v: &Value, p: &str) -> Result<(String, MotionFile), ImportError> {
     let file = v
         .get("file")
@@ -511,7 +281,14 @@ fn read_recorded_file(v: &Value, p: &str) -> Result<(String, MotionFile), Import
         .ok_or_else(|| extras_err(format!("{p}/data"), "missing or not a string"))?;
     let bytes = crate::bytes::b64::decode(data.trim().as_bytes())
         .map_err(|e| extras_err(format!("{p}/data"), format!("not base64: {e}")))?;
-    let mf = crate::rig::motion::read_file(&bytes).map_err(|e| {
+    let reading = match v.get("reading") {
+        None => Reading::Community,
+        Some(r) => r
+            .as_str()
+            .and_then(Reading::from_name)
+            .ok_or_else(|| extras_err(format!("{p}/reading"), "not \"exe\" or \"community\""))?,
+    };
+    let mf = crate::rig::motion::read_file_as(&bytes, reading).map_err(|e| {
         extras_err(
             format!("{p}/data"),
             format!("not a motion file: {}", crate::chain(&e)),
@@ -814,7 +591,6 @@ fn curve_from_samples(frames: &[f64], values: &[f64], interpolation: Interpolati
     pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
     pairs.dedup_by(|b, a| a.0 == b.0);
     let samples = Curve {
-        interpolation: Interpolation::Linear,
         keys: pairs
             .iter()
             .map(|&(frame, value)| Key {
@@ -822,6 +598,7 @@ fn curve_from_samples(frames: &[f64], values: &[f64], interpolation: Interpolati
                 value,
                 tangent_in: 0.0,
                 tangent_out: 0.0,
+                interpolation: Interpolation::Linear,
             })
             .collect(),
     };
@@ -853,13 +630,11 @@ fn curve_from_samples(frames: &[f64], values: &[f64], interpolation: Interpolati
                 value: values[k],
                 tangent_in: slope,
                 tangent_out: slope,
+                interpolation,
             }
         })
         .collect();
-    Curve {
-        interpolation,
-        keys,
-    }
+    Curve { keys }
 }
 
 /// Replaces the curve of `channel` of `joint` with one rebuilt from samples (adding a track
@@ -870,7 +645,7 @@ fn replace(motion: &mut Motion, joint: usize, channel: Channel, frames: &[f64], 
         .iter_mut()
         .find(|t| t.joint == joint && t.channel == channel)
     {
-        Some(t) => t.curve = curve_from_samples(frames, values, t.curve.interpolation),
+        Some(t) => t.curve = curve_from_samples(frames, values, t.rebuilt_interpolation()),
         None => motion.tracks.push(Track {
             joint,
             channel,
@@ -902,6 +677,7 @@ pub(super) fn compare(
                 cs,
                 r,
                 last,
+                reading: motion.reading,
                 space,
                 tol,
             };
@@ -947,6 +723,8 @@ struct JointCurves<'a> {
     cs: &'a [Option<&'a Curve>; 9],
     r: &'a RestChannels,
     last: f64,
+    /// The reading the export sampled the curves by.
+    reading: Reading,
     space: Space,
     tol: &'a Tolerance,
 }
@@ -975,6 +753,8 @@ impl JointCurves<'_> {
                 [cs[base], cs[base + 1], cs[base + 2]],
                 rest3,
                 self.last,
+                prop,
+                self.reading,
             ))
             .into_iter(),
         );
@@ -1016,9 +796,14 @@ impl JointCurves<'_> {
         let (cs, r) = (self.cs, self.r);
         let rest3 = [r[3], r[4], r[5]];
         let samples = keys(
-            in_frames(rotation_keys([cs[3], cs[4], cs[5]], rest3, self.last))
-                .into_iter()
-                .map(|(f, q)| (f, q.to_array())),
+            in_frames(rotation_keys(
+                [cs[3], cs[4], cs[5]],
+                rest3,
+                self.last,
+                self.reading,
+            ))
+            .into_iter()
+            .map(|(f, q)| (f, q.to_array())),
         );
         let played_q =
             |f: f64| DQuat::from_array(played(&samples, f, Blend::Nlerp, [0.0, 0.0, 0.0, 1.0]));

@@ -295,7 +295,7 @@ fn encode(
     // from neighbouring samples would overshoot between sparse keys); keys the line through
     // their neighbours plays within a tenth of the tolerance are dropped.
     for t in &mut motion.tracks {
-        t.curve.interpolation = Interpolation::Linear;
+        t.curve.set_interpolation(Interpolation::Linear);
         for k in &mut t.curve.keys {
             (k.tangent_in, k.tangent_out) = (0.0, 0.0);
         }
@@ -349,8 +349,8 @@ fn last_sample(name: &str, incoming: &BTreeMap<usize, Incoming>) -> Result<f64, 
 }
 
 /// Per joint the motion moves, the largest rotation and translation difference between what
-/// `encoded` plays and what a loader plays from the samples (linear, rotations blended), at
-/// every whole frame from 0 to `end`.
+/// `encoded` plays (as the game takes it) and what a loader plays from the samples (linear,
+/// rotations blended), at every whole frame from 0 to `end`.
 fn errors(
     cx: &MotionCx,
     incoming: &BTreeMap<usize, Incoming>,
@@ -358,44 +358,49 @@ fn errors(
     end: f64,
 ) -> Vec<JointError> {
     let curves = encoded.by_joint();
-    let mut out = Vec::new();
-    for (&joint, inc) in incoming {
-        let (Some(cs), Some(rest)) = (curves.get(joint), cx.rest.get(joint)) else {
-            continue;
-        };
-        if cs.iter().all(Option::is_none) {
-            continue;
-        }
-        let at = |k: usize, f: f64| cs[k].and_then(|c| c.value(f)).unwrap_or(rest[k]);
-        let rotation = inc
-            .rotation
-            .as_ref()
-            .map(|(frames, qs)| keys(frames.iter().zip(qs).map(|(&f, q)| (f, q.to_array()))));
-        let translation = inc
-            .translation
-            .as_ref()
-            .map(|(frames, ts)| keys(frames.iter().zip(ts).map(|(&f, t)| (f, t.to_array()))));
-        let mut e = JointError {
-            joint,
-            rotation_rad: 0.0,
-            translation_m: 0.0,
-        };
-        for f in (0..=end as u32).map(f64::from) {
-            if let Some(k) = &rotation {
+    // Per joint that moves: its error so far and the loader's keyframes of its samples.
+    let mut judged: Vec<_> =
+        incoming
+            .iter()
+            .filter(|(&j, _)| j < cx.rest.len())
+            .filter(|(&j, _)| {
+                curves
+                    .get(j)
+                    .is_some_and(|cs| cs.iter().any(Option::is_some))
+            })
+            .map(|(&joint, inc)| {
+                let e = JointError {
+                    joint,
+                    rotation_rad: 0.0,
+                    translation_m: 0.0,
+                };
+                let rotation = inc.rotation.as_ref().map(|(frames, qs)| {
+                    keys(frames.iter().zip(qs).map(|(&f, q)| (f, q.to_array())))
+                });
+                let translation = inc.translation.as_ref().map(|(frames, ts)| {
+                    keys(frames.iter().zip(ts).map(|(&f, t)| (f, t.to_array())))
+                });
+                (e, rotation, translation)
+            })
+            .collect();
+    for f in (0..=end as u32).map(f64::from) {
+        let pose = encoded.channels_at(cx.rest, f);
+        for (e, rotation, translation) in &mut judged {
+            let c = pose[e.joint];
+            if let Some(k) = rotation {
                 let want = DQuat::from_array(played(k, f, Blend::Nlerp, [0.0, 0.0, 0.0, 1.0]));
-                let got = euler_rotation([at(3, f), at(4, f), at(5, f)]);
+                let got = euler_rotation([c[3], c[4], c[5]]);
                 let angle = 2.0 * got.dot(want.normalize()).abs().min(1.0).acos();
                 e.rotation_rad = e.rotation_rad.max(angle);
             }
-            if let Some(k) = &translation {
+            if let Some(k) = translation {
                 let want = DVec3::from_array(played(k, f, Blend::Lerp, [0.0; 3]));
-                let got = DVec3::new(at(0, f), at(1, f), at(2, f));
+                let got = DVec3::new(c[0], c[1], c[2]);
                 e.translation_m = e.translation_m.max((got - want).length() * cx.space.scale);
             }
         }
-        out.push(e);
     }
-    out
+    judged.into_iter().map(|(e, _, _)| e).collect()
 }
 
 /// Puts a new motion where `dest` says, with its report.

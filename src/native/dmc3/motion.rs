@@ -1,5 +1,7 @@
 //! DMC3 motions (`.mot`; `docs/formats.md`): a header of per-node 9-bit channel masks, a track
-//! count and one keyframe track per set mask bit, node by node, bit 8 down to bit 0.
+//! count and one keyframe track per set mask bit, node by node, within a node in the order
+//! translation X, Y, Z, rotation X, Y, Z, scale X, Y, Z (the executable's table order, not bit
+//! order: see [`Channel`]).
 //!
 //! Every byte is represented: the fixed header ([`MotHeader`]), the masks, the header tail after
 //! the masks (non-zero in most real files, PRESERVED_UNDECODED), the track count word, each
@@ -25,7 +27,7 @@ use crate::native::record::{Counted, Ctx, Hex, HexArray, Int};
 pub use super::track::{
     dequantise, quantise, Compression, DecodedKey, EncodeError, KeyF32, KeyF32Hermite, KeyIn,
     KeyU16, KeyU16Hermite, Keys, TangentRanges, Track, TrackHead, TrackHeadCounts, TrackProblem,
-    TIME_FLAG, TIME_FRAME,
+    MAX_KEYS, TIME_FLAG, TIME_FRAME,
 };
 
 /// The motion magic at +0x04.
@@ -38,27 +40,30 @@ pub fn has_mot_magic(data: &[u8]) -> bool {
     data.get(4..8) == Some(&MOT_MAGIC[..])
 }
 
-/// One of the nine animated channels of a node, named by its mask bit.
+/// One of the nine animated channels of a node, in track order, with its mask bit as the
+/// executable reads it (EXE): within each triple the axes go up with the bits, so 0x100 alone
+/// is translation Z. The public importers read each triple the other way round (0x100 as
+/// translation X); where all three bits of a triple are set both readings agree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Channel {
-    /// Translation X (bit 8).
+    /// Translation X (bit 6, 0x040).
     Tx,
-    /// Translation Y (bit 7).
+    /// Translation Y (bit 7, 0x080).
     Ty,
-    /// Translation Z (bit 6).
+    /// Translation Z (bit 8, 0x100).
     Tz,
-    /// Rotation X, radians (bit 5).
+    /// Rotation X, radians (bit 3, 0x008).
     Rx,
-    /// Rotation Y, radians (bit 4).
+    /// Rotation Y, radians (bit 4, 0x010).
     Ry,
-    /// Rotation Z, radians (bit 3).
+    /// Rotation Z, radians (bit 5, 0x020).
     Rz,
-    /// Scale X (bit 2).
+    /// Scale X (bit 0, 0x001).
     Sx,
-    /// Scale Y (bit 1).
+    /// Scale Y (bit 1, 0x002).
     Sy,
-    /// Scale Z (bit 0).
+    /// Scale Z (bit 2, 0x004).
     Sz,
 }
 
@@ -66,7 +71,7 @@ pub enum Channel {
 pub const CHANNEL_BITS: u16 = 0x01FF;
 
 impl Channel {
-    /// All channels in track order (bit 8 down to bit 0).
+    /// All channels in track order (the executable's table order).
     pub const ALL: [Channel; 9] = [
         Channel::Tx,
         Channel::Ty,
@@ -79,9 +84,10 @@ impl Channel {
         Channel::Sz,
     ];
 
-    /// The mask bit number (8 = translation X ... 0 = scale Z).
+    /// The mask bit number (EXE): 6, 7, 8 for translation X, Y, Z; 3, 4, 5 for rotation; 0, 1,
+    /// 2 for scale.
     pub fn bit(self) -> u8 {
-        8 - self as u8
+        3 * (2 - self.kind_index() as u8) + self.axis() as u8
     }
 
     /// The mask with only this channel's bit set.
@@ -91,10 +97,7 @@ impl Channel {
 
     /// The channel of mask bit `bit` (0..=8).
     pub fn from_bit(bit: u8) -> Option<Channel> {
-        if bit > 8 {
-            return None;
-        }
-        Channel::ALL.get(usize::from(8 - bit)).copied()
+        Channel::ALL.into_iter().find(|c| c.bit() == bit)
     }
 
     /// A stable short name: `tx`, `ty`, `tz`, `rx`, `ry`, `rz`, `sx`, `sy`, `sz`.
@@ -594,7 +597,7 @@ fn read_track(b: &Bytes<'_>, at: u64) -> Result<Track, TrackProblem> {
         });
     }
     let mut pos = at + TrackHead::LEN as u64;
-    let tangents = if c.is_hermite() {
+    let tangents = if c.has_tangent_ranges() {
         let raw = b
             .array::<{ TangentRanges::LEN }>("tangent ranges", pos)
             .map_err(|_| cut("tangent ranges", pos, TangentRanges::LEN as u64))?;
@@ -640,7 +643,7 @@ mod tests {
         let t0 = Track::encode(Compression::U16Linear, 0, &[k(0, 1.0), k(10, 3.0)]).unwrap();
         let t1 = Track::encode(
             Compression::U16Hermite,
-            0xFFF5,
+            -11,
             &[k(0, 0.5), k(5, -0.5), k(9, 0.0)],
         )
         .unwrap();
@@ -670,10 +673,10 @@ mod tests {
         assert_eq!(
             t,
             vec![
-                (0, Channel::Tx),
-                (0, Channel::Rx),
-                (2, Channel::Sy),
-                (2, Channel::Sz)
+                (0, Channel::Tz),
+                (0, Channel::Rz),
+                (2, Channel::Sx),
+                (2, Channel::Sy)
             ]
         );
     }
@@ -684,9 +687,15 @@ mod tests {
             assert_eq!(Channel::from_bit(c.bit()), Some(c));
             assert_eq!(Channel::from_name(c.name()), Some(c));
         }
-        assert_eq!(Channel::Tx.bit(), 8);
-        assert_eq!(Channel::Rz.bit(), 3);
-        assert_eq!(Channel::Sz.bit(), 0);
+        // The executable's table (docs/formats.md, motions), written out.
+        let masks: Vec<u16> = Channel::ALL.iter().map(|c| c.mask()).collect();
+        assert_eq!(
+            masks,
+            [0x040, 0x080, 0x100, 0x008, 0x010, 0x020, 0x001, 0x002, 0x004]
+        );
         assert_eq!(Channel::from_bit(9), None);
+        // Tracks follow table order, not bit order.
+        let order: Vec<Channel> = Channel::in_mask(0x1FF).collect();
+        assert_eq!(order, Channel::ALL);
     }
 }

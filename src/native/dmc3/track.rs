@@ -1,15 +1,22 @@
 //! One keyframe track of a DMC3 motion: its fixed head, its keys in one of the compressions
 //! (`docs/formats.md`, motions), their quantisation, and [`Track::encode`], the one place that
 //! sets spans and ranges for new data. [`super::motion`] holds the file around the tracks.
+//!
+//! What the executable does with a track (EXE): a key plays at frame `(time & 0x7FFF)` plus the
+//! head's signed time offset; in compression 3 the left key's bit 15 makes its segment Hermite
+//! (set) or linear (clear); compression 2 is always linear; the key count is read as signed.
 
 use serde::{Deserialize, Serialize};
 
 use crate::native::record::{Ctx, Hex, Int};
 
-/// Key time bit 15: PRESERVED_UNDECODED (1 on every Hermite key seen, 0 on every linear one).
+/// Key time bit 15: in compression 3, the segment from this key to the next is Hermite (set) or
+/// linear (clear) (EXE; set on every compression-3 key of the census). Kept raw elsewhere.
 pub const TIME_FLAG: u16 = 0x8000;
 /// The frame part of a key time.
 pub const TIME_FRAME: u16 = 0x7FFF;
+/// The most keys a track may hold: the game reads the key count as signed (EXE).
+pub const MAX_KEYS: usize = 0x7FFF;
 
 crate::record! {
     /// The fixed 0x10 bytes every track starts with.
@@ -17,12 +24,12 @@ crate::record! {
     pub struct TrackHead [0x10] "motTrackHead" counts TrackHeadCounts {
         0x00 span: u16 = Int<u16>, "span", Decoded Community,
             "bytes from this track's start to the next track's (census: exactly the keys' end)";
-        0x02 #[derived] key_count: u16 = Int<u16>, "key count", Decoded Community,
-            "number of keys";
+        0x02 #[derived] key_count: u16 = Int<u16>, "key count", Decoded ExeConfirmed,
+            "number of keys; the game reads it as signed, so at most 32,767";
         0x04 compression: u16 = Int<u16>, "compression", Decoded Community,
             "0 f32 linear, 1 f32 Hermite, 2 u16 linear, 3 u16 Hermite";
-        0x06 start: u16 = Int<u16>, "start", Preserved CorpusConfirmed,
-            "signed in practice (census: 0, -11 or -19); meaning unknown, kept raw";
+        0x06 time_offset: i16 = Int<i16>, "time offset", Decoded ExeConfirmed,
+            "signed, added to every key's frame (census: 0, or -11 and -19 on 117 tracks of three files)";
         0x08 min_bits: u32 = Hex<u32>, "value min", Decoded Community, "value min, f32 bit pattern";
         0x0C range_bits: u32 = Hex<u32>, "value range", Decoded Community,
             "value range, f32 bit pattern";
@@ -30,7 +37,8 @@ crate::record! {
 }
 
 crate::record! {
-    /// The tangent ranges of a Hermite track (compression 1 and 3), right after the head.
+    /// The tangent ranges of a compression-3 track, right after the head (compression 1 has
+    /// none: its tangents are f32).
     #[derive(Copy)]
     pub struct TangentRanges [0x10] "motTangents" {
         0x00 in_min_bits: u32 = Hex<u32>, "in-tangent min", Decoded Community, "in-tangent min, f32";
@@ -43,15 +51,16 @@ crate::record! {
     }
 }
 
-/// Declares a key record: every key starts with its frame word, the rest differs by compression.
+/// Declares a key record: every key starts with its time word (its evidence and meaning
+/// given), the rest differs by compression.
 macro_rules! key_record {
-    ($(#[$m:meta])* $name:ident [$len:expr] $schema:literal { $($fields:tt)* }) => {
+    ($(#[$m:meta])* $name:ident [$len:expr] $schema:literal
+        time $evidence:ident $meaning:literal { $($fields:tt)* }) => {
         crate::record! {
             $(#[$m])*
             #[derive(Copy)]
             pub struct $name [$len] $schema {
-                0x00 time: u16 = Int<u16>, "time", Decoded Community,
-                    "frame = time & 0x7FFF; bit 15 PRESERVED_UNDECODED";
+                0x00 time: u16 = Int<u16>, "time", Decoded $evidence, $meaning;
                 $($fields)*
             }
         }
@@ -60,14 +69,16 @@ macro_rules! key_record {
 
 key_record! {
     /// A compression-2 key: quantised value, linear.
-    KeyU16 [0x04] "motKeyU16" {
+    KeyU16 [0x04] "motKeyU16" time ExeConfirmed
+        "frame = (time & 0x7FFF) + the track's time offset; bit 15 kept raw (compression 2 is always linear)" {
         0x02 value: u16 = Int<u16>, "value", Decoded Community, "q: q * range / 65535 + min";
     }
 }
 
 key_record! {
     /// A compression-3 key: quantised value and tangents, Hermite.
-    KeyU16Hermite [0x08] "motKeyU16Hermite" {
+    KeyU16Hermite [0x08] "motKeyU16Hermite" time ExeConfirmed
+        "frame = (time & 0x7FFF) + the track's time offset; bit 15: the segment to the next key is Hermite (set) or linear (clear)" {
         0x02 value: u16 = Int<u16>, "value", Decoded Community, "q: q * range / 65535 + min";
         0x04 in_tangent: u16 = Int<u16>, "in-tangent", Decoded Community,
             "q: q * in range / 65535 + in min, per frame";
@@ -77,8 +88,10 @@ key_record! {
 }
 
 key_record! {
-    /// A compression-0 key (ASSUMED layout: never seen in the census, see [`Keys::F32`]).
-    KeyF32 [0x08] "motKeyF32" {
+    /// A compression-0 key: 8 bytes (EXE), never seen in the census; the fields' places are
+    /// ASSUMED (see [`Keys::F32`]).
+    KeyF32 [0x08] "motKeyF32" time Community
+        "assumed as in the u16 layouts: frame = (time & 0x7FFF) + the track's time offset; bit 15 kept raw" {
         0x02 pad_02: u16 = Int<u16>, "+0x02", Preserved PreservedUndecoded,
             "assumed alignment padding before the f32 value, kept raw";
         0x04 value_bits: u32 = Hex<u32>, "value", Decoded Community, "value, f32 bit pattern";
@@ -86,8 +99,10 @@ key_record! {
 }
 
 key_record! {
-    /// A compression-1 key (ASSUMED layout: never seen in the census, see [`Keys::F32Hermite`]).
-    KeyF32Hermite [0x10] "motKeyF32Hermite" {
+    /// A compression-1 key: 16 bytes (EXE), never seen in the census; the fields' places are
+    /// ASSUMED (see [`Keys::F32Hermite`]).
+    KeyF32Hermite [0x10] "motKeyF32Hermite" time Community
+        "assumed as in the u16 layouts: frame = (time & 0x7FFF) + the track's time offset; bit 15 kept raw" {
         0x02 pad_02: u16 = Int<u16>, "+0x02", Preserved PreservedUndecoded,
             "assumed alignment padding before the f32 fields, kept raw";
         0x04 value_bits: u32 = Hex<u32>, "value", Decoded Community, "value, f32 bit pattern";
@@ -130,9 +145,21 @@ impl Compression {
         self as u16
     }
 
-    /// Whether keys carry tangents (and the track the tangent ranges).
+    /// Whether keys carry tangents.
     pub fn is_hermite(self) -> bool {
         matches!(self, Compression::F32Hermite | Compression::U16Hermite)
+    }
+
+    /// Whether the track carries tangent ranges after its head (compression 3 alone: the
+    /// other Hermite compression keeps its tangents as f32).
+    pub fn has_tangent_ranges(self) -> bool {
+        self == Compression::U16Hermite
+    }
+
+    /// Whether bit 15 of a key's time chooses its segment's interpolation (compression 3,
+    /// EXE); in the others it is kept raw and the compression decides.
+    pub fn flag_chooses_segment(self) -> bool {
+        self == Compression::U16Hermite
     }
 
     /// Size of one key on disk.
@@ -148,7 +175,7 @@ impl Compression {
     /// Size of head plus tangent ranges.
     pub fn fixed_len(self) -> u64 {
         TrackHead::LEN as u64
-            + if self.is_hermite() {
+            + if self.has_tangent_ranges() {
                 TangentRanges::LEN as u64
             } else {
                 0
@@ -163,12 +190,11 @@ impl Compression {
 
 /// The keys of one track, in the layout its compression gives them.
 ///
-/// Compression 0 and 1 were never seen (census, docs/formats.md, motions) and the public importers
-/// do not read them (COMMUNITY: the Blender importers name them `LINEAR_FLOAT32`/`HERMITE_FLOAT32`
-/// but skip their keys). The layouts here are an ASSUMPTION: the u16 key time kept in the same
-/// place as in the quantised layouts, then two bytes of alignment (kept raw), then the f32 fields
-/// in the order of the quantised layouts; compression 1 has the tangent ranges after the head like
-/// compression 3 (unused for decoding, kept raw). Min and range are kept but unused for f32 keys.
+/// Compression 0 and 1 were never seen (census, docs/formats.md, motions); the executable reads
+/// their keys as f32 keys of 8 and 16 bytes, and only compression 3 has tangent ranges after the
+/// head (EXE). Where the fields sit inside those keys is an ASSUMPTION: the u16 key time in the
+/// same place as in the quantised layouts, then two bytes of alignment (kept raw), then the f32
+/// fields in the order of the quantised layouts. Min and range are kept but unused for f32 keys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "layout", content = "keys")]
 pub enum Keys {
@@ -248,10 +274,10 @@ impl Keys {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Track {
-    /// Span, compression, start, value min and range, as on disk (the key count is the number
-    /// of keys).
+    /// Span, compression, time offset, value min and range, as on disk (the key count is the
+    /// number of keys).
     pub head: TrackHead,
-    /// The tangent ranges: present exactly for Hermite compressions (1 and 3).
+    /// The tangent ranges: present exactly for compression 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tangents: Option<TangentRanges>,
     /// The keys.
@@ -265,10 +291,15 @@ pub struct Track {
 /// One key decoded to numbers (docs/formats.md, motions).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DecodedKey {
-    /// Frame: `time & 0x7FFF`.
+    /// The frame the time word holds: `time & 0x7FFF`.
     pub frame: u16,
-    /// Bit 15 of the time word (PRESERVED_UNDECODED).
+    /// The frame the key plays at: `frame` plus the track's time offset (EXE).
+    pub time: i32,
+    /// Bit 15 of the time word.
     pub flag: bool,
+    /// Whether the segment from this key to the next is Hermite (EXE: compression 3 by the
+    /// key's bit 15, compression 1 always, compressions 0 and 2 never).
+    pub hermite: bool,
     /// The value (radians for rotations).
     pub value: f32,
     /// The in-tangent per frame (0 for linear tracks).
@@ -280,9 +311,9 @@ pub struct DecodedKey {
 /// A key to encode with [`Track::encode`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KeyIn {
-    /// Frame, at most 0x7FFF.
+    /// The frame its time word holds (the track's time offset not included), at most 0x7FFF.
     pub frame: u16,
-    /// Bit 15 of the time word.
+    /// Bit 15 of the time word (compression 3: set for a Hermite segment to the next key).
     pub flag: bool,
     /// The value.
     pub value: f32,
@@ -342,14 +373,15 @@ impl Track {
         Compression::from_u16(self.head.compression)
     }
 
-    /// Whether the keys are Hermite (compression 1 or 3).
+    /// Whether the keys carry tangents (compression 1 or 3); which segments play Hermite is
+    /// per key ([`DecodedKey::hermite`]).
     pub fn is_hermite(&self) -> bool {
         self.keys.compression().is_hermite()
     }
 
-    /// The start word read as signed (census: 0, -11 or -19).
-    pub fn start(&self) -> i16 {
-        self.head.start as i16
+    /// The time offset added to every key's frame (census: 0, -11 or -19).
+    pub fn time_offset(&self) -> i16 {
+        self.head.time_offset
     }
 
     /// Value min as f32.
@@ -367,9 +399,11 @@ impl Track {
         self.keys.compression().span_for(self.keys.len() as u64) + self.extra.len() as u64
     }
 
-    /// Every key as numbers: frame, bit 15, value and tangents (docs/formats.md, motions; see
-    /// [`dequantise`]).
+    /// Every key as numbers: frame, time played, bit 15, its segment's interpolation, value and
+    /// tangents (docs/formats.md, motions; see [`dequantise`]).
     pub fn decoded_keys(&self) -> Vec<DecodedKey> {
+        let c = self.keys.compression();
+        let offset = i32::from(self.head.time_offset);
         let (min, range) = (self.min(), self.range());
         let t = self.tangents.unwrap_or_default();
         let (imin, irange) = (
@@ -382,7 +416,13 @@ impl Track {
         );
         let key = |time: u16, value: f32, i: f32, o: f32| DecodedKey {
             frame: time & TIME_FRAME,
+            time: i32::from(time & TIME_FRAME) + offset,
             flag: time & TIME_FLAG != 0,
+            hermite: if c.flag_chooses_segment() {
+                time & TIME_FLAG != 0
+            } else {
+                c.is_hermite()
+            },
             value,
             in_tangent: i,
             out_tangent: o,
@@ -424,11 +464,18 @@ impl Track {
     /// Builds a track from keys: min and range from the values (and tangent ranges from the
     /// tangents), values quantised to the nearest q for u16 compressions, span and key count set.
     /// Linear compressions ignore the tangents. Refuses frames over 0x7FFF, non-finite numbers,
-    /// and more keys than a u16 span can hold.
-    pub fn encode(c: Compression, start_raw: u16, keys: &[KeyIn]) -> Result<Track, EncodeError> {
+    /// more keys than the game reads ([`MAX_KEYS`]) and more than a u16 span can hold.
+    pub fn encode(c: Compression, time_offset: i16, keys: &[KeyIn]) -> Result<Track, EncodeError> {
+        if keys.len() > MAX_KEYS {
+            return Err(EncodeError::TooManyKeys { keys: keys.len() });
+        }
         let span = c.span_for(keys.len() as u64);
         if span > u64::from(u16::MAX) {
-            return Err(EncodeError::TooManyKeys { keys: keys.len() });
+            return Err(EncodeError::SpanOverflow {
+                keys: keys.len(),
+                compression: c.number(),
+                bytes: span,
+            });
         }
         for (i, k) in keys.iter().enumerate() {
             if k.frame > TIME_FRAME {
@@ -447,13 +494,13 @@ impl Track {
         let (imin, irange) = min_range(keys.iter().map(|k| k.in_tangent));
         let (omin, orange) = min_range(keys.iter().map(|k| k.out_tangent));
         if !range.is_finite()
-            || !irange.is_finite() && c.is_hermite()
-            || !orange.is_finite() && c.is_hermite()
+            || !irange.is_finite() && c.has_tangent_ranges()
+            || !orange.is_finite() && c.has_tangent_ranges()
         {
             return Err(EncodeError::RangeOverflow);
         }
         let time = |k: &KeyIn| k.frame | if k.flag { TIME_FLAG } else { 0 };
-        let tangents = c.is_hermite().then_some(TangentRanges {
+        let tangents = c.has_tangent_ranges().then_some(TangentRanges {
             in_min_bits: imin.to_bits(),
             in_range_bits: irange.to_bits(),
             out_min_bits: omin.to_bits(),
@@ -490,7 +537,7 @@ impl Track {
             head: TrackHead {
                 span: span as u16,
                 compression: c.number(),
-                start: start_raw,
+                time_offset,
                 min_bits: min.to_bits(),
                 range_bits: range.to_bits(),
             },
@@ -522,13 +569,13 @@ impl Track {
             .fold(0.0, f64::max)
     }
 
-    /// The head's derived field from the keys: the key count (a u16).
+    /// The head's derived field from the keys: the key count (at most [`MAX_KEYS`]).
     pub fn counts(&self) -> Result<TrackHeadCounts, TrackProblem> {
-        Ok(TrackHeadCounts {
-            key_count: u16::try_from(self.keys.len()).map_err(|_| TrackProblem::TooManyKeys {
-                keys: self.keys.len(),
-            })?,
-        })
+        let keys = self.keys.len();
+        match u16::try_from(keys) {
+            Ok(key_count) if keys <= MAX_KEYS => Ok(TrackHeadCounts { key_count }),
+            _ => Err(TrackProblem::TooManyKeys { keys }),
+        }
     }
 
     /// Checks head against keys (compression, tangents, span); the problem if any.
@@ -540,9 +587,9 @@ impl Track {
                 keys: c.number(),
             });
         }
-        if self.tangents.is_some() != c.is_hermite() {
+        if self.tangents.is_some() != c.has_tangent_ranges() {
             return Some(TrackProblem::Tangents {
-                hermite: c.is_hermite(),
+                compression: c.number(),
             });
         }
         let len = self.encoded_len();
@@ -559,11 +606,21 @@ impl Track {
 /// Why [`Track::encode`] cannot encode some keys.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EncodeError {
-    /// The track would be longer than a u16 span.
-    #[error("{keys} keys do not fit in a track (the span is a u16)")]
+    /// More keys than the game reads (it reads the key count as signed).
+    #[error("{keys} keys: a track holds at most 32767 (the game reads the key count as signed)")]
     TooManyKeys {
         /// Number of keys.
         keys: usize,
+    },
+    /// The track would be longer than a u16 span.
+    #[error("{keys} keys of compression {compression} need {bytes} bytes, but the span is a u16")]
+    SpanOverflow {
+        /// Number of keys.
+        keys: usize,
+        /// The compression.
+        compression: u16,
+        /// The bytes the track would occupy.
+        bytes: u64,
     },
     /// A frame does not fit in 15 bits.
     #[error("key {key}: frame {frame} is over 0x7FFF")]
@@ -630,19 +687,19 @@ pub enum TrackProblem {
         /// Keys' compression.
         keys: u16,
     },
-    /// (write) More keys than the head's u16 key count holds.
-    #[error("{keys} keys, but the key count is a u16")]
+    /// (write) More keys than the game reads (the key count is read as signed).
+    #[error(
+        "{keys} keys, but a track holds at most 32767 (the game reads the key count as signed)"
+    )]
     TooManyKeys {
         /// Keys held.
         keys: usize,
     },
-    /// (write) Tangent ranges present on a linear track or missing on a Hermite one.
-    #[error(
-        "tangent ranges must be present exactly on Hermite tracks (this one is Hermite: {hermite})"
-    )]
+    /// (write) Tangent ranges present on a track that is not compression 3, or missing on one.
+    #[error("tangent ranges must be present exactly on compression-3 tracks (this one is compression {compression})")]
     Tangents {
-        /// Whether the track is Hermite.
-        hermite: bool,
+        /// The keys' compression.
+        compression: u16,
     },
     /// (write) The span differs from what the track occupies.
     #[error("span {span:#x}, but the track occupies {len:#x} bytes")]

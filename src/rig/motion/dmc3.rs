@@ -1,14 +1,19 @@
 //! DMC3 motions (`.mot`) and archives (`.pac`) lifted into the IR and lowered back: a track
 //! whose curve still holds the keys its payload decodes to gives back its payload's bytes; any
-//! other is quantised again by the native encoder, like the original (same compression, start
-//! word and key flags).
+//! other is quantised again by the native encoder, like the original (same compression where it
+//! can hold the curve, the same time offset where the keys fit it, the key flags).
+//!
+//! By the executable's reading ([`Reading::Exe`]) a key's frame is its time word plus the track's
+//! time offset and each segment's interpolation is its left key's; by the old one
+//! ([`Reading::Community`], glTFs written before) frames are the time words and a compression
+//! has one interpolation, and the mask bits go the other way round within each triple.
 
 use super::{
     Channel, Curve, FilePayload, Interpolation, Key, Motion, MotionError, MotionFile,
-    MotionPayload, MotionTrackProblem, Reencoded, SlotUse, Slotted, Track, TrackPayload,
+    MotionPayload, MotionTrackProblem, Reading, Reencoded, SlotUse, Slotted, Track, TrackPayload,
 };
 use crate::native::dmc3::motion::{
-    Channel as MotChannel, Compression, KeyIn, Mot, Track as MotTrack, CHANNEL_BITS,
+    Channel as MotChannel, Compression, KeyIn, Mot, Track as MotTrack, CHANNEL_BITS, TIME_FRAME,
 };
 use crate::native::dmc3::pac::{MemberKind, Pac, SlotEdit};
 
@@ -28,38 +33,70 @@ pub fn native_channel(c: Channel) -> MotChannel {
         .unwrap_or(MotChannel::Tx)
 }
 
-/// The curve a native track holds (docs/formats.md, motions: frames `time & 0x7FFF`, values and
-/// tangents dequantised).
-pub fn curve_of(t: &MotTrack) -> Curve {
-    Curve {
-        interpolation: if t.is_hermite() {
-            Interpolation::Hermite
-        } else {
-            Interpolation::Linear
-        },
-        keys: t
-            .decoded_keys()
-            .iter()
-            .map(|k| Key {
-                frame: f64::from(k.frame),
-                value: f64::from(k.value),
-                tangent_in: f64::from(k.in_tangent),
-                tangent_out: f64::from(k.out_tangent),
-            })
-            .collect(),
+/// The mask bit of channel `c` by `reading`: the executable's table, or bit 8 down to bit 0
+/// for translation X ... scale Z by the old reading.
+pub fn mask_bit(c: Channel, reading: Reading) -> u16 {
+    match reading {
+        Reading::Exe => native_channel(c).mask(),
+        Reading::Community => 1 << (8 - c.index().min(8)),
     }
 }
 
-/// A motion into the IR.
-pub fn lift(mut mot: Mot) -> Motion {
+/// The (node, channel) of every set bit of `masks` by `reading`, in file order: node by node,
+/// channels in the order translation X ... scale Z in both readings.
+pub fn targets(masks: &[u16], reading: Reading) -> Vec<(usize, Channel)> {
+    let channels: Vec<Channel> = (0..9).filter_map(Channel::from_index).collect();
+    masks
+        .iter()
+        .enumerate()
+        .flat_map(|(n, &m)| {
+            channels
+                .iter()
+                .filter(move |&&c| m & mask_bit(c, reading) != 0)
+                .map(move |&c| (n, c))
+        })
+        .collect()
+}
+
+/// The curve a native track holds by `reading` (docs/formats.md, motions: values and tangents
+/// dequantised; frames and interpolation as the module doc says).
+pub fn curve_of(t: &MotTrack, reading: Reading) -> Curve {
+    let whole = if t.is_hermite() {
+        Interpolation::Hermite
+    } else {
+        Interpolation::Linear
+    };
+    let keys = t
+        .decoded_keys()
+        .iter()
+        .map(|k| {
+            let (frame, interpolation) = match reading {
+                Reading::Exe if k.hermite => (k.time, Interpolation::Hermite),
+                Reading::Exe => (k.time, Interpolation::Linear),
+                Reading::Community => (i32::from(k.frame), whole),
+            };
+            Key {
+                frame: f64::from(frame),
+                value: f64::from(k.value),
+                tangent_in: f64::from(k.in_tangent),
+                tangent_out: f64::from(k.out_tangent),
+                interpolation,
+            }
+        })
+        .collect();
+    Curve { keys }
+}
+
+/// A motion into the IR by `reading`.
+pub fn lift(mut mot: Mot, reading: Reading) -> Motion {
     let tracks = std::mem::take(&mut mot.tracks);
-    let targets = crate::native::dmc3::motion::mask_targets(&mot.masks);
-    let tracks = targets
+    let tracks = targets(&mot.masks, reading)
+        .into_iter()
         .zip(tracks)
-        .map(|((joint, c), t)| Track {
+        .map(|((joint, channel), t)| Track {
             joint,
-            channel: channel_of(c),
-            curve: curve_of(&t),
+            channel,
+            curve: curve_of(&t, reading),
             native: Some(TrackPayload::Dmc3(t)),
         })
         .collect();
@@ -67,51 +104,143 @@ pub fn lift(mut mot: Mot) -> Motion {
         joints: mot.masks.len(),
         end_frame: f64::from(f32::from_bits(mot.header.end_frame_bits)),
         tracks,
+        reading,
         native: MotionPayload::Dmc3(Box::new(mot)),
+    }
+}
+
+/// The compression a curve is encoded in again: the payload's `was` when it can hold the
+/// curve's segments, else the u16 one that can.
+fn compression_for(was: Option<Compression>, curve: &Curve, reading: Reading) -> Compression {
+    let hermite = curve.has_segment(Interpolation::Hermite);
+    let linear = curve.has_segment(Interpolation::Linear);
+    match (reading, was) {
+        // Compression 3 holds both, segment by segment.
+        (Reading::Exe, Some(Compression::U16Hermite)) => Compression::U16Hermite,
+        (Reading::Exe, Some(c)) if c.is_hermite() && !linear || !c.is_hermite() && !hermite => c,
+        (Reading::Community, Some(c)) if c.is_hermite() == hermite => c,
+        _ if hermite => Compression::U16Hermite,
+        _ => Compression::U16Linear,
+    }
+}
+
+/// A curve's key frames as whole numbers (or the problem with the first that is not one).
+fn whole_frames(t: &Track) -> Result<Vec<i64>, MotionError> {
+    t.curve
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(key, k)| {
+            if k.frame.fract() == 0.0 && k.frame.abs() <= 65536.0 {
+                Ok(k.frame as i64)
+            } else {
+                Err(track_problem(
+                    t,
+                    MotionTrackProblem::Frame {
+                        key,
+                        frame: k.frame,
+                    },
+                ))
+            }
+        })
+        .collect()
+}
+
+/// The time offset a re-encoded track is written with: the payload's `was` when every key's
+/// frame less it fits a time word, else 0, else the first key's frame; `None` when none fits.
+fn time_offset_for(was: i16, frames: &[i64]) -> Option<i16> {
+    let first = frames.first().copied().unwrap_or(0);
+    let fits = |o: i64| {
+        frames
+            .iter()
+            .all(|f| (0..=i64::from(TIME_FRAME)).contains(&(f - o)))
+    };
+    let first = i16::try_from(first).ok().map(i64::from);
+    [Some(i64::from(was)), Some(0), first]
+        .into_iter()
+        .flatten()
+        .find(|&o| fits(o))
+        .and_then(|o| i16::try_from(o).ok())
+}
+
+/// `problem` of track `t`.
+fn track_problem(t: &Track, problem: MotionTrackProblem) -> MotionError {
+    MotionError::Track {
+        joint: t.joint,
+        channel: t.channel,
+        problem,
     }
 }
 
 /// The native track of an IR track: its payload when the curve is still the payload's, else the
 /// curve encoded like the payload (or as u16 keys for a track made in the IR).
-fn lower_track(t: &Track, reencoded: &mut Vec<Reencoded>) -> Result<MotTrack, MotionError> {
+fn lower_track(
+    t: &Track,
+    reading: Reading,
+    reencoded: &mut Vec<Reencoded>,
+) -> Result<MotTrack, MotionError> {
     let payload = t.native.as_ref().map(|TrackPayload::Dmc3(p)| p);
     if let Some(p) = payload {
-        let c = curve_of(p);
-        if c.interpolation == t.curve.interpolation && t.curve.same_keys(&c.keys) {
+        if t.curve.same_keys(&curve_of(p, reading).keys) {
             return Ok(p.clone());
         }
     }
-    let hermite = t.curve.interpolation == Interpolation::Hermite;
-    let compression = match payload.and_then(|p| p.compression()) {
-        Some(c) if c.is_hermite() == hermite => c,
-        _ if hermite => Compression::U16Hermite,
-        _ => Compression::U16Linear,
+    let compression = compression_for(payload.and_then(|p| p.compression()), &t.curve, reading);
+    let was = payload.map_or(0, |p| p.time_offset());
+    let frames = whole_frames(t)?;
+    let offset = match reading {
+        Reading::Exe => time_offset_for(was, &frames).ok_or_else(|| {
+            let (first, last) = (frames.first(), frames.last());
+            track_problem(
+                t,
+                MotionTrackProblem::Spread {
+                    first: first.copied().unwrap_or(0),
+                    last: last.copied().unwrap_or(0),
+                },
+            )
+        })?,
+        // Frames are the time words; the offset stays as it was.
+        Reading::Community => was,
     };
     let flags: Vec<bool> = payload
         .map(|p| p.decoded_keys().iter().map(|k| k.flag).collect())
         .unwrap_or_default();
+    let by_segment = reading == Reading::Exe && compression.flag_chooses_segment();
+    // By the old reading frames are the time words themselves.
+    let played_from = match reading {
+        Reading::Exe => i64::from(offset),
+        Reading::Community => 0,
+    };
     let mut keys = Vec::with_capacity(t.curve.keys.len());
-    for (i, k) in t.curve.keys.iter().enumerate() {
-        if !(k.frame.fract() == 0.0 && (0.0..=32767.0).contains(&k.frame)) {
-            return Err(MotionError::Track {
-                joint: t.joint,
-                channel: t.channel,
-                problem: MotionTrackProblem::Frame {
-                    key: i,
-                    frame: k.frame,
-                },
-            });
-        }
+    for (i, (k, f)) in t.curve.keys.iter().zip(&frames).enumerate() {
+        let word = f - played_from;
+        let frame = u16::try_from(word)
+            .ok()
+            .filter(|&w| w <= TIME_FRAME)
+            .ok_or_else(|| {
+                track_problem(
+                    t,
+                    MotionTrackProblem::Frame {
+                        key: i,
+                        frame: k.frame,
+                    },
+                )
+            })?;
+        let flag = if by_segment {
+            k.interpolation == Interpolation::Hermite
+        } else {
+            let kept = flags.get(i).or(flags.last()).copied();
+            kept.unwrap_or(compression.is_hermite())
+        };
         keys.push(KeyIn {
-            frame: k.frame as u16,
-            flag: flags.get(i).or(flags.last()).copied().unwrap_or(hermite),
+            frame,
+            flag,
             value: k.value as f32,
             in_tangent: k.tangent_in as f32,
             out_tangent: k.tangent_out as f32,
         });
     }
-    let start = payload.map_or(0, |p| p.head.start);
-    let track = MotTrack::encode(compression, start, &keys).map_err(|e| MotionError::Encode {
+    let track = MotTrack::encode(compression, offset, &keys).map_err(|e| MotionError::Encode {
         joint: t.joint,
         channel: t.channel,
         source: e,
@@ -136,30 +265,24 @@ pub fn lower(m: &Motion) -> Result<(Mot, Vec<Reencoded>), MotionError> {
             native: n,
         });
     }
-    // Native order: node by node, mask bit 8 down to 0 (the IR channel index order).
+    // Native order: node by node, channels translation X ... scale Z (both readings).
     let mut order: Vec<&Track> = m.tracks.iter().collect();
     order.sort_by_key(|t| (t.joint, t.channel.index()));
     let mut masks = vec![0u16; n];
     for t in &order {
-        let bit = native_channel(t.channel).mask();
-        let mask = masks.get_mut(t.joint).ok_or(MotionError::Track {
-            joint: t.joint,
-            channel: t.channel,
-            problem: MotionTrackProblem::JointPastEnd(n),
-        })?;
+        let bit = mask_bit(t.channel, m.reading);
+        let mask = masks
+            .get_mut(t.joint)
+            .ok_or_else(|| track_problem(t, MotionTrackProblem::JointPastEnd(n)))?;
         if *mask & bit != 0 {
-            return Err(MotionError::Track {
-                joint: t.joint,
-                channel: t.channel,
-                problem: MotionTrackProblem::Duplicate,
-            });
+            return Err(track_problem(t, MotionTrackProblem::Duplicate));
         }
         *mask |= bit & CHANNEL_BITS;
     }
     let mut reencoded = Vec::new();
     let tracks = order
         .iter()
-        .map(|t| lower_track(t, &mut reencoded))
+        .map(|t| lower_track(t, m.reading, &mut reencoded))
         .collect::<Result<Vec<_>, _>>()?;
     if masks != mot.masks {
         mot.masks = masks;
@@ -168,27 +291,27 @@ pub fn lower(m: &Motion) -> Result<(Mot, Vec<Reencoded>), MotionError> {
     Ok((mot, reencoded))
 }
 
-/// A `.mot` file into the IR.
-pub fn lift_mot(mot: Mot) -> MotionFile {
+/// A `.mot` file into the IR by `reading`.
+pub fn lift_mot(mot: Mot, reading: Reading) -> MotionFile {
     MotionFile {
         motions: vec![Slotted {
             slots: Vec::new(),
-            motion: Some(lift(mot)),
+            motion: Some(lift(mot, reading)),
         }],
         native: FilePayload::Dmc3Mot,
     }
 }
 
-/// A `.pac` archive into the IR: one motion per motion member (every other member stays in
-/// the payload).
-pub fn lift_pac(pac: Pac) -> MotionFile {
+/// A `.pac` archive into the IR by `reading`: one motion per motion member (every other member
+/// stays in the payload).
+pub fn lift_pac(pac: Pac, reading: Reading) -> MotionFile {
     let motions = pac
         .members
         .iter()
         .filter_map(|m| match &m.kind {
             MemberKind::Mot(mot) => Some(Slotted {
                 slots: m.slots.clone(),
-                motion: Some(lift((**mot).clone())),
+                motion: Some(lift((**mot).clone(), reading)),
             }),
             _ => None,
         })
@@ -267,7 +390,8 @@ pub fn lower_file(
 /// A motion of no tracks ending at `end_frame`, on the shell of `template` (a motion of the same
 /// model): the header's undecoded fields are the template's, its end frame is `end_frame`, and
 /// +0x14 follows it when it equals the end frame in the template (as in every file of the
-/// census). Returns the motion and what was taken over, for the report.
+/// census). It follows the executable's reading whatever the template's. Returns the motion and
+/// what was taken over, for the report.
 pub fn blank_like(template: &Motion, end_frame: f64) -> (Motion, String) {
     let MotionPayload::Dmc3(shell) = &template.native;
     let mut mot = (**shell).clone();
@@ -297,6 +421,7 @@ pub fn blank_like(template: &Motion, end_frame: f64) -> (Motion, String) {
         joints: mot.masks.len(),
         end_frame: f64::from(end_frame as f32),
         tracks: Vec::new(),
+        reading: Reading::Exe,
         native: MotionPayload::Dmc3(Box::new(mot)),
     };
     (motion, taken)
@@ -410,21 +535,15 @@ mod tests {
             joint: 1,
             channel,
             curve: Curve {
-                interpolation: Interpolation::Linear,
-                keys: vec![
-                    Key {
-                        frame: 0.0,
-                        value: 2.0,
+                keys: [(0.0, 2.0), (9.0, 5.0)]
+                    .map(|(frame, value)| Key {
+                        frame,
+                        value,
                         tangent_in: 0.0,
                         tangent_out: 0.0,
-                    },
-                    Key {
-                        frame: 9.0,
-                        value: 5.0,
-                        tangent_in: 0.0,
-                        tangent_out: 0.0,
-                    },
-                ],
+                        interpolation: Interpolation::Linear,
+                    })
+                    .to_vec(),
             },
             native: None,
         });

@@ -6,8 +6,9 @@ use super::Finding;
 use crate::native::dmc3::motion::{Mot, MotError, TrackProblem};
 use crate::native::record::Evidence;
 
-/// The most keys a track may hold: the game reads the count as signed.
-pub const MAX_KEYS: usize = 32_767;
+/// The most keys a track may hold: the game reads the count as signed (the track's own limit,
+/// which its writer refuses by name).
+pub use crate::native::dmc3::motion::MAX_KEYS;
 
 /// Every finding of the motion loader on `mot`; `model_nodes` is the node count of the model
 /// it plays on, when known (its archive's body, or one given on the command line).
