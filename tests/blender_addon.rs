@@ -540,6 +540,7 @@ fn the_windows_release_zip_holds_the_exe_for_windows() {
             "actions.py",
             "bin/rigtrip.exe",
             "blender_manifest.toml",
+            "cloth.py",
             "findings.py",
             "game.py",
             "runner.py"

@@ -22,6 +22,11 @@ EDIT, applied in the order given:
     --add-mesh NAME BONE   add a new mesh object NAME (a 4 cm box at BONE's head, 8 vertices,
                            12 triangles) as a modder does: parented to the armature with an
                            Armature modifier, every vertex weighted 1.0 to BONE
+    --set-property KEY JSON
+                           set the scene's custom property KEY (Scene Properties > Custom
+                           Properties; the importer puts the glTF scene extras there) to the
+                           JSON value (a number, a list of numbers, a string), as a user
+                           typing it in does
     --plain                export without custom properties (a glTF with no rigtrip data, as
                            Blender's exporter writes at its defaults; for `import --onto`)
     --key-rotation ANIMATION BONE FRAME RX RY RZ
@@ -82,6 +87,7 @@ def parse_edits(words):
             "--set-material": 2,
             "--add-bone": 2,
             "--add-mesh": 2,
+            "--set-property": 2,
             "--plain": 0,
             "--key-rotation": 6,
             "--delete-animation": 1,
@@ -310,6 +316,16 @@ def add_mesh(name, bone):
     group.add([v.index for v in mesh.vertices], 1.0, "REPLACE")
 
 
+def set_property(key, value):
+    """Sets a custom property of the scene (where the importer put the scene extras)."""
+    import json
+
+    try:
+        bpy.context.scene[key] = json.loads(value)
+    except ValueError as e:
+        raise Usage(f"--set-property {key}: {value!r} is not JSON ({e})") from e
+
+
 def plain():
     """Marks the export as one without custom properties (see main)."""
     global CUSTOM_PROPERTIES
@@ -366,6 +382,7 @@ EDITS = {
     "--set-material": set_material,
     "--add-bone": add_bone,
     "--add-mesh": add_mesh,
+    "--set-property": set_property,
     "--plain": plain,
     "--key-rotation": key_rotation,
     "--delete-animation": delete_animation,

@@ -22,6 +22,10 @@ becomes an error naming the joint; rigtrip's report goes to the Info area. Joint
 Blender are kept in `<name>.names.json` beside the native file (`rigtrip import` writes it beside
 its output; the add-on moves it beside the target) and read back on the next import.
 
+A coated archive's cloth (see cloth.py): its simulated bones are a bone collection `cloth` of the
+coat's armature, its parameters custom properties of the rig's collection; edits to either are
+written into the cloth text at export.
+
 With "Onto template", export writes the active armature and the meshes deforming with it, a rig
 made or imported elsewhere, onto a native file of the game (`rigtrip import --onto`).
 
@@ -41,7 +45,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import actions, findings, game, runner
+from . import actions, cloth, findings, game, runner
 
 bl_info = {
     "name": "rigtrip",
@@ -351,6 +355,7 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
             _set_property(coll, EXTRAS, extras[EXTRAS])
             _collect_parts(coll, extras[EXTRAS])
             state = {
+                cloth.STATE: cloth.on_import(coll, extras, _set_property),
                 "source": source,
                 "format": str(extras[EXTRAS].get("format", "")),
                 "block_at": block_at,
@@ -560,6 +565,7 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
                 skip = actions.unchanged(coll[STATE], coll, context.scene)
             at_rest = actions.cleared_pose(coll, animated)
             with _linked(coll, strays), _part_prefixes(coll), at_rest, \
+                    cloth.rows_from_collections(coll, STATE), \
                     actions.left_out(coll[EXTRAS], skip) as unexported:
                 _write_glb(glb, coll, rest_pose=animated, animations=bool(motions))
             exported = len(runner.glb_json(glb).get("animations") or [])

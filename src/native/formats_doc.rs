@@ -141,7 +141,7 @@ pub fn markdown() -> String {
         "\n## DMC3 archives (`.pac`)\n\n\
          `PAC` and `0x00` magic, a u32 slot count, one u32 member offset per slot (0 = empty), \
          then the members. A member is recognised by its own bytes (a model, a motion, a \
-         texture bundle or entry, a nested archive, a shadow model; `EFM`, `PNST`, `ipum` are \
+         texture bundle or entry, a nested archive, a shadow model, cloth text; `EFM`, `PNST`, `ipum` are \
          named and kept opaque). Player archives are reported to use slot 0 for textures, 1 \
          for the body, 8 for its shadow, 12 for a coat, 13 for cloth and 14 for the coat's \
          shadow: rigtrip uses these slots as names only. `export` shows every model member in \
@@ -159,6 +159,7 @@ pub fn markdown() -> String {
          the third offset names the vertices, 16 bytes each (f32 x, y, z, 1); no reading \
          depends on that.\n",
     );
+    out.push_str(crate::native::dmc3::cloth::FORMAT_DOC);
     for s in sections() {
         let _ = write!(out, "\n## {}\n\n{}\n", s.heading, one_line(s.prose));
         for r in &s.records {

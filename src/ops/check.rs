@@ -7,11 +7,12 @@
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+use crate::native::dmc3::cloth::Clt;
 use crate::native::dmc3::loader::archive::{self, Slot, SlotKind};
 use crate::native::dmc3::loader::model::{model_findings, model_nodes, ModelContext};
 use crate::native::dmc3::loader::{motion, texture};
 use crate::native::dmc3::pac::{self, Pac, MAX_NESTING};
-use crate::native::dmc3::{self, Mot, Ptx, Texture};
+use crate::native::dmc3::{self, cloth_check, Mot, Ptx, Texture};
 use crate::native::finding::{Finding, Severity};
 use crate::ops::verify::Candidate;
 
@@ -201,6 +202,7 @@ pub fn check_bytes(
         model_nodes: opts.model_nodes,
         textures_from: "--textures",
         nodes_from: "--model",
+        player: false,
     };
     let file_name = name
         .file_name()
@@ -224,6 +226,8 @@ struct Context {
     model_nodes: Option<u8>,
     textures_from: &'static str,
     nodes_from: &'static str,
+    /// Inside a player archive, whose slots the archive's own rules judge together.
+    player: bool,
 }
 
 /// The findings and the things not judged, gathered over a file and its members.
@@ -318,7 +322,7 @@ impl Walk {
                 Err(e) => self.not_read(place, "texture", &e),
             },
             Kind::Shadow => self.shadow(place, data, cx),
-            Kind::Cloth => self.cloth(place, data),
+            Kind::Cloth => self.cloth(place, data, cx),
             Kind::Archive => self.unchecked.push(format!(
                 "{}an archive nested deeper than {MAX_NESTING}: not checked",
                 at(place)
@@ -399,14 +403,24 @@ impl Walk {
         }
     }
 
-    /// A cloth file. Its rules (grammar, `Bone` nodes in the coat, no zero-length simulated
-    /// bone, one block for a Dante costume) belong to the cloth reader: called here once they
-    /// exist.
-    fn cloth(&mut self, place: &str, _data: &[u8]) {
+    /// A cloth file: its grammar and values (`native::dmc3::cloth_check`). In a player archive
+    /// its rows are judged with the archive's coat and body ([`Walk::archive`]); a loose one, or
+    /// one elsewhere, by its text alone.
+    fn cloth(&mut self, place: &str, data: &[u8], cx: &Context) {
+        if cx.player {
+            return;
+        }
+        let Some(clt) = Clt::read(data) else {
+            self.unchecked
+                .push(format!("{}cloth text not readable: not checked", at(place)));
+            return;
+        };
         self.unchecked.push(format!(
-            "{}the cloth text (grammar, bones in the coat) is not checked yet",
+            "{}cloth rows not compared with a coat (none beside it)",
             at(place)
         ));
+        let found = cloth_check::check(&clt, &cloth_check::Context::default());
+        self.extend(place, found);
     }
 }
 
@@ -430,7 +444,11 @@ impl Walk {
             let inner = member_place(place, &m.slots, player);
             self.member(&inner, bytes, &cx, depth);
         }
-        let found = archive::archive_findings(name, &slots);
+        let mut found = archive::archive_findings(name, &slots);
+        if player {
+            let stem = name.map(|n| n.rsplit_once('.').map_or(n, |(s, _)| s));
+            found.extend(cloth_check::check_archive(p, stem));
+        }
         self.extend(place, found);
     }
 }
@@ -519,6 +537,7 @@ fn archive_context(
             None if outer.model_nodes.is_some() => outer.nodes_from,
             None => "in the archive: --model FILE",
         },
+        player,
     }
 }
 

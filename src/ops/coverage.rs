@@ -573,6 +573,11 @@ fn member_claims(c: &mut Claims, m: &crate::native::dmc3::Member, i: usize) {
             c.shifted(sub, base, &prefix);
         }
         MemberKind::Shadow(shw) => shadow_claims(c, shw, base, &prefix),
+        MemberKind::Cloth(clt) => {
+            for (at, len, what, kind, ev) in crate::ops::cloth::spans(clt, &prefix) {
+                c.add(base + at, len, what, "cloth text", kind, ev);
+            }
+        }
         MemberKind::Opaque(b) => c.add(
             base,
             b.len() as u64,

@@ -404,6 +404,17 @@ fn check_pac_counts(file: &Value, p: &Pac, at: &str) -> Result<(), DumpError> {
                     problem: "the hulls do not match the header, records and body (a shadow model's counts, offsets and lists are written from its header, records and body; edit those)".into(),
                 });
             }
+            // Its grammar is shown for reading: the lines are what is written.
+            MemberKind::Cloth(clt) => {
+                let shown = &kind["cloth"]["grammar"];
+                let read = serde_json::to_value(clt.grammar()).unwrap_or_default();
+                if !shown.is_null() && *shown != read {
+                    return Err(DumpError::Write {
+                        pointer: ptr("cloth/grammar"),
+                        problem: "does not match the lines (cloth text is written from its lines and tail; the grammar only shows how the parser reads them: edit the lines)".into(),
+                    });
+                }
+            }
             _ => {}
         }
     }

@@ -747,6 +747,7 @@ fn motion_defs(defs: &mut Map<String, Value>) {
     defs.insert("pacFile".into(), pac_file_def());
     texture_defs(defs);
     shadow_defs(defs);
+    defs.insert("cltFile".into(), crate::ops::cloth::dump_def());
     let records = [
         (MotHeader::SCHEMA_NAME, MotHeader::schema()),
         (TrackHead::SCHEMA_NAME, TrackHead::schema()),
@@ -826,6 +827,12 @@ fn pac_file_def() -> Value {
                                     "additionalProperties": false,
                                     "required": ["shadow"],
                                     "properties": { "shadow": { "$ref": "#/$defs/shwFile" } }
+                                },
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
+                                    "required": ["cloth"],
+                                    "properties": { "cloth": { "$ref": "#/$defs/cltFile" } }
                                 },
                                 {
                                     "type": "object",

@@ -2,6 +2,7 @@
 
 pub mod character;
 pub mod check;
+pub mod cloth;
 pub mod coverage;
 pub mod dump;
 pub mod dump_schema;

@@ -214,6 +214,9 @@ pub struct MemberReport {
     /// A shadow model that fits the public layout.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shadow: Option<ShadowReport>,
+    /// Cloth text: its blocks and rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cloth: Option<crate::ops::cloth::ClothReport>,
 }
 
 /// A shadow model member (see [`crate::native::dmc3::shadow`]).
@@ -362,8 +365,9 @@ pub fn mot_report(m: &Mot) -> MotReport {
     }
 }
 
-/// The report of one member; `names` says whether slot names apply (a character archive).
-fn member_report(m: &crate::native::dmc3::Member, names: bool) -> MemberReport {
+/// The report of one member of `pac`; `names` says whether slot names apply (a character
+/// archive).
+fn member_report(m: &crate::native::dmc3::Member, names: bool, pac: &Pac) -> MemberReport {
     use crate::ops::texture::{model_report, ptx_report, texture_report};
     let mut r = MemberReport {
         offset: u64::from(m.offset),
@@ -385,6 +389,7 @@ fn member_report(m: &crate::native::dmc3::Member, names: bool) -> MemberReport {
         archive: None,
         objects: Vec::new(),
         shadow: None,
+        cloth: None,
     };
     match &m.kind {
         MemberKind::Mot(mot) => r.motion = Some(mot_report(mot)),
@@ -396,6 +401,10 @@ fn member_report(m: &crate::native::dmc3::Member, names: bool) -> MemberReport {
         MemberKind::Texture(t) => r.textures = Some(vec![texture_report(t, 0, 0)]),
         MemberKind::Archive(p) => r.archive = Some(Box::new(pac_report(p))),
         MemberKind::Shadow(s) => r.shadow = Some(shadow_report(s)),
+        MemberKind::Cloth(c) => {
+            let coat = crate::ops::cloth::CoatOf::of(pac, m);
+            r.cloth = Some(crate::ops::cloth::report(c, coat.as_ref()));
+        }
         MemberKind::Opaque(_) => {}
     }
     r
@@ -404,7 +413,11 @@ fn member_report(m: &crate::native::dmc3::Member, names: bool) -> MemberReport {
 /// The report of one archive.
 pub fn pac_report(p: &Pac) -> PacReport {
     let names = p.has_model();
-    let members: Vec<MemberReport> = p.members.iter().map(|m| member_report(m, names)).collect();
+    let members: Vec<MemberReport> = p
+        .members
+        .iter()
+        .map(|m| member_report(m, names, p))
+        .collect();
     let mut member_of = vec![None; p.offsets.len()];
     for (i, m) in p.members.iter().enumerate() {
         for &s in &m.slots {
@@ -595,6 +608,9 @@ fn render_member(out: &mut String, i: usize, m: &MemberReport, indent: &str) {
                 x.vertices, x.triangles, x.pieces
             );
         }
+    }
+    if let Some(c) = &m.cloth {
+        crate::ops::cloth::render(out, c, &inner);
     }
     for t in m.textures.iter().flatten() {
         crate::ops::texture::render_texture(out, t, &inner);

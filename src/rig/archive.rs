@@ -7,8 +7,9 @@
 //! What it cannot derive rides in the archive tag: the slot table as on disk, the bytes between
 //! the table and the first member, and per member its offset and slots, and either its role
 //! (`model`: the document's model; `textures`: the PTX bundle of the images, with its table
-//! padding when not all zeros and the bytes after its last texture) or, for every other member
-//! (shadow, cloth, motions, a coat not exported), its bytes as base64.
+//! padding when not all zeros and the bytes after its last texture; `cloth`: cloth text, whose
+//! parameters and rows are also scene properties, see [`crate::rig::cloth`]) or, for every
+//! other member (shadow, motions, a coat not exported), its bytes as base64.
 //!
 //! On import the members are laid out again in their order: while every member before is
 //! unchanged each keeps its offset; after a member whose length changed, each starts at the
@@ -34,6 +35,10 @@ pub struct ArchiveTag {
     pub gap: Vec<u8>,
     /// The members in offset order.
     pub members: Vec<MemberTag>,
+    /// The scene properties beside the tag in the document it was read from (see
+    /// [`crate::rig::cloth`]); not part of the tag.
+    #[serde(skip)]
+    pub properties: serde_json::Map<String, serde_json::Value>,
 }
 
 /// One member of [`ArchiveTag`].
@@ -92,6 +97,23 @@ pub enum MemberTag {
         /// empty when it has joints of its own in the document.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         joints: Vec<serde_json::Value>,
+    },
+    /// Cloth text, as its bytes, with the glTF name of each node its rows named when exported
+    /// (see [`crate::rig::cloth`]: its parameters and rows are scene properties beside the
+    /// tag).
+    #[serde(rename_all = "camelCase")]
+    Cloth {
+        /// Offset on disk.
+        offset: u32,
+        /// Slots naming it.
+        slots: Vec<usize>,
+        /// Its bytes.
+        #[serde(with = "crate::bytes::base64_bytes")]
+        bytes: Vec<u8>,
+        /// Per node a row named (its index in decimal: a JSON key), the name of its joint in
+        /// the document.
+        #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        names: std::collections::BTreeMap<String, String>,
     },
     /// Any other member, as its bytes.
     #[serde(rename_all = "camelCase")]
@@ -342,6 +364,9 @@ pub enum ArchiveError {
     /// The tag does not describe an archive.
     #[error("scene.extras.rigtrip.archive: {0}")]
     Tag(String),
+    /// Edited cloth properties that cannot be written.
+    #[error(transparent)]
+    Cloth(#[from] crate::rig::cloth::ClothEditError),
 }
 
 impl ArchiveTag {
@@ -374,6 +399,12 @@ impl ArchiveTag {
                             })
                             .collect(),
                     }),
+                    MemberKind::Cloth(c) => Ok(MemberTag::Cloth {
+                        offset,
+                        slots,
+                        bytes: c.write(),
+                        names: Default::default(),
+                    }),
                     _ => Ok(MemberTag::Bytes {
                         offset,
                         slots,
@@ -384,11 +415,12 @@ impl ArchiveTag {
                     }),
                 }
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, ArchiveError>>()?;
         Ok(ArchiveTag {
             offsets: pac.offsets.clone(),
             gap: pac.gap.clone(),
             members,
+            properties: Default::default(),
         })
     }
 
@@ -427,6 +459,12 @@ impl ArchiveTag {
                     offset,
                     slots,
                     bytes,
+                }
+                | MemberTag::Cloth {
+                    offset,
+                    slots,
+                    bytes,
+                    ..
                 } => {
                     let new = rebuilt.iter().find(|(o, _)| o == offset);
                     (*offset, slots, new.map_or(bytes, |(_, b)| b).clone())

@@ -6,6 +6,7 @@
 //! native reader accepts, including those whose skeletons fail the gate.
 
 pub mod archive;
+pub mod cloth;
 pub mod dmc3;
 pub(crate) mod dmc3_geometry;
 mod dmc3_mesh;

@@ -9,6 +9,8 @@ use glam::{DMat3, DVec3};
 
 use super::rng::Rng;
 
+pub mod coat;
+
 /// A byte buffer that grows to fit whatever is put into it.
 #[derive(Default)]
 struct Buf(Vec<u8>);
@@ -991,42 +993,22 @@ fn humanoid_block() -> HumanoidBlock {
     (rng, h, spec, world, node_of)
 }
 
-/// A long coat for [`sample_mod`]: wide tubes from the chest down past the knees. With
-/// `shared`, on the humanoid's own skeleton (its block byte for byte, as a coat member of a
-/// player archive is); else on a skeleton of its own: a root, the hips and two tails of three
-/// joints each down the back and front, in a shuffled order of its own. Texture index 1.
+/// A long coat for [`sample_mod`]. With `shared`, on the humanoid's own skeleton (its block
+/// byte for byte): wide tubes from the chest down past the knees. Else on a coat skeleton of
+/// its own ([`coat::own_coat`]: a root, the waist and six tails, 32 nodes). Texture index 1.
 pub fn sample_coat(shared: bool) -> Vec<u8> {
+    if !shared {
+        return coat::own_coat();
+    }
     let (mut rng, h, spec, world, node_of) = humanoid_block();
     let logical = |name: &str| h.iter().position(|j| j.0 == name).unwrap_or(0);
-    let (spec, world, bones) = match shared {
-        true => {
-            let bone = |a: &str, b: &str, r: f64| (node_of[logical(a)], node_of[logical(b)], r);
-            let bones = vec![
-                bone("chest", "spine1", 15.0),
-                bone("spine1", "hips", 16.0),
-                bone("thigh_l", "knee_l", 11.0),
-                bone("thigh_r", "knee_r", 11.0),
-            ];
-            (spec, world, bones)
-        }
-        false => {
-            let joints: [(Option<usize>, [f64; 3]); 8] = [
-                (None, [0.0, 0.0, 0.0]),
-                (Some(0), [0.0, 95.0, 0.0]),
-                (Some(1), [0.0, 80.0, -14.0]),
-                (Some(2), [0.0, 62.0, -17.0]),
-                (Some(3), [0.0, 44.0, -20.0]),
-                (Some(1), [0.0, 80.0, 12.0]),
-                (Some(5), [0.0, 62.0, 15.0]),
-                (Some(6), [0.0, 44.0, 18.0]),
-            ];
-            let (spec, world, node_of) = posed_block(&mut rng, &joints, &[0; 8]);
-            let bones = [(1, 2), (2, 3), (3, 4), (1, 5), (5, 6), (6, 7)]
-                .map(|(a, b)| (node_of[a], node_of[b], 9.0))
-                .to_vec();
-            (spec, world, bones)
-        }
-    };
+    let bone = |a: &str, b: &str, r: f64| (node_of[logical(a)], node_of[logical(b)], r);
+    let bones = [
+        bone("chest", "spine1", 15.0),
+        bone("spine1", "hips", 16.0),
+        bone("thigh_l", "knee_l", 11.0),
+        bone("thigh_r", "knee_r", 11.0),
+    ];
     let verts: Vec<Vert> = bones
         .iter()
         .flat_map(|&(a, b, r)| tube(world[a], world[b], r, a, b))

@@ -209,16 +209,6 @@ fn shadow_like(rng: &mut Rng) -> Vec<u8> {
     b
 }
 
-/// A cloth-data-like member (the coat's physics, slot 13): a count of entries and bytes no
-/// reader knows (its layout is not public, so it stays opaque).
-fn cloth_like(rng: &mut Rng) -> Vec<u8> {
-    let mut b = 6u32.to_le_bytes().to_vec();
-    let n = rng.range(16, 120) as usize;
-    b.extend(rng.bytes(n));
-    b.resize(crate::bytes::align(b.len() as u64, 16) as usize, 0);
-    b
-}
-
 /// A character archive: the PTX in slot 0, `model` (a MOD) in slot 1 with its texture count
 /// set to the PTX's, a shadow-like opaque member in slot 8 that slot 14 shares, slot 12 empty,
 /// non-zero bytes between the table and the first member, and the shadow member at an offset
@@ -227,13 +217,21 @@ pub fn character_pac(rng: &mut Rng, ptx: Vec<u8>, model: Vec<u8>) -> Vec<u8> {
     dressed_pac(rng, ptx, model, None)
 }
 
-/// [`character_pac`] with `coat` (a second MOD) in slot 12 after the body, its cloth data
-/// (opaque) in 13, and a shadow-like member of its own in 14 (the body's alone in 8).
+/// [`character_pac`] with `coat` (a second MOD) in slot 12 after the body, random cloth text
+/// in 13 ([`super::cloth::random_clt`], padded to 16 bytes), and a shadow model of its own in
+/// 14 (the body's alone in 8).
 pub fn coated_character_pac(rng: &mut Rng, ptx: Vec<u8>, model: Vec<u8>, coat: Vec<u8>) -> Vec<u8> {
-    dressed_pac(rng, ptx, model, Some(coat))
+    let mut cloth = super::cloth::random_clt(rng.next_u64());
+    cloth.resize(crate::bytes::align(cloth.len() as u64, 16) as usize, 0);
+    dressed_pac(rng, ptx, model, Some((coat, cloth)))
 }
 
-fn dressed_pac(rng: &mut Rng, ptx: Vec<u8>, mut model: Vec<u8>, coat: Option<Vec<u8>>) -> Vec<u8> {
+fn dressed_pac(
+    rng: &mut Rng,
+    ptx: Vec<u8>,
+    mut model: Vec<u8>,
+    coat: Option<(Vec<u8>, Vec<u8>)>,
+) -> Vec<u8> {
     let slots = 16;
     let count = u32::from_le_bytes([ptx[0], ptx[1], ptx[2], ptx[3]]);
     if let Some(b) = model.get_mut(0x12) {
@@ -248,12 +246,11 @@ fn dressed_pac(rng: &mut Rng, ptx: Vec<u8>, mut model: Vec<u8>, coat: Option<Vec
     model.resize(model_len, 0);
     let mut members = vec![(vec![0], ptx), (vec![1], model)];
     match coat {
-        // The coat with its cloth data (opaque) and a shadow of its own.
-        Some(c) => {
-            let mut c = c;
+        // The coat with its cloth text and a shadow of its own.
+        Some((mut c, cloth)) => {
             c.resize(crate::bytes::align(c.len() as u64, 16) as usize, 0);
             members.push((vec![12], c));
-            members.push((vec![13], cloth_like(rng)));
+            members.push((vec![13], cloth));
             // Shadow models by the public layout: read, not opaque.
             for slot in [8, 14] {
                 let mut s = super::shadow::random_shw(rng.next_u64());
@@ -309,10 +306,14 @@ pub fn sample_character_pac() -> Vec<u8> {
 }
 
 /// The sample coated character archive (`samples/dmc3_coated.pac`): the sample PTX in slot 0,
-/// the humanoid sample model in slot 1, the sample coat on the humanoid's own skeleton in slot
-/// 12, cloth-like opaque data in 13, and shadow models by the public layout in 8 and 14.
+/// the humanoid sample model in slot 1, the sample coat on a coat skeleton of its own in slot
+/// 12 ([`super::dmc3::coat`]: 32 nodes, six tails), its cloth text in 13 (retail-like: one
+/// block, a `Bone` row for each hanging tail node, `WindParent` body node 3), and shadow models
+/// by the public layout in 8 and 14.
 pub fn sample_coated_pac() -> Vec<u8> {
     let mut rng = Rng::new(0x5A3D_072C);
-    let coat = super::dmc3::sample_coat(true);
-    coated_character_pac(&mut rng, sample_ptx(), super::dmc3::sample_mod(), coat)
+    let coat = super::dmc3::sample_coat(false);
+    let cloth = super::cloth::coat_clt("coat", &super::dmc3::coat::coat_rows(), 3);
+    let (ptx, model) = (sample_ptx(), super::dmc3::sample_mod());
+    dressed_pac(&mut rng, ptx, model, Some((coat, cloth)))
 }

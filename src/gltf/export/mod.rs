@@ -16,6 +16,7 @@ use json::scene::UnitQuaternion;
 use json::{Index, Node};
 
 mod mesh;
+mod props;
 use mesh::{mesh_bytes, write_mesh};
 
 use super::animation::{self, MotionFileTag};
@@ -205,7 +206,8 @@ fn export_inner(
     } = write_skeletons(&mut doc, rig, joint_names)?;
     let meshes = with_proxies(&mut doc, rig, meshes, &skins)?;
     write_mesh_nodes(&mut doc, &meshes, &skins, &mut scene_nodes)?;
-    let archive = write_parts(&mut doc, rig, textures, &skins, &mut scene_nodes)?;
+    let mut archive = write_parts(&mut doc, rig, textures, &skins, &mut scene_nodes)?;
+    let props = props::archive_props(&doc.b, &mut archive);
     let archive = archive.as_deref();
 
     let format = rig.source.format();
@@ -225,7 +227,7 @@ fn export_inner(
         rig,
         scene_nodes,
         written.tags,
-        archive,
+        (archive, &props),
         space,
         content,
     );
@@ -607,12 +609,16 @@ fn write_scene(
     rig: &Rig,
     scene_nodes: Vec<Index<Node>>,
     motion_tags: Vec<MotionFileTag>,
-    archive: Option<&crate::rig::archive::ArchiveTag>,
+    (archive, props): (
+        Option<&crate::rig::archive::ArchiveTag>,
+        &serde_json::Map<String, serde_json::Value>,
+    ),
     space: Space,
     content: Content,
 ) {
-    let scene_extras = Tagged {
+    let scene_extras = props::SceneExtras {
         rigtrip: scene_tag(rig, space, motion_tags, archive),
+        props,
     };
     let scene = b.root.push(json::Scene {
         extensions: None,

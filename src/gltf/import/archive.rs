@@ -28,16 +28,49 @@ pub(super) fn tag(doc: &Doc) -> Result<Option<ArchiveTag>, ImportError> {
             None => of_value(scene.get("extras")),
         };
         if let Some(a) = found {
-            let t = serde_json::from_value(a).map_err(|e| {
+            let mut t: ArchiveTag = serde_json::from_value(a).map_err(|e| {
                 super::scene::extras_err(
                     format!("/scenes/{s}/extras/rigtrip/archive"),
                     e.to_string(),
                 )
             })?;
+            // Only cloth text has properties beside the tag: no second scan of the extras else.
+            if t.members
+                .iter()
+                .any(|m| matches!(m, MemberTag::Cloth { .. }))
+            {
+                t.properties = properties(doc, s, scene);
+            }
             return Ok(Some(t));
         }
     }
     Ok(None)
+}
+
+/// The extras of scene `s` (`scene` in the JSON) beside `rigtrip`: the properties a modder
+/// edits one by one (see [`crate::rig::cloth`]).
+fn properties(doc: &Doc, s: usize, scene: &Value) -> serde_json::Map<String, Value> {
+    use serde_json::value::RawValue;
+    let mut out = serde_json::Map::new();
+    match doc.scene_extras(s) {
+        // Borrowed raw values: the tag (with the model's streams) is not built as a tree.
+        Some(raw) => {
+            type Entries<'a> = std::collections::BTreeMap<String, &'a RawValue>;
+            let entries = serde_json::from_str::<Entries>(raw.get()).ok();
+            for (k, v) in entries.into_iter().flatten() {
+                if k != "rigtrip" {
+                    out.extend(serde_json::from_str::<Value>(v.get()).ok().map(|v| (k, v)));
+                }
+            }
+        }
+        None => {
+            if let Some(Value::Object(m)) = scene.get("extras") {
+                let props = m.iter().filter(|(k, _)| *k != "rigtrip");
+                out.extend(props.map(|(k, v)| (k.clone(), v.clone())));
+            }
+        }
+    }
+    out
 }
 
 /// `extras.rigtrip.archive` of a scene's extras text, found without building the rest as a
@@ -154,7 +187,10 @@ pub(super) fn rebuild(
         .iter()
         .map(|p| (p.offset, p.imported.bytes.clone()))
         .collect();
+    let cloth = cloth(&tag, imported, &parts)?;
+    rebuilt.extend(cloth.members);
     let report = &mut imported.report;
+    report.notes.extend(cloth.notes);
     report.stale_shadows = stale_shadows(&tag, BODY_SHADOW_SLOT, &report.meshes);
     if rebuild_shadows {
         renew_shadows(&tag, &imported.native, report, &mut rebuilt);
@@ -194,6 +230,91 @@ pub(super) fn rebuild(
     Ok(())
 }
 
+/// Refuses, before any model is imported, a cloth row naming a joint the document lost (see
+/// [`crate::rig::cloth::lost_rows`]); joints are known by their tags (`part`, `joint`).
+pub(super) fn cloth_rows_present(doc: &Doc, tag: Option<&ArchiveTag>) -> Result<(), ImportError> {
+    let Some(tag) = tag.filter(|t| {
+        t.members
+            .iter()
+            .any(|m| matches!(m, MemberTag::Cloth { .. }))
+    }) else {
+        return Ok(());
+    };
+    let mut present = std::collections::HashSet::new();
+    for (i, n) in doc.array("nodes").iter().enumerate() {
+        let Some(r) = super::graph::rigtrip_of(n, doc.node_extras(i)) else {
+            continue;
+        };
+        let joint = r.get("joint").and_then(Value::as_u64);
+        let first = r.get("skeleton").and_then(Value::as_u64) == Some(0);
+        let part = r.get("part").and_then(Value::as_str).map(str::to_string);
+        if let (Some(k), true) = (joint, first) {
+            present.insert((part, k as usize));
+        }
+    }
+    crate::rig::cloth::lost_rows(tag, &tag.properties, |part, k| {
+        present.contains(&(part.map(str::to_string), k))
+    })
+    .map_err(|e| ImportError::Archive(e.into()))
+}
+
+/// The cloth members rebuilt from the document's cloth properties and the models as imported
+/// (see [`crate::rig::cloth::rebuild`]), and what changed in them.
+fn cloth(
+    tag: &ArchiveTag,
+    model: &Imported,
+    parts: &[PartImport],
+) -> Result<crate::rig::cloth::Rebuilt, ImportError> {
+    if !tag
+        .members
+        .iter()
+        .any(|m| matches!(m, MemberTag::Cloth { .. }))
+    {
+        return Ok(Default::default());
+    }
+    let models = crate::rig::cloth::Models {
+        model: joints_of(model),
+        parts: parts
+            .iter()
+            .map(|p| (p.name.clone(), joints_of(&p.imported)))
+            .collect(),
+    };
+    let r = crate::rig::cloth::rebuild(tag, &tag.properties, &models);
+    r.map_err(|e| ImportError::Archive(e.into()))
+}
+
+/// The joints of an imported model's first skeleton: where each original went, the names they
+/// have in the document, the rest pose as written.
+fn joints_of(i: &Imported) -> crate::rig::cloth::Joints {
+    let sk = i.report.skeletons.first();
+    let mut map: Vec<Option<usize>> = (0..sk.map_or(0, |s| s.joints_before)).map(Some).collect();
+    if let Some(s) = sk {
+        for &r in &s.removed {
+            if let Some(m) = map.get_mut(r) {
+                *m = None;
+            }
+        }
+        for j in &s.joints {
+            if let Some(m) = j.original.and_then(|k| map.get_mut(k)) {
+                *m = Some(j.joint);
+            }
+        }
+    }
+    let rest = crate::rig::lift(i.native.clone())
+        .skeletons
+        .into_iter()
+        .next();
+    // The names of the first skeleton (a part's is named after it: `coat/mod`).
+    let first = sk.map(|s| s.name.as_str()).unwrap_or_default();
+    let names = i.names.names.get(first);
+    let names = names.and_then(Value::as_array).map_or_else(Vec::new, |a| {
+        a.iter()
+            .map(|n| n.as_str().unwrap_or_default().to_string())
+            .collect()
+    });
+    crate::rig::cloth::Joints { map, names, rest }
+}
+
 /// The report of part `p`: its import's, with the stale shadow of its own slot (the coat's in
 /// 14) and the cloth data named when its meshes changed, the shadow renewed on request.
 fn part_report(
@@ -218,7 +339,7 @@ fn part_report(
     if !report.stale_shadows.is_empty() && slots.contains(&COAT_SLOT) {
         for cloth in tag.carried(|s, _| s.contains(&CLOTH_SLOT)) {
             report.notes.push(format!(
-                "member {} ({}): the cloth data was made for the old coat (its layout is not public: carried as it was)",
+                "member {} ({}): the cloth data was made for the old coat (it does not read as cloth text: carried as it was)",
                 cloth.member,
                 cloth.named_slots()
             ));

@@ -768,6 +768,7 @@ pub fn import_slice(
     let tol = Tolerance::from_option(opts.tolerance)?;
     let doc = read::parse(bytes, base_dir)?;
     let tag = archive::tag(&doc)?;
+    archive::cloth_rows_present(&doc, tag.as_ref())?;
     let images = archive::doc_images(&doc);
     let added = archive::added_textures(&images, tag.as_ref())?;
     let split = match &tag {

@@ -8,6 +8,8 @@
 //! the block, relative to the block start. `write(read(b)) == b` for every accepted input.
 
 pub mod block;
+pub mod cloth;
+pub mod cloth_check;
 pub mod container;
 pub mod layout;
 pub mod loader;

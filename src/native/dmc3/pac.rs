@@ -5,14 +5,15 @@
 //! Every byte is represented: the slot table as read (raw offsets), the bytes between the table
 //! and the first member (non-zero in most real archives, PRESERVED_UNDECODED), and each member
 //! as what its own bytes say it is ([`Member::classify`]): a motion, a MOD/SCM model, a PTX
-//! texture bundle, a single gfxTexture entry or a nested archive when it reads as one AND writes
-//! back byte-identically, else opaque bytes. The slot a member sits in is never evidence of its
+//! texture bundle, a single gfxTexture entry, a nested archive, a shadow model or cloth text when
+//! it reads as one AND writes back byte-identically, else opaque bytes. The slot a member sits in is never evidence of its
 //! kind; [`slot_name`] gives the names the player-archive slot map uses, for reports only.
 //! Several slots may share one member (they name the same offset); an offset inside the slot
 //! table or at/after the end of the file is rejected.
 
 use serde::{Deserialize, Serialize};
 
+use super::cloth::Clt;
 use super::motion::{Mot, MotError};
 use super::shadow::Shw;
 use super::texture::{self, Ptx, Texture, TextureError};
@@ -51,12 +52,14 @@ pub enum MemberKind {
     Archive(Box<Pac>),
     /// A shadow model (`"SHW "`) that fits the public layout exactly (see [`super::shadow`]).
     Shadow(Box<Shw>),
+    /// Cloth text (`ClothNum` first, see [`super::cloth`]).
+    Cloth(Box<Clt>),
     /// Anything else, kept as bytes ([`opaque_label`] names a magic it starts with).
     Opaque(#[serde(with = "crate::bytes::base64_bytes")] Vec<u8>),
 }
 
 impl MemberKind {
-    /// `mot`, `mod`, `scm`, `ptx`, `tm2`, `pac`, or for opaque bytes [`opaque_label`].
+    /// `mot`, `mod`, `scm`, `ptx`, `tm2`, `pac`, `shw`, `clt`, or for opaque bytes [`opaque_label`].
     pub fn name(&self) -> &'static str {
         match self {
             MemberKind::Mot(_) => "mot",
@@ -65,6 +68,7 @@ impl MemberKind {
             MemberKind::Texture(_) => "tm2",
             MemberKind::Archive(_) => "pac",
             MemberKind::Shadow(_) => "shw",
+            MemberKind::Cloth(_) => "clt",
             MemberKind::Opaque(b) => opaque_label(b),
         }
     }
@@ -154,6 +158,7 @@ impl Member {
             MemberKind::Texture(t) => Ok(t.write()),
             MemberKind::Archive(p) => p.write().map_err(|e| MemberError::Archive(Box::new(e))),
             MemberKind::Shadow(s) => Ok(s.write()),
+            MemberKind::Cloth(c) => Ok(c.write()),
             MemberKind::Opaque(b) => Ok(b.clone()),
         }
     }
@@ -186,7 +191,7 @@ impl Member {
         } else if super::shadow::has_shw_magic(bytes) {
             Shw::read(bytes).map(|s| MemberKind::Shadow(Box::new(s)))
         } else {
-            None
+            Clt::read(bytes).map(|c| MemberKind::Cloth(Box::new(c)))
         };
         match read {
             Some(kind) => {
