@@ -133,12 +133,15 @@ fn pac(slots: usize, members: &[(usize, &[u8])]) -> Vec<u8> {
     b
 }
 
-/// A shadow model whose +0x11 says `nodes` (a generated one: its hulls are not what this test
-/// is about).
+/// A shadow model in the retail form whose +0x11 says `nodes`: one unit box moved by joint 0
+/// (its hulls are the shadow rules' tests, not this file's).
 fn shadow(nodes: u8) -> Vec<u8> {
-    let mut s = rigtrip::synth::shadow::random_shw(5);
-    s[0x11] = nodes;
-    s
+    use rigtrip::synth::shadow::{cuboid, shw_of, HullSpec};
+    let hull = HullSpec {
+        shape: cuboid([0.0; 3], [1.0; 3]),
+        selectors: vec![0; 8],
+    };
+    shw_of(&mut rigtrip::synth::rng::Rng::new(5), nodes, &[hull], false)
 }
 
 /// The sample humanoid (49 nodes, textures 0 and 1) with its workspaces.

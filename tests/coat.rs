@@ -214,7 +214,7 @@ fn both_coats_come_back_through_blender_and_a_moved_coat_vertex_lands_in_the_coa
 }
 
 #[test]
-fn rebuild_shadows_writes_the_coat_shadow_anew_as_closed_boxes() {
+fn rebuild_shadows_writes_the_coat_shadow_anew_as_closed_boxes_on_the_coats_joints() {
     let pac = coated(false);
     let (mut glb, _) = export(&pac);
     move_coat_vertex(&mut glb);
@@ -242,10 +242,20 @@ fn rebuild_shadows_writes_the_coat_shadow_anew_as_closed_boxes() {
         panic!("the rebuilt shadow does not read as one");
     };
     // The coat's 24 tubes (one per hanging bone of its six tails) each weigh both rings most
-    // to their upper joint (31/31 and 16/31): per tail its anchor and three hanging joints.
+    // to their upper joint (31/31 and 16/31): per tail its anchor and three hanging joints,
+    // each box moved by its joint, for a model of the coat's 32 nodes. This test's own reading
+    // of the coat names the joints.
     assert_eq!(s.hulls.len(), 24);
+    assert_eq!(usize::from(s.node_count()), 32);
+    let coat = common::shw::member(&back.bytes, 12).unwrap();
+    let (nodes, vertices) = common::shw::mod_vertices(coat);
+    assert_eq!(nodes, 32);
+    let dominant: std::collections::BTreeSet<u8> = vertices.iter().map(|v| v.1 as u8).collect();
+    let hulls: std::collections::BTreeSet<u8> = s.hulls.iter().map(|h| h.selectors[0]).collect();
+    assert_eq!(hulls, dominant);
     for h in &s.hulls {
         assert!(common::closed_hull(usize::from(h.vertices), &h.triangles));
+        assert!(h.selectors.iter().all(|&j| j == h.selectors[0]));
     }
 }
 

@@ -417,7 +417,8 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
     rebuild_shadows: BoolProperty(
         name="Rebuild shadows",
         description="A character archive whose meshes were edited: write the shadow model of "
-        "each edited model (the body's, the coat's) anew, a box per joint around its vertices "
+        "each edited model (the body's, the coat's) anew, one closed hull per joint moved by "
+        "that joint, and give a coat without a shadow its slot 14 "
         "(rigtrip import --rebuild-shadows); off: the old shadow is kept and still casts the "
         "old shape",
         default=False,

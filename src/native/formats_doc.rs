@@ -144,20 +144,38 @@ pub fn markdown() -> String {
          texture bundle or entry, a nested archive, a shadow model, cloth text; `EFM`, `PNST`, `ipum` are \
          named and kept opaque). Player archives are reported to use slot 0 for textures, 1 \
          for the body, 8 for its shadow, 12 for a coat, 13 for cloth and 14 for the coat's \
-         shadow: rigtrip uses these slots as names only. `export` shows every model member in \
+         shadow: rigtrip uses these slots as names, to pair each shadow with its model, \
+         and to give a coat without a shadow its slot 14. `export` shows every model member in \
          the one glTF: the coat's nodes are named `coat/...`, on the body's joints when its \
          skeleton is the body's as written, else on a skin of its own.\n\n\
-         ### Shadow models (`SHW `), COMMUNITY\n\n\
-         Read as one only where a member fits this exactly, else kept opaque: `SHW ` at \
-         +0x00, f32 version at +0x04, u8 hull count at +0x10, the rest of the 0x20-byte \
-         header PRESERVED_UNDECODED. A 0x40-byte record per hull from 0x20: u16 vertex count \
-         +0x00, u16 triangle count +0x02, four u64 file offsets from +0x10 (the triangle list, \
-         the adjacency list, two not named); the other bytes PRESERVED_UNDECODED. A triangle \
-         is 16 bytes (u32 a, b, c, 0), an adjacency entry 8 (u16 x3, 0). Every hull is closed \
-         and manifold: each directed edge once and its reverse once, T = 2V - 4C over its C \
-         pieces. `import --rebuild-shadows` writes new hulls (a box per joint) and ASSUMES \
-         the third offset names the vertices, 16 bytes each (f32 x, y, z, 1); no reading \
-         depends on that.\n",
+         ### Shadow models (`SHW `), EXE_CONFIRMED and CORPUS_CONFIRMED\n\n\
+         The game's post-load relocates exactly the four offsets of each hull record; each \
+         frame it skins the hull vertices by their selectors, finds the faces that face the \
+         light, extrudes the silhouette edges (found through the adjacency) and draws them. \
+         Read as a shadow model only where a member fits this exactly, else kept opaque \
+         (`rigtrip check` judges it either way): `SHW ` at +0x00, f32 version at +0x04 (0.5 \
+         in retail), u8 hull count at +0x10, u8 node count of the model the shadow belongs to \
+         at +0x11 (24 body, 33 coat in retail); +0x12 and +0x14 (1 and 2 in retail) and the \
+         rest of the 0x20-byte header PRESERVED_UNDECODED. A 0x40-byte record per hull from \
+         0x20: u16 vertex count V +0x00, u16 triangle count T +0x02 (read as signed: at most \
+         32,767 each), four u64 file offsets: the triangle list +0x10, the adjacency list \
+         +0x18, the vertex list +0x20, the selector list +0x28; the other bytes \
+         PRESERVED_UNDECODED. A triangle is 16 bytes (u32 a, b, c below V, outward winding, \
+         then 0), an adjacency entry 8 (u16 per edge: entry i is the triangle across edge \
+         (v_i, v_i+1); then 0), a vertex 16 (f32 x, y, z, 1.0 in the model's rest space), a \
+         selector 1 (the joint that moves the vertex, below +0x11: the game indexes its \
+         matrix palette with it; single-influence skinning). Retail keeps each hull's four \
+         lists in that order, each 16-aligned and zero padded, one joint per hull, and every \
+         hull a closed genus-0 manifold (T = 2V - 4, each edge shared by two triangles); the \
+         reader accepts any closed manifold hull (T = 2V - 4C over its C pieces). Budgets: \
+         0x280 + 0xA0 per hull + 0x20 per vertex, triangle and 6 per hull of the 5 MiB pool \
+         shadows share with stages, and a triangle count well under 910 (the faces a light \
+         sees plus their silhouette edges must stay under 1,820 draw groups). `import \
+         --rebuild-shadows` groups a changed model's vertices by their dominant joint, folds \
+         joints with few vertices into their parents, and writes one hull per group (the \
+         box around its vertices along their principal axes, its joint as every vertex's \
+         selector) by this layout, within both budgets; for a coat (slot 12) without a \
+         shadow it creates slot 14, which the player code uses without a null check.\n",
     );
     out.push_str(crate::native::dmc3::cloth::FORMAT_DOC);
     for s in sections() {

@@ -12,7 +12,7 @@ use crate::native::dmc3::loader::archive::{self, Slot, SlotKind};
 use crate::native::dmc3::loader::model::{model_findings, model_nodes, ModelContext};
 use crate::native::dmc3::loader::{motion, texture};
 use crate::native::dmc3::pac::{self, Pac, MAX_NESTING};
-use crate::native::dmc3::{self, cloth_check, Mot, Ptx, Texture};
+use crate::native::dmc3::{self, cloth_check, shadow_rules, Mot, Ptx, Texture};
 use crate::native::finding::{Finding, Severity};
 use crate::ops::verify::Candidate;
 
@@ -387,20 +387,25 @@ impl Walk {
         self.extend(place, found);
     }
 
-    /// A shadow model. Its hull rules (lists, closed hulls, selectors below +0x11, budgets)
-    /// belong to the shadow reader (`native::dmc3::shadow`): called here once they exist. A
-    /// loose one is compared with `--model`; one in a player archive, with its model there.
+    /// A shadow model: its hulls by the shadow rules (`native::dmc3::shadow_rules`: lists,
+    /// closure, selectors below +0x11, budgets). Its +0x11 against its model: a loose one's
+    /// with `--model` here, one in an archive's by the archive rules (which know the slots).
     fn shadow(&mut self, place: &str, data: &[u8], cx: &Context) {
-        self.unchecked.push(format!(
-            "{}the shadow's hulls (lists, closure, selectors, budgets) are not checked yet",
-            at(place)
-        ));
-        if place.is_empty() {
-            if let (Some(s), Some(m)) = (data.get(0x11), cx.model_nodes) {
-                let found = archive::shadow_nodes_finding(*s, m, "the --model");
-                self.findings.extend(found);
-            }
+        let model = match place {
+            "" => cx.model_nodes,
+            _ => None,
+        };
+        if place.is_empty() && model.is_none() {
+            self.unchecked.push(
+                "shadow +0x11 node count not compared with a model (none given: --model FILE)"
+                    .to_string(),
+            );
         }
+        let mut found = shadow_rules::findings(data, None);
+        if let (Some(&s), Some(m)) = (data.get(0x11), model) {
+            found.extend(shadow_rules::node_count_finding(s, m, "the --model"));
+        }
+        self.extend(place, found);
     }
 
     /// A cloth file: its grammar and values (`native::dmc3::cloth_check`). In a player archive

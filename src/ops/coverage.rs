@@ -232,7 +232,8 @@ impl Claims {
 }
 
 use Evidence::{
-    Community as COMM, ExeConfirmed as EXE, PreservedUndecoded as PU, StructuralConfirmed as STRUCT,
+    Community as COMM, CorpusConfirmed as CORPUS, ExeConfirmed as EXE, PreservedUndecoded as PU,
+    StructuralConfirmed as STRUCT,
 };
 use Kind::{Decoded as D, Preserved as P};
 
@@ -590,10 +591,10 @@ fn member_claims(c: &mut Claims, m: &crate::native::dmc3::Member, i: usize) {
 }
 
 /// A shadow model at `base` (see [`crate::native::dmc3::shadow`]): the header's and each
-/// record's named fields (COMMUNITY) and undecoded bytes, each hull's two named lists, and the
-/// bytes between and after them as gaps.
+/// record's named fields and undecoded bytes, each hull's four lists, and the bytes between
+/// and after them as gaps.
 fn shadow_claims(c: &mut Claims, shw: &Shw, base: u64, prefix: &str) {
-    use crate::native::dmc3::shadow::{ADJACENCY, HEADER, RECORD, TRIANGLE};
+    use crate::native::dmc3::shadow::{ADJACENCY, HEADER, RECORD, SELECTOR, TRIANGLE, VERTEX};
     let field = |c: &mut Claims, at: u64, len: u64, what: &str, kind: Kind, ev: Evidence| {
         c.add(
             base + at,
@@ -604,47 +605,51 @@ fn shadow_claims(c: &mut Claims, shw: &Shw, base: u64, prefix: &str) {
             ev,
         )
     };
-    field(c, 0, 4, "magic", D, COMM);
-    field(c, 4, 4, "version", D, COMM);
+    field(c, 0, 4, "magic", D, EXE);
+    field(c, 4, 4, "version", D, CORPUS);
     field(c, 8, 8, "header +0x08", P, PU);
-    field(c, 0x10, 1, "hull count", D, COMM);
-    field(c, 0x11, 0x0F, "header +0x11", P, PU);
+    field(c, 0x10, 1, "hull count", D, EXE);
+    field(c, 0x11, 1, "node count", D, CORPUS);
+    field(c, 0x12, 0x0E, "header +0x12", P, PU);
     let mut lists: Vec<(u64, u64, String)> = Vec::new();
     for (h, hull) in shw.hulls.iter().enumerate() {
         let at = (HEADER + h * RECORD) as u64;
         let name = |f: &str| format!("hull {h} {f}");
-        field(c, at, 2, &name("vertex count"), D, COMM);
-        field(c, at + 2, 2, &name("triangle count"), D, COMM);
+        field(c, at, 2, &name("vertex count"), D, EXE);
+        field(c, at + 2, 2, &name("triangle count"), D, EXE);
         field(c, at + 4, 12, &name("+0x04"), P, PU);
-        field(c, at + 0x10, 8, &name("triangle list offset"), D, COMM);
-        field(c, at + 0x18, 8, &name("adjacency offset"), D, COMM);
-        field(
-            c,
-            at + 0x20,
-            16,
-            &name("offsets +0x20 +0x28 (not named)"),
-            P,
-            COMM,
-        );
+        for (k, what) in ["triangle", "adjacency", "vertex", "selector"]
+            .iter()
+            .enumerate()
+        {
+            let off = at + 0x10 + 8 * k as u64;
+            field(c, off, 8, &name(&format!("{what} list offset")), D, EXE);
+        }
         field(c, at + 0x30, 16, &name("+0x30"), P, PU);
-        let t = hull.triangles.len() as u64;
-        lists.push((hull.offsets[0], t * TRIANGLE as u64, name("triangles")));
-        lists.push((hull.offsets[1], t * ADJACENCY as u64, name("adjacency")));
+        let (t, v) = (hull.triangles.len() as u64, u64::from(hull.vertices));
+        let sizes = [TRIANGLE, ADJACENCY, VERTEX, SELECTOR].map(|s| s as u64);
+        let counts = [t, t, v, v];
+        for (k, what) in ["triangles", "adjacency", "vertices", "selectors"]
+            .iter()
+            .enumerate()
+        {
+            lists.push((hull.offsets[k], counts[k] * sizes[k], name(what)));
+        }
     }
     lists.sort();
     let mut at = (HEADER + shw.hulls.len() * RECORD) as u64;
     let end = at + shw.body.len() as u64;
     for (start, len, what) in lists {
-        if start < at {
-            continue; // shared with, or inside, a list already claimed
-        }
+        // A list shared with, or overlapping, one already claimed: only what lies beyond.
+        let from = start.max(at);
+        let len = (start + len).saturating_sub(from);
         c.gap(
             base + at,
-            (start - at) as usize,
+            (from - at) as usize,
             format!("{prefix}shadow gap"),
         );
-        field(c, start, len, &what, D, COMM);
-        at = start + len;
+        field(c, from, len, &what, D, EXE);
+        at = from + len;
     }
     c.gap(
         base + at,

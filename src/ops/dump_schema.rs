@@ -852,7 +852,7 @@ fn pac_file_def() -> Value {
 /// The dump schema of a shadow model (see [`crate::native::dmc3::shadow`]).
 fn shadow_defs(defs: &mut Map<String, Value>) {
     defs.insert("shwFile".into(), json!({
-        "description": "A shadow model (SHW) read by the public layout: the 0x20-byte header, per hull its 0x40-byte record with its vertex count, four offsets and decoded triangle and adjacency lists, and every byte after the records (the lists live there; the decoded values must agree with it).",
+        "description": "A shadow model (SHW) read by the public layout: the 0x20-byte header, per hull its 0x40-byte record with its vertex count, four offsets (triangles, adjacency, vertices, selectors) and its four lists decoded (positions: per vertex x, y, z, w as f32 bits, base64 of the little-endian list; selectors: per vertex the joint that moves it, base64), and every byte after the records (the lists live there; the decoded values must agree with it).",
         "type": "object",
         "additionalProperties": false,
         "required": ["header", "hulls", "body"],
@@ -866,13 +866,15 @@ fn shadow_defs(defs: &mut Map<String, Value>) {
                 "items": {
                     "type": "object",
                     "additionalProperties": false,
-                    "required": ["record", "vertices", "offsets", "triangles", "adjacency"],
+                    "required": ["record", "vertices", "offsets", "triangles", "adjacency", "positions", "selectors"],
                     "properties": {
                         "record": { "$ref": "#/$defs/base64" },
                         "vertices": { "type": "integer", "minimum": 0, "maximum": 65535 },
                         "offsets": { "type": "array", "minItems": 4, "maxItems": 4, "items": { "type": "integer", "minimum": 0 } },
                         "triangles": { "type": "array", "items": { "type": "array", "minItems": 3, "maxItems": 3, "items": { "type": "integer", "minimum": 0 } } },
-                        "adjacency": { "type": "array", "items": { "type": "array", "minItems": 3, "maxItems": 3, "items": { "type": "integer", "minimum": 0, "maximum": 65535 } } }
+                        "adjacency": { "type": "array", "items": { "type": "array", "minItems": 3, "maxItems": 3, "items": { "type": "integer", "minimum": 0, "maximum": 65535 } } },
+                        "positions": { "$ref": "#/$defs/base64" },
+                        "selectors": { "$ref": "#/$defs/base64" }
                     }
                 }
             }

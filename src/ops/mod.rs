@@ -12,6 +12,7 @@ pub mod inspect;
 pub mod motion;
 pub mod names;
 pub mod output;
+pub mod shadow;
 pub mod texture;
 pub mod verdict;
 pub mod verify;

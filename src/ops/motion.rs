@@ -213,46 +213,10 @@ pub struct MemberReport {
     pub objects: Vec<crate::ops::inspect::ObjectReport>,
     /// A shadow model that fits the public layout.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub shadow: Option<ShadowReport>,
+    pub shadow: Option<crate::ops::shadow::ShadowReport>,
     /// Cloth text: its blocks and rows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cloth: Option<crate::ops::cloth::ClothReport>,
-}
-
-/// A shadow model member (see [`crate::native::dmc3::shadow`]).
-#[derive(Debug, Clone, Serialize)]
-pub struct ShadowReport {
-    /// The version (+0x04).
-    pub version: f32,
-    /// Per hull its vertex and triangle counts and the pieces it is made of.
-    pub hulls: Vec<HullReport>,
-}
-
-/// One hull of a shadow model.
-#[derive(Debug, Clone, Serialize)]
-pub struct HullReport {
-    /// Vertex count.
-    pub vertices: u16,
-    /// Triangle count.
-    pub triangles: usize,
-    /// Its closed pieces (`T = 2V - 4C`).
-    pub pieces: usize,
-}
-
-/// The report of a shadow model.
-fn shadow_report(s: &crate::native::dmc3::shadow::Shw) -> ShadowReport {
-    ShadowReport {
-        version: s.version(),
-        hulls: s
-            .hulls
-            .iter()
-            .map(|h| HullReport {
-                vertices: h.vertices,
-                triangles: h.triangles.len(),
-                pieces: (2 * usize::from(h.vertices)).saturating_sub(h.triangles.len()) / 4,
-            })
-            .collect(),
-    }
 }
 
 fn track_report(
@@ -400,7 +364,7 @@ fn member_report(m: &crate::native::dmc3::Member, names: bool, pac: &Pac) -> Mem
         MemberKind::Ptx(p) => r.textures = Some(ptx_report(p).textures),
         MemberKind::Texture(t) => r.textures = Some(vec![texture_report(t, 0, 0)]),
         MemberKind::Archive(p) => r.archive = Some(Box::new(pac_report(p))),
-        MemberKind::Shadow(s) => r.shadow = Some(shadow_report(s)),
+        MemberKind::Shadow(s) => r.shadow = Some(crate::ops::shadow::report(s, None)),
         MemberKind::Cloth(c) => {
             let coat = crate::ops::cloth::CoatOf::of(pac, m);
             r.cloth = Some(crate::ops::cloth::report(c, coat.as_ref()));
@@ -413,11 +377,12 @@ fn member_report(m: &crate::native::dmc3::Member, names: bool, pac: &Pac) -> Mem
 /// The report of one archive.
 pub fn pac_report(p: &Pac) -> PacReport {
     let names = p.has_model();
-    let members: Vec<MemberReport> = p
+    let mut members: Vec<MemberReport> = p
         .members
         .iter()
         .map(|m| member_report(m, names, p))
         .collect();
+    crate::ops::shadow::name_joints(p, &mut members);
     let mut member_of = vec![None; p.offsets.len()];
     for (i, m) in p.members.iter().enumerate() {
         for &s in &m.slots {
@@ -595,19 +560,7 @@ fn render_member(out: &mut String, i: usize, m: &MemberReport, indent: &str) {
     }
     crate::ops::inspect::render_object_lines(&m.objects, out, &inner);
     if let Some(s) = &m.shadow {
-        let _ = writeln!(
-            out,
-            "{inner}version {}, {} hull(s)",
-            s.version,
-            s.hulls.len()
-        );
-        for (h, x) in s.hulls.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "{inner}  hull {h}: {} vertices, {} triangles, {} closed piece(s)",
-                x.vertices, x.triangles, x.pieces
-            );
-        }
+        crate::ops::shadow::render(out, s, &inner);
     }
     if let Some(c) = &m.cloth {
         crate::ops::cloth::render(out, c, &inner);

@@ -118,7 +118,7 @@ pub enum MemberTag {
     /// Any other member, as its bytes.
     #[serde(rename_all = "camelCase")]
     Bytes {
-        /// Offset on disk.
+        /// Offset on disk (0 for a member an import adds: [`ArchiveTag::add_member`]).
         offset: u32,
         /// Slots naming it.
         slots: Vec<usize>,
@@ -644,6 +644,20 @@ impl ArchiveTag {
         true
     }
 
+    /// A new member in `slot` (the table grown to hold it), written after every other.
+    pub fn add_member(&mut self, slot: usize, bytes: Vec<u8>) {
+        if self.offsets.len() <= slot {
+            self.offsets.resize(slot + 1, 0);
+        }
+        let slots = vec![slot];
+        let offset = 0;
+        self.members.push(MemberTag::Bytes {
+            offset,
+            slots,
+            bytes,
+        });
+    }
+
     /// The members shown as parts, in offset order, with their index.
     pub fn parts(&self) -> impl Iterator<Item = (usize, &MemberTag)> {
         self.members
@@ -671,7 +685,9 @@ impl ArchiveTag {
         let mut moved = false;
         for (orig, member_slots, bytes) in pieces {
             let at = start + body.len() as u64;
-            let place = if !moved && at == u64::from(orig) {
+            let place = if orig == 0 {
+                crate::bytes::align(at, 16) // a new member, after every other
+            } else if !moved && at == u64::from(orig) {
                 at
             } else {
                 moved = true;

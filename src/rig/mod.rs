@@ -14,8 +14,10 @@ pub mod extras;
 pub mod format;
 pub mod formats;
 pub mod hie;
+pub mod hull;
 pub mod mesh;
 pub mod motion;
+pub mod shadow;
 pub mod space;
 
 use glam::{DMat4, DQuat, DVec3};

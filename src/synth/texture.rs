@@ -200,26 +200,17 @@ pub fn random_tm2(seed: u64) -> Vec<u8> {
     b
 }
 
-/// A shadow-model-like member: a `SHW` magic and bytes no reader knows (its layout is not
-/// public, so it stays opaque).
-fn shadow_like(rng: &mut Rng) -> Vec<u8> {
-    let mut b = b"SHW\0".to_vec();
-    let n = rng.range(8, 200) as usize;
-    b.extend(rng.bytes(n));
-    b
-}
-
 /// A character archive: the PTX in slot 0, `model` (a MOD) in slot 1 with its texture count
-/// set to the PTX's, a shadow-like opaque member in slot 8 that slot 14 shares, slot 12 empty,
+/// set to the PTX's, the body's shadow model in slot 8 that slot 14 shares ([`super::shadow::shadow_of_model`]), slot 12 empty,
 /// non-zero bytes between the table and the first member, and the shadow member at an offset
 /// 8 past a 16-byte boundary (the model padded to 8 mod 16).
 pub fn character_pac(rng: &mut Rng, ptx: Vec<u8>, model: Vec<u8>) -> Vec<u8> {
     dressed_pac(rng, ptx, model, None)
 }
 
-/// [`character_pac`] with `coat` (a second MOD) in slot 12 after the body, random cloth text
-/// in 13 ([`super::cloth::random_clt`], padded to 16 bytes), and a shadow model of its own in
-/// 14 (the body's alone in 8).
+/// [`character_pac`] with `coat` (a second MOD) in slot 12 after the body, its cloth text in 13
+/// (padded to 16 bytes), and the shadow models of the body in 8 and of the coat in 14
+/// ([`super::shadow::shadow_of_model`]).
 pub fn coated_character_pac(rng: &mut Rng, ptx: Vec<u8>, model: Vec<u8>, coat: Vec<u8>) -> Vec<u8> {
     let mut cloth = super::cloth::random_clt(rng.next_u64());
     cloth.resize(crate::bytes::align(cloth.len() as u64, 16) as usize, 0);
@@ -249,16 +240,18 @@ fn dressed_pac(
         // The coat with its cloth text and a shadow of its own.
         Some((mut c, cloth)) => {
             c.resize(crate::bytes::align(c.len() as u64, 16) as usize, 0);
+            // Shadow models of the body and the coat, by the full layout.
+            let shadows = [&members[1].1, &c].map(|m| super::shadow::shadow_of_model(m));
+            let [body_shadow, coat_shadow] = shadows;
             members.push((vec![12], c));
             members.push((vec![13], cloth));
-            // Shadow models by the public layout: read, not opaque.
-            for slot in [8, 14] {
-                let mut s = super::shadow::random_shw(rng.next_u64());
-                s.resize(crate::bytes::align(s.len() as u64, 16) as usize, 0);
-                members.push((vec![slot], s));
-            }
+            members.push((vec![8], body_shadow));
+            members.push((vec![14], coat_shadow));
         }
-        None => members.push((vec![8, 14], shadow_like(rng))),
+        None => {
+            let body_shadow = super::shadow::shadow_of_model(&members[1].1);
+            members.push((vec![8, 14], body_shadow));
+        }
     }
     super::motion::place(slots, &gap, members)
 }
@@ -308,8 +301,8 @@ pub fn sample_character_pac() -> Vec<u8> {
 /// The sample coated character archive (`samples/dmc3_coated.pac`): the sample PTX in slot 0,
 /// the humanoid sample model in slot 1, the sample coat on a coat skeleton of its own in slot
 /// 12 ([`super::dmc3::coat`]: 32 nodes, six tails), its cloth text in 13 (retail-like: one
-/// block, a `Bone` row for each hanging tail node, `WindParent` body node 3), and shadow models
-/// by the public layout in 8 and 14.
+/// block, a `Bone` row for each hanging tail node, `WindParent` body node 3), and the shadow
+/// models of the body and the coat by the full layout in 8 and 14.
 pub fn sample_coated_pac() -> Vec<u8> {
     let mut rng = Rng::new(0x5A3D_072C);
     let coat = super::dmc3::sample_coat(false);

@@ -8,6 +8,7 @@
 
 pub mod game;
 pub mod pose;
+pub mod shw;
 
 use std::ffi::OsStr;
 use std::io::Read;

@@ -266,10 +266,11 @@ struct ImportArgs {
     #[arg(long)]
     ignore_mesh_edits: bool,
     /// A character archive: when a model's meshes changed (the body's, the coat's), write its
-    /// shadow model (slot 8, the coat's 14) anew from the new meshes, a closed box per joint
-    /// around the vertices that joint weighs most, instead of carrying the old shadow (which
-    /// still casts the old shape). Off by default: the shadow layout is public, but which joint
-    /// moves which hull and where a hull keeps its vertices are not.
+    /// shadow model (slot 8, the coat's 14) anew from the new meshes: its vertices grouped by
+    /// the joint weighing them most (small groups folded into their parent), one closed hull per
+    /// group moved by that joint, within the game's budgets, instead of carrying the old shadow
+    /// (which still casts the old shape); and give a coat without a shadow its slot 14, which
+    /// the game needs. Off by default: a hand-made shadow is kept unless asked.
     #[arg(long, conflicts_with = "onto")]
     rebuild_shadows: bool,
     /// Write the motion files the glTF carries (from `export --motions`) into this folder

@@ -9,8 +9,6 @@ use super::parts::PartImport;
 use super::read::Doc;
 use super::{ImportError, Imported};
 use super::{MeshReport, MeshStatus, ModelReport};
-use crate::native::dmc3::pac::{BODY_SHADOW_SLOT, CLOTH_SLOT, COAT_SHADOW_SLOT, COAT_SLOT};
-use crate::native::dmc3::shadow::{cuboid, Shape, Shw};
 use crate::rgba::native_entry;
 use crate::rig::archive::MemberTag;
 use crate::rig::archive::{AddedTextures, ArchiveTag, DocImage, MemberRef};
@@ -169,9 +167,10 @@ fn images_not_written(images: &[DocImage<'_>]) -> Option<String> {
 }
 
 /// When the document carries an archive: its bytes in place of the model's, with the textures
-/// from the document's `images`, and a note. `parts` are the archive's other models, each imported from its view of the document; with
-/// `rebuild_shadows`, the shadow model of each model whose meshes changed is written anew
-/// from them ([`renew_shadows`]).
+/// from the document's `images`, and a note. `parts` are the archive's other models, each
+/// imported from its view of the document; with `rebuild_shadows`, the shadow model of each
+/// model whose meshes changed is written anew from them ([`renew_shadows`]), and a coat without
+/// a shadow gets one ([`coat_shadow`]).
 pub(super) fn rebuild(
     images: &[DocImage<'_>],
     tag: Option<ArchiveTag>,
@@ -179,7 +178,7 @@ pub(super) fn rebuild(
     parts: Vec<PartImport>,
     rebuild_shadows: bool,
 ) -> Result<(), ImportError> {
-    let Some(tag) = tag else {
+    let Some(mut tag) = tag else {
         imported.report.notes.extend(images_not_written(images));
         return Ok(());
     };
@@ -191,14 +190,26 @@ pub(super) fn rebuild(
     rebuilt.extend(cloth.members);
     let report = &mut imported.report;
     report.notes.extend(cloth.notes);
-    report.stale_shadows = stale_shadows(&tag, BODY_SHADOW_SLOT, &report.meshes);
+    report.stale_shadows = stale_shadows(&tag, &[], &report.meshes);
     if rebuild_shadows {
         renew_shadows(&tag, &imported.native, report, &mut rebuilt);
     }
-    let models: Vec<ModelReport> = parts
+    let coat = tag
+        .coat_part()
+        .and_then(|o| parts.iter().find(|p| p.offset == o));
+    let coat = coat.map(|p| p.imported.native.clone());
+    let mut models: Vec<ModelReport> = parts
         .into_iter()
         .map(|p| part_report(&tag, p, rebuild_shadows, &mut rebuilt))
         .collect();
+    let report = &mut imported.report;
+    coat_shadow(
+        &mut tag,
+        &mut models,
+        report,
+        rebuild_shadows,
+        coat.as_ref(),
+    );
     let r = tag.rebuild(&imported.bytes, &rebuilt, images)?;
     imported.report.notes.push(format!(
         "archive: {} member(s) in {} slot(s) around the model, {} texture(s) from their images' native bytes (rgTX){}{}{}",
@@ -315,6 +326,43 @@ fn joints_of(i: &Imported) -> crate::rig::cloth::Joints {
     crate::rig::cloth::Joints { map, names, rest }
 }
 
+/// A coat (slot 12) without its shadow (slot 14): with `rebuild_shadows`, the shadow made from
+/// the coat (the part's import, else the coat's carried bytes) and added to `tag`, said in the
+/// coat's report (the archive's when the coat is not shown); without, a note that the game
+/// needs it.
+fn coat_shadow(
+    tag: &mut ArchiveTag,
+    models: &mut [ModelReport],
+    report: &mut super::ImportReport,
+    rebuild_shadows: bool,
+    coat: Option<&crate::native::NativeFile>,
+) {
+    if !tag.lacks_coat_shadow() {
+        return;
+    }
+    if !rebuild_shadows {
+        report
+            .notes
+            .push(crate::rig::shadow::MISSING_COAT_SHADOW.to_string());
+        return;
+    }
+    let rig = match coat {
+        Some(native) => Some(crate::rig::lift(native.clone())),
+        None => tag.carried_coat(),
+    };
+    let note = match rig.and_then(|r| tag.add_coat_shadow(&r)) {
+        Some(note) => note,
+        None => format!(
+            "{} (the coat has no skinned vertex to build it from)",
+            crate::rig::shadow::MISSING_COAT_SHADOW
+        ),
+    };
+    let coat_report = models.iter_mut().find(|m| m.name == "coat");
+    coat_report
+        .map_or(&mut report.notes, |m| &mut m.report.notes)
+        .push(note);
+}
+
 /// The report of part `p`: its import's, with the stale shadow of its own slot (the coat's in
 /// 14) and the cloth data named when its meshes changed, the shadow renewed on request.
 fn part_report(
@@ -331,13 +379,11 @@ fn part_report(
             _ => None,
         })
         .unwrap_or_default();
-    for shadow in slots.iter().filter_map(|&s| shadow_slot(s)) {
-        report
-            .stale_shadows
-            .extend(stale_shadows(tag, shadow, &report.meshes));
-    }
-    if !report.stale_shadows.is_empty() && slots.contains(&COAT_SLOT) {
-        for cloth in tag.carried(|s, _| s.contains(&CLOTH_SLOT)) {
+    report
+        .stale_shadows
+        .extend(stale_shadows(tag, &slots, &report.meshes));
+    if !report.stale_shadows.is_empty() && crate::rig::shadow::is_coat(&slots) {
+        for cloth in tag.cloth() {
             report.notes.push(format!(
                 "member {} ({}): the cloth data was made for the old coat (it does not read as cloth text: carried as it was)",
                 cloth.member,
@@ -355,9 +401,9 @@ fn part_report(
     }
 }
 
-/// Writes each stale shadow of `report` anew from the meshes of `native` (see [`joint_boxes`]):
-/// its replacement goes to `rebuilt`, a note replaces the stale entry. The old shadow's header
-/// and first record lend their undecoded bytes when it reads as a shadow model.
+/// Writes each stale shadow of `report` anew from the meshes of `native` (see
+/// [`crate::rig::shadow`]): its replacement goes to `rebuilt`, a note saying what was built
+/// replaces the stale entry (which stays when the model has no skinned vertex).
 fn renew_shadows(
     tag: &ArchiveTag,
     native: &crate::native::NativeFile,
@@ -367,56 +413,16 @@ fn renew_shadows(
     if report.stale_shadows.is_empty() {
         return;
     }
-    let shapes = joint_boxes(&crate::rig::lift(native.clone()).meshes());
-    for StaleShadow(m) in std::mem::take(&mut report.stale_shadows) {
-        let old = match tag.members.get(m.member) {
-            Some(MemberTag::Bytes { bytes, .. }) => Shw::read(bytes),
-            _ => None,
-        };
-        let new = Shw::of_hulls(old.as_ref(), &shapes);
-        report.notes.push(format!(
-            "member {} ({}): shadow rebuilt from the new meshes: {} closed hull(s), a box per joint around the vertices it weighs most (was {}); which joint moves which hull is not known, and the vertex list's layout is assumed",
-            m.member,
-            m.named_slots(),
-            new.hulls.len(),
-            old.map_or_else(|| "bytes of an unknown layout".to_string(), |o| format!("{} hull(s)", o.hulls.len())),
-        ));
-        rebuilt.push((m.offset, new.write()));
-    }
-}
-
-/// Per joint that some vertex weighs most (ascending, at most 255), the axis-aligned box
-/// around those vertices (bind pose, native units), at least one unit thick on each axis.
-pub(crate) fn joint_boxes(meshes: &[crate::rig::mesh::Mesh]) -> Vec<Shape> {
-    let mut boxes: std::collections::BTreeMap<u16, ([f32; 3], [f32; 3])> = Default::default();
-    for m in meshes {
-        for (i, p) in m.positions.iter().enumerate() {
-            let (Some(j), Some(w)) = (m.joints.get(i), m.weights.get(i)) else {
-                continue;
-            };
-            let k = (0..4).max_by(|&a, &b| w[a].total_cmp(&w[b])).unwrap_or(0);
-            let p = p.map(|x| x as f32);
-            let b = boxes.entry(j[k]).or_insert((p, p));
-            b.0 = [0, 1, 2].map(|c| b.0[c].min(p[c]));
-            b.1 = [0, 1, 2].map(|c| b.1[c].max(p[c]));
+    let rig = crate::rig::lift(native.clone());
+    for stale in std::mem::take(&mut report.stale_shadows) {
+        match tag.renew_shadow(&stale.0, &rig) {
+            Some((bytes, note)) => {
+                report.notes.push(note);
+                rebuilt.push((stale.0.offset, bytes));
+            }
+            None => report.stale_shadows.push(stale),
         }
     }
-    boxes
-        .into_values()
-        .take(255)
-        .map(|(lo, hi)| {
-            let pad = |c: usize| if hi[c] - lo[c] < 1.0 { 0.5 } else { 0.0 };
-            cuboid(
-                [0, 1, 2].map(|c| lo[c] - pad(c)),
-                [0, 1, 2].map(|c| hi[c] + pad(c)),
-            )
-        })
-        .collect()
-}
-
-/// The slot of the shadow model of the model in `slot` (the slot map's: the coat's in 14).
-fn shadow_slot(slot: usize) -> Option<usize> {
-    (slot == COAT_SLOT).then_some(COAT_SHADOW_SLOT)
 }
 
 /// A shadow model of the body (a carried member in the body-shadow slot) left as it was while
@@ -436,9 +442,10 @@ impl std::fmt::Display for StaleShadow {
     }
 }
 
-/// The members of `tag` in the shadow slot `slot` when a mesh of its model was edited, added or
-/// removed (a changed texture index alone leaves the shape, and so the shadow, as it was).
-fn stale_shadows(tag: &ArchiveTag, slot: usize, meshes: &MeshReport) -> Vec<StaleShadow> {
+/// The shadow members of the model in `slots` (the body's for the document's model, `[]`)
+/// when a mesh of it was edited, added or removed (a changed texture index alone leaves the
+/// shape, and so the shadow, as it was).
+fn stale_shadows(tag: &ArchiveTag, slots: &[usize], meshes: &MeshReport) -> Vec<StaleShadow> {
     let changed = meshes
         .written
         .as_ref()
@@ -446,8 +453,7 @@ fn stale_shadows(tag: &ArchiveTag, slot: usize, meshes: &MeshReport) -> Vec<Stal
     if meshes.status != MeshStatus::Written || !changed {
         return Vec::new();
     }
-    let shadows = tag.carried(|slots, _| slots.contains(&slot));
-    shadows.into_iter().map(StaleShadow).collect()
+    tag.shadows_of(slots).into_iter().map(StaleShadow).collect()
 }
 
 #[cfg(test)]

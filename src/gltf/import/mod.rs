@@ -70,7 +70,8 @@ pub struct ImportOptions {
     /// name gives no archive slot go into; `None`: each becomes a `.mot` file of its own.
     pub new_motions_into: Option<String>,
     /// A character archive: write the shadow model of each model whose meshes changed anew
-    /// from the new meshes (a box per joint), instead of carrying the old one.
+    /// from the new meshes (one closed hull per joint, see [`crate::rig::shadow`]), instead of
+    /// carrying the old one, and give a coat without a shadow its slot 14.
     pub rebuild_shadows: bool,
 }
 

@@ -17,6 +17,7 @@ pub mod motion;
 pub mod pac;
 pub mod pixels;
 pub mod shadow;
+pub mod shadow_rules;
 pub mod strip;
 pub mod texture;
 pub mod track;

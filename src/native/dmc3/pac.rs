@@ -94,6 +94,8 @@ pub fn opaque_label(b: &[u8]) -> &'static str {
         .map_or("opaque", |(_, _, name)| name)
 }
 
+/// The slot the player-archive slot map gives the body.
+pub const BODY_SLOT: usize = 1;
 /// The slot the player-archive slot map gives the body's shadow model.
 pub const BODY_SHADOW_SLOT: usize = 8;
 /// The slot of the coat, a second model on the body's skeleton (player archives).
@@ -102,6 +104,16 @@ pub const COAT_SLOT: usize = 12;
 pub const CLOTH_SLOT: usize = 13;
 /// The slot of the coat's shadow model.
 pub const COAT_SHADOW_SLOT: usize = 14;
+
+/// The slot of the model whose shadow the slot map puts in `shadow_slot`: the body's (1) for
+/// 8, the coat's (12) for 14.
+pub fn shadow_owner(shadow_slot: usize) -> Option<usize> {
+    match shadow_slot {
+        BODY_SHADOW_SLOT => Some(BODY_SLOT),
+        COAT_SHADOW_SLOT => Some(COAT_SLOT),
+        _ => None,
+    }
+}
 
 /// The name the player-archive slot map gives a slot (community notes on the game's actor
 /// code: 0 textures, 1 body, 8 shadow, 12 coat, 13 cloth, 14 coat shadow). A name, never

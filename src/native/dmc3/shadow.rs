@@ -1,28 +1,31 @@
 //! DMC3 shadow models (`SHW `, an archive member: the body's in slot 8, the coat's in 14):
-//! closed hulls that cast a character's shadow. The layout is COMMUNITY (`docs/formats.md`,
-//! "Shadow models": a public research repository's census script and the game's load-time
-//! fixup); no retail file has been seen here.
+//! closed hulls whose vertices the game skins each frame to cast the character's stencil
+//! shadow. The layout is EXE (the post-load relocates exactly the four offsets of each hull
+//! record; the per-frame code skins, finds silhouettes and draws) and CORPUS (the two retail
+//! Dante shadows); see `docs/formats.md`, "Shadow models".
 //!
-//! - Header, 0x20 bytes: `"SHW "`, f32 version at +0x04, u8 hull count at +0x10; the rest
-//!   PRESERVED_UNDECODED.
-//! - Hull records, 0x40 bytes each from 0x20: u16 vertex count at +0x00, u16 triangle count at
-//!   +0x02, four u64 file offsets at +0x10 (the loader turns all four into pointers): the
-//!   triangle list (+0x10) and the adjacency list (+0x18) are named; +0x20 and +0x28 are not.
-//!   The other record bytes are PRESERVED_UNDECODED.
-//! - Triangles, 16 bytes: u32 a, b, c, then u32 0. Adjacency, 8 bytes per triangle: u16 x3, then
-//!   u16 0.
+//! - Header, 0x20 bytes: `"SHW "`, f32 version at +0x04 (0.5 in retail), u8 hull count at
+//!   +0x10, u8 node count of the model the shadow belongs to at +0x11 (24 body, 33 coat);
+//!   +0x12 and +0x14 hold 1 and 2 in retail and are carried with the rest.
+//! - Hull records, 0x40 bytes each from 0x20: u16 vertex count V at +0x00, u16 triangle count
+//!   T at +0x02 (both read as signed by the game), four u64 file offsets: the triangle list
+//!   (+0x10), the adjacency list (+0x18), the vertex list (+0x20) and the selector list
+//!   (+0x28). The other record bytes are carried.
+//! - Triangles, 16 bytes: u32 a, b, c (outward winding), then u32 0. Adjacency, 8 bytes per
+//!   triangle: u16 per edge, the triangle across edge (v_i, v_i+1), then u16 0. Vertices, 16
+//!   bytes: f32 x, y, z, 1.0 in the model's rest space. Selectors, 1 byte per vertex: the joint
+//!   that moves it (single-influence skinning; below +0x11). Retail keeps each hull's four lists
+//!   in that order, each 16-aligned and zero padded, and one joint per hull.
 //!
 //! A member is read as a shadow model only when it fits that exactly: the magic, at least one
-//! hull, every list inside the member and after the records, every corner below the vertex
-//! count and every adjacency entry below the triangle count, the zero words zero, and every
-//! hull closed and manifold (each directed edge once, its reverse once, every vertex used, and
-//! `T = 2V - 4C` over its `C` connected pieces). Anything else stays opaque bytes. Everything
-//! after the records (the lists, and whatever lies between and after them) is carried as it
-//! is; [`Shw::write`] gives the member's bytes back exactly.
-//!
-//! ASSUMED (for [`Shw::of_hulls`] only, which writes new hulls on request): the third offset
-//! (+0x20) names the hull's vertices, 16 bytes each (f32 x, y, z, 1.0, model space, native
-//! units), and the fourth (+0x28) is written equal to it. No reading depends on this.
+//! hull, all four lists of every hull inside the member and after the records, every corner
+//! below the vertex count and every adjacency entry below the triangle count, the zero words
+//! zero, and every hull closed and manifold (each directed edge once, its reverse once, every
+//! vertex used, and `T = 2V - 4C` over its `C` connected pieces). Anything else stays opaque
+//! bytes ([`super::shadow_rules`] still judges it for `rigtrip check`). Everything after the
+//! records (the lists, and whatever lies between and after them) is carried as it is;
+//! [`Shw::write`] gives the member's bytes back exactly, and [`Shw::of_solids`] writes new
+//! hulls by the retail layout.
 
 use serde::{Deserialize, Serialize};
 
@@ -36,14 +39,27 @@ pub const RECORD: usize = 0x40;
 pub const TRIANGLE: usize = 16;
 /// One adjacency entry.
 pub const ADJACENCY: usize = 8;
-/// One vertex as [`Shw::of_hulls`] writes it (ASSUMED, see the module doc).
+/// One vertex (f32 x, y, z, w).
 pub const VERTEX: usize = 16;
+/// One selector.
+pub const SELECTOR: usize = 1;
+/// The header's node count (+0x11).
+pub const NODE_COUNT_AT: usize = 0x11;
+/// The largest vertex or triangle count the game reads (its counts are signed 16-bit).
+pub const MAX_COUNT: usize = 32_767;
+/// The pool shadow and stage runtime objects come from (5 MiB).
+pub const POOL: u64 = 5 << 20;
+/// Draw groups past this overwrite the renderer (72 bytes each into a 128 KiB scratch).
+pub const DRAW_GROUPS: usize = 1_820;
+/// A shadow's triangle count must stay well under this: the faces a light sees plus their
+/// silhouette edges can pass [`DRAW_GROUPS`].
+pub const DRAW_TRIANGLES: usize = 910;
 
 /// A shadow model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Shw {
-    /// The header as read (magic, version, count and the undecoded bytes).
+    /// The header as read (magic, version, counts and the undecoded bytes).
     #[serde(with = "crate::bytes::base64_bytes")]
     pub header: Vec<u8>,
     /// The hulls, in record order.
@@ -53,7 +69,7 @@ pub struct Shw {
     pub body: Vec<u8>,
 }
 
-/// One hull: its record and its two named lists as decoded.
+/// One hull: its record and its four lists as decoded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Hull {
@@ -62,17 +78,137 @@ pub struct Hull {
     pub record: Vec<u8>,
     /// Vertex count (+0x00).
     pub vertices: u16,
-    /// The four offsets (+0x10: triangles, +0x18: adjacency, +0x20 and +0x28 not named).
+    /// The four offsets: triangles (+0x10), adjacency (+0x18), vertices (+0x20), selectors
+    /// (+0x28).
     pub offsets: [u64; 4],
     /// The triangles' corners.
     pub triangles: Vec<[u32; 3]>,
     /// Per triangle its three adjacency entries.
     pub adjacency: Vec<[u16; 3]>,
+    /// Per vertex x, y, z, w as f32 bit patterns (model rest space; w is 1.0 in retail).
+    #[serde(with = "crate::bytes::le_stream")]
+    pub positions: Vec<[u32; 4]>,
+    /// Per vertex the joint that moves it.
+    #[serde(with = "crate::bytes::le_stream")]
+    pub selectors: Vec<u8>,
+}
+
+impl Hull {
+    /// The vertex positions as floats (x, y, z, w).
+    pub fn points(&self) -> Vec<[f32; 4]> {
+        self.positions
+            .iter()
+            .map(|p| p.map(f32::from_bits))
+            .collect()
+    }
+
+    /// The joints its selectors name, ascending, each once.
+    pub fn joints(&self) -> Vec<u8> {
+        let mut j = self.selectors.clone();
+        j.sort_unstable();
+        j.dedup();
+        j
+    }
 }
 
 /// Whether `data` starts with the shadow-model magic.
 pub fn has_shw_magic(data: &[u8]) -> bool {
     data.starts_with(&SHW_MAGIC)
+}
+
+/// The runtime memory a shadow of `hulls` hulls with `vertices` and `triangles` in all takes
+/// from the 5 MiB pool (EXE): `0x280 + 0xA0·hulls + 0x20·Σ(V + T + 6)`.
+pub fn pool_bytes(hulls: usize, vertices: usize, triangles: usize) -> u64 {
+    let h = hulls as u64;
+    0x280 + 0xA0 * h + 0x20 * (vertices as u64 + triangles as u64 + 6 * h)
+}
+
+/// One hull as its record and the member's bytes give it, before any rule is applied: each
+/// list decoded where it lies wholly inside the member, `None` where it does not.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RawHull {
+    /// Vertex count (+0x00).
+    pub vertices: u16,
+    /// Triangle count (+0x02).
+    pub triangles: u16,
+    /// The four offsets, as [`Hull::offsets`].
+    pub offsets: [u64; 4],
+    /// The triangle list, each with its fourth word.
+    pub tri: Option<Vec<[u32; 4]>>,
+    /// The adjacency list, each with its fourth half-word.
+    pub adj: Option<Vec<[u16; 4]>>,
+    /// The vertex list (f32 bit patterns).
+    pub pos: Option<Vec<[u32; 4]>>,
+    /// The selector list.
+    pub sel: Option<Vec<u8>>,
+}
+
+/// A member with the shadow magic, scanned: what its header says and each hull whose record
+/// lies inside the member.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Raw {
+    /// Hull count (+0x10).
+    pub hull_count: u8,
+    /// Node count (+0x11).
+    pub node_count: u8,
+    /// The hulls whose records lie inside the member, in record order.
+    pub hulls: Vec<RawHull>,
+    /// The member's length.
+    pub len: usize,
+}
+
+impl Raw {
+    /// Where the records end (and, in a member that fits, the lists begin).
+    pub fn records_end(&self) -> usize {
+        HEADER + usize::from(self.hull_count) * RECORD
+    }
+}
+
+/// Scans `data` (see [`Raw`]); `None` without the magic or a whole header. Every list is
+/// bounds-checked before it is decoded, so what is allocated is bounded by `data`'s length.
+pub fn scan(data: &[u8]) -> Option<Raw> {
+    if !has_shw_magic(data) || data.len() < HEADER {
+        return None;
+    }
+    let hull_count = data[0x10];
+    let hulls = (0..usize::from(hull_count))
+        .map_while(|i| raw_hull(data, HEADER + i * RECORD))
+        .collect();
+    Some(Raw {
+        hull_count,
+        node_count: data[NODE_COUNT_AT],
+        hulls,
+        len: data.len(),
+    })
+}
+
+/// The hull whose record is at `at`, when the record is inside `data`.
+fn raw_hull(data: &[u8], at: usize) -> Option<RawHull> {
+    let record = data.get(at..at + RECORD)?;
+    let vertices = u16::from_le_bytes([record[0], record[1]]);
+    let triangles = u16::from_le_bytes([record[2], record[3]]);
+    let mut offsets = [0u64; 4];
+    for (k, o) in offsets.iter_mut().enumerate() {
+        *o = u64::from_le_bytes(le(record, 0x10 + 8 * k)?);
+    }
+    let (v, t) = (usize::from(vertices), usize::from(triangles));
+    let list = |k: usize, n: usize, size: usize| -> Option<&[u8]> {
+        let start = usize::try_from(offsets[k]).ok()?;
+        data.get(start..start.checked_add(n * size)?)
+    };
+    let words =
+        |c: &[u8]| [0, 1, 2, 3].map(|k| u32::from_le_bytes(le(c, 4 * k).unwrap_or_default()));
+    let halves =
+        |c: &[u8]| [0, 1, 2, 3].map(|k| u16::from_le_bytes(le(c, 2 * k).unwrap_or_default()));
+    Some(RawHull {
+        vertices,
+        triangles,
+        offsets,
+        tri: list(0, t, TRIANGLE).map(|b| b.chunks_exact(TRIANGLE).map(words).collect()),
+        adj: list(1, t, ADJACENCY).map(|b| b.chunks_exact(ADJACENCY).map(halves).collect()),
+        pos: list(2, v, VERTEX).map(|b| b.chunks_exact(VERTEX).map(words).collect()),
+        sel: list(3, v, SELECTOR).map(<[u8]>::to_vec),
+    })
 }
 
 impl Shw {
@@ -81,23 +217,40 @@ impl Shw {
         le::<4>(&self.header, 4).map_or(f32::NAN, f32::from_le_bytes)
     }
 
+    /// The node count of the model the shadow belongs to (+0x11).
+    pub fn node_count(&self) -> u8 {
+        self.header.get(NODE_COUNT_AT).copied().unwrap_or(0)
+    }
+
+    /// Vertices over all hulls.
+    pub fn vertex_total(&self) -> usize {
+        self.hulls.iter().map(|h| usize::from(h.vertices)).sum()
+    }
+
+    /// Triangles over all hulls (the draw budget counts these: [`DRAW_TRIANGLES`]).
+    pub fn triangle_total(&self) -> usize {
+        self.hulls.iter().map(|h| h.triangles.len()).sum()
+    }
+
+    /// The runtime memory it takes from the pool ([`pool_bytes`]).
+    pub fn pool_bytes(&self) -> u64 {
+        pool_bytes(self.hulls.len(), self.vertex_total(), self.triangle_total())
+    }
+
     /// Reads `data` when it fits the layout exactly (see the module doc); `None` otherwise.
     pub fn read(data: &[u8]) -> Option<Shw> {
-        if !has_shw_magic(data) {
+        let raw = scan(data)?;
+        let records_end = raw.records_end();
+        if raw.hull_count == 0 || raw.hulls.len() != usize::from(raw.hull_count) {
             return None;
         }
-        let count = usize::from(*data.get(0x10)?);
-        let records_end = HEADER + count * RECORD;
-        if count == 0 || data.len() < records_end {
-            return None;
-        }
-        let hulls = (0..count)
-            .map(|i| hull(data, HEADER + i * RECORD, records_end))
+        let hulls = (raw.hulls.iter().enumerate())
+            .map(|(i, h)| fitting(data, h, HEADER + i * RECORD, records_end))
             .collect::<Option<Vec<Hull>>>()?;
         Some(Shw {
             header: data[..HEADER].to_vec(),
             hulls,
-            body: data[records_end..].to_vec(),
+            body: data.get(records_end..)?.to_vec(),
         })
     }
 
@@ -122,78 +275,49 @@ impl Shw {
     }
 }
 
-/// The hull whose record is at `at`; its lists must lie at or after `records_end`.
-fn hull(data: &[u8], at: usize, records_end: usize) -> Option<Hull> {
-    let vertices = u16::from_le_bytes(le(data, at)?);
-    let t = usize::from(u16::from_le_bytes(le(data, at + 2)?));
-    let mut offsets = [0u64; 4];
-    for (k, o) in offsets.iter_mut().enumerate() {
-        *o = u64::from_le_bytes(le(data, at + 0x10 + 8 * k)?);
+/// The hull `h` (record at `at`) when it fits the layout: all four lists inside `data` at or
+/// after `records_end`, corners and adjacency in range, zero words zero, closed and manifold.
+fn fitting(data: &[u8], h: &RawHull, at: usize, records_end: usize) -> Option<Hull> {
+    if h.offsets.iter().any(|&o| o < records_end as u64) {
+        return None;
     }
-    let list = |offset: u64, size: usize| -> Option<&[u8]> {
-        let start = usize::try_from(offset).ok().filter(|&s| s >= records_end)?;
-        data.get(start..start.checked_add(t * size)?)
-    };
-    let mut triangles = Vec::with_capacity(t);
-    for c in list(offsets[0], TRIANGLE)?.chunks_exact(TRIANGLE) {
-        let w = |k: usize| u32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]]);
-        let tri = [w(0), w(1), w(2)];
-        if w(3) != 0 || tri.iter().any(|&v| v >= u32::from(vertices)) {
-            return None;
-        }
-        triangles.push(tri);
-    }
-    let mut adjacency = Vec::with_capacity(t);
-    for c in list(offsets[1], ADJACENCY)?.chunks_exact(ADJACENCY) {
-        let w = |k: usize| u16::from_le_bytes([c[2 * k], c[2 * k + 1]]);
-        let adj = [w(0), w(1), w(2)];
-        if w(3) != 0 || adj.iter().any(|&x| usize::from(x) >= t) {
-            return None;
-        }
-        adjacency.push(adj);
-    }
-    closed_manifold(usize::from(vertices), &triangles).then(|| Hull {
+    let (v, t) = (u32::from(h.vertices), usize::from(h.triangles));
+    let triangles: Vec<[u32; 3]> = (h.tri.as_ref()?.iter())
+        .map(|w| (w[3] == 0 && w[..3].iter().all(|&c| c < v)).then_some([w[0], w[1], w[2]]))
+        .collect::<Option<_>>()?;
+    let adjacency: Vec<[u16; 3]> = (h.adj.as_ref()?.iter())
+        .map(|a| {
+            let ok = a[3] == 0 && a[..3].iter().all(|&x| usize::from(x) < t);
+            ok.then_some([a[0], a[1], a[2]])
+        })
+        .collect::<Option<_>>()?;
+    let (positions, selectors) = (h.pos.clone()?, h.sel.clone()?);
+    closed_manifold(v as usize, &triangles).then(|| Hull {
         record: data[at..at + RECORD].to_vec(),
-        vertices,
-        offsets,
+        vertices: h.vertices,
+        offsets: h.offsets,
         triangles,
         adjacency,
+        positions,
+        selectors,
     })
 }
 
-/// A closed hull to write: its corners (model space, native units) and outward triangles.
-pub type Shape = (Vec<[f32; 3]>, Vec<[u32; 3]>);
-
-/// An axis-aligned box from `lo` to `hi` (8 corners, 12 triangles wound outward): closed and
-/// manifold.
-pub fn cuboid(lo: [f32; 3], hi: [f32; 3]) -> Shape {
-    let v = (0..8)
-        .map(|i| {
-            [
-                if i & 1 == 0 { lo[0] } else { hi[0] },
-                if i & 2 == 0 { lo[1] } else { hi[1] },
-                if i & 4 == 0 { lo[2] } else { hi[2] },
-            ]
-        })
-        .collect();
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let t = quads
-        .iter()
-        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
-        .collect();
-    (v, t)
+/// One hull to write: the joint that moves it, its corners (the model's rest space, native
+/// units) and its triangles wound outward (counter-clockwise seen from outside).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Solid {
+    /// The joint every vertex of it follows (its selector).
+    pub joint: u8,
+    /// Its corners.
+    pub corners: Vec<[f32; 3]>,
+    /// Its triangles.
+    pub triangles: Vec<[u32; 3]>,
 }
 
 /// Per triangle the triangle across each edge (edge `e` from corner `e` to the next), 0 where
 /// none is (never, for a closed hull).
-fn adjacency(t: &[[u32; 3]]) -> Vec<[u16; 3]> {
+pub fn adjacency(t: &[[u32; 3]]) -> Vec<[u16; 3]> {
     let mut by_edge = std::collections::HashMap::with_capacity(t.len() * 3);
     for (k, x) in t.iter().enumerate() {
         for e in 0..3 {
@@ -206,24 +330,19 @@ fn adjacency(t: &[[u32; 3]]) -> Vec<[u16; 3]> {
 }
 
 impl Shw {
-    /// A shadow model of `shapes` (at most 255, each within u16 counts), with the header and
-    /// the first record's undecoded bytes of `template` when given: per hull its triangles,
-    /// adjacency and vertices (ASSUMED layout, see the module doc), each list 16-byte aligned.
-    pub fn of_hulls(template: Option<&Shw>, shapes: &[Shape]) -> Shw {
-        let mut header = template.map_or_else(
-            || {
-                let mut h = SHW_MAGIC.to_vec();
-                h.extend_from_slice(&1.0f32.to_le_bytes());
-                h
-            },
-            |t| t.header.clone(),
-        );
+    /// A shadow model of `solids` (at most 255, each within the game's counts) for a model of
+    /// `node_count` nodes, by the retail layout: per hull its triangles, adjacency, vertices
+    /// (w = 1.0) and selectors (its joint), each list 16-aligned and zero padded, the member
+    /// padded to 16 bytes. The header's other bytes, and per hull the record's bytes this does
+    /// not write, come from `template` (hull i's record, or its last one's for hulls past its
+    /// count); without one, the retail header (version 0.5, 1 and 2 at +0x12 and +0x14) and
+    /// zeros.
+    pub fn of_solids(template: Option<&Shw>, node_count: u8, solids: &[Solid]) -> Shw {
+        let mut header = template.map_or_else(retail_header, |t| t.header.clone());
         header.resize(HEADER, 0);
-        let record = template
-            .and_then(|t| t.hulls.first())
-            .map_or_else(|| vec![0; RECORD], |h| h.record.clone());
-        let shapes = &shapes[..shapes.len().min(255)];
-        let records_end = HEADER + shapes.len() * RECORD;
+        header[NODE_COUNT_AT] = node_count;
+        let solids = &solids[..solids.len().min(255)];
+        let records_end = HEADER + solids.len() * RECORD;
         let mut body: Vec<u8> = Vec::new();
         let mut place = |list: Vec<u8>| {
             body.resize(body.len().next_multiple_of(16), 0);
@@ -231,40 +350,71 @@ impl Shw {
             body.extend(list);
             at
         };
-        let hulls = shapes
-            .iter()
-            .map(|(v, t)| {
-                let adjacency = adjacency(t);
+        let hulls: Vec<Hull> = (solids.iter().enumerate())
+            .map(|(i, s)| {
+                let adjacency = adjacency(&s.triangles);
                 let words = |x: [u32; 4]| x.into_iter().flat_map(u32::to_le_bytes);
-                let tri = place(
-                    t.iter()
-                        .flat_map(|x| words([x[0], x[1], x[2], 0]))
-                        .collect(),
-                );
-                let halves =
-                    |x: [u16; 3]| [x[0], x[1], x[2], 0].into_iter().flat_map(u16::to_le_bytes);
-                let adj = place(adjacency.iter().flat_map(|&x| halves(x)).collect());
-                let floats = |p: &[f32; 3]| {
-                    [p[0], p[1], p[2], 1.0]
-                        .into_iter()
-                        .flat_map(f32::to_le_bytes)
-                };
-                let vtx = place(v.iter().flat_map(floats).collect());
+                let halves = |x: [u16; 4]| x.into_iter().flat_map(u16::to_le_bytes);
+                let tri = s
+                    .triangles
+                    .iter()
+                    .flat_map(|x| words([x[0], x[1], x[2], 0]));
+                let adj = adjacency.iter().flat_map(|x| halves([x[0], x[1], x[2], 0]));
+                let positions: Vec<[u32; 4]> = (s.corners.iter())
+                    .map(|p| [p[0], p[1], p[2], 1.0].map(f32::to_bits))
+                    .collect();
+                let selectors = vec![s.joint; s.corners.len()];
+                let offsets = [
+                    place(tri.collect()),
+                    place(adj.collect()),
+                    place(positions.iter().flat_map(|&p| words(p)).collect()),
+                    place(selectors.clone()),
+                ];
+                let mut record = template_record(template, i);
+                record[0..2].copy_from_slice(&(s.corners.len() as u16).to_le_bytes());
+                record[2..4].copy_from_slice(&(s.triangles.len() as u16).to_le_bytes());
+                for (k, o) in offsets.iter().enumerate() {
+                    record[0x10 + 8 * k..0x18 + 8 * k].copy_from_slice(&o.to_le_bytes());
+                }
                 Hull {
-                    record: record.clone(),
-                    vertices: v.len() as u16,
-                    offsets: [tri, adj, vtx, vtx],
-                    triangles: t.clone(),
+                    record,
+                    vertices: s.corners.len() as u16,
+                    offsets,
+                    triangles: s.triangles.clone(),
                     adjacency,
+                    positions,
+                    selectors,
                 }
             })
             .collect();
+        body.resize(body.len().next_multiple_of(16), 0);
+        header[0x10] = hulls.len() as u8;
         Shw {
             header,
             hulls,
             body,
         }
     }
+}
+
+/// The header of the retail shadows, before counts: magic, version 0.5, 1 and 2 at +0x12 and
+/// +0x14.
+fn retail_header() -> Vec<u8> {
+    let mut h = SHW_MAGIC.to_vec();
+    h.extend_from_slice(&0.5f32.to_le_bytes());
+    h.resize(HEADER, 0);
+    h[0x12] = 1;
+    h[0x14] = 2;
+    h
+}
+
+/// The record bytes hull `i` of a new shadow carries before its counts and offsets are set:
+/// `template`'s hull i's, or its last hull's, else zeros.
+fn template_record(template: Option<&Shw>, i: usize) -> Vec<u8> {
+    let hulls = template.map_or(&[][..], |t| &t.hulls[..]);
+    let mut r = (hulls.get(i).or(hulls.last())).map_or_else(Vec::new, |h| h.record.clone());
+    r.resize(RECORD, 0);
+    r
 }
 
 /// The `N` bytes of `data` at `at`, when all are there.
@@ -275,6 +425,13 @@ fn le<const N: usize>(data: &[u8], at: usize) -> Option<[u8; N]> {
 /// Whether `triangles` over `vertices` vertices are a closed manifold surface: each directed
 /// edge once and its reverse once, every vertex used, and `T = 2V - 4C` over the `C` pieces.
 pub fn closed_manifold(vertices: usize, triangles: &[[u32; 3]]) -> bool {
+    pieces(vertices, triangles).is_some_and(|c| triangles.len() + 4 * c == 2 * vertices)
+}
+
+/// The connected pieces of `triangles` over `vertices` vertices when every directed edge is
+/// there once and its reverse once, no triangle repeats a corner and every vertex is used;
+/// `None` otherwise.
+pub fn pieces(vertices: usize, triangles: &[[u32; 3]]) -> Option<usize> {
     let mut edges: std::collections::HashMap<(u32, u32), u32> =
         std::collections::HashMap::with_capacity(triangles.len() * 3);
     let mut piece: Vec<usize> = (0..vertices).collect();
@@ -286,12 +443,12 @@ pub fn closed_manifold(vertices: usize, triangles: &[[u32; 3]]) -> bool {
         v
     }
     if triangles.iter().flatten().any(|&v| v as usize >= vertices) {
-        return false;
+        return None;
     }
     let mut used = vec![false; vertices];
     for t in triangles {
         if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
-            return false;
+            return None;
         }
         for e in 0..3 {
             let (a, b) = (t[e], t[(e + 1) % 3]);
@@ -301,10 +458,7 @@ pub fn closed_manifold(vertices: usize, triangles: &[[u32; 3]]) -> bool {
             piece[ra] = rb;
         }
     }
-    let pieces = (0..vertices).filter(|&v| root(&mut piece, v) == v).count();
-    used.iter().all(|&u| u)
-        && edges
-            .iter()
-            .all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1))
-        && triangles.len() + 4 * pieces == 2 * vertices
+    let paired = (edges.iter()).all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1));
+    (paired && used.iter().all(|&u| u))
+        .then(|| (0..vertices).filter(|&v| root(&mut piece, v) == v).count())
 }

@@ -148,43 +148,13 @@ pub fn archive_findings(name: Option<&str>, slots: &[Slot]) -> Vec<Finding> {
         });
         if let (Some(s), Some(m)) = (shw, model_in(slots, model)) {
             out.extend(
-                shadow_nodes_finding(s, m, &slot_place(model))
+                crate::native::dmc3::shadow_rules::node_count_finding(s, m, &slot_place(model))
                     .map(|f| f.within(&slot_place(shadow))),
             );
         }
     }
     out.extend(coat_shadow_finding(&named, slots, coat.is_some()));
     out
-}
-
-/// A shadow whose +0x11 (`shadow`) is not its model's node count (`model`, the model at
-/// `model_place`), unplaced.
-pub fn shadow_nodes_finding(shadow: u8, model: u8, model_place: &str) -> Option<Finding> {
-    let field = "+0x11 node count";
-    if shadow > model {
-        Some(Finding::stops(
-            "",
-            field,
-            format!(
-                "{shadow}, but {model_place} has {model} nodes: its selectors may name joints \
-                 up to {shadow} − 1, past the model's matrices (both retail shadows hold their \
-                 model's node count)"
-            ),
-            Evidence::CorpusConfirmed,
-        ))
-    } else if shadow < model {
-        Some(Finding::note(
-            "",
-            field,
-            format!(
-                "{shadow}, but {model_place} has {model} nodes: a shadow made for another \
-                 skeleton (both retail shadows hold their model's node count)"
-            ),
-            Evidence::CorpusConfirmed,
-        ))
-    } else {
-        None
-    }
 }
 
 /// Slot 14 where the player code uses it without a null check.
