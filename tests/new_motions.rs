@@ -290,9 +290,9 @@ fn readmes_new_actions_made_in_blender_land_as_it_shows() {
             "import",
             "humanoid_new.glb",
             "-o",
-            "humanoid.mod",
+            "humanoid_new.mod",
             "--motions-out",
-            "motions",
+            "motions_new",
         ])
         .output()
         .unwrap();
@@ -308,10 +308,10 @@ fn readmes_new_actions_made_in_blender_land_as_it_shows() {
             .unwrap_or_else(|| panic!("guide line not in the output: {want}\n{text}"));
         from += k + 1;
     }
-    assert!(std::fs::read(dir.join("humanoid.mod")).unwrap() == model);
-    let pac = std::fs::read(dir.join("motions/dmc3_humanoid.pac")).unwrap();
+    assert!(std::fs::read(dir.join("humanoid_new.mod")).unwrap() == model);
+    let pac = std::fs::read(dir.join("motions_new/dmc3_humanoid.pac")).unwrap();
     common::assert_members_kept(&common::sample("dmc3_humanoid.pac"), &pac);
     common::pose::assert_keyed_action(&model, &common::member_motion(&pac, 7), 5);
-    let lone = Mot::read(&std::fs::read(dir.join("motions/my_taunt.mot")).unwrap()).unwrap();
+    let lone = Mot::read(&std::fs::read(dir.join("motions_new/my_taunt.mot")).unwrap()).unwrap();
     common::pose::assert_keyed_action(&model, &lone, 5);
 }

@@ -9,7 +9,8 @@
 //!
 //! A block that cannot run here (it needs Blender, or the game's folder) follows a line
 //! `<!-- not run: WHY -->` in the page: its commands are counted and reported with the reason,
-//! never skipped in silence. A line `<!-- setup: NAME -->` makes files the following commands
+//! never skipped in silence; those whose WHY starts `needs Blender` are run, through
+//! `tools/blender-python`, by the ignored test (`--include-ignored`, as `.ci/run` does). A line `<!-- setup: NAME -->` makes files the following commands
 //! need (see [`setup`]). Commands in fenced code blocks are refused: they would not be run.
 //!
 //! The links: every relative link and image of README.md and of every page under `guide/`
@@ -22,26 +23,20 @@ mod common;
 use std::path::{Path, PathBuf};
 
 /// A command of a page: where it is, the command line, the lines shown for it, the exit code
-/// it must end with (0 unless commented `# exit N`).
+/// it must end with (0 unless commented `# exit N`), and why it is not run here (its block's
+/// `<!-- not run: WHY -->`), if it is not.
 struct Cmd {
     at: String,
     line: String,
     want: Vec<String>,
     exit: i32,
+    not_run: Option<String>,
 }
 
 /// What a page asks of the test, in its order.
 enum Step {
     Run(Cmd),
-    NotRun {
-        at: String,
-        line: String,
-        why: String,
-    },
-    Setup {
-        at: String,
-        name: String,
-    },
+    Setup { at: String, name: String },
 }
 
 /// The pages whose commands run, in order: README.md, then the chapters of guide/SUMMARY.md.
@@ -109,19 +104,13 @@ fn steps(name: &str, md: &str) -> Vec<Step> {
                 i += 1;
             }
             let (line, exit) = split_exit(&cmd);
-            steps.push(match &not_run {
-                Some(why) => Step::NotRun {
-                    at,
-                    line,
-                    why: why.clone(),
-                },
-                None => Step::Run(Cmd {
-                    at,
-                    line,
-                    want: Vec::new(),
-                    exit,
-                }),
-            });
+            steps.push(Step::Run(Cmd {
+                at,
+                line,
+                want: Vec::new(),
+                exit,
+                not_run: not_run.clone(),
+            }));
             open = true;
         } else if line.is_empty() {
             // A blank line inside the output (the text after a block closes it).
@@ -184,10 +173,10 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// The scratch folder the pages' commands start in: the samples, CesiumMan and its joint map
-/// where the guide says, Khronos' RiggedFigure beside them.
-fn start_folder() -> PathBuf {
-    let dir = common::scratch("guide");
+/// The scratch folder `name` the pages' commands start in: the samples, CesiumMan and its joint
+/// map where the guide says, Khronos' RiggedFigure beside them.
+fn start_folder(name: &str) -> PathBuf {
+    let dir = common::scratch(name);
     let repo = common::repo();
     copy_dir(&repo.join("samples"), &dir.join("samples"));
     std::fs::create_dir_all(dir.join("tests/data/sample-assets/vulkan-assets")).unwrap();
@@ -202,7 +191,7 @@ fn start_folder() -> PathBuf {
     dir
 }
 
-/// Makes the files a `<!-- setup: NAME -->` promises. `misfit-motions`: in `motions/`, the
+/// Makes the files a `<!-- setup: NAME -->` promises. `misfit-motions`: in `misfit/`, the
 /// archive of `synth::motion::pac_with_foreign_member` (seed 7, a member of 31 nodes) and a
 /// motion for the humanoid at half its size (seed 9).
 fn setup(dir: &Path, name: &str) -> Result<(), String> {
@@ -211,11 +200,11 @@ fn setup(dir: &Path, name: &str) -> Result<(), String> {
         "misfit-motions" => {
             let rig = rigtrip::ops::load(None, &rigtrip::synth::dmc3::sample_mod()).unwrap();
             let rest = motion::model_rest(&rig);
-            std::fs::create_dir_all(dir.join("motions")).unwrap();
+            std::fs::create_dir_all(dir.join("misfit")).unwrap();
             let pac = motion::pac_with_foreign_member(7, &rest, 31);
-            std::fs::write(dir.join("motions/pl000_00_5.pac"), &pac).unwrap();
+            std::fs::write(dir.join("misfit/pl000_00_5.pac"), &pac).unwrap();
             let boss = motion::motion_for_model(9, &motion::scaled_rest(&rest, 0.5));
-            std::fs::write(dir.join("motions/boss.mot"), boss.write().unwrap()).unwrap();
+            std::fs::write(dir.join("misfit/boss.mot"), boss.write().unwrap()).unwrap();
             Ok(())
         }
         _ => Err(format!("no setup named {name:?}")),
@@ -254,23 +243,32 @@ fn run(dir: &Path, cmd: &Cmd) -> Result<(), String> {
     ))
 }
 
-#[test]
-fn readme_and_guide_commands_show_real_output() {
-    let dir = start_folder();
+/// Runs the pages' commands, those marked not run too when `blender` is set and they need
+/// Blender: (commands run, what went wrong, what was not run and why).
+fn walk(blender: bool) -> (usize, Vec<String>, Vec<String>) {
+    let dir = start_folder(if blender { "guide_blender" } else { "guide" });
     let repo = common::repo();
+    if blender {
+        // tools/blender-python and tools/blender-roundtrip.py, where the pages call them.
+        std::os::unix::fs::symlink(repo.join("tools"), dir.join("tools")).unwrap();
+    }
     let (mut ran, mut wrong, mut not_run) = (0, Vec::new(), Vec::new());
     for page in pages() {
         let name = page.strip_prefix(repo).unwrap().display().to_string();
         let md = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{name}: {e}"));
         for step in steps(&name, &md) {
             match step {
-                Step::Run(cmd) => {
-                    ran += 1;
-                    if let Err(e) = run(&dir, &cmd) {
-                        wrong.push(e);
+                Step::Run(cmd) => match &cmd.not_run {
+                    Some(why) if !(blender && why.starts_with("needs Blender")) => {
+                        not_run.push(format!("{}: $ {}  ({why})", cmd.at, cmd.line))
                     }
-                }
-                Step::NotRun { at, line, why } => not_run.push(format!("{at}: $ {line}  ({why})")),
+                    _ => {
+                        ran += 1;
+                        if let Err(e) = run(&dir, &cmd) {
+                            wrong.push(e);
+                        }
+                    }
+                },
                 Step::Setup { at, name } => {
                     if let Err(e) = setup(&dir, &name) {
                         wrong.push(format!("{at}: {e}"));
@@ -279,11 +277,25 @@ fn readme_and_guide_commands_show_real_output() {
             }
         }
     }
-    let report = format!(
+    if wrong.is_empty() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    (ran, wrong, not_run)
+}
+
+/// What [`walk`] found, for people.
+fn report(ran: usize, not_run: &[String]) -> String {
+    format!(
         "{ran} command(s) run, {} not run (marked in the page):\n  {}",
         not_run.len(),
         not_run.join("\n  ")
-    );
+    )
+}
+
+#[test]
+fn readme_and_guide_commands_show_real_output() {
+    let (ran, wrong, not_run) = walk(false);
+    let report = report(ran, &not_run);
     println!("{report}");
     assert!(wrong.is_empty(), "{}\n\n{report}", wrong.join("\n\n"));
     // The pages run what they show: a page marked not run wholesale would show here.
@@ -292,7 +304,21 @@ fn readme_and_guide_commands_show_real_output() {
         not_run.len() <= 20,
         "keep the blocks that do not run few: {report}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same walk with the blocks that need Blender run too, through `tools/blender-python`: what
+/// the pages show for Blender's edits is what they give today.
+#[test]
+#[ignore = "needs Blender: run tools/blender-python once, or .ci/run"]
+fn readme_and_guide_blender_blocks_show_real_output() {
+    let (ran, wrong, not_run) = walk(true);
+    let report = report(ran, &not_run);
+    println!("{report}");
+    assert!(wrong.is_empty(), "{}\n\n{report}", wrong.join("\n\n"));
+    assert!(
+        not_run.iter().all(|n| !n.contains("(needs Blender")),
+        "{report}"
+    );
 }
 
 /// The walker reads what the pages mean: outputs with blank lines and `…`, exit comments,
@@ -303,18 +329,24 @@ fn the_walker_reads_blocks_as_the_pages_mean_them() {
               <!-- not run: needs Blender -->\n\n    $ tools/x \\\n        --y\n    $ rigtrip b\n    shown\n\n\
               after\n\n    $ rigtrip c\n";
     let s = steps("t.md", md);
-    let [Step::Run(a), Step::NotRun { line: x, why, .. }, Step::NotRun { .. }, Step::Run(c)] =
-        &s[..]
-    else {
+    let [Step::Run(a), Step::Run(x), Step::Run(b), Step::Run(c)] = &s[..] else {
         panic!("{} steps", s.len());
     };
-    assert_eq!((a.line.as_str(), a.exit), ("rigtrip a", 1));
-    assert_eq!(a.want, ["out 1", "", "out 2"]);
     assert_eq!(
-        (x.as_str(), why.as_str()),
-        ("tools/x  --y", "needs Blender")
+        (a.line.as_str(), a.exit, &a.not_run),
+        ("rigtrip a", 1, &None)
     );
-    assert_eq!((c.line.as_str(), c.want.len()), ("rigtrip c", 0));
+    assert_eq!(a.want, ["out 1", "", "out 2"]);
+    let blender = Some("needs Blender".to_string());
+    assert_eq!((x.line.as_str(), &x.not_run), ("tools/x  --y", &blender));
+    assert_eq!(
+        (b.want.as_slice(), &b.not_run),
+        (&["shown".to_string()][..], &blender)
+    );
+    assert_eq!(
+        (c.line.as_str(), c.want.len(), &c.not_run),
+        ("rigtrip c", 0, &None)
+    );
     let fenced = std::panic::catch_unwind(|| steps("f.md", "```\n$ rigtrip x\n```\n"));
     assert!(fenced.is_err());
     assert!(matches(
