@@ -177,10 +177,44 @@ fn every_command_json_validates_against_its_schema() {
         (&json!("pac"), &json!("identical"))
     );
     assert_eq!(v["files"][6]["format"], "tm2");
+    // The layout leg: a leg per file, each archive's model members, and the counts.
+    let v = check(
+        &dir,
+        "verify",
+        &[
+            "verify",
+            "--json",
+            "--legs",
+            "all",
+            "DB22HIE.BIN",
+            "m.mod",
+            "m.mot",
+            "c.pac",
+            "coat.pac",
+            "t.ptx",
+        ],
+        0,
+    );
+    assert_eq!(v["files"][1]["layout"], "identical");
+    assert!(v["files"][2]["layout"]["notapplicable"].is_string());
+    assert_eq!(v["files"][3]["layout"]["members"][0]["layout"], "identical");
+    // The random coat is not in the retail layout: information, exit 0.
+    let coat = &v["files"][4]["layout"]["members"][1];
+    assert_eq!(coat["slots"], json!([12]));
+    assert!(coat["layout"]["notretail"]["structure"].is_string());
+    assert_eq!(
+        v["summary"]["layout"],
+        json!({"retail": 2, "not_retail": 1, "not_applicable": 3})
+    );
     check(&dir, "verify", &["verify", "--json", "in"], 2);
-    // The game's loader model: models without index workspaces (the samples' generators do
-    // not write them yet) would stop the game; a 4-byte `MOD ` file too (its header is cut);
-    // the PTX and the HIE table pass.
+    // The game's loader model: the sample model (its index workspaces in place) passes; the
+    // same model with its first mesh's +0x40 zeroed would stop the game (the game would write
+    // the mesh's indices over its own record), and a 4-byte `MOD ` file too (its header is
+    // cut); the PTX and the HIE table pass.
+    let mut no_workspace = model.clone();
+    let mesh = usize::try_from(u64::from_le_bytes(model[0x48..0x50].try_into().unwrap())).unwrap();
+    no_workspace[mesh + 0x40..mesh + 0x48].fill(0);
+    std::fs::write(dir.join("w.mod"), &no_workspace).unwrap();
     let v = check(
         &dir,
         "check",
@@ -189,6 +223,7 @@ fn every_command_json_validates_against_its_schema() {
             "--json",
             "DB22HIE.BIN",
             "m.mod",
+            "w.mod",
             "m.mot",
             "m.pac",
             "c.pac",
@@ -204,10 +239,11 @@ fn every_command_json_validates_against_its_schema() {
         )
     };
     assert_eq!(status(0), (json!("hie"), json!("pass")));
-    assert_eq!(status(1), (json!("mod"), json!("stops")));
-    assert_eq!(status(5), (json!("ptx"), json!("pass")));
+    assert_eq!(status(1), (json!("mod"), json!("pass")));
+    assert_eq!(status(2), (json!("mod"), json!("stops")));
+    assert_eq!(status(6), (json!("ptx"), json!("pass")));
     assert_eq!(
-        v["files"][1]["findings"][0]["field"],
+        v["files"][2]["findings"][0]["field"],
         "+0x40 index workspace offset"
     );
     let v = check(&dir, "check", &["check", "--json", "in"], 1);
@@ -258,23 +294,14 @@ fn every_command_json_validates_against_its_schema() {
     let mut glb = std::fs::read(dir.join("c.glb")).unwrap();
     common::shrink_first_mesh(&mut glb);
     std::fs::write(dir.join("c.edited.glb"), glb).unwrap();
-    // --ignore-check: the generated sample's body reserves no index workspaces (nor does the
-    // writer lay out new ones yet): rigtrip check finds them in any edit of it, and this test is
-    // about something else.
+    // The edited body is laid out anew with its index workspaces: check passes it.
     let v = check(
         &dir,
         "import",
-        &[
-            "import",
-            "--json",
-            "c.edited.glb",
-            "-o",
-            "c.new.pac",
-            "--ignore-check",
-        ],
+        &["import", "--json", "c.edited.glb", "-o", "c.new.pac"],
         0,
     );
-    assert_eq!(v["check"][0]["status"], "stops", "{v}");
+    assert_eq!(v["check"][0]["status"], "pass", "{v}");
     assert_eq!(v["stale_shadows"][0]["slots"], json!([8, 14]), "{v}");
     // Without it the edit is refused: the error document carries what check found (the body
     // mesh shown with texture_2, past the PTX's 2, among it), nothing is written.
@@ -318,18 +345,10 @@ fn every_command_json_validates_against_its_schema() {
     let mut glb = std::fs::read(dir.join("c.glb")).unwrap();
     common::drop_first_texture_chunk(&mut glb);
     std::fs::write(dir.join("c.painted.glb"), glb).unwrap();
-    // --ignore-check: as for c.edited.glb above.
     let v = check(
         &dir,
         "import",
-        &[
-            "import",
-            "--json",
-            "c.painted.glb",
-            "-o",
-            "c.painted.pac",
-            "--ignore-check",
-        ],
+        &["import", "--json", "c.painted.glb", "-o", "c.painted.pac"],
         0,
     );
     let t = &v["textures"][0];
@@ -434,8 +453,6 @@ fn every_command_json_validates_against_its_schema() {
         }))
         .collect();
     std::fs::write(dir.join("map.json"), format!("{{{}}}", map.join(", "))).unwrap();
-    // --ignore-check: the writer lays out no index workspace for the new meshes yet (rigtrip
-    // check finds that), and this is about the map.
     let v = check(
         &dir,
         "import",
@@ -449,7 +466,6 @@ fn every_command_json_validates_against_its_schema() {
             "map.json",
             "-o",
             "onto.mod",
-            "--ignore-check",
         ],
         0,
     );

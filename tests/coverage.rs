@@ -124,15 +124,24 @@ fn check_fields(file: &NativeFile, c: &Coverage, data: &[u8]) {
             let mut g: u64 = f.gaps.iter().map(|g| g.bytes.len() as u64).sum();
             if let Some(con) = &f.container {
                 let e = field(&m, 0, 4, "magic");
-                assert_class(e, Kind::Decoded, Evidence::Community);
+                assert_class(e, Kind::Decoded, Evidence::ExeConfirmed);
                 let mut seen = std::collections::BTreeSet::new();
                 for (i, o) in con.objects.iter().enumerate() {
                     for (j, mesh) in o.meshes.iter().enumerate() {
                         let at = o.record.mesh_offset + 0x50 * j as u64;
                         let e = field(&m, at, 2, "vertex count");
                         assert_eq!(e.what, format!("object {i} mesh {j} record vertex count"));
-                        let e = field(&m, at + 0x40, 8, "unknown_40");
-                        assert_eq!(e.kind, Kind::Preserved);
+                        let e = field(&m, at + 0x40, 8, "index workspace offset");
+                        assert_class(e, Kind::Decoded, Evidence::ExeConfirmed);
+                        // A workspace the reader found is decoded, as the executable writes it.
+                        let len =
+                            rigtrip::native::dmc3::workspace::workspace_len(mesh.vertex_count());
+                        if mesh.workspace.is_present() && len > 0 {
+                            let ws = at + mesh.record.workspace_offset;
+                            let e = field(&m, ws, len, "index workspace");
+                            assert_eq!(e.what, format!("object {i} mesh {j} index workspace"));
+                            assert_class(e, Kind::Decoded, Evidence::ExeConfirmed);
+                        }
                         for (kind, off) in mesh.record.streams() {
                             let bytes = mesh.stream_bytes(kind);
                             if bytes.is_empty() || !seen.insert((off, bytes.len(), kind)) {
@@ -527,9 +536,24 @@ mod declared_records {
         assert_eq!(class(BlockRels::FIELDS, "parent"), (Decoded, ExeConfirmed));
         assert_eq!(class(Part::FIELDS, "offset"), (Decoded, ExeConfirmed));
         assert_eq!(class(Part::FIELDS, "depth"), (Decoded, StructuralConfirmed));
-        assert_eq!(class(Header::FIELDS, "block_offset"), (Decoded, Community));
         assert_eq!(
-            class(MeshRecord::FIELDS, "unknown_40"),
+            class(Header::FIELDS, "block_offset"),
+            (Decoded, ExeConfirmed)
+        );
+        assert_eq!(
+            class(Header::FIELDS, "version_bits"),
+            (Decoded, CorpusConfirmed)
+        );
+        assert_eq!(
+            class(Header::FIELDS, "unknown_18"),
+            (Preserved, PreservedUndecoded)
+        );
+        assert_eq!(
+            class(MeshRecord::FIELDS, "workspace_offset"),
+            (Decoded, ExeConfirmed)
+        );
+        assert_eq!(
+            class(MeshRecord::FIELDS, "unknown_4c"),
             (Preserved, PreservedUndecoded)
         );
     }
@@ -567,7 +591,7 @@ mod declared_records {
             prop_assert_eq!(NodeTransform::decode(&t.encode(), Ctx::default()).unwrap(), t);
             let m = MeshRecord {
                 uv_offset: k,
-                variant: MeshVariant::Scm(ScmStreams { unknown_28: [7; 16], colour_offset: k ^ 1 }),
+                variant: MeshVariant::Scm(ScmStreams { continuation: 0x50, unknown_30: k ^ 7, colour_offset: k ^ 1 }),
                 ..MeshRecord::default()
             };
             let ctx = Ctx { container: Some(ContainerKind::Scm) };
@@ -610,14 +634,20 @@ mod declared_records {
             [
                 "vertex count",
                 "texture index",
-                "unknown_04",
+                "clamp min u",
+                "clamp max u",
+                "clamp min v",
+                "clamp max v",
+                "unknown_0c",
                 "positions offset",
                 "normals offset",
                 "UV offset",
-                "unknown_28",
+                "continuation span",
+                "unknown_30",
                 "colour offset",
-                "unknown_40",
-                "unknown_48"
+                "index workspace offset",
+                "index count",
+                "unknown_4c"
             ]
         );
     }

@@ -2,6 +2,8 @@
 //! rest-pose oracle, the EXE parent rule, the gate, rejections, and edits through the IR.
 
 mod common;
+#[path = "meshback/retail.rs"]
+mod retail;
 use common::assert_one_step_agrees;
 
 use glam::{DMat3, DMat4, DQuat, DVec3, EulerRot};
@@ -256,8 +258,8 @@ fn mod_header_fields() {
     assert_eq!(counts, HeaderCounts { object_count: 1 });
     assert_eq!(h.bone_count, 2);
     assert_eq!(h.texture_count, 3);
-    assert_eq!(h.unknown_13, 0x44);
-    assert_eq!(h.unknown_14, 0x5566_7788);
+    assert_eq!(h.default_joint, 0x44);
+    assert_eq!(h.resource_code, 0x5566_7788);
     assert_eq!(h.unknown_18, 0x1122_3344_5566_7788);
     assert_eq!(h.block_offset, 0x140);
     assert_eq!(h.unknown_28.to_vec(), (0x90..0xA8).collect::<Vec<u8>>());
@@ -272,12 +274,15 @@ fn mod_object_fields() {
     // The mesh count is the meshes' number; the file stores it at +0x00.
     assert_eq!(o[0].meshes.len(), 1);
     assert_eq!(hand_mod()[0x40], 1);
-    assert_eq!(r.unknown_01, 0x11);
+    assert_eq!(r.alpha_control, 0x11);
     assert_eq!(r.vertex_count, 3);
     assert_eq!(r.unknown_04, 0xDEAD_BEEF);
     assert_eq!(r.mesh_offset, 0x80);
     assert_eq!(r.flags, 0xCAFE_BABE);
-    assert_eq!(r.unknown_14.to_vec(), (0x60..0x7C).collect::<Vec<u8>>());
+    assert_eq!(r.unknown_14, 0x6362_6160);
+    assert_eq!(r.render_18, 0x6766_6564);
+    assert_eq!(r.render_1c, 0x6B6A_6968);
+    assert_eq!(r.unknown_20.to_vec(), (0x6C..0x7C).collect::<Vec<u8>>());
     assert_eq!(r.bounds(), [1.0, 2.0, 3.0, 4.5]);
     assert_eq!(r.bounds_bits[3], 0x4090_0000);
 }
@@ -291,7 +296,11 @@ fn mod_mesh_record_fields() {
     assert_eq!(mesh.vertex_count(), 3);
     assert_eq!(hand_mod()[0x80..0x82], [3, 0]);
     assert_eq!(m.texture_index, 7);
-    assert_eq!(m.unknown_04.to_vec(), (0xE0..0xEC).collect::<Vec<u8>>());
+    assert_eq!(
+        [m.clamp_min_u, m.clamp_max_u, m.clamp_min_v, m.clamp_max_v],
+        [0xE1E0, 0xE3E2, 0xE5E4, 0xE7E6]
+    );
+    assert_eq!(m.unknown_0c, 0xEBEA_E9E8);
     assert_eq!(m.positions_offset, 0xD0);
     assert_eq!(m.normals_offset, 0xF4);
     assert_eq!(m.uv_offset, 0x118);
@@ -300,14 +309,13 @@ fn mod_mesh_record_fields() {
         MeshVariant::Mod(ModStreams {
             bone_index_offset: 0x124,
             weight_offset: 0x130,
-            unknown_38: [0xF0, 0xF1, 0xF2, 0xF3, 0xF4, 0xF5, 0xF6, 0xF7],
+            auxiliary_offset: 0xF7F6_F5F4_F3F2_F1F0,
         })
     );
-    assert_eq!(m.unknown_40, 0x0102_0304_0506_0708);
-    assert_eq!(
-        m.unknown_48,
-        [0xD0, 0xD1, 0xD2, 0xD3, 0xD4, 0xD5, 0xD6, 0xD7]
-    );
+    assert_eq!(m.workspace_offset, 0x0102_0304_0506_0708);
+    assert_eq!((m.index_count, m.unknown_4c), (0xD3D2_D1D0, 0xD7D6_D5D4));
+    // +0x40 points past the file: no workspace.
+    assert_eq!(mesh.workspace, rigtrip::native::dmc3::Workspace::Absent);
 }
 
 #[test]
@@ -455,15 +463,18 @@ fn scm_fields() {
     assert_eq!(
         m.record.variant,
         MeshVariant::Scm(ScmStreams {
-            unknown_28: [
-                0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5A, 0x5B, 0x5C, 0x5D,
-                0x5E, 0x5F
-            ],
+            continuation: 0x5756_5554_5352_5150,
+            unknown_30: 0x5F5E_5D5C_5B5A_5958,
             colour_offset: 0x108,
         })
     );
-    assert_eq!(m.record.unknown_40, 0xAABB_CCDD);
-    assert_eq!(m.record.unknown_48, [9; 8]);
+    assert_eq!(m.record.workspace_offset, 0xAABB_CCDD);
+    assert_eq!(
+        (m.record.index_count, m.record.unknown_4c),
+        (0x0909_0909, 0x0909_0909)
+    );
+    // Two vertices need no workspace: it is present, and empty.
+    assert_eq!(m.workspace, rigtrip::native::dmc3::Workspace::Fill);
     assert_eq!(m.positions_f32(), vec![[1.0, 0.0, -1.0], [2.0, 0.5, 3.0]]);
     assert_eq!(m.uvs_f32(), vec![[0.0, 1.0], [0.5, 0.0]]);
     assert_eq!(m.colours, vec![[10, 20, 30, 0x82], [40, 50, 60, 0x80]]);
@@ -504,9 +515,9 @@ fn every_header_and_record_field_writes_to_its_offset() {
     );
     field_lands_at(|f| c_mut(f).header.unknown_08[7] = 0xEE, 0x0F, &[0xEE]);
     field_lands_at(|f| c_mut(f).header.texture_count = 9, 0x12, &[9]);
-    field_lands_at(|f| c_mut(f).header.unknown_13 = 0x99, 0x13, &[0x99]);
+    field_lands_at(|f| c_mut(f).header.default_joint = 0x99, 0x13, &[0x99]);
     field_lands_at(
-        |f| c_mut(f).header.unknown_14 = 0x0BAD_F00D,
+        |f| c_mut(f).header.resource_code = 0x0BAD_F00D,
         0x14,
         &0x0BAD_F00Du32.to_le_bytes(),
     );
@@ -519,27 +530,33 @@ fn every_header_and_record_field_writes_to_its_offset() {
     fn o(f: &mut Dmc3File) -> &mut ObjectRecord {
         &mut c_mut(f).objects[0].record
     }
-    field_lands_at(|f| o(f).unknown_01 = 0x5A, 0x41, &[0x5A]);
+    field_lands_at(|f| o(f).alpha_control = 0x5A, 0x41, &[0x5A]);
     field_lands_at(|f| o(f).vertex_count = 0x1234, 0x42, &[0x34, 0x12]);
     field_lands_at(|f| o(f).unknown_04 = 1, 0x44, &1u32.to_le_bytes());
     field_lands_at(|f| o(f).flags = 2, 0x50, &2u32.to_le_bytes());
-    field_lands_at(|f| o(f).unknown_14[0] = 0, 0x54, &[0]);
+    field_lands_at(|f| o(f).unknown_14 = 0, 0x54, &[0; 4]);
+    field_lands_at(|f| o(f).render_18 = 1, 0x58, &1u32.to_le_bytes());
+    field_lands_at(|f| o(f).render_1c = 2, 0x5C, &2u32.to_le_bytes());
+    field_lands_at(|f| o(f).unknown_20[15] = 0, 0x6F, &[0]);
     field_lands_at(|f| o(f).bounds_bits[3] = 5, 0x7C, &5u32.to_le_bytes());
     fn m(f: &mut Dmc3File) -> &mut MeshRecord {
         &mut c_mut(f).objects[0].meshes[0].record
     }
     field_lands_at(|f| m(f).texture_index = 0x0102, 0x82, &[2, 1]);
-    field_lands_at(|f| m(f).unknown_04[11] = 0, 0x8F, &[0]);
-    field_lands_at(|f| m(f).unknown_40 = 3, 0xC0, &3u64.to_le_bytes());
-    field_lands_at(|f| m(f).unknown_48[0] = 0x42, 0xC8, &[0x42]);
+    field_lands_at(|f| m(f).clamp_min_u = 0x0102, 0x84, &[2, 1]);
+    field_lands_at(|f| m(f).clamp_max_v = 0x0304, 0x8A, &[4, 3]);
+    field_lands_at(|f| m(f).unknown_0c = 0, 0x8C, &[0; 4]);
+    field_lands_at(|f| m(f).workspace_offset = 3, 0xC0, &3u64.to_le_bytes());
+    field_lands_at(|f| m(f).index_count = 0x42, 0xC8, &0x42u32.to_le_bytes());
+    field_lands_at(|f| m(f).unknown_4c = 0, 0xCC, &[0; 4]);
     field_lands_at(
         |f| {
             if let MeshVariant::Mod(v) = &mut m(f).variant {
-                v.unknown_38[1] = 0;
+                v.auxiliary_offset = 0x11;
             }
         },
-        0xB9,
-        &[0],
+        0xB8,
+        &0x11u64.to_le_bytes(),
     );
     fn s(f: &mut Dmc3File) -> &mut Mesh {
         &mut c_mut(f).objects[0].meshes[0]
@@ -1760,7 +1777,21 @@ fn adding_a_joint_to_a_block_at_the_end_of_the_file() {
     let out = lowered_bytes(&rig);
     assert_eq!(out[0x11] as usize, n + 1, "header +0x11 follows");
     assert_eq!(out[..0x11], orig[..0x11]);
-    assert_eq!(out[0x12..off], orig[0x12..off]);
+    // Before the block only the mesh records' +0x40 change: the workspaces after the block
+    // moved with its growth, and the file is in the retail layout again.
+    let unmoved = |b: &[u8]| {
+        let mut b = b[0x12..off].to_vec();
+        for o in &f.container.as_ref().unwrap().objects {
+            for j in 0..o.meshes.len() {
+                let at = o.record.mesh_offset as usize + 0x50 * j + 0x40 - 0x12;
+                b[at..at + 8].fill(0);
+            }
+        }
+        b
+    };
+    assert_eq!(unmoved(&out), unmoved(&orig));
+    assert_ne!(out[..off], orig[..off]);
+    retail::check(&out).unwrap();
     let g = read_mod(&out);
     let nb = g.block.as_ref().unwrap();
     assert!(nb.is_canonical());

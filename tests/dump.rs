@@ -453,12 +453,15 @@ fn a_count_edited_alone_is_refused() {
     let r = &mut w["file"]["container"]["objects"][0]["record"];
     let fields: Vec<Value> = [
         "mesh_count",
-        "unknown_01",
+        "alpha_control",
         "vertex_count",
         "unknown_04",
         "mesh_offset",
         "flags",
         "unknown_14",
+        "render_18",
+        "render_1c",
+        "unknown_20",
         "bounds_bits",
     ]
     .iter()
@@ -515,7 +518,11 @@ fn a_count_edited_alone_is_refused() {
 fn writer_refusals_point_at_their_field() {
     let (v, _) = mod_dump();
     type Edit = fn(&mut Value);
-    let cases: [(Edit, &str); 11] = [
+    let cases: [(Edit, &str); 12] = [
+        (
+            |w| w["file"]["container"]["objects"][0]["meshes"][0]["workspace"] = json!({"bytes": "AAAA"}),
+            "/file/container/objects/0/meshes/0/workspace: cannot write: carries 3 bytes but the mesh's vertex count needs 416 (or write \"fill\")",
+        ),
         (
             |w| w["file"]["container"]["objects"][1]["record"]["mesh_count"] = json!(2),
             "/file/container/objects/1/record/mesh_count: cannot write: is 2 but /file/container/objects/1/meshes holds 1",
@@ -533,7 +540,7 @@ fn writer_refusals_point_at_their_field() {
         (
             |w| {
                 w["file"]["container"]["objects"][0]["meshes"][0]["record"]["variant"] =
-                    json!({"Scm": {"unknown_28": "00".repeat(16), "colour_offset": "0x0"}})
+                    json!({"Scm": {"continuation": "0x0", "unknown_30": "0x0", "colour_offset": "0x0"}})
             },
             "/file/container/objects/0/meshes/0/record/variant: cannot write: a scm mesh record in a mod container",
         ),
@@ -548,14 +555,14 @@ fn writer_refusals_point_at_their_field() {
                 m["positions"] = json!(format!("AAAAAA{}", &m["positions"].as_str().unwrap()[6..]));
                 w["file"]["container"]["objects"][1]["meshes"][0] = m;
             },
-            "/file/container/objects/1/meshes/0/positions: cannot write: shares offset 0x1b0 with /file/container/objects/0/meshes/0/positions but holds other data; edit both or give one its own offset",
+            "/file/container/objects/1/meshes/0/positions: cannot write: shares offset 0x160 with /file/container/objects/0/meshes/0/positions but holds other data; edit both or give one its own offset",
         ),
         (
             |w| {
                 let r = &mut w["file"]["container"]["objects"][0]["meshes"][0]["record"];
                 r["normals_offset"] = r["positions_offset"].clone();
             },
-            "/file/container/objects/0/meshes/0/normals: cannot write: its bytes 0x1b0..0x4f8 overlap /file/container/objects/0/meshes/0/positions (0x1b0..0x4f8)",
+            "/file/container/objects/0/meshes/0/normals: cannot write: its bytes 0x160..0x4a8 overlap /file/container/objects/0/meshes/0/positions (0x160..0x4a8)",
         ),
         (
             |w| w["file"]["container"]["objects"][0]["meshes"][0]["record"]["normals_offset"] = json!("0x84"),
@@ -597,4 +604,26 @@ fn a_coated_archive_dumps_its_shadow_models_and_refuses_their_lists_edited_alone
         e.pointer(),
         format!("/file/members/{}/kind/shadow", shadows[0])
     );
+}
+
+/// A dump written before the container records named their fields (`unknown_13`, `unknown_40`,
+/// a 28-byte `unknown_14`, ...; tests/data/dump_v1, written by rigtrip 0.2.0) builds to the
+/// same bytes: the old keys are read as the fields they became.
+#[test]
+fn a_dump_from_before_the_named_fields_builds_the_same_bytes() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/dump_v1");
+    for (name, data) in [
+        ("random_mod_16.mod.json", synth::dmc3::random_mod(16)),
+        ("random_scm_1.scm.json", synth::dmc3::random_scm(1)),
+    ] {
+        let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+        assert!(text.contains("\"unknown_40\""), "{name} is in the old form");
+        assert_eq!(build_text(&text).unwrap(), data, "{name}");
+        // Dumped today it has the new keys, and builds the same bytes too.
+        let f = NativeFile::read(None, &data).unwrap();
+        let v = dump(&f, Format::Dmc3);
+        let text = v.to_string();
+        assert!(text.contains("\"workspace_offset\"") && !text.contains("\"unknown_40\""));
+        assert_eq!(build(&v).unwrap(), data);
+    }
 }

@@ -413,17 +413,17 @@ fn dmc3_bad_magic_and_truncated_header() {
 
 #[test]
 fn dmc3_counts_near_the_type_limits() {
-    // 255 objects in a 0x1820-byte SCM: record 95 is the first that does not fit.
+    // 255 objects in a 0x1c70-byte SCM: record 112 is the first that does not fit.
     let mut b = synth_dmc3::sample_scm();
-    assert_eq!(b.len(), 0x1820);
+    assert_eq!(b.len(), 0x1c70);
     b[0x10] = 0xFF;
     assert_eq!(
         rejected(Some(Format::Dmc3), &b),
         dmc3_err(Dmc3Error::OutOfBounds(oob(
-            "object record 95",
-            0x1800,
+            "object record 112",
+            0x1c40,
             0x40,
-            0x1820
+            0x1c70
         )))
     );
     // 0xFFFF vertices in the first mesh.
@@ -440,9 +440,10 @@ fn dmc3_counts_near_the_type_limits() {
             b.len()
         )))
     );
-    // 255 mesh records.
+    // 255 mesh records, in a file cut shorter than they are.
     let mut b = synth_dmc3::sample_mod();
     b[0x40] = 0xFF;
+    b.truncate(0x4000);
     assert_eq!(
         rejected(Some(Format::Dmc3), &b),
         dmc3_err(Dmc3Error::OutOfBounds(oob(
@@ -452,7 +453,8 @@ fn dmc3_counts_near_the_type_limits() {
             b.len()
         )))
     );
-    // 255 bones for a 49-node block at the end of the file: the arrays fit, the records not.
+    // 255 bones for a 49-node block near the end of the file (its workspaces follow): the
+    // arrays fit, the records not.
     let mut b = synth_dmc3::sample_mod();
     let block = u64_at(&b, 0x20);
     let rel = u32::from_le_bytes([

@@ -818,16 +818,12 @@ fn an_edited_body_names_its_stale_shadow() {
     common::shrink_first_mesh(&mut bytes);
     let edited = tmp("shadow.edited.glb");
     std::fs::write(&edited, &bytes).unwrap();
-    // --ignore-check: the generated sample's body reserves no index workspaces (nor does the
-    // writer lay out new ones yet): rigtrip check finds them in any edit of it, and this test is
-    // about something else.
     let report = stdout_of(rigtrip().args([
         "import",
         edited.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
         "--force",
-        "--ignore-check",
     ]));
     let line = format!(
         "member {member} (slot 8, shadow; slot 14, coat shadow): the shadow still casts the old shape (carried as it was)"
@@ -836,7 +832,7 @@ fn an_edited_body_names_its_stale_shadow() {
     let o = rigtrip()
         .args(["import", "--json", edited.to_str().unwrap(), "-o"])
         .arg(&out)
-        .args(["--force", "--ignore-check"])
+        .arg("--force")
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

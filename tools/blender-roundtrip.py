@@ -12,6 +12,9 @@ EDIT, applied in the order given:
                            least one) by (DX, DY, DZ) metres in Blender's world space
     --repaint-weights OBJ BONE
                            bind the first three vertices of OBJ to BONE alone (weight 1)
+    --subdivide OBJ CUTS   subdivide every edge of mesh object OBJ CUTS times, as Edit Mode's
+                           Subdivide does (new vertices take interpolated weights, UVs and
+                           normals)
     --delete-object NAME   delete an object
     --duplicate-object NAME
                            copy an object and its mesh in place (Blender names it NAME.001)
@@ -60,6 +63,7 @@ Exit status: 0 written, 2 bad arguments or an unknown bone.
 import sys
 
 import bpy
+import bmesh  # after bpy: Blender as a module registers bmesh when bpy is imported
 from mathutils import Vector
 
 
@@ -82,6 +86,7 @@ def parse_edits(words):
             "--rename": 2,
             "--move-vertices": 4,
             "--repaint-weights": 2,
+            "--subdivide": 2,
             "--delete-object": 1,
             "--duplicate-object": 1,
             "--set-material": 2,
@@ -110,6 +115,11 @@ def parse_edits(words):
                 args = [args[0], args[1], float(args[2]), Vector([float(x) for x in args[3:]])]
             except ValueError:
                 raise Usage(f"--key-rotation {args[0]} {args[1]}: FRAME RX RY RZ must be numbers")
+        if op == "--subdivide":
+            try:
+                args = [args[0], int(args[1])]
+            except ValueError:
+                raise Usage(f"--subdivide {args[0]}: CUTS must be an integer")
         if op == "--new-action":
             try:
                 args = [args[0], args[1], float(args[2]), float(args[3])]
@@ -250,6 +260,17 @@ def repaint_weights(name, bone):
     group.add(first, 1.0, "REPLACE")
 
 
+def subdivide(name, cuts):
+    """Subdivides every edge of a mesh object `cuts` times (Edit Mode > Subdivide)."""
+    obj = mesh_object(name)
+    bm = bmesh.new()
+    bm.from_mesh(obj.data)
+    bmesh.ops.subdivide_edges(bm, edges=bm.edges[:], cuts=cuts, use_grid_fill=True)
+    bm.to_mesh(obj.data)
+    bm.free()
+    obj.data.update()
+
+
 def delete_object(name):
     """Deletes an object."""
     bpy.data.objects.remove(mesh_object(name), do_unlink=True)
@@ -377,6 +398,7 @@ EDITS = {
     "--rename": rename,
     "--move-vertices": move_vertices,
     "--repaint-weights": repaint_weights,
+    "--subdivide": subdivide,
     "--delete-object": delete_object,
     "--duplicate-object": duplicate_object,
     "--set-material": set_material,

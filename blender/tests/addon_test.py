@@ -173,9 +173,7 @@ def modder(native, out, motions, key_joint, animation, sword_joint, stray_joint)
     coll.objects.link(bpy.data.objects.new("decal", decal))
     _, key_bone = bone_of(coll, 0, key_joint)
     roundtrip_edits().key_rotation(animation, key_bone, 10.0, Vector((0.3, 0.2, 0.1)))
-    # Ignore check: these edits add meshes, and rigtrip does not lay out index workspaces for
-    # new meshes yet (rigtrip check finds them); what is tested here is where the meshes land.
-    error = export_rig(out, ignore_check=True)
+    error = export_rig(out)
     result(error=error, source_files=listing(native), files=listing(out),
            stray_in=sorted(c.name for c in stray.users_collection),
            bones=[sword_bone, stray_bone, key_bone])
@@ -312,11 +310,7 @@ def onto(template, out, joint, motion_template="", keyed_joint=-1):
         roundtrip_edits().new_action("my_walk", keyed, 12.0, 0.5)
     bpy.context.view_layer.objects.active = bpy.data.objects["body"]
     # On the template's own skeleton every fit leaves the body where it is.
-    # Ignore check: the template's meshes are replaced, and rigtrip does not lay out index
-    # workspaces for new meshes yet (rigtrip check finds them); what is tested here is where
-    # the meshes land.
-    error = export_rig(out, onto=template, fit="BONES", motion_template=motion_template,
-                       ignore_check=True)
+    error = export_rig(out, onto=template, fit="BONES", motion_template=motion_template)
     result(error=error, bone=bone, files=listing(out))
     return 0
 
@@ -491,10 +485,7 @@ def coat(native, out, move, new, shadows, arms):
         arm = next(o for o in part.objects if o.type == "ARMATURE")
         pocket = add_mesh("pocket", arm.data.bones[1].name)
         pocket = sorted(c.name for c in pocket.users_collection)
-    # Ignore check: some of these edits add meshes to the coat, and rigtrip does not lay out
-    # index workspaces for new meshes yet (rigtrip check finds them); what is tested here is
-    # where the meshes land.
-    error = export_rig(out, rebuild_shadows=shadows, ignore_check=True)
+    error = export_rig(out, rebuild_shadows=shadows)
     names = sorted(o.name for o in coll.all_objects)
     result(children=children, error=error, files=listing(out), moved=mesh.name, pocket=pocket,
            names_after=names)

@@ -84,7 +84,24 @@ fn sections() -> Vec<Section> {
             heading: "DMC3 model and stage containers (`.mod`, `.scm`)",
             prose: "A container header, object records, per object its mesh records, and each \
                     mesh's vertex streams (positions, normals, UVs, weights) and triangle strips; \
-                    a `.mod` also holds a node-domain block at the offset its header gives.",
+                    a `.mod` also holds a node-domain block at the offset its header gives.\n\n\
+                    **Index workspaces** (EXE_CONFIRMED). At load the game builds each mesh's \
+                    triangle index list from its strip flags and writes it into the file's own \
+                    bytes at the mesh record's offset plus its +0x40, storing the count at \
+                    +0x48; so the file reserves `align16(6 * (vertices - 2))` bytes there per \
+                    mesh (the u16 indices of one unbroken strip). +0x48 is 0 on disk.\n\n\
+                    **Retail layout** (EXE_CONFIRMED and CORPUS_CONFIRMED). The header, the \
+                    object records, then per object its mesh records followed by its meshes' \
+                    streams grouped by kind (every position stream of the object, then every \
+                    normal, UV, bone-index and weight stream; `.scm`: positions, normals, UVs, \
+                    colours), each 16-byte aligned with zero between; the node-domain block \
+                    (16-aligned); then the index workspaces, one per mesh in object then mesh \
+                    order, each 16-aligned, tiling the end of the file, every byte 0x12 but the \
+                    file's last two, which are zero. An `.scm` mesh's +0x28 is 0x50 on every \
+                    mesh of its object but the last (0). A file laid out anew from its parts by \
+                    these rules is the retail file byte for byte; rigtrip lays out every edited \
+                    file that changed size this way, and `verify --legs layout` says whether a \
+                    file is in this layout.",
             records: vec![
                 entry::<Header>("At offset 0 of the file."),
                 entry::<ObjectRecord>("One per object, after the header."),
@@ -214,7 +231,11 @@ fn size(f: &FieldDef) -> String {
     }
 }
 
-/// `text` with runs of spaces (from the source's line continuations) made single.
+/// `text` with runs of spaces (from the source's line continuations) made single, each
+/// paragraph (split at a blank line, `\n\n`) on one line.
 fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    text.split("\n\n")
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }

@@ -417,6 +417,7 @@ fn dmc3_claims(c: &mut Claims, f: &Dmc3File, size: u64) {
                     MeshRecord::FIELDS,
                     Some(mesh.record.variant.key()),
                 );
+                workspace_claim(c, (i, j), at, mesh);
                 let vc = mesh.vertex_count() as u64;
                 for (kind, off) in mesh.record.streams() {
                     let len = vc * kind.stride();
@@ -440,6 +441,22 @@ fn dmc3_claims(c: &mut Claims, f: &Dmc3File, size: u64) {
         block_claims(c, b);
     }
     c.gaps(&f.gaps, size);
+}
+
+/// Mesh `j` of object `i`'s index workspace (its record at `record`), when the reader found
+/// one: decoded, as the executable writes it (docs/formats.md, containers).
+fn workspace_claim(c: &mut Claims, (i, j): (usize, usize), record: u64, mesh: &dmc3::Mesh) {
+    if !mesh.workspace.is_present() {
+        return;
+    }
+    c.add(
+        record.saturating_add(mesh.record.workspace_offset),
+        dmc3::workspace::workspace_len(mesh.vertex_count()),
+        format!("object {i} mesh {j} index workspace"),
+        "index workspace",
+        D,
+        EXE,
+    );
 }
 
 /// A motion at `base` (0, or a member's offset), fields named `{prefix}...`.

@@ -202,6 +202,12 @@ pub fn build(v: &Value) -> Result<Vec<u8>, DumpError> {
     let file = obj
         .get("file")
         .ok_or_else(|| invalid("", "missing \"file\""))?;
+    // A dump written before the container records named their fields reads as one written now.
+    let file = &*match format {
+        "pac" => dmc3::compat::upgrade_pac(file),
+        "hie" | "mot" | "ptx" | "tm2" => std::borrow::Cow::Borrowed(file),
+        _ => dmc3::compat::upgrade_file(file),
+    };
     match format {
         "hie" => {
             let f: HieFile = decode(file, "/file")?;
@@ -545,6 +551,7 @@ fn dmc3_pointer(label: &Label) -> String {
             mesh: m,
             ..
         } => format!("{}/{}", mesh(object, m), stream_field(kind)),
+        Label::Workspace { object, mesh: m } => format!("{}/workspace", mesh(object, m)),
         Label::Gap { index, .. } => format!("/file/gaps/{index}"),
         Label::Block(_) | Label::BareBlock => "/file/block".into(),
     }
@@ -627,6 +634,15 @@ fn inconsistent_error(what: &Place, problem: &Problem) -> Option<DumpError> {
                  edit both or give one its own offset",
                 dmc3_pointer(first)
             ),
+        ),
+        (Place::Is(label @ Label::Workspace { .. }), problem) => unwritable(
+            dmc3_pointer(label),
+            match problem {
+                Problem::WorkspaceLength { len, needed } => format!(
+                    "carries {len} bytes but the mesh's vertex count needs {needed} (or write \"fill\")"
+                ),
+                other => other.to_string(),
+            },
         ),
         (_, Problem::BlockArray { array, len, nodes }) => unwritable(
             block_pointer(*array),

@@ -526,7 +526,7 @@ fn dmc3_part_defs(defs: &mut Map<String, Value>) {
         }),
     );
     defs.insert("mesh".into(), json!({
-    "description": "A mesh record and its streams, vertex_count entries each, base64 of the bytes on disk.",
+    "description": "A mesh record, its streams (vertex_count entries each, base64 of the bytes on disk) and its index workspace.",
     "type": "object",
     "additionalProperties": false,
     "required": [
@@ -565,6 +565,24 @@ fn dmc3_part_defs(defs: &mut Map<String, Value>) {
         "colours": {
             "description": "SCM, COMMUNITY: u8x4 per vertex, RGB and a flag byte (bit 1: strip flag).",
             "$ref": "#/$defs/base64"
+        },
+        "workspace": {
+            "description": "EXE_CONFIRMED: the index workspace where the record's +0x40 (relative to the record) points, align16(6 * (vertex_count - 2)) bytes the game writes the mesh's triangle indices into at load: \"fill\" when it holds the game's fill (0x12, the file's last two bytes zero), {\"bytes\": base64} otherwise, \"absent\" when +0x40 points at no free room of that size (those bytes are then gaps). Left out: absent.",
+            "oneOf": [
+                {
+                    "enum": ["absent", "fill"]
+                },
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["bytes"],
+                    "properties": {
+                        "bytes": {
+                            "$ref": "#/$defs/base64"
+                        }
+                    }
+                }
+            ]
         }
     }
 }));

@@ -9,6 +9,7 @@ pub mod dump_schema;
 pub mod game;
 pub mod import_check;
 pub mod inspect;
+pub mod layout_leg;
 pub mod motion;
 pub mod names;
 pub mod output;

@@ -613,9 +613,9 @@ pub fn verify(
         },
         _ => None,
     };
-    let gltf = match (legs, &file) {
-        (Legs::Native, _) => GltfLeg::NotRun,
-        (Legs::Both, MotionFile::Ptx(_) | MotionFile::Tm2(_)) => {
+    let gltf = match (legs.gltf(), &file) {
+        (false, _) => GltfLeg::NotRun,
+        (true, MotionFile::Ptx(_) | MotionFile::Tm2(_)) => {
             let leg = match &file {
                 MotionFile::Ptx(p) => crate::ops::character::textures_gltf_leg(&p.textures),
                 MotionFile::Tm2(t) => {
@@ -633,7 +633,7 @@ pub fn verify(
                 }
             }
         }
-        (Legs::Both, MotionFile::Pac(p)) if crate::ops::character::character(p).is_some() => {
+        (true, MotionFile::Pac(p)) if crate::ops::character::character(p).is_some() => {
             match crate::ops::character::archive_gltf_leg(p, data) {
                 Some(Ok(leg)) => leg,
                 Some(Err(message)) => {
@@ -647,7 +647,7 @@ pub fn verify(
                 None => GltfLeg::NotRun,
             }
         }
-        (Legs::Both, _) => match motion_gltf_leg(data) {
+        (true, _) => match motion_gltf_leg(data) {
             // An archive without motions: its models' legs say it.
             Ok(GltfLeg::Skipped(_)) if models.is_some() => models.unwrap_or(GltfLeg::NotRun),
             Ok(leg) => leg,
@@ -663,6 +663,7 @@ pub fn verify(
         kind,
         gate: Vec::new(),
         gltf,
+        layout: crate::ops::verdict::LayoutLeg::NotRun,
     }
 }
 

@@ -20,6 +20,9 @@ pub enum Verdict {
         gate: Vec<String>,
         /// The native -> glTF -> native leg.
         gltf: GltfLeg,
+        /// The layout leg: is the file in the game's retail layout (left out when not run).
+        #[serde(skip_serializing_if = "LayoutLeg::not_run")]
+        layout: LayoutLeg,
     },
     /// The reader accepted the file but the rebuilt bytes differ: a rigtrip bug.
     Differ {
@@ -52,13 +55,111 @@ pub enum GltfLeg {
     Skipped(String),
 }
 
-/// Which legs `verify` runs.
+/// What the layout leg found: the file's decoded parts laid out anew by the game's retail rules
+/// ([`crate::native::dmc3::layout`]), compared with the file. Information about the file, not
+/// a check of the tool: a file that is not in the retail layout still verifies `identical`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LayoutLeg {
+    /// Laid out anew, the file's bytes: it is in the retail layout.
+    Identical,
+    /// Not run: `--legs native` or `both`.
+    NotRun,
+    /// The file has no MOD/SCM layout (a hierarchy table, a motion, a texture, a block inside
+    /// an unknown container, an archive without a model member): why.
+    NotApplicable(String),
+    /// Not in the retail layout: where laid out anew first differs.
+    NotRetail(LayoutDifference),
+    /// An archive: each MOD/SCM member's leg, in member order.
+    Members(Vec<MemberLayout>),
+}
+
+impl LayoutLeg {
+    /// Whether the leg was not run (then left out of the JSON).
+    pub fn not_run(&self) -> bool {
+        matches!(self, LayoutLeg::NotRun)
+    }
+
+    /// Whether the file (every model member of an archive) is in the retail layout.
+    pub fn is_retail(&self) -> bool {
+        match self {
+            LayoutLeg::Identical => true,
+            LayoutLeg::Members(m) => m.iter().all(|m| m.layout.is_retail()),
+            _ => false,
+        }
+    }
+}
+
+/// Where a file laid out anew by the retail rules first differs from it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayoutDifference {
+    /// The first offset that differs (the shorter length when one is a prefix of the other).
+    pub first: u64,
+    /// The structure of the file that holds that byte, and where in it (`mesh record 0 of
+    /// object 1 +0x40`); `past the end` when the file is shorter.
+    pub structure: String,
+    /// The file's length.
+    pub original: u64,
+    /// The length laid out anew.
+    pub retail: u64,
+}
+
+impl std::fmt::Display for LayoutDifference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "not in the retail layout: first difference at {:#x} ({}); {} bytes, {} laid out anew",
+            self.first, self.structure, self.original, self.retail
+        )
+    }
+}
+
+/// One MOD/SCM member of an archive on the layout leg.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemberLayout {
+    /// The member's offset in the archive (nested archives: in the archive that holds it).
+    pub offset: u32,
+    /// The slots naming it.
+    pub slots: Vec<usize>,
+    /// `mod` or `scm`.
+    pub format: &'static str,
+    /// Its leg.
+    pub layout: LayoutLeg,
+}
+
+/// Which legs `verify` runs. The native leg always runs: it is what reads the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Legs {
     /// native -> IR -> native only.
     Native,
     /// Also native -> glTF (the real GLB serializer, in memory) -> native.
     Both,
+    /// The native leg and the layout leg ([`LayoutLeg`]).
+    Layout,
+    /// All three.
+    All,
+}
+
+impl Legs {
+    /// Whether the glTF leg runs.
+    pub fn gltf(self) -> bool {
+        matches!(self, Legs::Both | Legs::All)
+    }
+
+    /// Whether the layout leg runs.
+    pub fn layout(self) -> bool {
+        matches!(self, Legs::Layout | Legs::All)
+    }
+
+    /// These legs without the layout leg (for the members of an archive, whose layout legs the
+    /// archive's runs).
+    pub fn without_layout(self) -> Legs {
+        match self {
+            Legs::Layout => Legs::Native,
+            Legs::All => Legs::Both,
+            other => other,
+        }
+    }
 }
 
 /// Says where two byte strings first differ.

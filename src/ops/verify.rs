@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use crate::native::{Format, NativeFile};
 use crate::rig;
 
-pub use super::verdict::{describe_difference, Difference, GltfLeg, LegFailure, Legs, Verdict};
+pub use super::verdict::{
+    describe_difference, Difference, GltfLeg, LayoutLeg, LegFailure, Legs, Verdict,
+};
 
 /// One file's result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -30,11 +32,29 @@ pub struct Summary {
     pub rejected: usize,
     /// Files found in directories that are not rig files.
     pub skipped: usize,
+    /// On the layout leg (left out when it did not run): files in the retail layout, not in
+    /// it, and without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<LayoutCounts>,
+}
+
+/// How many files the layout leg found in the retail layout, not in it, and without one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct LayoutCounts {
+    /// Files (archives: every MOD/SCM member) in the retail layout.
+    pub retail: usize,
+    /// Files not in it (an archive with any member not in it).
+    pub not_retail: usize,
+    /// Files with no MOD/SCM layout.
+    pub not_applicable: usize,
 }
 
 impl Summary {
     /// Adds one verdict.
     pub fn add(&mut self, v: &Verdict) {
+        if let Verdict::Identical { layout, .. } = v {
+            self.add_layout(layout);
+        }
         match v {
             Verdict::Identical { .. } => self.identical += 1,
             Verdict::Differ { .. } => self.differ += 1,
@@ -43,7 +63,21 @@ impl Summary {
         }
     }
 
+    /// Counts one file's layout leg, if it ran.
+    fn add_layout(&mut self, leg: &LayoutLeg) {
+        let c = match leg {
+            LayoutLeg::NotRun => return,
+            _ => self.layout.get_or_insert_with(LayoutCounts::default),
+        };
+        match leg {
+            LayoutLeg::NotApplicable(_) => c.not_applicable += 1,
+            l if l.is_retail() => c.retail += 1,
+            _ => c.not_retail += 1,
+        }
+    }
+
     /// 0 all identical, 1 some differ, 2 some rejected (rejection wins: the input needs a look).
+    /// The layout leg never changes it: a file not in the retail layout is information.
     pub fn exit_code(&self) -> i32 {
         if self.rejected > 0 {
             2
@@ -66,9 +100,47 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
     // Motions and archives are not rigs: their own path (found by content, never forced).
     if format.is_none() {
         if let Some(m) = crate::native::MotionFile::detect_read(data) {
-            return crate::ops::motion::verify(m, data, legs);
+            let verdict = crate::ops::motion::verify(m, data, legs.without_layout());
+            return with_layout_leg(verdict, format, data, legs);
         }
     }
+    let verdict = verify_rig(format, data, legs);
+    with_layout_leg(verdict, format, data, legs)
+}
+
+/// The layout leg added to a verdict whose round trips were identical, when `legs` asks for it
+/// (see [`crate::ops::layout_leg`]): a file that cannot be laid out anew is a rigtrip bug.
+fn with_layout_leg(verdict: Verdict, format: Option<Format>, data: &[u8], legs: Legs) -> Verdict {
+    let Verdict::Identical {
+        kind, gate, gltf, ..
+    } = verdict
+    else {
+        return verdict;
+    };
+    if !legs.layout() {
+        return Verdict::Identical {
+            kind,
+            gate,
+            gltf,
+            layout: LayoutLeg::NotRun,
+        };
+    }
+    match crate::ops::layout_leg::layout_leg(format, data) {
+        Ok(layout) => Verdict::Identical {
+            kind,
+            gate,
+            gltf,
+            layout,
+        },
+        Err(e) => Verdict::Differ {
+            kind,
+            message: format!("layout leg: the file cannot be laid out anew: {e}"),
+        },
+    }
+}
+
+/// The native and glTF legs of a rig file (not a motion, archive or texture).
+fn verify_rig(format: Option<Format>, data: &[u8], legs: Legs) -> Verdict {
     let file = match NativeFile::read(format, data) {
         Ok(f) => f,
         Err(e) => {
@@ -97,9 +169,9 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
     if let Err(message) = written {
         return Verdict::Differ { kind, message };
     }
-    let gltf = match legs {
-        Legs::Native => GltfLeg::NotRun,
-        Legs::Both => match gltf_leg(&rig, data) {
+    let gltf = match legs.gltf() {
+        false => GltfLeg::NotRun,
+        true => match gltf_leg(&rig, data) {
             Ok(leg) => leg,
             Err(message) => {
                 return Verdict::Differ {
@@ -109,7 +181,12 @@ pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Ver
             }
         },
     };
-    Verdict::Identical { kind, gate, gltf }
+    Verdict::Identical {
+        kind,
+        gate,
+        gltf,
+        layout: LayoutLeg::NotRun,
+    }
 }
 
 /// native -> glTF -> native through the real GLB serializer and importer, with default options.
@@ -239,7 +316,8 @@ pub fn verify_candidate(format: Option<Format>, c: &Candidate, legs: Legs) -> Fi
                     Verdict::Skipped
                 } else if let Some(m) = motion {
                     let file = crate::native::MotionFile::read(m, data);
-                    crate::ops::motion::verify(file, data, legs)
+                    let verdict = crate::ops::motion::verify(file, data, legs.without_layout());
+                    with_layout_leg(verdict, None, data, legs)
                 } else if format.is_none() && detected.is_none() {
                     // Nothing recognised it: why, said for its name.
                     let e =

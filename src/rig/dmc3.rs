@@ -29,8 +29,7 @@ use super::{
 use crate::bytes::Gap;
 use crate::native::dmc3::layout::{relayout as relayout_container, tiles, Relaid};
 use crate::native::dmc3::{
-    joint_indices, BlockRels, Container, Dmc3File, Dmc3Parts, Header, NodeBlock, NodeTransform,
-    Object,
+    joint_indices, Container, Dmc3File, Dmc3Parts, Header, NodeBlock, NodeTransform, Object,
 };
 use crate::native::{NativeFile, WriteError};
 
@@ -681,7 +680,7 @@ fn lower_block(
         padding: p.padding.clone(),
     };
     let gaps = if n_new != n_old {
-        relayout(&mut block, p, n_old, file)?
+        super::dmc3_block::relayout(&mut block, p, n_old, file)?
     } else {
         None
     };
@@ -781,89 +780,6 @@ fn rewrite_order(
     Ok((parents, order))
 }
 
-/// Lays a block whose node count changed out canonically at its old offset, if that moves no
-/// other structure: it must fit the old extent, or nothing may lie where it grows into.
-/// Freed bytes become a zero gap, or the file ends earlier when nothing follows the block.
-/// Returns the file's gaps when that added one.
-fn relayout(
-    block: &mut NodeBlock,
-    p: &Dmc3Skeleton,
-    n_old: usize,
-    file: &Dmc3File,
-) -> Result<Option<Vec<Gap>>, LowerError> {
-    let mut new_gaps = None;
-    let n_new = block.node_count();
-    let structure = |problem: String| LowerError::Structure {
-        skeleton: 0,
-        problem,
-    };
-    if let Some(g) = p.padding.iter().find(|g| g.bytes.iter().any(|&b| b != 0)) {
-        return Err(structure(format!(
-            "block padding at {:#x} holds non-zero bytes that changing the node count ({n_old} -> {n_new}) would drop",
-            p.offset + g.offset
-        )));
-    }
-    let rels = BlockRels::canonical(n_new)
-        .ok_or_else(|| structure(format!("{n_new} nodes do not fit a block")))?;
-    let start = p.offset;
-    let old_end = start.saturating_add(p.rels.extent(n_old));
-    let new_end = start.saturating_add(rels.extent(n_new));
-    let claims = file.claims_without_block().map_err(|e| {
-        structure(format!(
-            "the file around the block is inconsistent: {}",
-            crate::chain(&e)
-        ))
-    })?;
-    // In a MOD/SCM container the layout pass makes room ([`settle`]); a block inside an
-    // unknown container can only grow where nothing follows it.
-    if new_end > old_end && file.container.is_none() {
-        if let Some(c) = claims.iter().find(|c| c.start < new_end && c.end > start) {
-            return Err(structure(format!(
-                "the block at {start:#x} grows from {:#x} to {:#x} bytes ({n_old} -> {n_new} nodes) and would overwrite {} at {:#x}; only a block that keeps its size or ends the file can gain nodes",
-                old_end - start,
-                new_end - start,
-                c.label,
-                c.start
-            )));
-        }
-    } else if new_end < old_end && claims.iter().any(|c| c.start >= old_end) {
-        // The old extent comes from the payload (a glTF's extras when imported): bound the
-        // zero gap the way the writer bounds holes, before allocating it.
-        if old_end - new_end > crate::native::dmc3::MAX_HOLE_BYTES {
-            return Err(structure(format!(
-                "the block at {start:#x} shrinks from {:#x} to {:#x} bytes ({n_old} -> {n_new} nodes); the freed bytes would be zero-filled",
-                old_end - start,
-                new_end - start
-            )));
-        }
-        let mut gaps = file.gaps.clone();
-        gaps.push(Gap {
-            offset: new_end,
-            bytes: vec![0; (old_end - new_end) as usize],
-        });
-        gaps.sort_by_key(|g| g.offset);
-        new_gaps = Some(gaps);
-    }
-    block.rels = rels;
-    let a = crate::bytes::align(n_new as u64, 4);
-    let n = n_new as u64;
-    let mut padding = Vec::new();
-    for (from, to) in [
-        (rels.parent as u64 + n, rels.parent as u64 + a),
-        (rels.order as u64 + n, rels.order as u64 + a),
-        (rels.group as u64 + n, rels.transform as u64),
-    ] {
-        if n > 0 && to > from {
-            padding.push(Gap {
-                offset: from,
-                bytes: vec![0; (to - from) as usize],
-            });
-        }
-    }
-    block.padding = padding;
-    Ok(new_gaps)
-}
-
 /// DMC3 MOD/SCM and bare node-domain blocks behind [`RigFormat`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dmc3Format;
@@ -952,7 +868,7 @@ impl RigFormat for Dmc3Format {
             .map_err(|e| RebuildError::Write(WriteError::Dmc3(e)))
     }
 
-    payload_methods!(Dmc3);
+    payload_methods!(Dmc3, super::extras::upgrade_dmc3_source);
 
     /// The raw record.
     fn payload_transform(&self, payload: &JointPayload) -> Option<(DVec3, DQuat)> {
@@ -1060,6 +976,10 @@ impl RigFormat for Dmc3Format {
                 }
             ),
         })
+    }
+
+    fn layout_notes(&self, rig: &Rig, native: &NativeFile) -> Vec<String> {
+        super::dmc3_layout::layout_notes(rig, native)
     }
 
     fn recomputed(&self, rig: &Rig, native: &NativeFile, written: &Written) -> Vec<Recomputed> {

@@ -79,6 +79,25 @@ pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> Option<T> {
     serde_json::from_str(text).ok()
 }
 
+/// A shell's extras JSON (`{"file": ...}`) written before the container records named their
+/// fields, in the current form ([`crate::native::dmc3::compat`]).
+pub(crate) fn upgrade_dmc3_source(
+    v: &serde_json::Value,
+) -> std::borrow::Cow<'_, serde_json::Value> {
+    use std::borrow::Cow;
+    let Some(file) = v.get("file") else {
+        return Cow::Borrowed(v);
+    };
+    match crate::native::dmc3::compat::upgrade_file(file) {
+        Cow::Borrowed(_) => Cow::Borrowed(v),
+        Cow::Owned(file) => {
+            let mut v = v.clone();
+            v["file"] = file;
+            Cow::Owned(v)
+        }
+    }
+}
+
 /// The file-level remainder as JSON.
 pub fn source_to_json(s: &Source) -> Value {
     to_json(&Native(s))

@@ -312,6 +312,12 @@ pub trait RigFormat: Sync + std::fmt::Debug {
     /// The native fields lowering recomputed, per skeleton of `rig`, from the lowered `native`
     /// file and what the import decided per written joint.
     fn recomputed(&self, rig: &Rig, native: &NativeFile, written: &Written) -> Vec<Recomputed>;
+    /// What the import should say about the lowered `native` file as a whole (a file laid out
+    /// again, and how); none by default.
+    fn layout_notes(&self, rig: &Rig, native: &NativeFile) -> Vec<String> {
+        let _ = (rig, native);
+        Vec::new()
+    }
 }
 
 /// Which variant of [`Source`], [`SkeletonPayload`] and [`JointPayload`] a format's payloads
@@ -326,15 +332,20 @@ pub enum Payloads {
 
 /// The methods of a [`RigFormat`] impl that only wrap the format's payload types in its variant
 /// `$v` of [`Source`], [`SkeletonPayload`] and [`JointPayload`]: the payloads back from extras
-/// JSON, an added joint's default payload, and which variant they are.
+/// JSON, an added joint's default payload, and which variant they are. `$upgrade` turns the
+/// source JSON of an older document into the current form (the typed fast path fails on the old
+/// form, and the import falls back to this one).
 macro_rules! payload_methods {
     ($v:ident) => {
+        $crate::rig::format::payload_methods!($v, std::borrow::Cow::Borrowed);
+    };
+    ($v:ident, $upgrade:path) => {
         fn source_from_json(
             &self,
             v: &serde_json::Value,
             pointer: &str,
         ) -> Result<Source, $crate::rig::extras::ExtrasError> {
-            $crate::rig::extras::from_json(v, pointer).map(Source::$v)
+            $crate::rig::extras::from_json(&$upgrade(v), pointer).map(Source::$v)
         }
 
         fn skeleton_from_json(

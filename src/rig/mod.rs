@@ -8,7 +8,9 @@
 pub mod archive;
 pub mod cloth;
 pub mod dmc3;
+mod dmc3_block;
 pub(crate) mod dmc3_geometry;
+mod dmc3_layout;
 mod dmc3_mesh;
 pub mod extras;
 pub mod format;

@@ -10,6 +10,10 @@ use glam::{DMat3, DVec3};
 use super::rng::Rng;
 
 pub mod coat;
+mod real;
+mod sized;
+
+pub use sized::random_mod_sized;
 
 /// A byte buffer that grows to fit whatever is put into it.
 #[derive(Default)]
@@ -334,8 +338,9 @@ enum Order {
     Tidy,
     /// Random order with random gaps (zero or noise) and alignments.
     Shuffled,
-    /// The real file's order (docs/formats.md, containers): per object its mesh records then its
-    /// meshes' streams, then the block, aligned to 16 with zero fill.
+    /// The retail layout (docs/formats.md, containers, "Retail layout"; see [`real`]): per
+    /// object its mesh records then its meshes' streams grouped by kind, then the block, aligned
+    /// to 16 with zero fill, then the index workspaces.
     Real,
 }
 
@@ -374,23 +379,7 @@ fn layout_container(
     }
     let mut chunks: Vec<Chunk> = Vec::new();
     if order == Order::Real {
-        let mut m = 0;
-        let mut next_stream = 0;
-        for (i, o) in c.objects.iter().enumerate() {
-            if !o.meshes.is_empty() {
-                chunks.push(Chunk::MeshRecords(i));
-            }
-            for _ in &o.meshes {
-                // A mesh's own streams, in kind order (a shared one was placed before).
-                for &id in &stream_of[m] {
-                    if id != usize::MAX && id >= next_stream {
-                        chunks.push(Chunk::Stream(id));
-                        next_stream = id + 1;
-                    }
-                }
-                m += 1;
-            }
-        }
+        chunks = real::chunks(c, &stream_of, streams.len());
     } else {
         for (i, o) in c.objects.iter().enumerate() {
             if !o.meshes.is_empty() {
@@ -452,6 +441,11 @@ fn layout_container(
         pos = start + len;
     }
     out.put(pos, &trailing);
+    // The index workspaces end the file (real layout only; `trailing` is then empty).
+    let workspace_at = match order {
+        Order::Real => real::workspaces(c, pos, &mut out),
+        _ => Vec::new(),
+    };
 
     // Header.
     out.put(0, if c.scm { b"SCM " } else { b"MOD " });
@@ -500,6 +494,9 @@ fn layout_container(
             out.u64(r + 0x20, off(2));
             if c.scm {
                 out.put(r + 0x28, &mesh.unknown_tail);
+                if let Some(span) = real::continuation(&workspace_at, j, o.meshes.len()) {
+                    out.u64(r + 0x28, span);
+                }
                 out.u64(r + 0x38, off(3));
             } else {
                 out.u64(r + 0x28, off(3));
@@ -508,6 +505,11 @@ fn layout_container(
             }
             out.u64(r + 0x40, mesh.unknown_40);
             out.put(r + 0x48, &mesh.unknown_48);
+            if let Some(&at) = workspace_at.get(m) {
+                // +0x40 relative to the record; +0x48, the index count, is the game's: 0 on disk.
+                out.u64(r + 0x40, (at - r) as u64);
+                out.u32(r + 0x48, 0);
+            }
             m += 1;
         }
     }
@@ -578,7 +580,8 @@ fn random_container(seed: u64, scm: bool, wild: bool, real: bool) -> Vec<u8> {
     let has_block = if scm {
         rng.chance(0.4)
     } else {
-        rng.chance(0.9)
+        // A real-layout MOD always has its skeleton: its vertices name joints of it.
+        rng.chance(0.9) || real
     };
     let nodes = if has_block {
         (rng.range(0, if scm { 20 } else { 60 }) as usize).max(usize::from(!wild))
@@ -648,6 +651,9 @@ fn random_container(seed: u64, scm: bool, wild: bool, real: bool) -> Vec<u8> {
             }
         }
     }
+    if real {
+        real::retail_vertices(&mut objects, nodes);
+    }
     let version_bits = if rng.chance(0.5) {
         1.0f32.to_bits()
     } else {
@@ -671,9 +677,8 @@ fn random_container(seed: u64, scm: bool, wild: bool, real: bool) -> Vec<u8> {
     };
     let mut trailing = rng.bytes(trailing_len);
     let order = if real {
-        // The real file ends with a long 0x12 fill and two zero bytes after the block.
-        trailing = vec![0x12; 16 * rng.range(1, 64) as usize + rng.index(16)];
-        trailing.extend_from_slice(&[0, 0]);
+        // The real file ends with its meshes' index workspaces, nothing after them.
+        trailing.clear();
         Order::Real
     } else if shuffle {
         Order::Shuffled
@@ -698,11 +703,15 @@ pub fn random_exportable(seed: u64, scm: bool) -> Vec<u8> {
     random_container(seed, scm, false, false)
 }
 
-/// An exportable MOD (or SCM) as [`random_exportable`], laid out as the real file is
-/// (docs/formats.md, containers "Layout as seen in a real file"): header, object records, per
-/// object its mesh records then each mesh's streams, 16-byte aligned with zero fill, then a
-/// canonical block, then a long 0x12 fill and two zero bytes. Streams may still be shared (placed
-/// with their first mesh).
+/// An exportable MOD (or SCM) as [`random_exportable`], in the retail layout (docs/formats.md,
+/// containers, "Retail layout"): header, object records, per object its mesh records then its
+/// meshes' streams grouped by kind, 16-byte aligned with zero fill, then a canonical block, then
+/// each mesh's index workspace (+0x40 pointing at it, +0x48 zero, an SCM's continuation spans
+/// set), 0x12 fill ending in two zero bytes. A MOD always has its skeleton, and its vertices
+/// the traits of retail ones (weights summing to 31, bone lanes inside the palette, byte 0
+/// zero, each object's vertex count its meshes' sum), so `rigtrip check` finds nothing.
+/// Streams may still be shared (placed with their first mesh); the undecoded fields stay
+/// random.
 pub fn real_layout(seed: u64, scm: bool) -> Vec<u8> {
     random_container(seed, scm, false, true)
 }
@@ -913,7 +922,8 @@ fn plain_mesh(texture_index: u16, verts: Vec<Vert>) -> MeshSpec {
 fn plain_object(meshes: Vec<MeshSpec>) -> ObjectSpec {
     let all: Vec<Vert> = meshes.iter().flat_map(|m| m.verts.clone()).collect();
     ObjectSpec {
-        unknown_01: 0,
+        // Alpha control 0x80, as in every retail object.
+        unknown_01: 0x80,
         vertex_count: all.len() as u16,
         unknown_04: 0,
         flags: 0,
@@ -926,8 +936,9 @@ fn plain_object(meshes: Vec<MeshSpec>) -> ObjectSpec {
 
 /// A synthetic humanoid MOD: 49 joints (~172 cm, Y up, centimetres) in a shuffled evaluation
 /// order with non-zero rest rotations; two objects (body: torso/head and legs meshes; arms)
-/// of skinned four-sided tubes around the bones, weights summing to 31/31. Canonical block
-/// with zero padding, placed last.
+/// of skinned four-sided tubes around the bones, weights summing to 31/31. In the retail layout
+/// ([`Order::Real`]): canonical block with zero padding after the streams, then the index
+/// workspaces.
 pub fn sample_mod() -> Vec<u8> {
     let (mut rng, h, spec, world, node_of) = humanoid_block();
     let mut torso = Vec::new();
@@ -964,7 +975,7 @@ pub fn sample_mod() -> Vec<u8> {
     );
     let n = spec.records.len();
     let block = layout_block(&mut rng, &spec, false, false);
-    layout_container(&mut rng, &c, &[], Some((block, n)), Order::Tidy, Vec::new())
+    layout_container(&mut rng, &c, &[], Some((block, n)), Order::Real, Vec::new())
 }
 
 /// The humanoid's block as [`sample_mod`] stores it: the generator after drawing it, the
@@ -1017,11 +1028,11 @@ pub fn sample_coat(shared: bool) -> Vec<u8> {
     c.unknown_14 = 0xC0A7;
     let n = spec.records.len();
     let block = layout_block(&mut rng, &spec, false, false);
-    layout_container(&mut rng, &c, &[], Some((block, n)), Order::Tidy, Vec::new())
+    layout_container(&mut rng, &c, &[], Some((block, n)), Order::Real, Vec::new())
 }
 
 /// A small SCM stage: a 10 m floor as row strips in a checker of colours, and four pillars;
-/// no node-domain block.
+/// no node-domain block; in the retail layout ([`Order::Real`]).
 pub fn sample_scm() -> Vec<u8> {
     let mut rng = Rng::new(0x5C3_57A6E);
     let cells = 8;
@@ -1068,7 +1079,7 @@ pub fn sample_scm() -> Vec<u8> {
             plain_mesh(1, pillars),
         ])],
     );
-    layout_container(&mut rng, &c, &[], None, Order::Tidy, Vec::new())
+    layout_container(&mut rng, &c, &[], None, Order::Real, Vec::new())
 }
 
 /// An EFM-like file: opaque container bytes with an 8-node block at 0x35 (odd, so nothing in
@@ -1098,50 +1109,4 @@ pub fn sample_efm() -> (Vec<u8>, u64, usize) {
     let end = out.0.len();
     out.put(end, &rng.bytes(0x43));
     (out.0, offset as u64, 8)
-}
-
-/// An exportable MOD (as [`random_exportable`]) holding about `vertices` vertices over one to
-/// three objects of one to three meshes (at most 65535 a mesh): streams take 34 bytes a
-/// vertex, so benchmarks can ask for realistic file sizes.
-pub fn random_mod_sized(seed: u64, vertices: usize) -> Vec<u8> {
-    let mut rng = Rng::new(seed ^ 0x512E_D30D);
-    let nodes = rng.range(1, 60) as usize;
-    let objects_n = rng.range(1, 3) as usize;
-    let meshes_n: Vec<usize> = (0..objects_n).map(|_| rng.range(1, 3) as usize).collect();
-    let total_meshes: usize = meshes_n.iter().sum();
-    let per_mesh = (vertices / total_meshes).clamp(1, u16::MAX as usize);
-    let mut objects = Vec::with_capacity(objects_n);
-    for &m in &meshes_n {
-        let meshes: Vec<MeshSpec> = (0..m)
-            .map(|_| random_mesh(&mut rng, per_mesh, false, nodes, false))
-            .collect();
-        let total: usize = meshes.iter().map(|m| m.verts.len()).sum();
-        objects.push(ObjectSpec {
-            unknown_01: rng.next_u32() as u8,
-            vertex_count: total.min(u16::MAX as usize) as u16,
-            unknown_04: rng.next_u32(),
-            flags: rng.next_u32(),
-            unknown_14: arr(&mut rng),
-            bounds: [0; 4].map(|_: u8| ((rng.unit() - 0.5) * 500.0) as f32),
-            meshes,
-            empty_mesh_offset: 0,
-        });
-    }
-    let spec = ContainerSpec::random(&mut rng, false, 1.0f32.to_bits(), objects);
-    let bs = random_block_spec(&mut rng, nodes, false);
-    let noisy = rng.chance(0.5);
-    let block = layout_block(&mut rng, &bs, false, noisy);
-    let shuffle = rng.chance(0.5);
-    layout_container(
-        &mut rng,
-        &spec,
-        &[],
-        Some((block, nodes)),
-        if shuffle {
-            Order::Shuffled
-        } else {
-            Order::Tidy
-        },
-        Vec::new(),
-    )
 }

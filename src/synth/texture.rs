@@ -292,7 +292,7 @@ pub fn sample_ptx() -> Vec<u8> {
 }
 
 /// The sample character archive (`samples/dmc3_character.pac`): the sample PTX in slot 0,
-/// the humanoid sample model in slot 1, a shadow-like member in slots 8 and 14.
+/// the humanoid sample model in slot 1, the body's shadow model in slots 8 and 14 (shared).
 pub fn sample_character_pac() -> Vec<u8> {
     let mut rng = Rng::new(0x5A3D_072A);
     character_pac(&mut rng, sample_ptx(), super::dmc3::sample_mod())

@@ -8,7 +8,8 @@
 #[derive(Debug, Clone, PartialEq)]
 pub struct RMesh {
     pub texture: u16,
-    /// The record's bytes with every offset field zeroed (what must survive a relayout).
+    /// The record's bytes with every offset field and what the layout sets zeroed (what must
+    /// survive a relayout).
     pub record_rest: Vec<u8>,
     /// Positions as f32 bit patterns (NaN payloads compare equal to themselves).
     pub positions: Vec<[u32; 3]>,
@@ -72,14 +73,18 @@ pub fn read(b: &[u8]) -> RFile {
             let r = first + 0x50 * j;
             let n = u16le(b, r) as usize;
             let mut record_rest = b[r..r + 0x50].to_vec();
+            // Offsets, and what the retail layout sets beside them: +0x40 (the workspace, relative
+            // to the record), +0x48 (the index count, 0 on disk), an SCM's +0x28 (the
+            // continuation span).
             let offs: Vec<usize> = if scm {
-                vec![0x10, 0x18, 0x20, 0x38]
+                vec![0x10, 0x18, 0x20, 0x28, 0x38, 0x40]
             } else {
-                vec![0x10, 0x18, 0x20, 0x28, 0x30]
+                vec![0x10, 0x18, 0x20, 0x28, 0x30, 0x40]
             };
             for &f in &offs {
                 record_rest[f..f + 8].fill(0);
             }
+            record_rest[0x48..0x4C].fill(0);
             let at = |f: usize| u64le(b, r + f) as usize;
             let v3 = |s: usize| -> Vec<[u32; 3]> {
                 (0..n)

@@ -72,7 +72,14 @@ Examples:\n  rigtrip inspect samples/DB22HIE.BIN\n  rigtrip inspect --json sampl
         after_help = "Prints one line per file and a summary `N identical, M differ, K rejected`, \
 with the files skipped as not rig files counted (-v names them).\n\
 Exit 0 if all identical, 1 if any differ (a rigtrip bug: please report it), 2 if any was rejected.\n\n\
-Examples:\n  rigtrip verify samples/\n  rigtrip verify -q --json path/to/dump > report.json\n  rigtrip verify --format hie DB*.BIN"
+--legs layout (or all) also lays each MOD/SCM out anew by the game's own rules (the retail \
+layout: streams grouped by kind, the block, then each mesh's index workspace, the room the game \
+writes its triangle indices into) and compares: a file in that layout says nothing more, another \
+gets a note `layout: not in the retail layout` with the first differing offset and the \
+structure there; an archive, each MOD/SCM member. This is information about the file (a \
+synthetic or hand-made one), not a failure: it does not change the exit status. Files that are \
+not MOD/SCM are counted as having no such layout.\n\n\
+Examples:\n  rigtrip verify samples/\n  rigtrip verify -q --json path/to/dump > report.json\n  rigtrip verify --format hie DB*.BIN\n  rigtrip verify --legs all samples/"
     )]
     Verify(VerifyArgs),
     /// Would the game load these files? Its loader's rules (offsets, index workspaces, counts,
@@ -373,7 +380,8 @@ struct VerifyArgs {
     #[arg(long)]
     json: bool,
     /// `native`: native -> rig -> native only; `both` (default): also native -> glTF -> native
-    /// through the real GLB serializer and importer, in memory.
+    /// through the real GLB serializer and importer, in memory; `layout`: native, and each
+    /// MOD/SCM laid out anew by the game's retail rules and compared; `all`: the three.
     #[arg(long, value_enum, default_value = "both")]
     legs: LegsArg,
 }
@@ -384,6 +392,10 @@ enum LegsArg {
     Native,
     /// Also native -> glTF -> native.
     Both,
+    /// native, and the file laid out anew by the retail rules.
+    Layout,
+    /// native, glTF and layout.
+    All,
 }
 
 /// Runs the command line and returns the process exit code.
@@ -815,6 +827,8 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
     let legs = match a.legs {
         LegsArg::Native => verify::Legs::Native,
         LegsArg::Both => verify::Legs::Both,
+        LegsArg::Layout => verify::Legs::Layout,
+        LegsArg::All => verify::Legs::All,
     };
     let mut summary = verify::Summary::default();
     let mut results = Vec::new();
@@ -851,6 +865,13 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
         if summary.skipped > 0 {
             write!(out, ", {}", skipped_note(cli.verbose, summary.skipped))?;
         }
+        if let Some(l) = summary.layout {
+            write!(
+                out,
+                "; layout: {} retail, {} not retail, {} without one",
+                l.retail, l.not_retail, l.not_applicable
+            )?;
+        }
         writeln!(out)?;
     }
     out.flush()?;
@@ -860,7 +881,12 @@ fn verify_cmd(cli: &Cli, a: &VerifyArgs) -> Result<i32> {
 fn print_line(out: &mut impl Write, cli: &Cli, r: &verify::FileResult) -> Result<()> {
     let p = r.path.display();
     match &r.verdict {
-        verify::Verdict::Identical { kind, gate, gltf } => {
+        verify::Verdict::Identical {
+            kind,
+            gate,
+            gltf,
+            layout,
+        } => {
             if !cli.quiet {
                 writeln!(out, "identical  {kind:<5} {p}")?;
                 for g in gate {
@@ -871,6 +897,7 @@ fn print_line(out: &mut impl Write, cli: &Cli, r: &verify::FileResult) -> Result
                         writeln!(out, "           note: glTF leg skipped: {why}")?;
                     }
                 }
+                crate::layout_notes::print(out, layout, cli.verbose)?;
             }
         }
         verify::Verdict::Differ { kind, message } => {

@@ -4,6 +4,7 @@ mod check;
 mod cli;
 mod export;
 mod game;
+mod layout_notes;
 mod onto_map;
 mod shared;
 

@@ -17,7 +17,9 @@ use json::{Index, Node};
 
 mod mesh;
 mod props;
+mod tags;
 use mesh::{mesh_bytes, write_mesh};
+use tags::*;
 
 use super::animation::{self, MotionFileTag};
 use super::buffer::Builder;
@@ -692,125 +694,6 @@ fn empty_node() -> Node {
         skin: None,
         weights: None,
     }
-}
-
-/// `v` serialised straight into glTF extras (no `serde_json::Value` tree on the way).
-fn extras<T: Serialize>(v: &T) -> json::Extras {
-    serde_json::value::to_raw_value(v).ok()
-}
-
-/// Everything rigtrip writes into extras sits under this one key.
-#[derive(Serialize)]
-struct Tagged<T> {
-    rigtrip: T,
-}
-
-/// `scene.extras.rigtrip`: the file.
-#[derive(Serialize)]
-struct SceneTag<'a> {
-    format: &'a str,
-    schema: u32,
-    space: SpaceTag,
-    source: Native<'a, Source>,
-    skeletons: SkeletonTags<'a>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    motions: Vec<MotionFileTag>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    archive: Option<&'a crate::rig::archive::ArchiveTag>,
-}
-
-/// `scene.extras.rigtrip.space` (the same value as [`Space::to_json`]).
-#[derive(Serialize)]
-struct SpaceTag {
-    scale: f64,
-    rotation: &'static str,
-}
-
-/// `scene.extras.rigtrip.skeletons`: every skeleton's name, joint count and payload.
-struct SkeletonTags<'a>(&'a [Skeleton]);
-
-impl Serialize for SkeletonTags<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct One<'a> {
-            name: &'a str,
-            joints: usize,
-            native: Native<'a, SkeletonPayload>,
-        }
-        s.collect_seq(self.0.iter().map(|sk| One {
-            name: &sk.name,
-            joints: sk.joints.len(),
-            native: Native(&sk.native),
-        }))
-    }
-}
-
-/// A joint node's `extras.rigtrip`.
-#[derive(Serialize)]
-struct JointTag<'a> {
-    skeleton: usize,
-    joint: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    offset: Option<[i32; 3]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    depth: Option<u16>,
-    native: Native<'a, JointPayload>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    part: Option<&'a str>,
-}
-
-impl<'a> JointTag<'a> {
-    /// The tag of joint `k` of skeleton `s`, with its stored placement when the format keeps
-    /// one, in `part` (`None`: the model's own).
-    fn of(
-        s: usize,
-        k: usize,
-        j: &'a crate::rig::Joint,
-        placement: Option<&Placement>,
-        part: Option<&'a str>,
-    ) -> Self {
-        JointTag {
-            skeleton: s,
-            joint: k,
-            offset: placement.map(|p| p.offset),
-            depth: placement.map(|p| p.depth),
-            native: Native(&j.native),
-            part,
-        }
-    }
-}
-
-/// A wrapper node's `extras.rigtrip`.
-#[derive(Serialize)]
-struct WrapperTag<'a> {
-    skeleton: usize,
-    wrapper: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    part: Option<&'a str>,
-}
-
-/// A rig mesh node's `extras.rigtrip`.
-#[derive(Serialize)]
-struct MeshTag<'a> {
-    mesh: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    part: Option<&'a str>,
-}
-
-/// A proxy mesh node's `extras.rigtrip` (a proxy always has its skeleton).
-#[derive(Serialize)]
-struct ProxyTag<'a> {
-    proxy: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    skeleton: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    part: Option<&'a str>,
-}
-
-/// The placeholder node's `extras.rigtrip`.
-#[derive(Serialize)]
-struct PlaceholderTag {
-    placeholder: bool,
 }
 
 /// `x` as f32 with negative zero made positive (a flipped axis turns 0 into -0).

@@ -684,8 +684,8 @@ mod tests {
     fn tags_read_from_text_are_the_tags_read_from_values() {
         use crate::rig::formats::by_name;
         let bare = json!({});
-        let hie = r#"{"unknown_00":5,"runtime":"00000000000000000000000000000000","unknown_20":"0x00000001","model":"0x0000000b"}"#;
-        let dmc3 = r#"{"record":{"tx_bits":"0xc25cff1a","ty_bits":"0x41c4c555","tz_bits":"0x423c5bbd","magnitude_bits":"0x42994ba4","rx_bits":"0x4037d913","ry_bits":"0xc02ec583","rz_bits":"0x3f306b0c","w_bits":"0x80000000"},"group":139}"#;
+        let table_joint = r#"{"unknown_00":5,"runtime":"00000000000000000000000000000000","unknown_20":"0x00000001","model":"0x0000000b"}"#;
+        let block_joint = r#"{"record":{"tx_bits":"0xc25cff1a","ty_bits":"0x41c4c555","tz_bits":"0x423c5bbd","magnitude_bits":"0x42994ba4","rx_bits":"0x4037d913","ry_bits":"0xc02ec583","rz_bits":"0x3f306b0c","w_bits":"0x80000000"},"group":139}"#;
         let with = |native: &str| {
             format!(r#"{{"rigtrip": {{"skeleton": 1, "joint": 2, "native": {native}}}}}"#)
         };
@@ -727,7 +727,10 @@ mod tests {
         .to_vec();
         // Each payload plain, with a number as a string, and with a hex value Blender would
         // not write.
-        for (native, number) in [(hie, r#""unknown_00":5"#), (dmc3, r#""group":139"#)] {
+        for (native, number) in [
+            (table_joint, r#""unknown_00":5"#),
+            (block_joint, r#""group":139"#),
+        ] {
             texts.push(with(native));
             let (key, value) = number.split_once(':').unwrap();
             texts.push(with(&native.replacen(

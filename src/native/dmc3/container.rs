@@ -24,336 +24,16 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::workspace::Workspace;
 use super::{Dmc3Error, Place, Problem};
 use crate::bytes::{Bytes, Overlap, RegionMap};
-use crate::native::record::{Codec, Counted, Ctx, FieldDef, Hex, Hex32s, HexArray, Int, Record};
+use crate::native::record::{Counted, Ctx, Record};
 
-/// Size of the container header.
-pub const HEADER_LEN: u64 = Header::LEN as u64;
-/// Size of one object record.
-pub const OBJECT_LEN: u64 = ObjectRecord::LEN as u64;
-/// Size of one mesh record.
-pub const MESH_LEN: u64 = MeshRecord::LEN as u64;
-/// Shared streams are decoded once per mesh that names them; this caps the decoded total at
-/// this many times the input size, so a file cannot make the reader allocate without bound.
-pub const DECODE_BUDGET_FACTOR: u64 = 8;
-
+pub use super::records::{
+    Header, HeaderCounts, Magic, MeshCounts, MeshRecord, MeshVariant, ModStreams, ObjectCounts,
+    ObjectRecord, ScmStreams, StreamKind, DECODE_BUDGET_FACTOR, HEADER_LEN, MESH_LEN, OBJECT_LEN,
+};
 pub use crate::native::container_kind::ContainerKind;
-
-crate::record! {
-    /// The 0x40-byte container header.
-    pub struct Header [0x40] "containerHeader" counts HeaderCounts {
-        0x00 magic: ContainerKind = Magic, "magic", Decoded Community,
-            "magic, \"MOD \" or \"SCM \"";
-        0x04 version_bits: u32 = Hex<u32>, "version", Decoded Community, "version, f32 bits";
-        0x08 unknown_08: [u8; 8] = HexArray<8>, "unknown_08", Preserved PreservedUndecoded,
-            "unknown";
-        0x10 #[derived] object_count: u8 = Int<u8>, "object count", Decoded Community, "object count";
-        0x11 bone_count: u8 = Int<u8>, "bone count", Decoded Community,
-            "bone count = N of the node-domain block";
-        0x12 texture_count: u8 = Int<u8>, "texture count", Decoded Community, "texture count";
-        0x13 unknown_13: u8 = Int<u8>, "unknown_13", Preserved PreservedUndecoded, "unknown";
-        0x14 unknown_14: u32 = Hex<u32>, "unknown_14", Preserved PreservedUndecoded, "unknown";
-        0x18 unknown_18: u64 = Hex<u64>, "unknown_18", Preserved PreservedUndecoded, "unknown";
-        0x20 block_offset: u64 = Hex<u64>, "block offset", Decoded Community,
-            "absolute offset of the node-domain block";
-        0x28 unknown_28: [u8; 24] = HexArray<24>, "unknown_28", Preserved PreservedUndecoded,
-            "unknown";
-    }
-}
-
-/// The container magic as a record field: `"MOD "` or `"SCM "`, nothing else.
-pub struct Magic;
-
-impl Codec for Magic {
-    type Value = ContainerKind;
-    const LEN: usize = 4;
-    #[inline]
-    fn get(b: &[u8], _: Ctx) -> Option<ContainerKind> {
-        let mut m = [0u8; 4];
-        m.copy_from_slice(b);
-        ContainerKind::from_magic(m)
-    }
-    #[inline]
-    fn put(v: &ContainerKind, b: &mut [u8]) {
-        b.copy_from_slice(&v.magic());
-    }
-    fn schema() -> serde_json::Value {
-        serde_json::json!({ "enum": ["Mod", "Scm"] })
-    }
-    crate::plain_serde!(ContainerKind);
-}
-
-impl Header {
-    /// The version as a float.
-    pub fn version(&self) -> f32 {
-        f32::from_bits(self.version_bits)
-    }
-
-    /// Whether the header names a block: not when both the bone count and the offset are 0.
-    pub fn has_block(&self) -> bool {
-        !(self.bone_count == 0 && self.block_offset == 0)
-    }
-}
-
-crate::record! {
-    /// A 0x40-byte object record.
-    pub struct ObjectRecord [0x40] "objectRecord" counts ObjectCounts {
-        0x00 #[derived] mesh_count: u8 = Int<u8>, "mesh count", Decoded Community, "mesh count";
-        0x01 unknown_01: u8 = Int<u8>, "unknown_01", Preserved PreservedUndecoded, "unknown";
-        0x02 vertex_count: u16 = Int<u16>, "vertex count", Decoded Community,
-            "vertex count over the object's meshes (stored, not enforced)";
-        0x04 unknown_04: u32 = Hex<u32>, "unknown_04", Preserved PreservedUndecoded, "unknown";
-        0x08 mesh_offset: u64 = Hex<u64>, "mesh offset", Decoded Community,
-            "absolute offset of the first mesh record";
-        0x10 flags: u32 = Hex<u32>, "flags", Decoded Community, "flags";
-        0x14 unknown_14: [u8; 28] = HexArray<28>, "unknown_14", Preserved PreservedUndecoded,
-            "unknown";
-        0x30 bounds_bits: [u32; 4] = Hex32s<4>, "bounding sphere", Decoded Community,
-            "bounding sphere x, y, z, radius, f32 bits";
-    }
-}
-
-impl ObjectRecord {
-    /// The bounding sphere (x, y, z, radius).
-    pub fn bounds(&self) -> [f32; 4] {
-        self.bounds_bits.map(f32::from_bits)
-    }
-}
-
-crate::record! {
-    /// The MOD part of a mesh record (+0x28..+0x40): bone-index and weight streams.
-    pub struct ModStreams [0x18] "modStreams" {
-        0x00 bone_index_offset: u64 = Hex<u64>, "bone-index offset", Decoded Community,
-            "absolute offset of the bone-index stream (u8x4 per vertex)";
-        0x08 weight_offset: u64 = Hex<u64>, "weight offset", Decoded Community,
-            "absolute offset of the weight stream (u16 per vertex)";
-        0x10 unknown_38: [u8; 8] = HexArray<8>, "unknown_38", Preserved PreservedUndecoded,
-            "unknown (mesh record +0x38)";
-    }
-}
-
-crate::record! {
-    /// The SCM part of a mesh record (+0x28..+0x40): a vertex-colour stream.
-    pub struct ScmStreams [0x18] "scmStreams" {
-        0x00 unknown_28: [u8; 16] = HexArray<16>, "unknown_28", Preserved PreservedUndecoded,
-            "unknown (mesh record +0x28)";
-        0x10 colour_offset: u64 = Hex<u64>, "colour offset", Decoded Community,
-            "absolute offset of the vertex-colour stream (u8x4 per vertex)";
-    }
-}
-
-/// The part of a mesh record (+0x28..+0x40) that differs between MOD and SCM.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum MeshVariant {
-    /// MOD: bone-index and weight streams.
-    Mod(ModStreams),
-    /// SCM: a vertex-colour stream.
-    Scm(ScmStreams),
-}
-
-impl Default for MeshVariant {
-    fn default() -> Self {
-        MeshVariant::Mod(ModStreams::default())
-    }
-}
-
-impl MeshVariant {
-    /// `Mod` or `Scm`: the dump's key and the name in the record's field table.
-    pub fn key(&self) -> &'static str {
-        match self {
-            MeshVariant::Mod(_) => "Mod",
-            MeshVariant::Scm(_) => "Scm",
-        }
-    }
-}
-
-impl Codec for MeshVariant {
-    type Value = MeshVariant;
-    const LEN: usize = 0x18;
-    const VARIANTS: &'static [(&'static str, &'static [FieldDef])] =
-        &[("Mod", ModStreams::FIELDS), ("Scm", ScmStreams::FIELDS)];
-    #[inline]
-    fn get(b: &[u8], ctx: Ctx) -> Option<MeshVariant> {
-        match ctx.container? {
-            ContainerKind::Mod => ModStreams::decode_slice(b, ctx)
-                .ok()
-                .map(|(r, ())| MeshVariant::Mod(r)),
-            ContainerKind::Scm => ScmStreams::decode_slice(b, ctx)
-                .ok()
-                .map(|(r, ())| MeshVariant::Scm(r)),
-        }
-    }
-    #[inline]
-    fn put(v: &MeshVariant, b: &mut [u8]) {
-        match v {
-            MeshVariant::Mod(m) => m.encode_slice(&(), b),
-            MeshVariant::Scm(m) => m.encode_slice(&(), b),
-        }
-    }
-    fn schema() -> serde_json::Value {
-        let one = |key: &str, schema: &str| {
-            serde_json::json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": [key],
-                "properties": { key: { "$ref": format!("#/$defs/{schema}") } },
-            })
-        };
-        serde_json::json!({
-            "oneOf": [one("Mod", ModStreams::SCHEMA_NAME), one("Scm", ScmStreams::SCHEMA_NAME)]
-        })
-    }
-    crate::plain_serde!(MeshVariant);
-}
-
-crate::record! {
-    /// A 0x50-byte mesh record.
-    pub struct MeshRecord [0x50] "meshRecord" counts MeshCounts {
-        0x00 #[derived] vertex_count: u16 = Int<u16>, "vertex count", Decoded Community,
-            "vertex count";
-        0x02 texture_index: u16 = Int<u16>, "texture index", Decoded Community, "texture index";
-        0x04 unknown_04: [u8; 12] = HexArray<12>, "unknown_04", Preserved PreservedUndecoded,
-            "unknown";
-        0x10 positions_offset: u64 = Hex<u64>, "positions offset", Decoded Community,
-            "absolute offset of the position stream";
-        0x18 normals_offset: u64 = Hex<u64>, "normals offset", Decoded Community,
-            "absolute offset of the normal stream";
-        0x20 uv_offset: u64 = Hex<u64>, "UV offset", Decoded Community,
-            "absolute offset of the UV stream";
-        0x28 variant: MeshVariant = MeshVariant, "variant", Decoded Community,
-            "MOD or SCM streams, as the container's magic says";
-        0x40 unknown_40: u64 = Hex<u64>, "unknown_40", Preserved PreservedUndecoded, "unknown";
-        0x48 unknown_48: [u8; 8] = HexArray<8>, "unknown_48", Preserved PreservedUndecoded,
-            "unknown";
-    }
-}
-
-impl MeshRecord {
-    /// Which container this record's variant belongs to.
-    pub fn kind(&self) -> ContainerKind {
-        match self.variant {
-            MeshVariant::Mod(_) => ContainerKind::Mod,
-            MeshVariant::Scm(_) => ContainerKind::Scm,
-        }
-    }
-
-    /// The record's streams: (kind, absolute offset), in record order.
-    pub fn streams(&self) -> Vec<(StreamKind, u64)> {
-        self.stream_slots().to_vec()
-    }
-
-    /// Sets the stream offsets in record order (the order [`MeshRecord::streams`] lists them:
-    /// four for SCM, five for MOD; extra entries are ignored).
-    pub fn set_stream_offsets(&mut self, offsets: [u64; 5]) {
-        let [p, n, u, a, b] = offsets;
-        self.positions_offset = p;
-        self.normals_offset = n;
-        self.uv_offset = u;
-        match &mut self.variant {
-            MeshVariant::Mod(m) => {
-                m.bone_index_offset = a;
-                m.weight_offset = b;
-            }
-            MeshVariant::Scm(m) => m.colour_offset = a,
-        }
-    }
-
-    /// The record's streams, without allocating: (kind, absolute offset), in record order.
-    pub(crate) fn stream_slots(&self) -> StreamSlots {
-        let (last, n) = match &self.variant {
-            MeshVariant::Mod(m) => (
-                [
-                    (StreamKind::BoneIndices, m.bone_index_offset),
-                    (StreamKind::Weights, m.weight_offset),
-                ],
-                5,
-            ),
-            MeshVariant::Scm(m) => (
-                [
-                    (StreamKind::Colours, m.colour_offset),
-                    (StreamKind::Colours, m.colour_offset),
-                ],
-                4,
-            ),
-        };
-        StreamSlots {
-            slots: [
-                (StreamKind::Positions, self.positions_offset),
-                (StreamKind::Normals, self.normals_offset),
-                (StreamKind::Uvs, self.uv_offset),
-                last[0],
-                last[1],
-            ],
-            len: n,
-        }
-    }
-}
-
-/// A mesh record's streams in record order: four (SCM) or five (MOD).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct StreamSlots {
-    slots: [(StreamKind, u64); 5],
-    len: usize,
-}
-
-impl std::ops::Deref for StreamSlots {
-    type Target = [(StreamKind, u64)];
-    fn deref(&self) -> &Self::Target {
-        &self.slots[..self.len]
-    }
-}
-
-/// The kinds of vertex stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum StreamKind {
-    /// f32×3.
-    Positions,
-    /// f32×3.
-    Normals,
-    /// s16×2.
-    Uvs,
-    /// u8×4 (MOD).
-    BoneIndices,
-    /// u16 (MOD).
-    Weights,
-    /// u8×4 (SCM).
-    Colours,
-}
-
-impl StreamKind {
-    /// Every kind, in the order mesh records name them (MOD's bone streams before SCM's
-    /// colours).
-    pub const ALL: [StreamKind; 6] = [
-        StreamKind::Positions,
-        StreamKind::Normals,
-        StreamKind::Uvs,
-        StreamKind::BoneIndices,
-        StreamKind::Weights,
-        StreamKind::Colours,
-    ];
-
-    /// Bytes per vertex.
-    pub fn stride(self) -> u64 {
-        match self {
-            StreamKind::Positions | StreamKind::Normals => 12,
-            StreamKind::Uvs | StreamKind::BoneIndices | StreamKind::Colours => 4,
-            StreamKind::Weights => 2,
-        }
-    }
-
-    /// A name for messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            StreamKind::Positions => "position stream",
-            StreamKind::Normals => "normal stream",
-            StreamKind::Uvs => "UV stream",
-            StreamKind::BoneIndices => "bone-index stream",
-            StreamKind::Weights => "weight stream",
-            StreamKind::Colours => "colour stream",
-        }
-    }
-}
 
 /// A mesh: its record and its decoded streams (one entry per vertex each). MOD meshes leave
 /// `colours` empty; SCM meshes leave `bone_indices` and `weights` empty. The vertex count is
@@ -380,6 +60,10 @@ pub struct Mesh {
     /// SCM: RGB and a flag byte whose bit 1 is the strip flag.
     #[serde(with = "crate::bytes::le_stream")]
     pub colours: Vec<[u8; 4]>,
+    /// The index workspace at +0x40 ([`super::workspace`]); absent in a dump or document
+    /// written before workspaces were read (their bytes are then among the gaps).
+    #[serde(default)]
+    pub workspace: Workspace,
 }
 
 /// A stored UV as floats (value/4096). V is not flipped: that is an importer's choice.
@@ -686,6 +370,7 @@ impl Serialize for Mesh {
             weights: &'a [u16],
             #[serde(with = "crate::bytes::le_stream")]
             colours: &'a [[u8; 4]],
+            workspace: &'a Workspace,
         }
         let counts = self.counts().map_err(serde::ser::Error::custom)?;
         Form {
@@ -696,6 +381,7 @@ impl Serialize for Mesh {
             bone_indices: &self.bone_indices,
             weights: &self.weights,
             colours: &self.colours,
+            workspace: &self.workspace,
         }
         .serialize(s)
     }
@@ -766,6 +452,13 @@ pub enum Label {
         /// The vertex count, named by the reader's messages.
         vertices: Option<u16>,
     },
+    /// `index workspace of object {object} mesh {mesh}`.
+    Workspace {
+        /// Object index.
+        object: u8,
+        /// Mesh index within the object.
+        mesh: u8,
+    },
     /// `gap at {offset:#x}`.
     Gap {
         /// Index in the file's gap list.
@@ -799,6 +492,9 @@ impl std::fmt::Display for Label {
                     Some(n) => write!(f, " ({n} vertices)"),
                     None => Ok(()),
                 }
+            }
+            Label::Workspace { object, mesh } => {
+                write!(f, "index workspace of object {object} mesh {mesh}")
             }
             Label::Gap { offset, .. } => write!(f, "gap at {offset:#x}"),
             Label::Block(offset) => write!(f, "node-domain block at {offset:#x}"),
@@ -1167,6 +863,13 @@ impl Placer<'_> {
             }
             self.place_stream((i, j), mesh, kind, off)?;
         }
+        if let Some((offset, len)) = super::workspace::placement((i, j), mat, mesh)? {
+            self.out.push(Placed {
+                offset,
+                len,
+                label: Label::Workspace { object: i, mesh: j },
+            });
+        }
         Ok(())
     }
 
@@ -1256,9 +959,11 @@ pub(crate) fn encode(
             mesh: j,
             ..
         } => mesh(object, j)?.encode_stream(kind, dst),
-        Label::MeshRecords(_) | Label::Gap { .. } | Label::Block(_) | Label::BareBlock => {
-            return Err(Dmc3Error::Unplaced(label))
-        }
+        Label::MeshRecords(_)
+        | Label::Workspace { .. }
+        | Label::Gap { .. }
+        | Label::Block(_)
+        | Label::BareBlock => return Err(Dmc3Error::Unplaced(label)),
     }
     Ok(())
 }

@@ -10,17 +10,20 @@
 pub mod block;
 pub mod cloth;
 pub mod cloth_check;
+pub mod compat;
 pub mod container;
 pub mod layout;
 pub mod loader;
 pub mod motion;
 pub mod pac;
 pub mod pixels;
+pub mod records;
 pub mod shadow;
 pub mod shadow_rules;
 pub mod strip;
 pub mod texture;
 pub mod track;
+pub mod workspace;
 
 use serde::{Deserialize, Serialize};
 
@@ -38,7 +41,7 @@ pub use block::{
 pub use container::{
     colour_strip_flag, joint_indices, strip_triangles, uv_value, weight_strip_flag, weight_values,
     Container, ContainerKind, Header, HeaderCounts, Label, Magic, Mesh, MeshCounts, MeshRecord,
-    MeshVariant, ModStreams, Object, ObjectCounts, ObjectRecord, ScmStreams, StreamKind,
+    MeshVariant, ModStreams, Object, ObjectCounts, ObjectRecord, ScmStreams, StreamKind, Workspace,
     DECODE_BUDGET_FACTOR, HEADER_LEN, MESH_LEN, OBJECT_LEN,
 };
 
@@ -323,6 +326,15 @@ pub enum Problem {
     },
     /// The block's extent does not fit in memory.
     ExtentTooLarge,
+    /// A mesh's carried workspace bytes are not the length its vertex count needs.
+    WorkspaceLength {
+        /// The bytes carried.
+        len: usize,
+        /// The bytes its vertex count needs.
+        needed: u64,
+    },
+    /// A mesh's workspace (its record's offset plus +0x40) would lie past 2^64.
+    WorkspaceOffsetOverflow,
 }
 
 impl std::fmt::Display for Problem {
@@ -399,6 +411,13 @@ impl std::fmt::Display for Problem {
                 "its regions and padding cover {covered:#x} bytes but its extent is {extent:#x}; the holes would be zero-filled"
             ),
             Problem::ExtentTooLarge => f.write_str("extent does not fit in memory"),
+            Problem::WorkspaceLength { len, needed } => write!(
+                f,
+                "carries {len} bytes but the mesh's vertex count needs {needed}"
+            ),
+            Problem::WorkspaceOffsetOverflow => {
+                f.write_str("its record offset plus +0x40 overflows")
+            }
         }
     }
 }
@@ -451,10 +470,11 @@ pub fn has_container_magic(data: &[u8]) -> bool {
 }
 
 /// Reads a MOD or SCM container: header, objects, meshes, streams, the block named by header
-/// +0x20 with N = header +0x11 (none when both are 0), and every other byte as gaps.
+/// +0x20 with N = header +0x11 (none when both are 0), each mesh's index workspace where its
+/// +0x40 points when nothing else claims those bytes, and every other byte as gaps.
 pub fn read_container(data: &[u8]) -> Result<Dmc3File, Dmc3Error> {
     let mut map = RegionMap::with_capacity(32);
-    let container = container::read_parts(data, &mut map)?;
+    let mut container = container::read_parts(data, &mut map)?;
     let h = &container.header;
     let block = if h.has_block() {
         let b = read_block(data, h.block_offset, h.bone_count as usize)?;
@@ -463,7 +483,9 @@ pub fn read_container(data: &[u8]) -> Result<Dmc3File, Dmc3Error> {
     } else {
         None
     };
-    let (_, gaps) = map.finish(data)?;
+    let (_, mut gaps) = map.finish(data)?;
+    // The workspaces are found last, in what no other structure claimed (see `workspace`).
+    workspace::carve(&mut container.objects, &mut gaps, data.len() as u64);
     Ok(Dmc3File {
         container: Some(container),
         block,
@@ -586,6 +608,9 @@ pub fn write_parts_into(file: Dmc3Parts<'_>, out: &mut Vec<u8>) -> Result<(), Dm
                 .block
                 .ok_or(Dmc3Error::Unplaced(c.label))?
                 .encode_into(dst)?,
+            Label::Workspace { object, mesh } => {
+                workspace::encode(file.objects, (object, mesh), c.start, end, dst)?
+            }
             label => {
                 let h = file.header.ok_or(Dmc3Error::Unplaced(label))?;
                 container::encode(h, file.objects, label, dst)?;

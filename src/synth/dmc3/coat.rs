@@ -101,7 +101,8 @@ fn coat_block() -> (BlockSpec, Vec<DVec3>, Vec<DMat3>) {
 }
 
 /// The sample coat on its own skeleton ([`coat_joints`]): a four-sided tube around every bone
-/// of each tail (texture index 1), skinned to the bone's two joints; one object, one mesh.
+/// of each tail (texture index 1), skinned to the bone's two joints; one object, one mesh, in
+/// the retail layout (its index workspace at the end).
 pub fn own_coat() -> Vec<u8> {
     let mut rng = Rng::new(0xC0A7_0032);
     let (spec, world, _) = coat_block();
@@ -118,7 +119,7 @@ pub fn own_coat() -> Vec<u8> {
     c.unknown_14 = 0xC0A7;
     let n = spec.records.len();
     let block = layout_block(&mut rng, &spec, false, false);
-    layout_container(&mut rng, &c, &[], Some((block, n)), Order::Tidy, Vec::new())
+    layout_container(&mut rng, &c, &[], Some((block, n)), Order::Real, Vec::new())
 }
 
 #[cfg(test)]

@@ -272,15 +272,10 @@ impl<'a> Model<'a> {
         self.workspaces.push(Workspace {
             place: place.clone(),
             record: at,
-            rel: rec.unknown_40,
+            rel: rec.workspace_offset,
             vertices,
         });
-        let written = u32::from_le_bytes([
-            rec.unknown_48[0],
-            rec.unknown_48[1],
-            rec.unknown_48[2],
-            rec.unknown_48[3],
-        ]);
+        let written = rec.index_count;
         if written != 0 {
             self.out.push(Finding::note(
                 place.clone(),
