@@ -1,4 +1,4 @@
-"""Render the picture of the README's "Blender add-on" section, headless.
+"""Render the pictures of the user's guide (guide/images/), headless.
 
     tools/blender-python blender/render_preview.py OUT.png [NATIVE [MOTIONS FRAME]]
 

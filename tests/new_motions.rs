@@ -4,8 +4,8 @@
 //! (`common::pose`, the tests' own evaluators of native keys and GLB samplers, within 1 mm at
 //! every frame); the archive's other members keep their bytes; every animation not written is
 //! named with its reason; a slot that is taken or a frame the format cannot hold is refused.
-//! Through Blender (ignored by default): README's new actions (`tools/blender-roundtrip.py
-//! --new-action`) land as README shows, each turning its joint by the keyed angle.
+//! Through Blender (ignored by default): the guide's new actions (`guide/modders/motions.md`,
+//! `tools/blender-roundtrip.py --new-action`) land as the guide shows, each turning its joint by the keyed angle.
 
 mod common;
 use common::pose::{gltf_world, native_world};
@@ -233,13 +233,13 @@ fn a_taken_slot_and_a_frame_past_the_format_are_refused_by_name() {
     assert!(msg.contains("past frame 32767, the last a motion holds (546 s at 60 frames per second); nothing was written"), "{msg}");
 }
 
-/// The lines README shows for the command line that starts with `$ start` (its indented
+/// The lines the guide's motions chapter shows for the command line that starts with `$ start` (its indented
 /// block, up to the next command or blank line), `…` lines left out.
 fn readme_lines(start: &str) -> Vec<String> {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../guide/modders/motions.md");
     let at = readme
         .find(&format!("    $ {start}"))
-        .expect("the command in README");
+        .expect("the command in guide/modders/motions.md");
     readme[at..]
         .lines()
         .skip(1)
@@ -288,28 +288,28 @@ fn readmes_new_actions_made_in_blender_land_as_it_shows() {
             "import",
             "humanoid_new.glb",
             "-o",
-            "humanoid.mod",
+            "humanoid_new.mod",
             "--motions-out",
-            "motions",
+            "motions_new",
         ])
         .output()
         .unwrap();
     let text = common::text(&out.stdout);
     assert!(out.status.success(), "{text}{}", common::text(&out.stderr));
-    // Every line README shows, in its order.
+    // Every line the guide shows, in its order.
     let got: Vec<&str> = text.lines().collect();
     let mut from = 0;
     for want in readme_lines("rigtrip import humanoid_new.glb") {
         let k = got[from..]
             .iter()
             .position(|l| *l == want)
-            .unwrap_or_else(|| panic!("README line not in the output: {want}\n{text}"));
+            .unwrap_or_else(|| panic!("guide line not in the output: {want}\n{text}"));
         from += k + 1;
     }
-    assert!(std::fs::read(dir.join("humanoid.mod")).unwrap() == model);
-    let pac = std::fs::read(dir.join("motions/dmc3_humanoid.pac")).unwrap();
+    assert!(std::fs::read(dir.join("humanoid_new.mod")).unwrap() == model);
+    let pac = std::fs::read(dir.join("motions_new/dmc3_humanoid.pac")).unwrap();
     common::assert_members_kept(&common::sample("dmc3_humanoid.pac"), &pac);
     common::pose::assert_keyed_action(&model, &common::member_motion(&pac, 7), 5);
-    let lone = std::fs::read(dir.join("motions/my_taunt.mot")).unwrap();
+    let lone = std::fs::read(dir.join("motions_new/my_taunt.mot")).unwrap();
     common::pose::assert_keyed_action(&model, &lone, 5);
 }

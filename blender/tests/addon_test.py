@@ -584,7 +584,7 @@ def winzip(zip_path, workdir):
 
 
 def install(workdir, native):
-    """Both ways of installing the add-on that the README gives, in a throw-away user folder."""
+    """Both ways of installing the add-on that the guide gives (guide/addon.md), in a throw-away user folder."""
     import addon_utils
     import subprocess
     import zipfile
