@@ -608,6 +608,7 @@ pub fn verify(
     file: Result<MotionFile, crate::native::MotionError>,
     data: &[u8],
     legs: Legs,
+    model: ModelVerify,
 ) -> Verdict {
     let file = match file {
         Ok(f) => f,
@@ -632,7 +633,7 @@ pub fn verify(
         };
     }
     let models = match &file {
-        MotionFile::Pac(p) => match model_members(p, legs) {
+        MotionFile::Pac(p) => match model_members(p, legs, model) {
             Ok(m) => m,
             Err(e) => {
                 let message = crate::chain(&e);
@@ -695,6 +696,10 @@ pub fn verify(
     }
 }
 
+/// How a model member's bytes are verified (a loose DMC3 model's verify, given by the caller so
+/// that this module does not call back into the one that calls it).
+pub type ModelVerify<'a> = &'a dyn Fn(&[u8], Legs) -> Verdict;
+
 /// Why a model member of an archive does not verify.
 #[derive(Debug, thiserror::Error)]
 enum MemberFailure {
@@ -726,17 +731,17 @@ enum MemberFailure {
 /// Verifies every model member of an archive (nested archives included) as a loose model is
 /// verified: `Err` names the first that differs or is rejected; `Ok(None)` when there is no
 /// model; else the models' glTF leg (identical when every one's is, else the first other).
-fn model_members(p: &Pac, legs: Legs) -> Result<Option<GltfLeg>, MemberFailure> {
+fn model_members(
+    p: &Pac,
+    legs: Legs,
+    model: ModelVerify,
+) -> Result<Option<GltfLeg>, MemberFailure> {
     let mut leg: Option<GltfLeg> = None;
     for m in &p.members {
         let found = match &m.kind {
             MemberKind::Model(_) => {
                 let bytes = m.bytes()?;
-                match crate::ops::verify::verify_bytes_legs(
-                    Some(crate::native::Format::Dmc3),
-                    &bytes,
-                    legs,
-                ) {
+                match model(&bytes, legs) {
                     Verdict::Identical { gltf, .. } => Some(gltf),
                     Verdict::Differ { message, .. } | Verdict::Rejected { message } => {
                         return Err(MemberFailure::Model {
@@ -750,7 +755,7 @@ fn model_members(p: &Pac, legs: Legs) -> Result<Option<GltfLeg>, MemberFailure> 
                 }
             }
             MemberKind::Archive(inner) => {
-                model_members(inner, legs).map_err(|e| MemberFailure::Nested {
+                model_members(inner, legs, model).map_err(|e| MemberFailure::Nested {
                     offset: m.offset,
                     inner: Box::new(e),
                 })?

@@ -95,12 +95,17 @@ pub fn verify_bytes(format: Option<Format>, data: &[u8]) -> Verdict {
     verify_bytes_legs(format, data, Legs::Both)
 }
 
+/// A model member of an archive, verified as a loose DMC3 model is.
+fn dmc3_model(bytes: &[u8], legs: Legs) -> Verdict {
+    verify_bytes_legs(Some(Format::Dmc3), bytes, legs)
+}
+
 /// Checks one in-memory file on the given legs.
 pub fn verify_bytes_legs(format: Option<Format>, data: &[u8], legs: Legs) -> Verdict {
     // Motions and archives are not rigs: their own path (found by content, never forced).
     if format.is_none() {
         if let Some(m) = crate::native::MotionFile::detect_read(data) {
-            let verdict = crate::ops::motion::verify(m, data, legs.without_layout());
+            let verdict = crate::ops::motion::verify(m, data, legs.without_layout(), &dmc3_model);
             return with_layout_leg(verdict, format, data, legs);
         }
     }
@@ -316,7 +321,8 @@ pub fn verify_candidate(format: Option<Format>, c: &Candidate, legs: Legs) -> Fi
                     Verdict::Skipped
                 } else if let Some(m) = motion {
                     let file = crate::native::MotionFile::read(m, data);
-                    let verdict = crate::ops::motion::verify(file, data, legs.without_layout());
+                    let verdict =
+                        crate::ops::motion::verify(file, data, legs.without_layout(), &dmc3_model);
                     with_layout_leg(verdict, None, data, legs)
                 } else if format.is_none() && detected.is_none() {
                     // Nothing recognised it: why, said for its name.

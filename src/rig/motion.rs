@@ -540,8 +540,11 @@ impl MotionFile {
 
     /// The first slot a new motion can take: an empty one, else the first past the table.
     pub fn first_free_slot(&self) -> Option<usize> {
-        (0..crate::native::dmc3::pac::MAX_GROWN_SLOTS).find(|&s| self.slot_use(s) == SlotUse::Free)
+        (0..Self::MAX_SLOTS).find(|&s| self.slot_use(s) == SlotUse::Free)
     }
+
+    /// The most slots an archive may grow to (the archive format's limit).
+    pub const MAX_SLOTS: usize = crate::native::dmc3::pac::MAX_GROWN_SLOTS;
 
     /// Whether it is an archive (its motions are named by slot).
     pub fn is_archive(&self) -> bool {

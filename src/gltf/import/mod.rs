@@ -20,6 +20,7 @@
 //! - [`onto`]: a glTF without rigtrip data onto a native template, its skinned meshes written
 //!   as new meshes by the same path.
 
+mod animations;
 mod archive;
 mod edits;
 mod error;

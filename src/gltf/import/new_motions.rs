@@ -199,12 +199,10 @@ fn destination(
             ),
         };
         return match files[f].mf.slot_use(slot) {
-            SlotUse::Free if slot < crate::native::dmc3::pac::MAX_GROWN_SLOTS => {
-                Ok(Ok(Dest::Slot(f, slot)))
-            }
+            SlotUse::Free if slot < MotionFile::MAX_SLOTS => Ok(Ok(Dest::Slot(f, slot))),
             SlotUse::Free | SlotUse::NotAnArchive => Err(taken(format!(
                 "is past the {} slots an archive may grow to",
-                crate::native::dmc3::pac::MAX_GROWN_SLOTS
+                MotionFile::MAX_SLOTS
             ))),
             SlotUse::Motion(i) => Err(taken(format!(
                 "holds the motion of animation {} (rename the new one, or delete that one)",

@@ -71,7 +71,7 @@ pub(crate) fn import(
     let ptr = format!("/scenes/{index}/extras/rigtrip");
     let into = opts.new_motions_into.as_deref();
     let (motions, not_written) =
-        super::motions::import(doc, &graph, &r, &ptr, ex.space, &rest, tol, into)?;
+        super::animations::import(doc, &graph, &r, &ptr, ex.space, &rest, tol, into)?;
     let mut notes = std::mem::take(&mut built.notes);
     let names = joint_names(&built.rig);
     // Said only when there are names to lose: some joint is not named rigtrip's default way.
