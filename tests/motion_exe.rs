@@ -464,10 +464,10 @@ fn a_glb_written_before_the_executables_reading_imports_exactly_as_it_did() {
 
 /// Writes the fixtures of [`a_glb_written_before_the_executables_reading_imports_exactly_as_it_did`]
 /// with the rigtrip binary `RIGTRIP_OLD` names (one built before the executable's reading: they
-/// were written by main's build at 37d1c23): `RIGTRIP_OLD=... cargo test --test motion_exe --
-/// --ignored old_fixtures`.
+/// were written by main's build at 37d1c23): `RIGTRIP_OLD=... cargo test --features old-build
+/// --test motion_exe old_fixtures`.
+#[cfg(feature = "old-build")]
 #[test]
-#[ignore = "writes tests/data/old-motions with an old rigtrip binary named by RIGTRIP_OLD"]
 fn old_fixtures() {
     let old = std::env::var_os("RIGTRIP_OLD").expect("RIGTRIP_OLD: an old rigtrip binary");
     let dir = common::scratch("old_fixtures");
@@ -517,8 +517,8 @@ fn old_fixtures() {
 /// Against an old build (`RIGTRIP_OLD`, as for [`old_fixtures`]): for generated motions and
 /// archives on the humanoid, the old build's GLB imported here writes what the old build's own
 /// import writes, unedited and with [`turn_rotation`] on each joint in turn.
+#[cfg(feature = "old-build")]
 #[test]
-#[ignore = "needs an old rigtrip binary named by RIGTRIP_OLD"]
 fn old_builds_glbs_import_as_the_old_build_imports_them() {
     let old = std::env::var_os("RIGTRIP_OLD").expect("RIGTRIP_OLD: an old rigtrip binary");
     let dir = common::scratch("old_cross");

@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The keys every `--json` document starts with, the same in every command (README, "JSON
-/// output"); absent keys are left out. The command's own keys follow.
+/// The keys every `--json` document starts with, the same in every command (the guide's "JSON
+/// output", `guide/researchers/json.md`); absent keys are left out. The command's own keys follow.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Head {
     /// How the call ended, as the exit code says: `ok` (0), `failed` (1: a check failed) or
