@@ -151,6 +151,45 @@ fn driven(tag: &ArchiveTag, slot: usize) -> Option<(Option<String>, bool)> {
     })
 }
 
+/// A cloth member of an archive tag that reads as text.
+struct ClothText<'a> {
+    /// Its index in the tag's members.
+    index: usize,
+    /// Its offset on disk.
+    offset: u32,
+    /// Its first slot.
+    slot: usize,
+    /// Its bytes, as read.
+    bytes: &'a [u8],
+    /// Per node a row names, its joint's name in the document.
+    names: &'a BTreeMap<String, String>,
+    /// The text.
+    clt: Clt,
+}
+
+/// Every cloth member of `tag` that reads as text, in member order.
+fn cloth_texts(tag: &ArchiveTag) -> impl Iterator<Item = ClothText<'_>> {
+    tag.members.iter().enumerate().filter_map(|(index, m)| {
+        let MemberTag::Cloth {
+            offset,
+            slots,
+            bytes,
+            names,
+        } = m
+        else {
+            return None;
+        };
+        Some(ClothText {
+            index,
+            offset: *offset,
+            slot: *slots.first()?,
+            bytes,
+            names,
+            clt: Clt::read(bytes)?,
+        })
+    })
+}
+
 /// Shows the cloth members of `tag` in a document: records in each the glTF name of every
 /// node its rows name (`name(part, node)`, `None` for the document's model) and returns the
 /// properties of every block, in order.
@@ -159,25 +198,11 @@ pub fn show(
     name: impl Fn(Option<&str>, usize) -> Option<String>,
 ) -> Vec<(String, Value)> {
     let mut out = Vec::new();
-    let drives: Vec<_> = tag
-        .members
-        .iter()
-        .map(|m| match m {
-            MemberTag::Cloth { slots, .. } => slots.first().and_then(|&s| driven(tag, s)),
-            _ => None,
-        })
+    let texts: Vec<_> = cloth_texts(tag)
+        .map(|c| (c.index, c.slot, c.clt, driven(tag, c.slot)))
         .collect();
-    for (m, drive) in tag.members.iter_mut().zip(drives) {
-        let MemberTag::Cloth {
-            slots,
-            bytes,
-            names,
-            ..
-        } = m
-        else {
-            continue;
-        };
-        let (Some(&slot), Some(clt)) = (slots.first(), Clt::read(bytes)) else {
+    for (index, slot, clt, drive) in texts {
+        let Some(MemberTag::Cloth { names, .. }) = tag.members.get_mut(index) else {
             continue;
         };
         let node_name = |n: usize| match &drive {
@@ -246,31 +271,28 @@ pub fn rebuild(
     }
     let mut out = Vec::new();
     let mut notes = Vec::new();
-    for m in &tag.members {
-        let MemberTag::Cloth {
+    for c in cloth_texts(tag) {
+        let ClothText {
             offset,
-            slots,
+            slot,
             bytes,
             names,
-        } = m
-        else {
-            continue;
-        };
-        let (Some(&slot), Some(clt)) = (slots.first(), Clt::read(bytes)) else {
-            continue;
-        };
+            clt,
+            ..
+        } = c;
         let edits = by_slot.remove(&slot).unwrap_or_default();
+        let drive = driven(tag, slot);
         let cx = Edit {
             slot,
             names,
-            coat: driven(tag, slot).map(|d| joints_of(models, d.0.as_deref())),
-            model: driven(tag, slot).map(|d| d.0.unwrap_or_else(|| "model".into())),
+            coat: drive.as_ref().map(|d| joints_of(models, d.0.as_deref())),
+            model: drive.map(|d| d.0.unwrap_or_else(|| "model".into())),
             body: &models.model,
         };
         let (new, said) = cx.apply(clt.clone(), &edits)?;
         let new = new.padded_like(&clt);
         if new.write() != *bytes {
-            out.push((*offset, new.write()));
+            out.push((offset, new.write()));
             notes.push(format!("cloth (slot {slot}): {}", said.join("; ")));
         }
     }
@@ -297,19 +319,10 @@ pub fn lost_rows(
     props: &Map<String, Value>,
     present: impl Fn(Option<&str>, usize) -> bool,
 ) -> Result<(), ClothEditError> {
-    for m in &tag.members {
-        let MemberTag::Cloth {
-            slots,
-            bytes,
-            names,
-            ..
-        } = m
-        else {
-            continue;
-        };
-        let (Some(&slot), Some(clt)) = (slots.first(), Clt::read(bytes)) else {
-            continue;
-        };
+    for ClothText {
+        slot, names, clt, ..
+    } in cloth_texts(tag)
+    {
         let Some((part, shared)) = driven(tag, slot) else {
             continue;
         };
