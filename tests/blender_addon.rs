@@ -28,28 +28,7 @@ fn driver_within(args: &[&str], limit: Duration) -> (Value, Vec<String>) {
     cmd.arg(repo().join("blender/tests/addon_test.py"))
         .args(args)
         .env("RIGTRIP_BIN", env!("CARGO_BIN_EXE_rigtrip"));
-    driver_output(&mut cmd, args, limit)
-}
-
-/// Runs the driver command `cmd` (with `args`) within `limit`: its RESULT object and the Info
-/// lines; panics with its output when it failed.
-fn driver_output(cmd: &mut Command, args: &[&str], limit: Duration) -> (Value, Vec<String>) {
-    let out = common::output_within(cmd, limit);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT "));
-    let info = stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("Info: "))
-        .map(str::to_string)
-        .collect();
-    match (out.status.success(), line) {
-        (true, Some(line)) => (serde_json::from_str(line).unwrap(), info),
-        _ => panic!(
-            "driver {args:?} failed ({})\n{stdout}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    }
+    common::driver_output(&mut cmd, args, limit)
 }
 
 /// Runs the add-on test driver with `args` and returns its RESULT object.
@@ -461,7 +440,7 @@ fn driver_without_program(args: &[&str], user: &Path) -> (Value, Vec<String>) {
         .env_remove("RIGTRIP_BIN")
         .env("PATH", clean.join(":"))
         .env("BLENDER_USER_RESOURCES", user);
-    driver_output(&mut cmd, args, Duration::from_secs(600))
+    common::driver_output(&mut cmd, args, Duration::from_secs(600))
 }
 
 #[test]

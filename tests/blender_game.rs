@@ -36,22 +36,7 @@ fn driver(version: &str, args: &[&str], user: &Path, bundled: bool) -> (Value, V
     } else {
         cmd.env("RIGTRIP_BIN", env!("CARGO_BIN_EXE_rigtrip"));
     }
-    let out = common::output_within(&mut cmd, Duration::from_secs(900));
-    let stdout = common::text(&out.stdout);
-    let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT "));
-    let info = stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("Info: "))
-        .map(str::to_string)
-        .collect();
-    match (out.status.success(), line) {
-        (true, Some(line)) => (serde_json::from_str(line).unwrap(), info),
-        _ => panic!(
-            "driver {args:?} failed ({})\n{stdout}\n{}",
-            out.status,
-            common::text(&out.stderr)
-        ),
-    }
+    common::driver_output(&mut cmd, args, Duration::from_secs(900))
 }
 
 /// The modder's trip in Blender `version`, with the add-on from this repository or (`zip`)

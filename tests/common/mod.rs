@@ -607,3 +607,28 @@ pub fn changed_members(before: &[u8], after: &[u8]) -> Vec<Vec<usize>> {
         .map(|m| m.slots.clone())
         .collect()
 }
+
+/// Runs the driver command `cmd` (with `args`) within `limit`: its RESULT object and the Info
+/// lines; panics with its output when it failed.
+pub fn driver_output(
+    cmd: &mut std::process::Command,
+    args: &[&str],
+    limit: std::time::Duration,
+) -> (serde_json::Value, Vec<String>) {
+    let out = output_within(cmd, limit);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT "));
+    let info = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("Info: "))
+        .map(str::to_string)
+        .collect();
+    match (out.status.success(), line) {
+        (true, Some(line)) => (serde_json::from_str(line).unwrap(), info),
+        _ => panic!(
+            "driver {args:?} failed ({})\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
