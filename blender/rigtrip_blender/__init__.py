@@ -286,11 +286,7 @@ class IMPORT_SCENE_OT_rigtrip(bpy.types.Operator, ImportHelper):
     )
 
     def execute(self, context):
-        try:
-            return self._import(context)
-        except runner.RigtripError as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
+        return runner.reported(self, self._import, context)
 
     def _import(self, context):
         source = os.path.abspath(bpy.path.abspath(self.filepath))
@@ -534,11 +530,7 @@ class EXPORT_SCENE_OT_rigtrip(bpy.types.Operator, ExportHelper):
         return {"RUNNING_MODAL"}
 
     def execute(self, context):
-        try:
-            return self._export(context)
-        except runner.RigtripError as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
+        return runner.reported(self, self._export, context)
 
     def _export(self, context):
         if not self.filepath:

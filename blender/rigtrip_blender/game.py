@@ -210,11 +210,7 @@ class IMPORT_SCENE_OT_rigtrip_game(bpy.types.Operator):
         return context.window_manager.invoke_props_dialog(self, width=420)
 
     def execute(self, context):
-        try:
-            return self._import(context)
-        except runner.RigtripError as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
+        return runner.reported(self, self._import, context)
 
     def _import(self, context):
         folder = game_folder(context, self.game_folder)
@@ -278,13 +274,12 @@ class RIGTRIP_OT_remove_mods(bpy.types.Operator):
     )
 
     def execute(self, context):
-        try:
-            folder = game_folder(context, self.game_folder)
-            report = runner.run(_binary(context),
-                                ["game", "uninstall", "--json", "--game", folder])
-        except runner.RigtripError as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
+        return runner.reported(self, self._uninstall, context)
+
+    def _uninstall(self, context):
+        folder = game_folder(context, self.game_folder)
+        report = runner.run(_binary(context),
+                            ["game", "uninstall", "--json", "--game", folder])
         for line in uninstall_lines(report):
             self.report({"INFO"}, line)
         return {"FINISHED"}

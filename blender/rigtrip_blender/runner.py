@@ -31,6 +31,16 @@ class RigtripError(Exception):
 BUNDLED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin")
 
 
+def reported(operator, action, context):
+    """Runs an operator's `action(context)`: a RigtripError becomes the operator's ERROR report
+    and CANCELLED, as every operator of the add-on reports one."""
+    try:
+        return action(context)
+    except RigtripError as e:
+        operator.report({"ERROR"}, str(e))
+        return {"CANCELLED"}
+
+
 def program_name(platform=None):
     """The program's file name on `platform` (default: this one, `sys.platform`)."""
     platform = sys.platform if platform is None else platform
